@@ -1,0 +1,41 @@
+import { Schema } from "effect"
+
+/** The external platform's sport-type vocabulary (reference section 4). */
+export const SPORT_TYPES = [
+  "Ride", "MountainBikeRide", "GravelRide", "EBikeRide", "EMountainBikeRide", "VirtualRide", "Velomobile",
+  "Run", "TrailRun", "VirtualRun", "Walk", "Hike",
+  "Canoeing", "Kayaking", "Kitesurf", "Rowing", "StandUpPaddling", "Surfing", "Swim", "OpenWaterSwim", "Windsurf",
+  "BackcountrySki", "AlpineSki", "NordicSki", "IceSkate", "Snowboard", "Snowshoe", "Skateboard", "InlineSkate", "RollerSki",
+  "Badminton", "Pickleball", "Racquetball", "Squash", "TableTennis", "Tennis", "Padel",
+  "Crossfit", "WeightTraining", "Workout", "StairStepper", "VirtualRow", "HighIntensityIntervalTraining", "Elliptical", "Dance",
+  "Pilates", "Yoga", "PhysicalTherapy", "Golf", "RockClimbing", "Sail",
+  "Basketball", "Soccer", "Volleyball", "Cricket", "Handcycle", "Wheelchair"
+] as const
+
+export const SportType = Schema.Literal(...SPORT_TYPES).annotations({
+  identifier: "SportType",
+  description: "One sport type of the external platform's vocabulary"
+})
+export type SportType = typeof SportType.Type
+
+const sportTypeSet: ReadonlySet<string> = new Set(SPORT_TYPES)
+export const isSportType = (value: string): value is SportType => sportTypeSet.has(value)
+
+/** Sports whose best efforts are computed, with the distances (metres) of reference section 3. */
+const MILE = 1609.344
+export const RIDE_EFFORT_DISTANCES = [5 * MILE, 10_000, 10 * MILE, 20_000, 30_000, 40_000, 50_000, 80_000, 50 * MILE, 90_000, 100_000, 100 * MILE]
+export const RUN_EFFORT_DISTANCES = [400, MILE / 2, 1000, MILE, 2 * MILE, 5000, 10_000, 15_000, 10 * MILE, 20_000, 21_097.5, 30_000, 42_195, 50_000, 100_000, 100 * MILE]
+
+const RIDES: ReadonlySet<SportType> = new Set(["Ride", "MountainBikeRide", "GravelRide", "VirtualRide", "EMountainBikeRide"])
+const RUNS: ReadonlySet<SportType> = new Set(["Run", "TrailRun", "VirtualRun"])
+
+export const bestEffortDistances = (sport: SportType): ReadonlyArray<number> =>
+  RIDES.has(sport) ? RIDE_EFFORT_DISTANCES : RUNS.has(sport) ? RUN_EFFORT_DISTANCES : []
+
+const NO_GEOCODING: ReadonlySet<SportType> = new Set([
+  "VirtualRide", "VirtualRun", "VirtualRow", "Swim", "IceSkate", "WeightTraining", "Crossfit", "Workout", "StairStepper",
+  "HighIntensityIntervalTraining", "Elliptical", "Yoga", "Pilates", "PhysicalTherapy", "Badminton", "Pickleball",
+  "Racquetball", "Squash", "TableTennis", "Padel", "Basketball", "Volleyball", "Dance"
+])
+/** Whether a start location is looked up for the sport (virtual, gym, court and indoor sports are not). */
+export const supportsReverseGeocoding = (sport: SportType): boolean => !NO_GEOCODING.has(sport)
