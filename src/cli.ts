@@ -1,0 +1,19 @@
+import { Command } from "@effect/cli"
+import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import { Console, Effect } from "effect"
+import { generateApiKey } from "./services/ApiKey.ts"
+import { VERSION } from "./version.ts"
+
+/** Command-line entry: `npm run cli -- <command>`. */
+
+const apiKeyGenerate = Command.make("app:api-key:generate", {}, () =>
+  Console.log(generateApiKey())
+).pipe(Command.withDescription("Print a fresh API key (wmk_ + 64 hex characters) to put in SERVICE_API_KEY"))
+
+export const rootCommand = Command.make("waymark").pipe(
+  Command.withSubcommands([apiKeyGenerate])
+)
+
+const cli = Command.run(rootCommand, { name: "waymark", version: `v${VERSION}` })
+
+cli(process.argv).pipe(Effect.provide(NodeContext.layer), NodeRuntime.runMain({ disablePrettyLogger: true }))

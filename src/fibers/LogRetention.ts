@@ -1,0 +1,14 @@
+import { Effect, Layer, Schedule } from "effect"
+import { inChannel, pruneLogs } from "../services/Logs.ts"
+import { StoragePaths } from "../services/StoragePaths.ts"
+import { supervise } from "./supervise.ts"
+
+/** Removes channel log files older than 5 days, at start and every hour. */
+export const LogRetentionLive = Layer.scopedDiscard(Effect.gen(function*() {
+  const paths = yield* StoragePaths
+  const prune = Effect.gen(function*() {
+    const removed = pruneLogs(paths.logsDir, new Date(yield* Effect.clockWith((c) => c.currentTimeMillis)))
+    if (removed.length > 0) yield* Effect.logInfo(`removed old log files: ${removed.join(", ")}`).pipe(inChannel("daemon"))
+  })
+  yield* supervise("LogRetention", prune.pipe(Effect.repeat(Schedule.spaced("1 hour"))))
+}))

@@ -1,0 +1,222 @@
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { Effect, Either } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import {
+  BadRequest,
+  GpxNotAvailable,
+  ImportModeNotFiles,
+  InternalError,
+  NotFound,
+  UnsupportedFileType
+} from "../schema/ApiErrors.ts"
+import { isSportType, type SportType } from "../schema/SportType.ts"
+import { checkActivityFileName } from "../services/ActivityFileName.ts"
+import { type ActivityPatch, ActivityRepo } from "../services/ActivityRepo.ts"
+import { AppConfig } from "../services/AppConfig.ts"
+import { GearRepo } from "../services/GearRepo.ts"
+import { asciiFallback, gpxFilename, writeGpx } from "../services/GpxWriter.ts"
+import { ImageStore, sniffImage } from "../services/ImageStore.ts"
+import { StoragePaths } from "../services/StoragePaths.ts"
+import { WatchDirectory } from "../services/WatchDirectory.ts"
+import { WaymarkApi } from "./Api.ts"
+import { checkMultipartHeaders, receiveFilePart } from "./FilePart.ts"
+import { readJsonObject, rejectUnknownFields } from "./JsonBody.ts"
+
+const activityNotFound = (id: string) => new NotFound({ message: `Activity "${id}" not found.` })
+
+const MAX_NAME_LENGTH = 255
+const MAX_DESCRIPTION_LENGTH = 10_000
+
+export const ActivitiesHttpLive = HttpApiBuilder.group(WaymarkApi, "activities", (handlers) =>
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    const paths = yield* StoragePaths
+    const activities = yield* ActivityRepo
+    const gear = yield* GearRepo
+    const images = yield* ImageStore
+    const watch = yield* WatchDirectory
+
+    const requireFilesMode = (message: string) =>
+      config.importMode === "files" ? Effect.void : Effect.fail(new ImportModeNotFiles({ message }))
+
+    const requireActivity = (id: string) =>
+      Effect.flatMap(activities.exists(id), (found) => (found ? Effect.void : Effect.fail(activityNotFound(id))))
+
+    const limits = { maxFileSize: config.uploadMaxFileSize, maxPostSize: config.postMaxSize }
+
+    const patchFrom = (body: Record<string, unknown>) =>
+      Effect.gen(function*() {
+        const allowed = ["name", "sportType", "description", "gearId"]
+        if (Object.keys(body).length === 0) {
+          return yield* new BadRequest({ message: `The request body must contain at least one of: ${allowed.join(", ")}.` })
+        }
+        yield* rejectUnknownFields(body, allowed)
+        const patch: { -readonly [K in keyof ActivityPatch]: ActivityPatch[K] } = {}
+        if ("name" in body) {
+          if (typeof body.name !== "string") return yield* new BadRequest({ message: '"name" must be a string.' })
+          const name = body.name.trim()
+          if (name === "") return yield* new BadRequest({ message: "The name cannot be empty." })
+          if (name.length > MAX_NAME_LENGTH) return yield* new BadRequest({ message: `The name cannot be longer than ${MAX_NAME_LENGTH} characters.` })
+          patch.name = name
+        }
+        if ("sportType" in body) {
+          if (typeof body.sportType !== "string" || !isSportType(body.sportType)) {
+            return yield* new BadRequest({ message: 'A valid "sportType" is required.' })
+          }
+          patch.sportType = body.sportType as SportType
+        }
+        if ("description" in body) {
+          if (body.description !== null && typeof body.description !== "string") {
+            return yield* new BadRequest({ message: '"description" must be a string or null.' })
+          }
+          const description = body.description === null ? null : body.description.trim()
+          if (description !== null && description.length > MAX_DESCRIPTION_LENGTH) {
+            return yield* new BadRequest({ message: `The description cannot be longer than ${MAX_DESCRIPTION_LENGTH} characters.` })
+          }
+          patch.description = description === "" ? null : description
+        }
+        if ("gearId" in body) {
+          if (body.gearId !== null && typeof body.gearId !== "string") {
+            return yield* new BadRequest({ message: '"gearId" must be a string or null.' })
+          }
+          const gearId = body.gearId === null ? "" : body.gearId.trim()
+          if (gearId !== "" && (!gearId.startsWith("gear-") || !(yield* gear.exists(gearId)))) {
+            return yield* new BadRequest({ message: `Gear "${gearId}" not found.` })
+          }
+          patch.gearId = gearId === "" ? null : gearId
+        }
+        return patch
+      })
+
+    return handlers
+      .handleRaw("upload", ({ request }) =>
+        Effect.gen(function*() {
+          yield* checkMultipartHeaders(request, limits.maxPostSize)
+          yield* requireFilesMode("Activity files can only be uploaded when running in file import mode.")
+          const file = yield* receiveFilePart(request, {
+            ...limits,
+            tempDir: watch.uploadsDir,
+            checkName: (name) =>
+              Either.match(checkActivityFileName(name), {
+                onLeft: (message) => Effect.fail(new UnsupportedFileType({ message })),
+                onRight: () => Effect.void
+              })
+          })
+          const { name } = Either.getOrThrow(checkActivityFileName(file.name))
+          const stored = yield* watch.deliver(file.tempPath, name).pipe(
+            Effect.tapError(() => Effect.sync(() => fs.rmSync(file.tempPath, { force: true }))),
+            Effect.mapError(() => new InternalError({ message: "The upload could not be stored." }))
+          )
+          yield* Effect.logInfo(`upload queued as ${stored}`)
+          return HttpServerResponse.unsafeJson(
+            { status: "queued", message: `File queued for import as "${stored}".` },
+            { status: 202 }
+          )
+        })
+      )
+      .handle("search", ({ urlParams }) =>
+        Effect.gen(function*() {
+          const from = urlParams["filters[from]"]
+          const to = urlParams["filters[to]"]
+          if (from !== undefined && to !== undefined && from > to) {
+            return yield* new BadRequest({ message: '"filters[from]" must not be later than "filters[to]".' })
+          }
+          const page = urlParams["pagination[page]"]
+          const size = urlParams["pagination[size]"]
+          const result = yield* activities.search({
+            from,
+            to,
+            sportTypes: urlParams["filters[sportType]"],
+            hasGpx: urlParams["filters[hasGpx]"],
+            page,
+            size
+          })
+          return {
+            activities: result.activities,
+            pagination: { page, size, total: result.total, totalPages: Math.ceil(result.total / size) }
+          }
+        })
+      )
+      .handle("get", ({ path: { activityId } }) =>
+        Effect.flatMap(activities.findById(activityId), (found) => (found ? Effect.succeed(found) : Effect.fail(activityNotFound(activityId))))
+      )
+      .handleRaw("update", ({ path: { activityId }, request }) =>
+        Effect.gen(function*() {
+          yield* requireFilesMode("Activities can only be updated when running in file import mode.")
+          yield* requireActivity(activityId)
+          const body = yield* readJsonObject(request, { onWrongContentType: "badRequest" }).pipe(
+            Effect.catchTag("UnsupportedMediaType", (e) => Effect.fail(new BadRequest({ message: e.message })))
+          )
+          const patch = yield* patchFrom(body)
+          yield* activities.update(activityId, patch)
+          const updated = yield* activities.findById(activityId)
+          if (updated === null) return yield* activityNotFound(activityId)
+          return HttpServerResponse.unsafeJson(updated)
+        })
+      )
+      .handle("delete", ({ path: { activityId } }) =>
+        Effect.gen(function*() {
+          yield* requireFilesMode("Activities can only be deleted when running in file import mode.")
+          yield* requireActivity(activityId)
+          const removed = yield* activities.remove(activityId)
+          for (const fileName of removed.imageFiles) yield* images.remove(fileName)
+          for (const original of removed.originalFiles) {
+            yield* Effect.sync(() => fs.rmSync(path.join(paths.originalsDir, path.basename(original)), { force: true }))
+          }
+        })
+      )
+      .handle("gpx", ({ path: { activityId } }) =>
+        Effect.gen(function*() {
+          const track = yield* activities.track(activityId)
+          if (track === null) return yield* activityNotFound(activityId)
+          if (!track.hasGpx || track.streams === null) {
+            return yield* new GpxNotAvailable({ message: `Activity "${activityId}" has no GPS or time data to export as GPX.` })
+          }
+          const xml = writeGpx({
+            name: track.name,
+            sportType: track.sportType,
+            description: track.description,
+            startTime: track.startTime,
+            streams: track.streams
+          })
+          const filename = gpxFilename(track.startDateLocal, track.name)
+          return HttpServerResponse.text(xml, {
+            contentType: "application/gpx+xml; charset=utf-8",
+            headers: {
+              "content-disposition": `attachment; filename="${asciiFallback(filename)}"; filename*=UTF-8''${encodeURIComponent(filename)}`
+            }
+          })
+        })
+      )
+      .handleRaw("addImage", ({ path: { activityId }, request }) =>
+        Effect.gen(function*() {
+          yield* checkMultipartHeaders(request, limits.maxPostSize)
+          yield* requireFilesMode("Images can only be added to activities when running in file import mode.")
+          yield* requireActivity(activityId)
+          const file = yield* receiveFilePart(request, { ...limits, tempDir: images.dir, checkName: () => Effect.void })
+          const type = sniffImage(file.head)
+          if (type === null) {
+            fs.rmSync(file.tempPath, { force: true })
+            return yield* new UnsupportedFileType({ message: "The file is not a jpg, png or webp image." })
+          }
+          const kept = yield* images.keep(file.tempPath, type).pipe(
+            Effect.tapError(() => Effect.sync(() => fs.rmSync(file.tempPath, { force: true }))),
+            Effect.mapError(() => new InternalError({ message: "The upload could not be stored." }))
+          )
+          const image = yield* activities.addImage(activityId, kept.imageId, kept.fileName)
+          return HttpServerResponse.unsafeJson(image, { status: 201 })
+        })
+      )
+      .handle("removeImage", ({ path: { activityId, imageId } }) =>
+        Effect.gen(function*() {
+          yield* requireFilesMode("Images can only be removed from activities when running in file import mode.")
+          yield* requireActivity(activityId)
+          const image = yield* activities.findImage(activityId, imageId)
+          if (image === null) return yield* new NotFound({ message: `Image "${imageId}" not found.` })
+          yield* activities.removeImage(imageId)
+          yield* images.remove(image.file_name)
+        })
+      )
+  })
+)

@@ -1,0 +1,22 @@
+import { HttpApiBuilder, HttpMiddleware } from "@effect/platform"
+import { Layer } from "effect"
+import { ActivitiesHttpLive } from "./ActivitiesHttp.ts"
+import { WaymarkApi } from "./Api.ts"
+import { AthleteHttpLive } from "./AthleteHttp.ts"
+import { AuthorizationLive } from "./AuthorizationLive.ts"
+import { ErrorResponsesLive } from "./ErrorResponses.ts"
+import { FileImportsHttpLive } from "./FileImportsHttp.ts"
+import { GearHttpLive } from "./GearHttp.ts"
+import { PublicRoutesLive } from "./PublicRoutes.ts"
+import { SystemHttpLive } from "./SystemHttp.ts"
+
+/** Every route of the service as one HttpApp layer, without the listener (tests add their own). */
+export const ApiLive = HttpApiBuilder.api(WaymarkApi).pipe(
+  Layer.provide([SystemHttpLive, ActivitiesHttpLive, FileImportsHttpLive, GearHttpLive, AthleteHttpLive]),
+  Layer.provide(AuthorizationLive)
+)
+
+export const HttpAppLive = HttpApiBuilder.serve(HttpMiddleware.logger).pipe(
+  Layer.provide([PublicRoutesLive, ErrorResponsesLive]),
+  Layer.provide(ApiLive)
+)

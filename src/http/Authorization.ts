@@ -1,0 +1,13 @@
+import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
+import { InvalidTokenWire } from "../schema/ApiErrors.ts"
+
+/** Bearer authentication of every /api/v1 endpoint (implemented in `AuthorizationLive`). */
+export class Authorization extends HttpApiMiddleware.Tag<Authorization>()("http/Authorization", {
+  failure: InvalidTokenWire,
+  security: {
+    bearer: HttpApiSecurity.bearer.pipe(
+      HttpApiSecurity.annotate(OpenApi.Description, "Send the key as `Authorization: Bearer wmk_...` (SERVICE_API_KEY)."),
+      HttpApiSecurity.annotate(OpenApi.Format, "wmk_ followed by 64 hexadecimal characters")
+    )
+  }
+}) {}

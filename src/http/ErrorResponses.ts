@@ -1,0 +1,115 @@
+import { HttpApi, HttpApiBuilder, HttpApiError, HttpServerError, HttpServerRequest, HttpServerResponse, Multipart } from "@effect/platform"
+import { Cause, Effect, Either, Option } from "effect"
+import { randomUUID } from "node:crypto"
+import {
+  type ApiError,
+  BadRequest,
+  errorWire,
+  FileTooLarge,
+  InternalError,
+  InvalidToken,
+  isApiError,
+  MethodNotAllowed,
+  NotFound
+} from "../schema/ApiErrors.ts"
+import { ApiKey } from "../services/ApiKey.ts"
+import { inChannel } from "../services/Logs.ts"
+import { WaymarkApi } from "./Api.ts"
+
+/**
+ * Every failure under /api/v1 leaves as `{error, message}` with its status: our tagged
+ * errors, the framework's decode errors and unknown routes, and unexpected defects (500
+ * with a reference that the `errors` log channel repeats with the stack trace).
+ */
+
+export const API_PREFIX = "/api/v1"
+
+export const errorResponse = (error: ApiError): HttpServerResponse.HttpServerResponse => {
+  const { code, status } = errorWire[error._tag]
+  const headers: Record<string, string> = {}
+  if (error._tag === "InvalidToken") headers["www-authenticate"] = 'Bearer realm="waymark"'
+  if (error._tag === "MethodNotAllowed") headers["allow"] = error.allow.join(", ")
+  return HttpServerResponse.unsafeJson({ error: code, message: error.message }, { status, headers })
+}
+
+/** Method and path pattern of every declared endpoint, for 404 versus 405. */
+const declaredRoutes = (() => {
+  const routes: Array<{ method: string; pattern: RegExp }> = []
+  HttpApi.reflect(WaymarkApi, {
+    onGroup() {},
+    onEndpoint({ endpoint }) {
+      const pattern = new RegExp("^" + endpoint.path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:\w+/g, "[^/]+") + "/?$")
+      routes.push({ method: endpoint.method, pattern })
+    }
+  })
+  return routes
+})()
+
+export const allowedMethods = (path: string): Array<string> => {
+  const methods = new Set<string>()
+  for (const route of declaredRoutes) if (route.pattern.test(path)) methods.add(route.method)
+  return [...methods]
+}
+
+const isUnderApi = (url: string) => {
+  const path = url.split("?")[0]!
+  return path === API_PREFIX || path.startsWith(API_PREFIX + "/")
+}
+
+/** Names the parameter or field a decode error is about. */
+export const decodeErrorMessage = (error: HttpApiError.HttpApiDecodeError): string => {
+  const issue = error.issues[0]
+  if (issue === undefined) return "The request could not be processed."
+  const name = issue.path.length > 0 ? String(issue.path[0]) : undefined
+  if (name !== undefined && issue.message.includes(`"${name}"`)) return issue.message
+  return name !== undefined ? `"${name}" is not valid: ${issue.message}` : issue.message
+}
+
+const multipartError = (error: Multipart.MultipartError): ApiError =>
+  error.reason === "FileTooLarge" || error.reason === "BodyTooLarge" || error.reason === "FieldTooLarge"
+    ? new FileTooLarge({ message: "The uploaded file is too large." })
+    : new BadRequest({ message: "The multipart body could not be read." })
+
+export const ErrorResponsesLive = HttpApiBuilder.middleware(
+  Effect.gen(function*() {
+    const apiKey = yield* ApiKey
+    return (app) =>
+      Effect.catchAllCause(app, (cause) =>
+        Effect.gen(function*() {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const failure = Cause.failureOption(cause)
+          const defect = Option.isNone(failure) ? Cause.dieOption(cause) : Option.none()
+          const error = Option.getOrUndefined(Option.orElse(failure, () => defect))
+          if (Cause.isInterruptedOnly(cause)) return yield* Effect.failCause(cause)
+
+          if (isApiError(error)) return errorResponse(error)
+          if (error instanceof HttpApiError.HttpApiDecodeError) {
+            return errorResponse(new BadRequest({ message: decodeErrorMessage(error) }))
+          }
+          if (error instanceof HttpServerError.RouteNotFound) {
+            if (!isUnderApi(request.url)) {
+              return HttpServerResponse.unsafeJson({ error: "not_found", message: "Not found." }, { status: 404 })
+            }
+            const denied = apiKey.check(request.headers["authorization"])
+            if (Either.isLeft(denied)) return errorResponse(new InvalidToken({ message: denied.left }))
+            const allow = allowedMethods(request.url.split("?")[0]!)
+            return allow.length > 0
+              ? errorResponse(new MethodNotAllowed({ message: `The method ${request.method} is not allowed here. Allowed: ${allow.join(", ")}.`, allow }))
+              : errorResponse(new NotFound({ message: "This API endpoint does not exist." }))
+          }
+          if (error instanceof Multipart.MultipartError) return errorResponse(multipartError(error))
+          if (error instanceof HttpServerError.RequestError && error.reason === "Decode") {
+            return errorResponse(new BadRequest({ message: "The request body could not be read." }))
+          }
+
+          const reference = randomUUID().replaceAll("-", "").slice(0, 8)
+          yield* Effect.logError(`${reference} - ${request.method} ${request.url.split("?")[0]}`).pipe(
+            Effect.annotateLogs({ reference, method: request.method, path: request.url.split("?")[0] }),
+            Effect.annotateLogs("stack", Cause.pretty(cause, { renderErrorCause: true })),
+            inChannel("errors")
+          )
+          return errorResponse(new InternalError({ message: `Something went wrong. Reference: ${reference}.` }))
+        })
+      )
+  })
+)

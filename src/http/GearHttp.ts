@@ -1,0 +1,11 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { GearRepo } from "../services/GearRepo.ts"
+import { WaymarkApi } from "./Api.ts"
+
+export const GearHttpLive = HttpApiBuilder.group(WaymarkApi, "gear", (handlers) =>
+  Effect.gen(function*() {
+    const gear = yield* GearRepo
+    return handlers.handle("list", () => Effect.map(gear.list(), (list) => ({ gear: list })))
+  })
+)

@@ -1,0 +1,55 @@
+import { HttpApi, HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
+import { Effect, Either } from "effect"
+import * as fs from "node:fs"
+import { fileURLToPath } from "node:url"
+import * as Yaml from "yaml"
+import { ApiKey } from "../services/ApiKey.ts"
+import { AppConfig } from "../services/AppConfig.ts"
+import { CONTENT_TYPES, IMAGE_FILE_NAME, ImageStore } from "../services/ImageStore.ts"
+
+/**
+ * Routes outside the bearer-protected API: the OpenAPI document, and the image files
+ * (answered with a bundled placeholder in demo mode to requests without a valid key).
+ */
+
+const PLACEHOLDER_PATH = fileURLToPath(new URL("../../assets/placeholder.png", import.meta.url))
+
+const notFound = HttpServerResponse.unsafeJson({ error: "not_found", message: "Not found." }, { status: 404 })
+
+export const PublicRoutesLive = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function*() {
+    const { api } = yield* HttpApi.Api
+    const config = yield* AppConfig
+    const apiKey = yield* ApiKey
+    const images = yield* ImageStore
+    const document = Yaml.stringify({ ...OpenApi.fromApi(api), servers: [{ url: config.appUrl }] })
+    const placeholder = fs.readFileSync(PLACEHOLDER_PATH)
+
+    yield* router.get(
+      "/api/openapi.yaml",
+      Effect.succeed(HttpServerResponse.text(document, { contentType: "application/yaml; charset=utf-8" }))
+    )
+
+    yield* router.get(
+      "/files/activities/:name",
+      Effect.gen(function*() {
+        const { name } = yield* HttpRouter.params
+        if (name === undefined || !IMAGE_FILE_NAME.test(name)) return notFound
+        const request = yield* HttpServerRequest.HttpServerRequest
+        if (config.demoMode && Either.isLeft(apiKey.check(request.headers["authorization"]))) {
+          return HttpServerResponse.uint8Array(placeholder, {
+            contentType: "image/png",
+            headers: { "cache-control": "private, no-store" }
+          })
+        }
+        const file = images.filePath(name)
+        if (!fs.existsSync(file)) return notFound
+        const ext = name.split(".").pop()!
+        return yield* HttpServerResponse.file(file, {
+          contentType: CONTENT_TYPES[ext] ?? "application/octet-stream",
+          headers: { "cache-control": "private, no-store", "x-content-type-options": "nosniff" }
+        }).pipe(Effect.orElseSucceed(() => notFound))
+      })
+    )
+  })
+)

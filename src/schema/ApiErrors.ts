@@ -1,0 +1,102 @@
+import { HttpApiSchema } from "@effect/platform"
+import { Schema } from "effect"
+
+/**
+ * Every error of the JSON API. Each is a tagged error in code and `{error, message}` on the
+ * wire (SPEC.md "Errors"); `ApiErrorWire` maps one to the other and carries the status.
+ */
+export class InvalidToken extends Schema.TaggedError<InvalidToken>()("InvalidToken", { message: Schema.String }) {}
+export class MissingFile extends Schema.TaggedError<MissingFile>()("MissingFile", { message: Schema.String }) {}
+export class BadRequest extends Schema.TaggedError<BadRequest>()("BadRequest", { message: Schema.String }) {}
+export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", { message: Schema.String }) {}
+export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", { message: Schema.String }) {}
+export class GpxNotAvailable extends Schema.TaggedError<GpxNotAvailable>()("GpxNotAvailable", { message: Schema.String }) {}
+export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()("MethodNotAllowed", {
+  message: Schema.String,
+  allow: Schema.Array(Schema.String)
+}) {}
+export class ImportModeNotFiles extends Schema.TaggedError<ImportModeNotFiles>()("ImportModeNotFiles", { message: Schema.String }) {}
+export class FileTooLarge extends Schema.TaggedError<FileTooLarge>()("FileTooLarge", { message: Schema.String }) {}
+export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()("UnsupportedMediaType", { message: Schema.String }) {}
+export class UnsupportedFileType extends Schema.TaggedError<UnsupportedFileType>()("UnsupportedFileType", { message: Schema.String }) {}
+export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", { message: Schema.String }) {}
+
+export type ApiError =
+  | InvalidToken
+  | MissingFile
+  | BadRequest
+  | Forbidden
+  | NotFound
+  | GpxNotAvailable
+  | MethodNotAllowed
+  | ImportModeNotFiles
+  | FileTooLarge
+  | UnsupportedMediaType
+  | UnsupportedFileType
+  | InternalError
+
+export const ERROR_CODES = [
+  "invalid_token", "missing_file", "unsupported_media_type", "unsupported_file_type", "file_too_large",
+  "import_mode_not_files", "gpx_not_available", "not_found", "method_not_allowed", "bad_request", "forbidden",
+  "internal_error"
+] as const
+
+/** Wire code and HTTP status of each error. */
+export const errorWire: { readonly [K in ApiError["_tag"]]: { readonly code: (typeof ERROR_CODES)[number]; readonly status: number } } = {
+  InvalidToken: { code: "invalid_token", status: 401 },
+  MissingFile: { code: "missing_file", status: 400 },
+  BadRequest: { code: "bad_request", status: 400 },
+  Forbidden: { code: "forbidden", status: 403 },
+  NotFound: { code: "not_found", status: 404 },
+  GpxNotAvailable: { code: "gpx_not_available", status: 404 },
+  MethodNotAllowed: { code: "method_not_allowed", status: 405 },
+  ImportModeNotFiles: { code: "import_mode_not_files", status: 409 },
+  FileTooLarge: { code: "file_too_large", status: 413 },
+  UnsupportedMediaType: { code: "unsupported_media_type", status: 415 },
+  UnsupportedFileType: { code: "unsupported_file_type", status: 422 },
+  InternalError: { code: "internal_error", status: 500 }
+}
+
+export const isApiError = (u: unknown): u is ApiError =>
+  typeof u === "object" && u !== null && "_tag" in u && typeof u._tag === "string" && u._tag in errorWire &&
+  u instanceof Error
+
+/** The error body of SPEC.md, as it appears in the OpenAPI document. */
+export const ErrorBody = Schema.Struct({
+  error: Schema.Literal(...ERROR_CODES).annotations({ description: "Stable error code" }),
+  message: Schema.String.annotations({ description: "Human-readable explanation" })
+}).annotations({ identifier: "Error", description: "Every API error has this shape" })
+
+/**
+ * The declared (OpenAPI) form of an error class: `{error: "<code>", message}` on the wire,
+ * the tagged error in code, with its status.
+ */
+const wire = <A extends { readonly message: string }, I, R>(
+  errorClass: Schema.Schema<A, I, R>,
+  tag: ApiError["_tag"],
+  make: (message: string) => A
+) => {
+  const { code, status } = errorWire[tag]
+  const Body = Schema.Struct({
+    error: Schema.Literal(code),
+    message: Schema.String
+  }).annotations({ identifier: `Error_${code}`, title: code })
+  return Schema.transform(Body, Schema.typeSchema(errorClass), {
+    strict: true,
+    decode: ({ message }) => make(message),
+    encode: (e) => ({ error: code, message: e.message }) as const
+  }).annotations(HttpApiSchema.annotations({ status }))
+}
+
+export const InvalidTokenWire = wire(InvalidToken, "InvalidToken", (message) => new InvalidToken({ message }))
+export const MissingFileWire = wire(MissingFile, "MissingFile", (message) => new MissingFile({ message }))
+export const BadRequestWire = wire(BadRequest, "BadRequest", (message) => new BadRequest({ message }))
+export const ForbiddenWire = wire(Forbidden, "Forbidden", (message) => new Forbidden({ message }))
+export const NotFoundWire = wire(NotFound, "NotFound", (message) => new NotFound({ message }))
+export const GpxNotAvailableWire = wire(GpxNotAvailable, "GpxNotAvailable", (message) => new GpxNotAvailable({ message }))
+export const MethodNotAllowedWire = wire(MethodNotAllowed, "MethodNotAllowed", (message) => new MethodNotAllowed({ message, allow: [] }))
+export const ImportModeNotFilesWire = wire(ImportModeNotFiles, "ImportModeNotFiles", (message) => new ImportModeNotFiles({ message }))
+export const FileTooLargeWire = wire(FileTooLarge, "FileTooLarge", (message) => new FileTooLarge({ message }))
+export const UnsupportedMediaTypeWire = wire(UnsupportedMediaType, "UnsupportedMediaType", (message) => new UnsupportedMediaType({ message }))
+export const UnsupportedFileTypeWire = wire(UnsupportedFileType, "UnsupportedFileType", (message) => new UnsupportedFileType({ message }))
+export const InternalErrorWire = wire(InternalError, "InternalError", (message) => new InternalError({ message }))

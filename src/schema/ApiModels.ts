@@ -1,0 +1,171 @@
+import { Schema } from "effect"
+import { SportType } from "./SportType.ts"
+
+/** Response and request bodies of /api/v1 (SPEC.md "Resources and their fields"). */
+
+const nullableInt = Schema.NullOr(Schema.Int)
+
+export const ActivityImage = Schema.Struct({
+  id: Schema.String.pipe(Schema.startsWith("activityImage-")).annotations({ description: "Prefixed id, starts with activityImage-" }),
+  url: Schema.String.annotations({ description: "Where the image is served", jsonSchema: { type: "string", format: "uri" } })
+}).annotations({ identifier: "ActivityImage" })
+export type ActivityImage = typeof ActivityImage.Type
+
+export const Location = Schema.Struct({
+  countryCode: Schema.NullOr(Schema.String).annotations({ description: "Lowercased ISO 3166-1 alpha-2" }),
+  state: Schema.NullOr(Schema.String),
+  city: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "ActivityLocation" })
+
+export const WorldType = Schema.Literal("realWorld", "zwift", "rouvy", "myWhoosh").annotations({ identifier: "WorldType" })
+export const ImportSource = Schema.Literal("fitFile", "tcxFile", "gpxFile", "stravaApi").annotations({ identifier: "ImportSource" })
+export const WorkoutType = Schema.Literal("race", "workout", "longRun")
+
+export const Activity = Schema.Struct({
+  id: Schema.String.pipe(Schema.startsWith("activity-")).annotations({ description: "Prefixed identifier, starts with activity-" }),
+  name: Schema.String,
+  description: Schema.String.annotations({ description: "Empty string when there is none" }),
+  sportType: SportType,
+  workoutType: Schema.optionalWith(Schema.NullOr(WorkoutType), { exact: true }),
+  worldType: WorldType,
+  importSource: ImportSource,
+  startDateLocal: Schema.String.annotations({
+    description: "Local date-time of the start, ISO 8601 without offset",
+    examples: ["2026-09-28T10:00:00"]
+  }),
+  distanceInMeter: Schema.Int,
+  elevationInMeter: Schema.Int,
+  movingTimeInSeconds: Schema.Int,
+  elapsedTimeInSeconds: Schema.Int,
+  averageSpeedInKmPerHour: Schema.Number,
+  maxSpeedInKmPerHour: Schema.Number,
+  calories: Schema.optionalWith(nullableInt, { exact: true }),
+  kilojoules: Schema.optionalWith(nullableInt, { exact: true }),
+  averageHeartRate: Schema.optionalWith(nullableInt, { exact: true }),
+  maxHeartRate: Schema.optionalWith(nullableInt, { exact: true }),
+  averagePower: Schema.optionalWith(nullableInt, { exact: true }),
+  maxPower: Schema.optionalWith(nullableInt, { exact: true }),
+  averageCadence: Schema.optionalWith(nullableInt, { exact: true }),
+  isCommute: Schema.Boolean,
+  deviceName: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true }),
+  gearId: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true }).annotations({ description: "Prefixed id of a gear record, starts with gear-" }),
+  location: Location,
+  passedThroughCountries: Schema.Array(Schema.String).annotations({ description: "Lowercased ISO 3166-1 alpha-2 codes" }),
+  startLatLng: Schema.optionalWith(Schema.NullOr(Schema.Tuple(Schema.Number, Schema.Number)), { exact: true }).annotations({
+    description: "[latitude, longitude]; null without GPS data"
+  }),
+  encodedPolyline: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true }),
+  hasGpx: Schema.Boolean.annotations({ description: "True when the GPX download will return a file" }),
+  images: Schema.Array(ActivityImage)
+}).annotations({ identifier: "Activity" })
+export type Activity = typeof Activity.Type
+
+export const Pagination = Schema.Struct({
+  page: Schema.Int,
+  size: Schema.Int,
+  total: Schema.Int,
+  totalPages: Schema.Int
+}).annotations({ identifier: "Pagination" })
+export type Pagination = typeof Pagination.Type
+
+export const ActivityList = Schema.Struct({
+  activities: Schema.Array(Activity),
+  pagination: Pagination
+}).annotations({ identifier: "ActivityList" })
+
+export const Gear = Schema.Struct({
+  id: Schema.String.pipe(Schema.startsWith("gear-")),
+  name: Schema.String,
+  type: Schema.Literal("imported", "custom"),
+  isRetired: Schema.Boolean,
+  distanceInMeter: Schema.Int,
+  numberOfActivities: Schema.Int
+}).annotations({ identifier: "Gear" })
+export type Gear = typeof Gear.Type
+
+export const GearList = Schema.Struct({ gear: Schema.Array(Gear) }).annotations({ identifier: "GearList" })
+
+export const FILE_IMPORT_STATUSES = ["queued", "success", "skipped", "failed"] as const
+export const FileImportStatus = Schema.Literal(...FILE_IMPORT_STATUSES)
+export type FileImportStatus = typeof FileImportStatus.Type
+export const FILE_IMPORT_SOURCES = ["fitFile", "tcxFile", "gpxFile"] as const
+export const FileImportSource = Schema.Literal(...FILE_IMPORT_SOURCES)
+export type FileImportSource = typeof FileImportSource.Type
+
+export const FileImport = Schema.Struct({
+  id: Schema.NullOr(Schema.String).annotations({ description: "Starts with fileImport-; null while queued" }),
+  filename: Schema.String,
+  source: FileImportSource,
+  status: FileImportStatus,
+  errorMessage: Schema.NullOr(Schema.String).annotations({ description: "Says why when the status is failed or skipped" }),
+  activityId: Schema.NullOr(Schema.String).annotations({ description: "Set only when the status is success" }),
+  importedOn: Schema.NullOr(Schema.String).annotations({ description: "Null while queued", jsonSchema: { type: ["string", "null"], format: "date-time" } })
+}).annotations({ identifier: "FileImport" })
+export type FileImport = typeof FileImport.Type
+
+export const FileImportList = Schema.Struct({
+  fileImports: Schema.Array(FileImport),
+  pagination: Pagination
+}).annotations({ identifier: "FileImportList" })
+
+export const Weight = Schema.Struct({
+  on: Schema.String.annotations({ description: "Calendar date", jsonSchema: { type: "string", format: "date" } }),
+  weight: Schema.Number.annotations({ description: "Kilograms for the metric unit system, pounds for imperial" })
+}).annotations({ identifier: "WeightMeasurement" })
+export type Weight = typeof Weight.Type
+
+export const WeightList = Schema.Struct({ weights: Schema.Array(Weight) }).annotations({ identifier: "WeightList" })
+
+export const Status = Schema.Struct({
+  app: Schema.Literal("waymark"),
+  version: Schema.String.annotations({ examples: ["v0.1.0"] }),
+  canUpload: Schema.Boolean
+}).annotations({ identifier: "Status" })
+
+export const UploadAccepted = Schema.Struct({
+  status: Schema.Literal("queued"),
+  message: Schema.String
+}).annotations({ identifier: "UploadAccepted" })
+
+/** multipart/form-data body of the upload operations (documentation; the handler streams the part itself). */
+export const FileUpload = Schema.Struct({
+  file: Schema.String.annotations({ jsonSchema: { type: "string", format: "binary" } })
+}).annotations({ identifier: "FileUpload" })
+
+/** PATCH /activities/{id} body. */
+export const ActivityUpdate = Schema.Struct({
+  name: Schema.optionalWith(Schema.String.pipe(Schema.minLength(1)), { exact: true }),
+  sportType: Schema.optionalWith(SportType, { exact: true }),
+  description: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true }),
+  gearId: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true })
+}).annotations({
+  identifier: "ActivityUpdate",
+  jsonSchema: {
+    type: "object",
+    minProperties: 1,
+    additionalProperties: false,
+    properties: {
+      name: { type: "string", minLength: 1 },
+      sportType: { $ref: "#/components/schemas/SportType" },
+      description: { type: ["string", "null"], description: "Null or empty string clears it" },
+      gearId: { type: ["string", "null"], description: "Prefixed id of existing gear; null or empty string removes the gear" }
+    }
+  }
+})
+export type ActivityUpdate = typeof ActivityUpdate.Type
+
+export const WeightInput = Schema.Struct({
+  weight: Schema.Number,
+  on: Schema.String
+}).annotations({
+  identifier: "WeightInput",
+  jsonSchema: {
+    type: "object",
+    required: ["weight", "on"],
+    additionalProperties: false,
+    properties: {
+      weight: { type: "number", exclusiveMinimum: 0, maximum: 1000, description: "In the configured unit system (kg or lb)" },
+      on: { type: "string", format: "date" }
+    }
+  }
+})

@@ -1,0 +1,94 @@
+import { Schema } from "effect"
+import { FILE_IMPORT_SOURCES, FILE_IMPORT_STATUSES, type FileImportSource, type FileImportStatus } from "./ApiModels.ts"
+import { SPORT_TYPES, type SportType } from "./SportType.ts"
+
+/**
+ * Query parameters in bracket syntax (`filters[from]`, `pagination[size]`). Each schema
+ * carries its own message naming the parameter, and an explicit JSON schema so that the
+ * OpenAPI document shows every bound.
+ */
+
+export const isCalendarDate = (value: string): boolean => {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value)
+  if (!match) return false
+  const [y, m, d] = [Number(match[1]), Number(match[2]), Number(match[3])]
+  const date = new Date(Date.UTC(y, m - 1, d))
+  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d
+}
+
+export const CalendarDate = (name: string) =>
+  Schema.String.pipe(
+    Schema.filter(isCalendarDate, { message: () => `"${name}" must be a date in YYYY-MM-DD format.` })
+  ).annotations({ jsonSchema: { type: "string", format: "date" } })
+
+const integerParam = (name: string, min: number, max: number | undefined, fallback: number) =>
+  Schema.String.pipe(
+    Schema.filter((s) => /^\d{1,9}$/.test(s) && Number(s) >= min && (max === undefined || Number(s) <= max), {
+      message: () =>
+        max === undefined
+          ? `"${name}" must be an integer of at least ${min}.`
+          : `"${name}" must be an integer from ${min} to ${max}.`
+    })
+  ).pipe(
+    Schema.compose(Schema.NumberFromString, { strict: false }),
+    (schema) => schema.annotations({
+      jsonSchema: { type: "integer", minimum: min, ...(max === undefined ? {} : { maximum: max }), default: fallback }
+    }),
+    Schema.optionalWith({ default: () => fallback })
+  )
+
+/** A comma-separated list whose items must all be allowed values. */
+const commaListOf = <A extends string>(name: string, what: string, allowed: ReadonlyArray<A>) => {
+  const set: ReadonlySet<string> = new Set(allowed)
+  return Schema.String.pipe(
+    Schema.filter((raw) => raw.split(",").map((s) => s.trim()).every((s) => s === "" || set.has(s)), {
+      message: (issue) => {
+        const bad = String(issue.actual).split(",").map((s) => s.trim()).filter((s) => s !== "" && !set.has(s))
+        return `"${name}" contains an unknown ${what}: ${bad.map((b) => `"${b}"`).join(", ")}.`
+      }
+    }),
+    Schema.transform(Schema.Array(Schema.String), {
+      strict: false,
+      decode: (raw) => raw.split(",").map((s) => s.trim()).filter((s) => s !== ""),
+      encode: (items) => items.join(",")
+    })
+  ).annotations({
+    jsonSchema: {
+      type: "string",
+      description: `One ${what} or several separated by commas. Allowed: ${allowed.join(", ")}`
+    }
+  }) as unknown as Schema.Schema<ReadonlyArray<A>, string>
+}
+
+const sportTypeList = commaListOf<SportType>("filters[sportType]", "sport type", SPORT_TYPES)
+
+const booleanParam = (name: string) =>
+  Schema.String.pipe(
+    Schema.filter((s) => s === "true" || s === "false", { message: () => `"${name}" must be "true" or "false".` }),
+    Schema.transform(Schema.Boolean, { strict: true, decode: (s) => s === "true", encode: (b) => (b ? "true" : "false") })
+  ).annotations({ jsonSchema: { type: "string", enum: ["true", "false"] } })
+
+export const PAGE_SIZE_DEFAULT = 25
+export const PAGE_SIZE_MAX = 100
+
+const paginationFields = {
+  "pagination[page]": integerParam("pagination[page]", 1, undefined, 1),
+  "pagination[size]": integerParam("pagination[size]", 1, PAGE_SIZE_MAX, PAGE_SIZE_DEFAULT)
+}
+
+export const ActivitySearchParams = Schema.Struct({
+  "filters[from]": Schema.optional(CalendarDate("filters[from]").annotations({ description: "Only activities that started on this day or later" })),
+  "filters[to]": Schema.optional(CalendarDate("filters[to]").annotations({ description: "Only activities that started on this day or earlier" })),
+  "filters[sportType]": Schema.optional(sportTypeList),
+  "filters[hasGpx]": Schema.optional(booleanParam("filters[hasGpx]")),
+  ...paginationFields
+})
+export type ActivitySearchParams = typeof ActivitySearchParams.Type
+
+export const FileImportSearchParams = Schema.Struct({
+  "filters[filename]": Schema.optional(Schema.String.annotations({ description: "Only imports of the file with exactly this name" })),
+  "filters[status]": Schema.optional(commaListOf<FileImportStatus>("filters[status]", "status", FILE_IMPORT_STATUSES)),
+  "filters[source]": Schema.optional(commaListOf<FileImportSource>("filters[source]", "source", FILE_IMPORT_SOURCES)),
+  ...paginationFields
+})
+export type FileImportSearchParams = typeof FileImportSearchParams.Type

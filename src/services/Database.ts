@@ -1,0 +1,30 @@
+import { SqlClient } from "@effect/sql"
+import { SqliteClient, SqliteMigrator } from "@effect/sql-sqlite-node"
+import { NodeContext } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import initial from "./migrations/0001_initial.ts"
+import { StoragePaths } from "./StoragePaths.ts"
+
+/** Migrations, statically imported (a file-system loader breaks when bundled). */
+export const migrations = SqliteMigrator.fromRecord({ "0001_initial": initial })
+
+const pragmas = Layer.effectDiscard(Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`PRAGMA foreign_keys = ON`
+  yield* sql`PRAGMA busy_timeout = 5000`
+  yield* sql`PRAGMA synchronous = NORMAL`
+}))
+
+const withMigrations = <E, R>(client: Layer.Layer<SqliteClient.SqliteClient | SqlClient.SqlClient, E, R>) =>
+  Layer.provideMerge(
+    Layer.merge(SqliteMigrator.layer({ loader: migrations }).pipe(Layer.provide(NodeContext.layer)), pragmas),
+    client
+  )
+
+/** The embedded SQLite database at `<STORAGE_DIR>/database/waymark.sqlite` (WAL), migrated at start. */
+export const DatabaseLive = withMigrations(
+  Layer.unwrapEffect(Effect.map(StoragePaths, (paths) => SqliteClient.layer({ filename: paths.databaseFile })))
+)
+
+/** An in-memory database for tests of repositories. */
+export const DatabaseMemory = withMigrations(SqliteClient.layer({ filename: ":memory:" }))

@@ -1,0 +1,138 @@
+import { Cause, Effect, HashMap, Inspectable, Layer, List, Logger, LogLevel, Option } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import type { LogFormat, LogLevelName } from "./AppConfig.ts"
+
+/**
+ * Log channels of SPEC.md. A log line goes to a channel's file when it carries the
+ * annotation `channel`; every line also goes to stdout (text or JSON).
+ */
+export const LOG_CHANNELS = ["strava-api", "console-output", "daemon", "webhooks", "errors"] as const
+export type LogChannel = (typeof LOG_CHANNELS)[number]
+
+export const LOG_RETENTION_DAYS = 5
+
+/** Annotates every log line of `effect` with its channel. */
+export const inChannel = (channel: LogChannel) => Effect.annotateLogs("channel", channel)
+
+const pad = (n: number) => String(n).padStart(2, "0")
+export const utcDay = (date: Date): string =>
+  `${date.getUTCFullYear()}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())}`
+
+export const logFileName = (channel: string, day: string) => `${channel}-${day}.log`
+
+const toText = (message: unknown): string => {
+  const parts = Array.isArray(message) ? message : [message]
+  return parts.map((p) => (typeof p === "string" ? p : Inspectable.toStringUnknown(p))).join(" ")
+}
+
+interface Entry {
+  readonly timestamp: string
+  readonly level: string
+  readonly channel: string | undefined
+  readonly message: string
+  readonly annotations: Record<string, unknown>
+  readonly spans: Record<string, number>
+  readonly cause?: string
+}
+
+const toEntry = (options: Logger.Logger.Options<unknown>): Entry => {
+  const annotations: Record<string, unknown> = {}
+  for (const [key, value] of options.annotations) {
+    if (key !== "channel") annotations[key] = value
+  }
+  const spans: Record<string, number> = {}
+  const now = options.date.getTime()
+  for (const span of List.toArray(options.spans)) spans[span.label] = now - span.startTime
+  const channel = Option.getOrUndefined(HashMap.get(options.annotations, "channel"))
+  return {
+    timestamp: options.date.toISOString(),
+    level: options.logLevel.label,
+    channel: typeof channel === "string" ? channel : undefined,
+    message: toText(options.message),
+    annotations,
+    spans,
+    ...(Cause.isEmpty(options.cause) ? {} : { cause: Cause.pretty(options.cause, { renderErrorCause: true }) })
+  }
+}
+
+/** Appends JSON lines to `<dir>/<channel>-YYYY-MM-DD.log`, opening a new file each UTC day. */
+export const makeChannelFileLogger = (dir: string) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      fs.mkdirSync(dir, { recursive: true })
+      const open = new Map<string, { day: string; fd: number }>()
+      const write = (channel: string, date: Date, line: string) => {
+        const day = utcDay(date)
+        let current = open.get(channel)
+        if (current === undefined || current.day !== day) {
+          if (current !== undefined) fs.closeSync(current.fd)
+          current = { day, fd: fs.openSync(path.join(dir, logFileName(channel, day)), "a") }
+          open.set(channel, current)
+        }
+        fs.writeSync(current.fd, line + "\n")
+      }
+      const logger = Logger.make<unknown, void>((options) => {
+        const entry = toEntry(options)
+        if (entry.channel === undefined || !(LOG_CHANNELS as ReadonlyArray<string>).includes(entry.channel)) return
+        const { channel, ...rest } = entry
+        try {
+          write(channel, options.date, JSON.stringify({ ...rest, channel }))
+        } catch {
+          // a full or read-only disk must never take the daemon down through its logger
+        }
+      })
+      return { logger, open }
+    }),
+    ({ open }) =>
+      Effect.sync(() => {
+        for (const { fd } of open.values()) fs.closeSync(fd)
+        open.clear()
+      })
+  ).pipe(Effect.map(({ logger }) => logger))
+
+const stdoutLogger = (format: LogFormat) =>
+  Logger.make<unknown, void>((options) => {
+    const entry = toEntry(options)
+    const line = format === "json"
+      ? JSON.stringify(entry)
+      : `${entry.timestamp} ${entry.level.padEnd(5)}${entry.channel ? ` [${entry.channel}]` : ""} ${entry.message}` +
+        Object.entries(entry.annotations).map(([k, v]) => ` ${k}=${typeof v === "string" ? v : JSON.stringify(v)}`).join("") +
+        (entry.cause ? `\n${entry.cause}` : "")
+    process.stdout.write(line + "\n")
+  })
+
+const LEVELS: Record<LogLevelName, LogLevel.LogLevel> = {
+  trace: LogLevel.Trace,
+  debug: LogLevel.Debug,
+  info: LogLevel.Info,
+  warning: LogLevel.Warning,
+  error: LogLevel.Error,
+  fatal: LogLevel.Fatal
+}
+
+/**
+ * Replaces the default logger: stdout in `text` or `json` at LOG_LEVEL, and every channel
+ * line (at debug and above) into its daily file under `logsDir`.
+ */
+export const LogsLive = (options: { readonly logsDir: string; readonly format: LogFormat; readonly level: LogLevelName }) =>
+  Layer.mergeAll(
+    Logger.replace(Logger.defaultLogger, Logger.filterLogLevel(stdoutLogger(options.format), LogLevel.greaterThanEqual(LEVELS[options.level]))),
+    Logger.addScoped(makeChannelFileLogger(options.logsDir)),
+    Logger.minimumLogLevel(LogLevel.Debug)
+  )
+
+/** Deletes channel files older than the retention; returns the names removed. */
+export const pruneLogs = (dir: string, now: Date, keepDays = LOG_RETENTION_DAYS): Array<string> => {
+  if (!fs.existsSync(dir)) return []
+  const cutoff = utcDay(new Date(now.getTime() - (keepDays - 1) * 86_400_000))
+  const removed: Array<string> = []
+  for (const name of fs.readdirSync(dir)) {
+    const match = /^(.+)-(\d{4}-\d{2}-\d{2})\.log$/.exec(name)
+    if (match && match[2]! < cutoff) {
+      fs.rmSync(path.join(dir, name), { force: true })
+      removed.push(name)
+    }
+  }
+  return removed
+}
