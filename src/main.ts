@@ -3,8 +3,11 @@ import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Cause, ConfigError, Effect, Layer, Option } from "effect"
 import { createServer } from "node:http"
 import { fileURLToPath } from "node:url"
+import { ImportWorkerLive } from "./fibers/ImportWorker.ts"
 import { LogRetentionLive } from "./fibers/LogRetention.ts"
+import { WatchFolderLive } from "./fibers/WatchFolder.ts"
 import { HttpAppLive } from "./http/ApiLive.ts"
+import { ActivityFiles } from "./services/ActivityFiles.ts"
 import { ActivityRepo } from "./services/ActivityRepo.ts"
 import { ApiKey } from "./services/ApiKey.ts"
 import { AppConfig, appConfig, configProblems } from "./services/AppConfig.ts"
@@ -12,6 +15,8 @@ import { DatabaseLive } from "./services/Database.ts"
 import { FileImportRepo } from "./services/FileImportRepo.ts"
 import { GearRepo } from "./services/GearRepo.ts"
 import { ImageStore } from "./services/ImageStore.ts"
+import { ImportQueue } from "./services/ImportQueue.ts"
+import { ImportService } from "./services/ImportService.ts"
 import { inChannel, LogsLive } from "./services/Logs.ts"
 import { StoragePaths } from "./services/StoragePaths.ts"
 import { TelemetryLive } from "./services/Telemetry.ts"
@@ -30,15 +35,19 @@ const FoundationLive = Layer.mergeAll(StoragePaths.Default, AppConfig.Default).p
 
 const StorageLive = DatabaseLive.pipe(Layer.provideMerge(FoundationLive))
 
-export const ServicesLive = Layer.mergeAll(
+const RepositoriesLive = Layer.mergeAll(
   ActivityRepo.Default,
   FileImportRepo.Default,
   GearRepo.Default,
   WeightRepo.Default,
   ApiKey.DefaultWithoutDependencies,
   ImageStore.DefaultWithoutDependencies,
-  WatchDirectory.DefaultWithoutDependencies
+  WatchDirectory.DefaultWithoutDependencies,
+  ActivityFiles.Default,
+  ImportQueue.Default
 ).pipe(Layer.provideMerge(StorageLive))
+
+export const ServicesLive = ImportService.Default.pipe(Layer.provideMerge(RepositoriesLive))
 
 const LoggingLive = Layer.unwrapEffect(
   Effect.gen(function*() {
@@ -55,6 +64,8 @@ export const makeDaemon = <E, R>(server: Layer.Layer<ServerServices, E, R>) =>
   Layer.mergeAll(
     HttpAppLive.pipe(HttpServer.withLogAddress, Layer.provide(server)),
     LogRetentionLive,
+    WatchFolderLive,
+    ImportWorkerLive,
     Layer.effectDiscard(Effect.logInfo(`waymark v${VERSION} started`).pipe(inChannel("daemon")))
   ).pipe(
     Layer.provide(TelemetryLive),

@@ -45,6 +45,7 @@ export class SystemGroup extends HttpApiGroup.make("system")
       .addSuccess(Status)
       .annotate(OpenApi.Summary, "Check the connection, the URL and the key")
   )
+  .middleware(Authorization)
   .annotate(OpenApi.Title, "Status") {}
 
 export class ActivitiesGroup extends HttpApiGroup.make("activities")
@@ -114,6 +115,7 @@ export class ActivitiesGroup extends HttpApiGroup.make("activities")
       .addError(ImportModeNotFilesWire)
       .annotate(OpenApi.Summary, "Remove an image from an activity and delete its file")
   )
+  .middleware(Authorization)
   .annotate(OpenApi.Title, "Activities") {}
 
 export class FileImportsGroup extends HttpApiGroup.make("fileImports")
@@ -124,10 +126,12 @@ export class FileImportsGroup extends HttpApiGroup.make("fileImports")
       .addError(BadRequestWire)
       .annotate(OpenApi.Summary, "Queued files first, then the outcome of every file import, newest first")
   )
+  .middleware(Authorization)
   .annotate(OpenApi.Title, "File imports") {}
 
 export class GearGroup extends HttpApiGroup.make("gear")
   .add(HttpApiEndpoint.get("list", "/gear").addSuccess(GearList).annotate(OpenApi.Summary, "All gear, active first"))
+  .middleware(Authorization)
   .annotate(OpenApi.Title, "Gear") {}
 
 export class AthleteGroup extends HttpApiGroup.make("athlete")
@@ -150,6 +154,7 @@ export class AthleteGroup extends HttpApiGroup.make("athlete")
       .addError(BadRequestWire)
       .annotate(OpenApi.Summary, "Delete the measurement of a date, if there is one")
   )
+  .middleware(Authorization)
   .annotate(OpenApi.Title, "Athlete") {}
 
 export class WaymarkApi extends HttpApi.make("waymark")
@@ -160,7 +165,8 @@ export class WaymarkApi extends HttpApi.make("waymark")
   .add(AthleteGroup)
   .addError(InvalidTokenWire)
   .addError(InternalErrorWire)
-  .middleware(Authorization)
+  // bearer auth is declared per group: a middleware of the HttpApi itself wraps the whole
+  // router in v3, including the public routes (/api/openapi.yaml, /files/*)
   .prefix("/api/v1")
   .annotateContext(OpenApi.annotations({
     title: "Waymark HTTP API",

@@ -1,0 +1,54 @@
+import { watch } from "chokidar"
+import { Effect, Layer, Schedule, Stream } from "effect"
+import * as path from "node:path"
+import { ImportQueue } from "../services/ImportQueue.ts"
+import { inChannel } from "../services/Logs.ts"
+import { isCandidateName, WatchDirectory } from "../services/WatchDirectory.ts"
+import { supervise } from "./supervise.ts"
+
+/**
+ * Offers every supported file of the watch folder to the ImportQueue: chokidar events
+ * (non-recursive; dot-files, .part/.tmp and subfolders ignored) plus a full rescan at start
+ * and every minute, so that nothing is missed if an event is.
+ */
+export const RESCAN_INTERVAL = "1 minute"
+
+class WatchError extends Error {}
+
+const events = (dir: string) =>
+  Stream.asyncPush<string, WatchError>((emit) =>
+    Effect.acquireRelease(
+      Effect.sync(() => {
+        const watcher = watch(dir, {
+          depth: 0,
+          ignoreInitial: true,
+          ignored: (p, stats) => p !== dir && (path.basename(p).startsWith(".") || (stats?.isFile() === true && !isCandidateName(path.basename(p)))),
+          awaitWriteFinish: { stabilityThreshold: 300, pollInterval: 100 }
+        })
+        const onFile = (p: string) => {
+          if (path.dirname(p) === dir && isCandidateName(path.basename(p))) emit.single(path.basename(p))
+        }
+        watcher.on("add", onFile)
+        watcher.on("change", onFile)
+        watcher.on("error", (e) => emit.fail(new WatchError(String(e))))
+        return watcher
+      }),
+      (watcher) => Effect.promise(() => watcher.close())
+    )
+  )
+
+export const WatchFolderLive = Layer.scopedDiscard(Effect.gen(function*() {
+  const watchDir = yield* WatchDirectory
+  const queue = yield* ImportQueue
+
+  const rescan = Effect.gen(function*() {
+    for (const file of yield* watchDir.queued()) yield* queue.offer(file.filename)
+  })
+
+  yield* supervise("WatchFolder", Stream.runForEach(events(watchDir.watchDir), queue.offer))
+  yield* supervise(
+    "WatchFolderRescan",
+    rescan.pipe(Effect.repeat(Schedule.spaced(RESCAN_INTERVAL)))
+  )
+  yield* Effect.logInfo(`watching ${watchDir.watchDir}`).pipe(inChannel("daemon"))
+}))

@@ -1,0 +1,135 @@
+import { Data, Deferred, Duration, Effect, Ref } from "effect"
+import { Worker } from "node:worker_threads"
+import type { ActivityDraft } from "../schema/ActivityDraft.ts"
+import type { FileFormat } from "../schema/ParsedActivity.ts"
+import { AppConfig } from "./AppConfig.ts"
+import type { ParseRequest, ParseResponse } from "./parseWorkerThread.ts"
+
+/**
+ * Turns the bytes of a FIT, TCX or GPX file into computed activities, in a worker thread so
+ * that the API stays responsive. A file that takes too long or exhausts the worker's memory
+ * fails on its own; the worker is replaced and the next file goes on.
+ */
+export class ActivityFileError extends Data.TaggedError("ActivityFileError")<{ readonly message: string }> {}
+
+export const PARSE_TIMEOUT = Duration.seconds(20)
+const WORKER_HEAP_MB = 512
+
+const entryUrl = new URL(import.meta.url.endsWith(".ts") ? "./parseWorkerThread.ts" : "./parseWorkerThread.js", import.meta.url)
+const bootstrapUrl = new URL("./workerBootstrap.mjs", import.meta.url)
+
+interface Running {
+  readonly worker: Worker
+  readonly ready: Promise<void>
+  /** set once the worker timed out, crashed or ran out of memory */
+  lost: boolean
+}
+
+const spawn = (): Running => {
+  const worker = new Worker(bootstrapUrl, {
+    workerData: { entry: entryUrl.href },
+    resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB }
+  })
+  worker.unref()
+  const ready = new Promise<void>((resolve, reject) => {
+    const onMessage = (m: unknown) => {
+      if (typeof m === "object" && m !== null && "ready" in m) {
+        worker.off("message", onMessage)
+        resolve()
+      }
+    }
+    worker.on("message", onMessage)
+    worker.once("error", reject)
+    worker.once("exit", (code) => reject(new Error(`parse worker exited with code ${code}`)))
+  })
+  ready.catch(() => undefined)
+  return { worker, ready, lost: false }
+}
+
+export class ActivityFiles extends Effect.Service<ActivityFiles>()("services/ActivityFiles", {
+  scoped: Effect.gen(function*() {
+    const config = yield* AppConfig
+    const current = yield* Ref.make<Running | null>(null)
+    let nextId = 1
+
+    yield* Effect.addFinalizer(() =>
+      Ref.get(current).pipe(Effect.flatMap((running) => running ? Effect.promise(() => running.worker.terminate()) : Effect.void))
+    )
+
+    const worker = Effect.gen(function*() {
+      const existing = yield* Ref.get(current)
+      if (existing !== null) return existing
+      const running = spawn()
+      yield* Ref.set(current, running)
+      return running
+    })
+
+    const discard = (running: Running) =>
+      Effect.gen(function*() {
+        yield* Ref.update(current, (r) => (r === running ? null : r))
+        yield* Effect.promise(() => running.worker.terminate().catch(() => 0))
+      })
+
+    const exchange = (running: Running, request: ParseRequest) =>
+      Effect.gen(function*() {
+        const answer = yield* Deferred.make<ReadonlyArray<ActivityDraft>, ActivityFileError>()
+        const onMessage = (m: ParseResponse) => {
+          if (m.id !== request.id) return
+          Deferred.unsafeDone(answer, "drafts" in m ? Effect.succeed(m.drafts) : Effect.fail(new ActivityFileError({ message: m.error })))
+        }
+        const onError = (e: Error) => {
+          running.lost = true
+          const outOfMemory = (e as NodeJS.ErrnoException).code === "ERR_WORKER_OUT_OF_MEMORY"
+          Deferred.unsafeDone(answer, Effect.fail(new ActivityFileError({
+            message: outOfMemory
+              ? `"${request.filename}" is too large or too complex to import (the parser ran out of memory).`
+              : `"${request.filename}" could not be imported: the parser failed (${e.message}).`
+          })))
+        }
+        const onExit = () => {
+          running.lost = true
+          Deferred.unsafeDone(answer, Effect.fail(new ActivityFileError({ message: `"${request.filename}" could not be imported: the parser stopped.` })))
+        }
+        return yield* Effect.acquireUseRelease(
+          Effect.sync(() => {
+            running.worker.on("message", onMessage)
+            running.worker.on("error", onError)
+            running.worker.on("exit", onExit)
+            running.worker.ref()
+            running.worker.postMessage(request)
+          }),
+          () => Deferred.await(answer),
+          () =>
+            Effect.sync(() => {
+              running.worker.off("message", onMessage)
+              running.worker.off("error", onError)
+              running.worker.off("exit", onExit)
+              running.worker.unref()
+            })
+        )
+      })
+
+    const parse = Effect.fn("ActivityFiles.parse")(function*(bytes: Uint8Array, format: FileFormat, filename: string) {
+      const running = yield* worker
+      yield* Effect.tryPromise({
+        try: () => running.ready,
+        catch: (e) => new ActivityFileError({ message: `"${filename}" could not be imported: the parser did not start (${String(e)}).` })
+      }).pipe(Effect.tapError(() => discard(running)))
+      const request: ParseRequest = { id: nextId++, bytes, format, filename, fallbackTimeZone: config.timeZone }
+      return yield* exchange(running, request).pipe(
+        Effect.timeoutFail({
+          duration: PARSE_TIMEOUT,
+          onTimeout: () => {
+            running.lost = true
+            return new ActivityFileError({ message: `"${filename}" took more than ${Duration.format(PARSE_TIMEOUT)} to parse and was abandoned.` })
+          }
+        }),
+        // after a timeout, a crash or running out of memory the worker is not reused
+        Effect.tapError(() => (running.lost || running.worker.threadId === -1 ? discard(running) : Effect.void)),
+        Effect.onInterrupt(() => discard(running))
+      )
+    })
+
+    return { parse } as const
+  })
+}) {}

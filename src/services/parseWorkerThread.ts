@@ -1,0 +1,43 @@
+import { parentPort } from "node:worker_threads"
+import type { ActivityDraft } from "../schema/ActivityDraft.ts"
+import type { FileFormat } from "../schema/ParsedActivity.ts"
+import { computeActivity } from "./ActivityMetrics.ts"
+import { ActivityFileError, parseActivityFile } from "./parsers/parseActivityFile.ts"
+
+/**
+ * The worker thread of ActivityFiles: parses a file and computes its activities off the
+ * daemon's event loop. One request at a time; answers `{id, drafts}` or `{id, error}`.
+ */
+export interface ParseRequest {
+  readonly id: number
+  readonly bytes: Uint8Array
+  readonly format: FileFormat
+  readonly filename: string
+  readonly fallbackTimeZone: string
+}
+
+export type ParseResponse =
+  | { readonly id: number; readonly drafts: ReadonlyArray<ActivityDraft> }
+  | { readonly id: number; readonly error: string }
+
+const port = parentPort!
+
+port.on("message", async (request: ParseRequest) => {
+  let response: ParseResponse
+  try {
+    const parsed = await parseActivityFile(request.bytes, request.format, request.filename)
+    const drafts = parsed.map((activity) =>
+      computeActivity(activity, { filename: request.filename, fallbackTimeZone: request.fallbackTimeZone })
+    )
+    response = { id: request.id, drafts }
+  } catch (error) {
+    response = {
+      id: request.id,
+      error: error instanceof ActivityFileError
+        ? error.message
+        : `"${request.filename}" could not be imported: ${error instanceof Error ? error.message : String(error)}`
+    }
+  }
+  port.postMessage(response)
+})
+port.postMessage({ ready: true })
