@@ -82,7 +82,7 @@ export const ErrorResponsesLive = HttpApiBuilder.middleware(
           const error = Option.getOrUndefined(Option.orElse(failure, () => defect))
           if (Cause.isInterruptedOnly(cause)) return yield* Effect.failCause(cause)
 
-          if (isApiError(error)) return errorResponse(error)
+          if (isApiError(error) && error._tag !== "InternalError") return errorResponse(error)
           if (error instanceof HttpApiError.HttpApiDecodeError) {
             return errorResponse(new BadRequest({ message: decodeErrorMessage(error) }))
           }
@@ -102,13 +102,15 @@ export const ErrorResponsesLive = HttpApiBuilder.middleware(
             return errorResponse(new BadRequest({ message: "The request body could not be read." }))
           }
 
+          // every 500, expected (InternalError) or not, gets a reference that the errors log repeats
           const reference = randomUUID().replaceAll("-", "").slice(0, 8)
           yield* Effect.logError(`${reference} - ${request.method} ${request.url.split("?")[0]}`).pipe(
             Effect.annotateLogs({ reference, method: request.method, path: request.url.split("?")[0] }),
             Effect.annotateLogs("stack", Cause.pretty(cause, { renderErrorCause: true })),
             inChannel("errors")
           )
-          return errorResponse(new InternalError({ message: `Something went wrong. Reference: ${reference}.` }))
+          const message = isApiError(error) ? error.message : "Something went wrong."
+          return errorResponse(new InternalError({ message: `${message} Reference: ${reference}.` }))
         })
       )
   })

@@ -1,8 +1,10 @@
 import { HttpServerRequest, Multipart } from "@effect/platform"
+import { NodeHttpServerRequest, NodeMultipart } from "@effect/platform-node"
 import { Effect, Option, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { PassThrough } from "node:stream"
 import { FileTooLarge, InternalError, MissingFile, UnsupportedFileType, UnsupportedMediaType } from "../schema/ApiErrors.ts"
 
 /**
@@ -32,7 +34,13 @@ export interface FilePartOptions {
 
 export const tooLarge = () => new FileTooLarge({ message: "The uploaded file is too large." })
 
-/** 415 and 413 checks that need only the headers. */
+const MISSING_FILE_MESSAGE = 'A "file" part is required.'
+
+/**
+ * 415, 413 and 400 checks that need only the headers. A multipart body without a boundary,
+ * or with no bytes at all, is refused here: the parser never finishes on those (it throws
+ * outside the stream on a missing boundary, and waits forever on an empty body).
+ */
 export const checkMultipartHeaders = (request: HttpServerRequest.HttpServerRequest, maxPostSize: number) =>
   Effect.gen(function*() {
     const contentType = (request.headers["content-type"] ?? "").toLowerCase()
@@ -41,16 +49,112 @@ export const checkMultipartHeaders = (request: HttpServerRequest.HttpServerReque
     }
     const declared = Number(request.headers["content-length"] ?? NaN)
     if (Number.isFinite(declared) && declared > maxPostSize) return yield* tooLarge()
+    if (!/;\s*boundary=("[^"]+"|[^\s;]+)/i.test(request.headers["content-type"] ?? "")) {
+      return yield* new MissingFile({ message: `The multipart/form-data body has no boundary: ${MISSING_FILE_MESSAGE}` })
+    }
+    if (declared === 0 || (request.headers["content-length"] === undefined && request.headers["transfer-encoding"] === undefined)) {
+      return yield* new MissingFile({ message: `The request body is empty: ${MISSING_FILE_MESSAGE}` })
+    }
   })
 
+/**
+ * Unquotes a parameter value. Backslashes stay (browsers send Windows paths unescaped, and
+ * the name checks must see them); only an escaped quote is unescaped.
+ */
+const unquote = (value: string) => value.startsWith('"') ? value.slice(1, -1).replaceAll('\\"', '"') : value
+
+/**
+ * Field name and file name of a part, read from its raw Content-Disposition header. The
+ * multipart parser drops the whole header (name included) when the file name has a character
+ * above U+00FF or bytes that are not UTF-8, which would turn a legitimate name such as
+ * "Rit – été 🚴.fit" into a missing part; the raw header keeps the name (invalid bytes show
+ * as U+FFFD, which the name checks refuse).
+ */
+export const partNames = (part: Multipart.File): { readonly key: string; readonly name: string } => {
+  let raw: string | undefined
+  try {
+    const headers = (NodeMultipart.fileToReadable(part) as { info?: { headers?: Record<string, string> } }).info?.headers
+    raw = headers?.["content-disposition"]
+  } catch {
+    raw = undefined
+  }
+  if (raw === undefined) return { key: part.key, name: part.name }
+  const param = (key: string) => {
+    const match = new RegExp(`;\\s*${key}\\s*=\\s*("(?:[^"\\\\]|\\\\.)*"|[^;]*)`, "i").exec(raw!)
+    return match === null ? undefined : unquote(match[1]!.trim())
+  }
+  const extended = param("filename\\*")
+  let name = param("filename")
+  if (extended !== undefined) {
+    const match = /^utf-8'[^']*'(.*)$/i.exec(extended)
+    if (match) {
+      try {
+        name = decodeURIComponent(match[1]!)
+      } catch {
+        name = "\uFFFD"
+      }
+    }
+  }
+  return { key: param("name") ?? part.key, name: name ?? part.name }
+}
+
 const HEAD_BYTES = 64
+
+/** A parser failure as the multipart parser (multipasta) reports it. */
+interface ParserFailure {
+  readonly _tag: string
+  readonly limit?: string
+  readonly error?: { readonly reason?: string }
+}
+
+/**
+ * The parts of a multipart request. The Node parser reports some failures (a part header it
+ * cannot read, a body that ends early, a limit reached between files) only as an `error`
+ * event that the platform stream ignores: the part silently disappears. The request body is
+ * handed to the parser through our own stream so that those events are seen; `failure()`
+ * returns the first one.
+ */
+const multipartParts = (request: HttpServerRequest.HttpServerRequest) => {
+  let failure: ParserFailure | undefined
+  try {
+    const incoming = NodeHttpServerRequest.toIncomingMessage(request)
+    const source = new PassThrough()
+    const pipe = source.pipe.bind(source)
+    source.pipe = ((destination: NodeJS.WritableStream, opts?: { end?: boolean }) => {
+      ;(destination as unknown as NodeJS.EventEmitter).on("error", (e: ParserFailure) => {
+        failure ??= e
+      })
+      return pipe(destination, opts)
+    }) as typeof source.pipe
+    incoming.on("error", (e) => source.destroy(e))
+    incoming.pipe(source)
+    return { stream: NodeMultipart.stream(source, incoming.headers), failure: () => failure }
+  } catch {
+    // not a Node request (tests through a web handler): the platform stream as it is
+    return { stream: request.multipartStream, failure: () => failure }
+  }
+}
+
+const failureError = (failure: ParserFailure): FileTooLarge | MissingFile | UnsupportedFileType => {
+  if (failure._tag === "ReachedLimit") {
+    return failure.limit === "MaxParts" ? new MissingFile({ message: "The multipart body has too many parts." }) : tooLarge()
+  }
+  if (failure._tag === "BadHeaders" && failure.error?.reason === "InvalidHeaderValue") {
+    // the only free text a client puts in a part header is the file name
+    return new UnsupportedFileType({ message: "The file name is not valid: it contains control characters." })
+  }
+  return new MissingFile({ message: `The multipart body could not be read: ${MISSING_FILE_MESSAGE}` })
+}
 
 export const receiveFilePart = (request: HttpServerRequest.HttpServerRequest, options: FilePartOptions) =>
   Effect.gen(function*() {
     let received: ReceivedFile | undefined
-    const parts = request.multipartStream.pipe(
+    const multipart = multipartParts(request)
+    const parts = multipart.stream.pipe(
       Multipart.withLimitsStream({
-        maxFileSize: Option.some(options.maxFileSize),
+        // the parser's part limit counts the part's headers too, so a file of exactly the
+        // limit would be refused: the file size is counted below, on the content only
+        maxFileSize: Option.none(),
         maxTotalSize: Option.some(options.maxPostSize),
         maxParts: Option.some(32),
         maxFieldSize: 1024 * 1024
@@ -58,11 +162,12 @@ export const receiveFilePart = (request: HttpServerRequest.HttpServerRequest, op
     )
     yield* Stream.runForEach(parts, (part) => {
       if (part._tag !== "File") return Effect.void
-      if (part.key !== "file" || received !== undefined) return Stream.runDrain(part.content)
+      const names = partNames(part)
+      if (names.key !== "file" || received !== undefined) return Stream.runDrain(part.content)
       return Effect.gen(function*() {
-        yield* options.checkName(part.name)
+        yield* options.checkName(names.name)
         const tempPath = path.join(options.tempDir, `.${randomUUID()}.part`)
-        received = { name: part.name, tempPath, size: 0, head: new Uint8Array(0) }
+        received = { name: names.name, tempPath, size: 0, head: new Uint8Array(0) }
         const fd = yield* Effect.try({ try: () => fs.openSync(tempPath, "wx"), catch: storeFailure })
         let size = 0
         let head = Buffer.alloc(0)
@@ -74,25 +179,40 @@ export const receiveFilePart = (request: HttpServerRequest.HttpServerRequest, op
             yield* Effect.try({ try: () => fs.writeSync(fd, chunk), catch: storeFailure })
           })
         ).pipe(Effect.ensuring(Effect.sync(() => fs.closeSync(fd))))
-        received = { name: part.name, tempPath, size, head }
+        received = { name: names.name, tempPath, size, head }
       })
     }).pipe(
-      Effect.catchTag("MultipartError", (e): Effect.Effect<never, FileTooLarge | MissingFile> =>
-        e.reason === "FileTooLarge" || e.reason === "BodyTooLarge" || e.reason === "FieldTooLarge"
+      Effect.catchTag("MultipartError", (e): Effect.Effect<never, FileTooLarge | MissingFile | UnsupportedFileType> => {
+        const failure = multipart.failure()
+        if (failure !== undefined) return Effect.fail(failureError(failure))
+        return e.reason === "FileTooLarge" || e.reason === "BodyTooLarge" || e.reason === "FieldTooLarge"
           ? Effect.fail(tooLarge())
           : e.reason === "TooManyParts"
           ? Effect.fail(new MissingFile({ message: "The multipart body has too many parts." }))
-          : Effect.fail(new MissingFile({ message: 'The multipart body could not be read: a "file" part is required.' }))
-      ),
-      Effect.tapError(() => Effect.sync(() => received && fs.rmSync(received.tempPath, { force: true }))),
-      Effect.onInterrupt(() => Effect.sync(() => received && fs.rmSync(received.tempPath, { force: true })))
+          : Effect.fail(new MissingFile({ message: `The multipart body could not be read: ${MISSING_FILE_MESSAGE}` }))
+      }),
+      Effect.flatMap(() => {
+        const failure = multipart.failure()
+        return failure === undefined ? Effect.void : Effect.fail(failureError(failure))
+      }),
+      Effect.tapError(() => Effect.sync(() => received && removeQuietly(received.tempPath))),
+      Effect.onInterrupt(() => Effect.sync(() => received && removeQuietly(received.tempPath)))
     )
-    if (received === undefined) return yield* new MissingFile({ message: 'A "file" part is required.' })
+    if (received === undefined) return yield* new MissingFile({ message: MISSING_FILE_MESSAGE })
     if (received.size === 0) {
       fs.rmSync(received.tempPath, { force: true })
       return yield* new MissingFile({ message: "The uploaded file is empty." })
     }
     return received
   })
+
+/** Removes a temporary file; never fails (a cleanup must not turn a 4xx into a defect). */
+const removeQuietly = (file: string) => {
+  try {
+    fs.rmSync(file, { force: true })
+  } catch {
+    // its folder is gone or unusable: nothing was written there
+  }
+}
 
 const storeFailure = () => new InternalError({ message: "The upload could not be stored." })

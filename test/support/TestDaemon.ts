@@ -111,20 +111,23 @@ const makeTestDaemon = (options: TestDaemonOptions): Layer.Layer<TestDaemonServi
 export interface Answer {
   readonly status: number
   readonly headers: Readonly<Record<string, string>>
+  readonly bytes: Buffer
   readonly text: string
   /** the parsed body, or undefined when it is not JSON */
   readonly json: any
 }
 
 export const toAnswer = (response: HttpClientResponse.HttpClientResponse) =>
-  Effect.map(response.text, (text): Answer => {
+  Effect.map(response.arrayBuffer, (buffer): Answer => {
+    const bytes = Buffer.from(buffer)
+    const text = bytes.toString("utf8")
     let json: unknown
     try {
       json = JSON.parse(text)
     } catch {
       json = undefined
     }
-    return { status: response.status, headers: response.headers, text, json }
+    return { status: response.status, headers: response.headers, bytes, text, json }
   })
 
 export interface SendOptions {
