@@ -1,6 +1,7 @@
 import { Command } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Console, Effect } from "effect"
+import { externalCommands } from "./cli/ExternalCommands.ts"
 import { generateApiKey } from "./services/ApiKey.ts"
 import { VERSION } from "./version.ts"
 
@@ -11,7 +12,7 @@ const apiKeyGenerate = Command.make("app:api-key:generate", {}, () =>
 ).pipe(Command.withDescription("Print a fresh API key (wmk_ + 64 hex characters) to put in SERVICE_API_KEY"))
 
 export const rootCommand = Command.make("waymark").pipe(
-  Command.withSubcommands([apiKeyGenerate])
+  Command.withSubcommands([apiKeyGenerate, ...externalCommands])
 )
 
 const cli = Command.run(rootCommand, { name: "waymark", version: `v${VERSION}` })

@@ -3,6 +3,7 @@ import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Cause, ConfigError, Effect, Layer, Option } from "effect"
 import { createServer } from "node:http"
 import { fileURLToPath } from "node:url"
+import { ExternalModeLive } from "./fibers/ExternalMode.ts"
 import { ImportWorkerLive } from "./fibers/ImportWorker.ts"
 import { LogRetentionLive } from "./fibers/LogRetention.ts"
 import { WatchFolderLive } from "./fibers/WatchFolder.ts"
@@ -29,9 +30,7 @@ import { VERSION } from "./version.ts"
  * and the supervised tree (HTTP server and background fibers), launched as one layer.
  */
 
-const FoundationLive = Layer.mergeAll(StoragePaths.Default, AppConfig.Default).pipe(
-  Layer.provideMerge(AppConfig.Default)
-)
+const FoundationLive = StoragePaths.Default.pipe(Layer.provideMerge(AppConfig.Default))
 
 const StorageLive = DatabaseLive.pipe(Layer.provideMerge(FoundationLive))
 
@@ -66,6 +65,7 @@ export const makeDaemon = <E, R>(server: Layer.Layer<ServerServices, E, R>) =>
     LogRetentionLive,
     WatchFolderLive,
     ImportWorkerLive,
+    ExternalModeLive,
     Layer.effectDiscard(Effect.logInfo(`waymark v${VERSION} started`).pipe(inChannel("daemon")))
   ).pipe(
     Layer.provide(TelemetryLive),

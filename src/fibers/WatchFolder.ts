@@ -1,5 +1,6 @@
 import { watch } from "chokidar"
-import { Effect, Layer, Schedule, Stream } from "effect"
+import { Chunk, Effect, Layer, Schedule, Stream } from "effect"
+import * as fs from "node:fs"
 import * as path from "node:path"
 import { ImportQueue } from "../services/ImportQueue.ts"
 import { inChannel } from "../services/Logs.ts"
@@ -30,6 +31,19 @@ const events = (dir: string) =>
         }
         watcher.on("add", onFile)
         watcher.on("change", onFile)
+        // With ignoreInitial, a file that appears while chokidar makes its initial scan is
+        // reported by neither that scan nor an event (seen in tests: a file renamed in just
+        // after start waited for the next minute's rescan). Once the watcher is ready, offer
+        // what the folder holds; the queue drops names already pending.
+        watcher.on("ready", () => {
+          let names: Array<string> = []
+          try {
+            names = fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile() && isCandidateName(e.name)).map((e) => e.name)
+          } catch {
+            // the folder vanished: the rescan reports it
+          }
+          if (names.length > 0) emit.chunk(Chunk.unsafeFromArray(names))
+        })
         watcher.on("error", (e) => emit.fail(new WatchError(String(e))))
         return watcher
       }),

@@ -9,6 +9,7 @@ import { FileImportsHttpLive } from "./FileImportsHttp.ts"
 import { GearHttpLive } from "./GearHttp.ts"
 import { PublicRoutesLive } from "./PublicRoutes.ts"
 import { SystemHttpLive } from "./SystemHttp.ts"
+import { WebhookRoutesLive } from "./WebhookRoutes.ts"
 
 /** Every route of the service as one HttpApp layer, without the listener (tests add their own). */
 export const ApiLive = HttpApiBuilder.api(WaymarkApi).pipe(
@@ -17,6 +18,6 @@ export const ApiLive = HttpApiBuilder.api(WaymarkApi).pipe(
 )
 
 export const HttpAppLive = HttpApiBuilder.serve(HttpMiddleware.logger).pipe(
-  Layer.provide([PublicRoutesLive, ErrorResponsesLive]),
+  Layer.provide([PublicRoutesLive, ErrorResponsesLive, WebhookRoutesLive]),
   Layer.provide(ApiLive)
 )

@@ -64,6 +64,10 @@ export class ActivityFiles extends Effect.Service<ActivityFiles>()("services/Act
       return running
     })
 
+    // start the worker now: its start (loading the parsers through tsx) costs most of a
+    // second, which the first import would otherwise wait for
+    yield* worker
+
     const discard = (running: Running) =>
       Effect.gen(function*() {
         yield* Ref.update(current, (r) => (r === running ? null : r))

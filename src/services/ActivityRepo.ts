@@ -300,6 +300,13 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/Activ
       return rows.length > 0
     }, Effect.orDie)
 
+    /** External ids (platform photo ids) of the images already stored for an activity. */
+    const imageExternalIds = Effect.fn("ActivityRepo.imageExternalIds")(function*(activityId: string) {
+      const rows = yield* sql<{ external_id: string }>`SELECT external_id FROM activity_images
+        WHERE activity_id = ${activityId} AND external_id IS NOT NULL`
+      return new Set(rows.map((r) => r.external_id))
+    }, Effect.orDie)
+
     const externalIds = Effect.fn("ActivityRepo.externalIds")(function*() {
       const rows = yield* sql<{ id: string; external_id: string }>`SELECT id, external_id FROM activities WHERE external_id IS NOT NULL`
       return new Map(rows.map((r) => [r.external_id, r.id]))
@@ -307,7 +314,7 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/Activ
 
     return {
       findById, exists, search, insert, replace, update, remove, track, overlapping,
-      addImage, findImage, removeImage, imageFileExists, externalIds
+      addImage, findImage, removeImage, imageFileExists, imageExternalIds, externalIds
     } as const
   })
 }) {}

@@ -78,10 +78,14 @@ const parseActivity = (activity: XmlNode): ParsedActivity | null => {
   }
   const samples = buildSamples(rows)
   const lapMaxHr = laps.map((l) => l.maxHeartRate).filter((v): v is number => v !== null)
+  // Lap TotalTimeSeconds is the device's timer time (pauses excluded): it is also the moving
+  // time, as FIT total_timer_time is; samples alone undercount it (pool swims have no
+  // per-trackpoint distance, smart recording leaves gaps).
+  const lapSeconds = sumOrNull(lapNodes.map((l) => num(l, "TotalTimeSeconds")))
   const totals: DeviceTotals = {
     distanceMeters: sumOrNull(lapNodes.map((l) => num(l, "DistanceMeters"))),
-    elapsedSeconds: sumOrNull(lapNodes.map((l) => num(l, "TotalTimeSeconds"))),
-    timerSeconds: null,
+    elapsedSeconds: lapSeconds,
+    timerSeconds: lapSeconds,
     ascentMeters: null,
     calories: sumOrNull(lapNodes.map((l) => num(l, "Calories"))),
     workJoules: null,

@@ -1,0 +1,229 @@
+/**
+ * Import benchmark: the real daemon (makeDaemon with NodeHttpServer.layer on a free loopback
+ * port) over a fresh temporary STORAGE_DIR / WATCH_DIR, fed the shared corpus.
+ *
+ *   npm run bench:import        (ACTIVITY_CORPUS_DIR overrides the corpus folder)
+ *
+ * Prints target vs measured; always exits 0. Bounded to about 3 minutes.
+ */
+import { NodeHttpServer } from "@effect/platform-node"
+import { ConfigProvider, Effect, Layer } from "effect"
+import * as fs from "node:fs"
+import { createServer } from "node:http"
+import * as net from "node:net"
+import * as os from "node:os"
+import * as path from "node:path"
+import { makeDaemon, ServicesLive } from "../src/main.ts"
+import { generateApiKey } from "../src/services/ApiKey.ts"
+import { ActivityFiles } from "../src/services/ActivityFiles.ts"
+import { ImportService } from "../src/services/ImportService.ts"
+import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, loadManifest } from "../test/corpus.ts"
+
+const DEADLINE = Date.now() + 170_000
+const ONE_HOUR_FIT = "fit/garmin-fr945-treadmill-run.fit"
+const LARGEST_FIT = "fit/garmin-fr935-ironman-triathlon.fit"
+
+const quantile = (xs: ReadonlyArray<number>, q: number) => {
+  if (xs.length === 0) return NaN
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!
+}
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const srv = net.createServer()
+    srv.once("error", reject)
+    srv.listen(0, "127.0.0.1", () => {
+      const port = (srv.address() as net.AddressInfo).port
+      srv.close(() => resolve(port))
+    })
+  })
+
+interface Env { readonly root: string; readonly storage: string; readonly watch: string; readonly key: string; readonly port: number }
+
+const makeEnv = async (): Promise<Env> => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "waymark-bench-"))
+  const storage = path.join(root, "storage")
+  const watch = path.join(root, "watch")
+  fs.mkdirSync(storage)
+  fs.mkdirSync(watch)
+  return { root, storage, watch, key: generateApiKey(), port: await freePort() }
+}
+
+const configOf = (env: Env) =>
+  Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({
+    STORAGE_DIR: env.storage, WATCH_DIR: env.watch, SERVICE_API_KEY: env.key, PORT: String(env.port), HOST: "127.0.0.1",
+    TZ: "UTC", LOG_LEVEL: "fatal", APP_URL: `http://127.0.0.1:${env.port}`
+  }))))
+
+/** Starts the daemon in this process; resolves to a stop function once the port answers. */
+const startDaemon = async (env: Env) => {
+  const daemon = makeDaemon(NodeHttpServer.layer(createServer, { port: env.port, host: "127.0.0.1" })).pipe(Layer.provide(configOf(env)))
+  const controller = new AbortController()
+  const done = Effect.runPromise(Layer.launch(daemon), { signal: controller.signal }).catch(() => undefined)
+  const base = `http://127.0.0.1:${env.port}`
+  for (let i = 0; i < 200; i++) {
+    try {
+      if ((await fetch(`${base}/api/v1/status`, { headers: { authorization: `Bearer ${env.key}` } })).ok) break
+    } catch {
+      await sleep(25)
+    }
+  }
+  return { base, stop: async () => { controller.abort(); await done } }
+}
+
+const api = (base: string, key: string) => ({
+  get: (p: string) => fetch(`${base}${p}`, { headers: { authorization: `Bearer ${key}` } }),
+  upload: (name: string, bytes: Uint8Array) => {
+    const form = new FormData()
+    form.append("file", new Blob([bytes]), name)
+    return fetch(`${base}/api/v1/activity/upload`, { method: "POST", headers: { authorization: `Bearer ${key}` }, body: form })
+  }
+})
+
+const main = async () => {
+  if (!CORPUS_DIR) {
+    console.log(CORPUS_MISSING_MESSAGE)
+    return
+  }
+  const entries = loadManifest().filter((e) => /^(fit|tcx|gpx|bad)\//.test(e.file))
+  const files = entries.map((e) => ({ file: e.file, name: path.basename(e.file), bytes: fs.readFileSync(path.join(CORPUS_DIR!, e.file)) }))
+
+  // peak RSS: this process and its worker threads share one RSS
+  let peakRss = process.memoryUsage().rss
+  const rssTimer = setInterval(() => { peakRss = Math.max(peakRss, process.memoryUsage().rss) }, 50)
+
+  const env = await makeEnv()
+  const daemon = await startDaemon(env)
+  const client = api(daemon.base, env.key)
+  const statusLatencies: Array<number> = []
+  let bulkSeconds = NaN
+  let imported = 0
+  try {
+    // 1. bulk: every corpus file into the watch folder at once (staged in a dot-folder, then renamed)
+    const staging = path.join(env.watch, ".bench")
+    fs.mkdirSync(staging)
+    for (const f of files) fs.writeFileSync(path.join(staging, f.name), f.bytes)
+    let polling = true
+    const poller = (async () => {
+      while (polling) {
+        const t = performance.now()
+        const r = await client.get("/api/v1/status")
+        await r.arrayBuffer()
+        statusLatencies.push(performance.now() - t)
+        await sleep(5)
+      }
+    })()
+    const started = performance.now()
+    for (const f of files) fs.renameSync(path.join(staging, f.name), path.join(env.watch, f.name))
+    while (Date.now() < DEADLINE) {
+      const r = await client.get("/api/v1/file-imports?pagination[size]=1")
+      const body = await r.json() as { fileImports: Array<{ status: string }>; pagination: { total: number } }
+      const queued = fs.readdirSync(env.watch).filter((n) => !n.startsWith(".")).length
+      imported = body.pagination.total - queued
+      if (queued === 0 && imported >= files.length) break
+      await sleep(20)
+    }
+    bulkSeconds = (performance.now() - started) / 1000
+    polling = false
+    await poller
+  } catch (e) {
+    console.error("bulk phase failed:", e)
+  }
+  // 2. upload (202) -> success over 10 uploads: corpus FIT files whose activity from the bulk
+  //    phase is deleted first, so that the upload is a fresh import and not a duplicate
+  const uploadLatencies: Array<number> = []
+  const candidates = ["fit/garmin-fr645m-run.fit", "fit/garmin-fenix6-track-run.fit", "fit/zwift-virtual-ride.fit", "fit/garmin-edge820-commute-ride.fit",
+    "fit/suunto9-trail-run.fit", "fit/wahoo-elemnt-bolt-ride-short.fit", "fit/coros-pace2-run.fit", "fit/garmin-fr15-10k-run.fit",
+    "fit/garmin-fenix5-run.fit", "fit/garmin-edge1030-ride-power-dynamics.fit"]
+  for (const [i, file] of candidates.entries()) {
+    if (Date.now() > DEADLINE) break
+    const bytes = fs.readFileSync(path.join(CORPUS_DIR, file))
+    // free the activity first, so that the upload is not a duplicate
+    const prior = await (await client.get(`/api/v1/file-imports?filters[filename]=${path.basename(file)}&filters[status]=success`)).json() as any
+    const id = prior.fileImports?.[0]?.activityId
+    if (id) await fetch(`${daemon.base}/api/v1/activities/${id}`, { method: "DELETE", headers: { authorization: `Bearer ${env.key}` } })
+    const name = `upload-${i}-${path.basename(file)}`
+    const t = performance.now()
+    const accepted = await client.upload(name, bytes)
+    await accepted.arrayBuffer()
+    if (accepted.status !== 202) continue
+    while (Date.now() < DEADLINE) {
+      const r = await (await client.get(`/api/v1/file-imports?filters[filename]=${name}`)).json() as any
+      const row = r.fileImports?.find((f: any) => f.status !== "queued")
+      if (row) {
+        if (row.status === "success") uploadLatencies.push(performance.now() - t)
+        break
+      }
+      await sleep(10)
+    }
+  }
+  await daemon.stop()
+
+  // 3. per-file import time: ImportService.importFile directly, over a fresh storage, every file once
+  const perFile: Array<number> = []
+  const timesOf = new Map<string, Array<number>>()
+  const env2 = await makeEnv()
+  await Effect.runPromise(Effect.gen(function*() {
+    const service = yield* ImportService
+    const once = (name: string, bytes: Uint8Array, format: string) =>
+      Effect.gen(function*() {
+        const full = path.join(env2.watch, name)
+        fs.writeFileSync(full, bytes)
+        const t = performance.now()
+        yield* service.importFile({ filename: name, format: format as "fit", path: full, mtimeMs: 0 })
+        return performance.now() - t
+      })
+    yield* once("warmup.fit", fs.readFileSync(path.join(CORPUS_DIR!, "fit/garmin-fenix5-run.fit")), "fit")
+    for (const f of files) {
+      if (Date.now() > DEADLINE) break
+      perFile.push(yield* once(f.name, f.bytes, f.file.split(".").pop()!))
+    }
+    // the two reference files, 7 times each: the worker round trip (parse + compute + transfer),
+    // which is what importFile spends on them apart from the commit (a repeat would be skipped
+    // as the same bytes before parsing)
+    const worker = yield* ActivityFiles
+    for (const file of [ONE_HOUR_FIT, LARGEST_FIT]) {
+      const bytes = new Uint8Array(fs.readFileSync(path.join(CORPUS_DIR!, file)))
+      const ms: Array<number> = []
+      for (let i = 0; i < 7 && Date.now() < DEADLINE; i++) {
+        const t = performance.now()
+        yield* Effect.orDie(worker.parse(bytes, "fit", path.basename(file)))
+        ms.push(performance.now() - t)
+      }
+      timesOf.set(file, ms)
+    }
+  }).pipe(Effect.provide(ServicesLive.pipe(Layer.provide(configOf(env2)))), Effect.scoped))
+  clearInterval(rssTimer)
+
+  for (const e of [env, env2]) fs.rmSync(e.root, { recursive: true, force: true })
+
+  const filesPerSecond = imported / bulkSeconds
+  const rows: Array<[string, string, string, boolean]> = []
+  const ms = (v: number) => (Number.isNaN(v) ? "n/a" : `${v.toFixed(1)} ms`)
+  const p50Hour = quantile(timesOf.get(ONE_HOUR_FIT) ?? [], 0.5)
+  const p50Largest = quantile(timesOf.get(LARGEST_FIT) ?? [], 0.5)
+  const importOf = (file: string) => perFile[files.findIndex((f) => f.file === file)] ?? NaN
+  rows.push(["bulk import (files/s)", ">= 15", `${filesPerSecond.toFixed(1)} (${imported} files in ${bulkSeconds.toFixed(1)} s)`, filesPerSecond >= 15])
+  rows.push(["per-file import p50", "-", `${ms(quantile(perFile, 0.5))} (sum over ${perFile.length} files: ${(perFile.reduce((a, b) => a + b, 0) / 1000).toFixed(1)} s)`, true])
+  rows.push(["per-file import p95", "-", ms(quantile(perFile, 0.95)), true])
+  rows.push([`one-hour FIT p50, parse+compute in worker (${path.basename(ONE_HOUR_FIT)})`, "<= 60 ms", `${ms(p50Hour)} (whole importFile once: ${ms(importOf(ONE_HOUR_FIT))})`, p50Hour <= 60])
+  rows.push([`largest FIT p50, parse+compute in worker (${path.basename(LARGEST_FIT)})`, "<= 600 ms", `${ms(p50Largest)} (whole importFile once: ${ms(importOf(LARGEST_FIT))})`, p50Largest <= 600])
+  rows.push(["peak RSS (process + worker)", "< 350 MB", `${(peakRss / 1048576).toFixed(0)} MB`, peakRss < 350 * 1048576])
+  const up50 = quantile(uploadLatencies, 0.5)
+  const upMax = quantile(uploadLatencies, 1)
+  rows.push([`upload 202 -> success (${uploadLatencies.length} uploads)`, "< 2 s", `p50 ${ms(up50)}, max ${ms(upMax)}`, upMax < 2000])
+  const s99 = quantile(statusLatencies, 0.99)
+  rows.push([`GET /status p99 during bulk (${statusLatencies.length} requests)`, "< 50 ms", `${ms(s99)} (p50 ${ms(quantile(statusLatencies, 0.5))}, max ${ms(quantile(statusLatencies, 1))})`, s99 < 50])
+
+  const w0 = Math.max(...rows.map((r) => r[0].length))
+  const w1 = Math.max(...rows.map((r) => r[1].length))
+  const w2 = Math.max(...rows.map((r) => r[2].length))
+  console.log(`\nWaymark import benchmark: ${files.length} corpus files, node ${process.version}, ${os.cpus().length} cpus\n`)
+  console.log(`${"measure".padEnd(w0)}  ${"target".padEnd(w1)}  ${"measured".padEnd(w2)}  ok`)
+  console.log(`${"-".repeat(w0)}  ${"-".repeat(w1)}  ${"-".repeat(w2)}  --`)
+  for (const [a, b, c, ok] of rows) console.log(`${a.padEnd(w0)}  ${b.padEnd(w1)}  ${c.padEnd(w2)}  ${ok ? "yes" : "NO"}`)
+  for (const [file, list] of timesOf) console.log(`  worker runs of ${path.basename(file)}: ${list.map((v) => v.toFixed(0)).join(", ")} ms`)
+}
+
+main().catch((e) => console.error("benchmark failed:", e)).finally(() => process.exit(0))
