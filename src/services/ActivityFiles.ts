@@ -1,8 +1,9 @@
-import { Data, Deferred, Duration, Effect, Ref } from "effect"
+import { Deferred, Duration, Effect, Ref } from "effect"
 import { Worker } from "node:worker_threads"
 import type { ActivityDraft } from "../schema/ActivityDraft.ts"
 import type { FileFormat } from "../schema/ParsedActivity.ts"
 import { AppConfig } from "./AppConfig.ts"
+import { ActivityFileError } from "./parsers/ActivityFileError.ts"
 import type { ParseRequest, ParseResponse } from "./parseWorkerThread.ts"
 
 /**
@@ -10,7 +11,7 @@ import type { ParseRequest, ParseResponse } from "./parseWorkerThread.ts"
  * that the API stays responsive. A file that takes too long or exhausts the worker's memory
  * fails on its own; the worker is replaced and the next file goes on.
  */
-export class ActivityFileError extends Data.TaggedError("ActivityFileError")<{ readonly message: string }> {}
+export { ActivityFileError }
 
 export const PARSE_TIMEOUT = Duration.seconds(20)
 const WORKER_HEAP_MB = 512

@@ -8,6 +8,7 @@ import polyline from "@mapbox/polyline"
 import { randomBytes, randomUUID } from "node:crypto"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
+import { localInZone } from "../../src/services/metrics/LocalTime.ts"
 
 export interface FakeRateLimits {
   readonly overall15: number
@@ -186,21 +187,7 @@ export const FAULTS = {
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z")
 
 /** Strava's start_date_local: the wall time in the zone, written with a "Z" suffix. */
-const localIso = (ms: number, timeZone: string) => {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat("en-US", {
-      timeZone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-      second: "2-digit"
-    }).formatToParts(new Date(ms)).map((p) => [p.type, p.value])
-  )
-  return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}Z`
-}
+const localIso = (ms: number, timeZone: string) => `${localInZone(ms, timeZone)}Z`
 
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits
 
