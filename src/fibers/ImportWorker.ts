@@ -1,14 +1,19 @@
-import { Effect, Layer } from "effect"
-import * as fs from "node:fs"
+import { Effect, Exit, Layer, Stream } from "effect"
 import * as path from "node:path"
 import { formatOf } from "../services/ActivityFileName.ts"
 import { ImportQueue } from "../services/ImportQueue.ts"
-import { ImportService } from "../services/ImportService.ts"
+import { type ImportOutcome, ImportService, type PreparedImport } from "../services/ImportService.ts"
 import { inChannel } from "../services/Logs.ts"
 import { WatchDirectory } from "../services/WatchDirectory.ts"
 import { supervise } from "./supervise.ts"
 
-/** Imports queued files one at a time; a failing file never stops the others. */
+/**
+ * Imports queued files in queue order, one commit at a time, while the worker thread already
+ * parses the next file: a file's first stage (read, hash, parse) overlaps the previous file's
+ * commit. A failing file never stops the others.
+ */
+export const PREPARED_AHEAD = 2
+
 export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
   const queue = yield* ImportQueue
   const imports = yield* ImportService
@@ -16,24 +21,47 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
 
   yield* imports.removeOrphanOriginals()
 
-  const handle = (filename: string) =>
+  /** Names taken from the queue and not yet done: released if the loop stops, so that a rescan offers them again. */
+  const inFlight = new Set<string>()
+  const done = (filename: string) => Effect.suspend(() => (inFlight.delete(filename), queue.done(filename)))
+  const releaseAll = Effect.suspend(() => Effect.forEach([...inFlight], done, { discard: true }))
+
+  const take = Effect.tap(queue.take, (filename) => Effect.sync(() => inFlight.add(filename)))
+
+  const prepare = (filename: string) => {
+    const format = formatOf(filename)
+    const stage: Effect.Effect<PreparedImport | null> = format === null
+      ? Effect.succeed(null)
+      : imports.prepare({ filename, format, path: path.join(watchDir.watchDir, filename), mtimeMs: 0 })
+    return Effect.map(Effect.exit(stage), (exit) => ({ filename, exit }))
+  }
+
+  const report = (filename: string, outcome: ImportOutcome | null) =>
+    outcome === null
+      ? Effect.void
+      : Effect.logInfo(`imported "${filename}": ${outcome.status}${outcome.errorMessage ? ` (${outcome.errorMessage})` : ""}`).pipe(
+        Effect.annotateLogs({ fileImportId: outcome.fileImportId, activityIds: outcome.activityIds.join(",") }),
+        inChannel("daemon")
+      )
+
+  const commit = ({ exit, filename }: { readonly filename: string; readonly exit: Exit.Exit<PreparedImport | null> }) =>
     Effect.gen(function*() {
-      const full = path.join(watchDir.watchDir, filename)
-      const format = formatOf(filename)
-      if (format === null || !fs.existsSync(full)) return
-      const outcome = yield* imports.importFile({ filename, format, path: full, mtimeMs: 0 })
-      if (outcome !== null) {
-        yield* Effect.logInfo(`imported "${filename}": ${outcome.status}${outcome.errorMessage ? ` (${outcome.errorMessage})` : ""}`).pipe(
-          Effect.annotateLogs({ fileImportId: outcome.fileImportId, activityIds: outcome.activityIds.join(",") }),
-          inChannel("daemon")
-        )
-      }
+      const prepared = yield* exit
+      if (prepared === null) return
+      yield* report(filename, yield* imports.commit(prepared))
     }).pipe(
       Effect.catchAllCause((cause) =>
         Effect.logError(`import of "${filename}" stopped unexpectedly; it stays in the watch folder for the next rescan`, cause).pipe(inChannel("daemon"))
       ),
-      Effect.ensuring(queue.done(filename))
+      Effect.ensuring(done(filename))
     )
 
-  yield* supervise("ImportWorker", Effect.forever(Effect.flatMap(queue.take, handle)))
+  yield* supervise(
+    "ImportWorker",
+    Stream.repeatEffect(take).pipe(
+      Stream.mapEffect(prepare, { concurrency: PREPARED_AHEAD }),
+      Stream.runForEach(commit),
+      Effect.ensuring(releaseAll)
+    )
+  )
 }))

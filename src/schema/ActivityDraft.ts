@@ -101,3 +101,11 @@ export interface ActivityDraft {
   readonly splits: ReadonlyArray<Split>
   readonly bestEfforts: ReadonlyArray<BestEffort>
 }
+
+/**
+ * An ActivityDraft whose streams are already in their stored form (see StreamsCodec): what the
+ * parse worker hands over, so that encoding a long activity's streams never blocks the daemon.
+ */
+export interface EncodedActivityDraft extends Omit<ActivityDraft, "streams"> {
+  readonly encodedStreams: Uint8Array
+}

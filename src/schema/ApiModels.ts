@@ -1,9 +1,14 @@
 import { Schema } from "effect"
-import { SportType } from "./SportType.ts"
+import { SPORT_TYPES } from "./SportType.ts"
 
 /** Response and request bodies of /api/v1 (SPEC.md "Resources and their fields"). */
 
 const nullableInt = Schema.NullOr(Schema.Int)
+
+export const SportType = Schema.Literal(...SPORT_TYPES).annotations({
+  identifier: "SportType",
+  description: "One sport type of the external platform's vocabulary"
+})
 
 export const ActivityImage = Schema.Struct({
   id: Schema.String.pipe(Schema.startsWith("activityImage-")).annotations({ description: "Prefixed id, starts with activityImage-" }),

@@ -1,5 +1,3 @@
-import { Schema } from "effect"
-
 /** The external platform's sport-type vocabulary (reference section 4). */
 export const SPORT_TYPES = [
   "Ride", "MountainBikeRide", "GravelRide", "EBikeRide", "EMountainBikeRide", "VirtualRide", "Velomobile",
@@ -12,11 +10,7 @@ export const SPORT_TYPES = [
   "Basketball", "Soccer", "Volleyball", "Cricket", "Handcycle", "Wheelchair"
 ] as const
 
-export const SportType = Schema.Literal(...SPORT_TYPES).annotations({
-  identifier: "SportType",
-  description: "One sport type of the external platform's vocabulary"
-})
-export type SportType = typeof SportType.Type
+export type SportType = typeof SPORT_TYPES[number]
 
 const sportTypeSet: ReadonlySet<string> = new Set(SPORT_TYPES)
 export const isSportType = (value: string): value is SportType => sportTypeSet.has(value)

@@ -1,6 +1,6 @@
 import { Deferred, Duration, Effect, Ref } from "effect"
 import { Worker } from "node:worker_threads"
-import type { ActivityDraft } from "../schema/ActivityDraft.ts"
+import type { EncodedActivityDraft } from "../schema/ActivityDraft.ts"
 import type { FileFormat } from "../schema/ParsedActivity.ts"
 import { AppConfig } from "./AppConfig.ts"
 import { ActivityFileError } from "./parsers/ActivityFileError.ts"
@@ -16,8 +16,13 @@ export { ActivityFileError }
 export const PARSE_TIMEOUT = Duration.seconds(20)
 const WORKER_HEAP_MB = 512
 
-const entryUrl = new URL(import.meta.url.endsWith(".ts") ? "./parseWorkerThread.ts" : "./parseWorkerThread.js", import.meta.url)
-const bootstrapUrl = new URL("./workerBootstrap.mjs", import.meta.url)
+/**
+ * Built (dist/, `npm start`), the worker runs its compiled entry directly; from source (tests,
+ * tsx), a bootstrap registers tsx in the worker first.
+ */
+const fromSource = import.meta.url.endsWith(".ts")
+const workerUrl = fromSource ? new URL("./workerBootstrap.mjs", import.meta.url) : new URL("./parseWorkerThread.js", import.meta.url)
+const workerData = fromSource ? { entry: new URL("./parseWorkerThread.ts", import.meta.url).href } : {}
 
 interface Running {
   readonly worker: Worker
@@ -27,8 +32,8 @@ interface Running {
 }
 
 const spawn = (): Running => {
-  const worker = new Worker(bootstrapUrl, {
-    workerData: { entry: entryUrl.href },
+  const worker = new Worker(workerUrl, {
+    workerData,
     resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB }
   })
   worker.unref()
@@ -51,6 +56,9 @@ export class ActivityFiles extends Effect.Service<ActivityFiles>()("services/Act
   scoped: Effect.gen(function*() {
     const config = yield* AppConfig
     const current = yield* Ref.make<Running | null>(null)
+    // one file in the worker at a time: a caller may ask for the next file while the previous
+    // one is parsed, and the time limit must count only a file's own parse
+    const turn = yield* Effect.makeSemaphore(1)
     let nextId = 1
 
     yield* Effect.addFinalizer(() =>
@@ -77,7 +85,7 @@ export class ActivityFiles extends Effect.Service<ActivityFiles>()("services/Act
 
     const exchange = (running: Running, request: ParseRequest) =>
       Effect.gen(function*() {
-        const answer = yield* Deferred.make<ReadonlyArray<ActivityDraft>, ActivityFileError>()
+        const answer = yield* Deferred.make<ReadonlyArray<EncodedActivityDraft>, ActivityFileError>()
         const onMessage = (m: ParseResponse) => {
           if (m.id !== request.id) return
           Deferred.unsafeDone(answer, "drafts" in m ? Effect.succeed(m.drafts) : Effect.fail(new ActivityFileError({ message: m.error })))
@@ -101,7 +109,10 @@ export class ActivityFiles extends Effect.Service<ActivityFiles>()("services/Act
             running.worker.on("error", onError)
             running.worker.on("exit", onExit)
             running.worker.ref()
-            running.worker.postMessage(request)
+            // the bytes move to the worker (the caller keeps no use for them) unless they are a
+            // view into a larger buffer, which is then copied
+            const own = request.bytes.byteOffset === 0 && request.bytes.byteLength === request.bytes.buffer.byteLength
+            running.worker.postMessage(request, own ? [request.bytes.buffer as ArrayBuffer] : [])
           }),
           () => Deferred.await(answer),
           () =>
@@ -114,7 +125,15 @@ export class ActivityFiles extends Effect.Service<ActivityFiles>()("services/Act
         )
       })
 
+    /**
+     * The computed activities of a file, their streams encoded. The bytes are handed over to
+     * the worker: the caller must not use them afterwards.
+     */
     const parse = Effect.fn("ActivityFiles.parse")(function*(bytes: Uint8Array, format: FileFormat, filename: string) {
+      return yield* turn.withPermits(1)(parseAlone(bytes, format, filename))
+    })
+
+    const parseAlone = (bytes: Uint8Array, format: FileFormat, filename: string) => Effect.gen(function*() {
       const running = yield* worker
       yield* Effect.tryPromise({
         try: () => running.ready,

@@ -1,5 +1,4 @@
 import polyline from "@mapbox/polyline"
-import { Effect } from "effect"
 import simplify from "simplify-js"
 import type { ActivityDraft, Location } from "../schema/ActivityDraft.ts"
 import { importSourceOfFormat } from "../schema/ActivityDraft.ts"
@@ -171,12 +170,3 @@ export const computeActivity = (parsed: ParsedActivity, context: ComputeContext)
     bestEfforts: efforts.length > 0 && motion.hasDistance ? computeBestEfforts(efforts, motion.distance, timeS) : []
   }
 }
-
-export class ActivityMetrics extends Effect.Service<ActivityMetrics>()("services/ActivityMetrics", {
-  succeed: {
-    compute: Effect.fn("ActivityMetrics.compute")(function*(parsed: ParsedActivity, context: ComputeContext) {
-      yield* Effect.annotateCurrentSpan({ sportType: parsed.sportType, format: parsed.format, samples: parsed.samples.time.length })
-      return computeActivity(parsed, context)
-    })
-  }
-}) {}

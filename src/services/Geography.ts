@@ -1,12 +1,11 @@
 import { iso1A2Code } from "@rapideditor/country-coder"
 import tzlookup from "@photostructure/tz-lookup"
-import { Effect } from "effect"
 import type { Location } from "../schema/ActivityDraft.ts"
-import { isCityIndexLoaded, loadCityIndex, nearestCity } from "./geography/CityIndex.ts"
+import { nearestCity } from "./geography/CityIndex.ts"
 
 /**
  * Offline geography: time zone, country, nearest city + state and the countries a route passes.
- * Pure functions (usable inside the import worker thread) plus the `Geography` service.
+ * Pure functions, used inside the parse worker thread and by the Strava mapping.
  * Nothing here calls the network.
  */
 
@@ -92,25 +91,3 @@ export const passedThroughCountries = (
   if (last !== null && last !== sampled) visit(last[0], last[1])
   return [...seen]
 }
-
-export class Geography extends Effect.Service<Geography>()("services/Geography", {
-  succeed: {
-    timeZoneAt: Effect.fn("Geography.timeZoneAt")(function*(lat: number, lng: number) {
-      return timeZoneAt(lat, lng)
-    }),
-    countryAt: Effect.fn("Geography.countryAt")(function*(lat: number, lng: number) {
-      return countryAt(lat, lng)
-    }),
-    locate: Effect.fn("Geography.locate")(function*(lat: number, lng: number) {
-      return locate(lat, lng)
-    }),
-    passedThroughCountries: Effect.fn("Geography.passedThroughCountries")(function*(
-      latlngs: ReadonlyArray<readonly [number, number] | null>
-    ) {
-      return passedThroughCountries(latlngs)
-    }),
-    /** Loads the city index now (per thread) instead of on the first `locate`. */
-    warmUp: Effect.sync(loadCityIndex).pipe(Effect.withSpan("Geography.warmUp")),
-    isLoaded: Effect.sync(isCityIndexLoaded)
-  }
-}) {}

@@ -3,7 +3,7 @@ import { Clock, Effect } from "effect"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import type { ActivityDraft } from "../schema/ActivityDraft.ts"
+import type { EncodedActivityDraft } from "../schema/ActivityDraft.ts"
 import { importSourceOfFormat } from "../schema/ActivityDraft.ts"
 import type { FileImportSource } from "../schema/ApiModels.ts"
 import { ActivityFiles } from "./ActivityFiles.ts"
@@ -33,6 +33,28 @@ export interface ImportOutcome {
   readonly errorMessage: string | null
 }
 
+/** What the worker made of a file: its activities, or the reason it failed. */
+type Parsed =
+  | { readonly _tag: "Parsed"; readonly drafts: ReadonlyArray<EncodedActivityDraft> }
+  | { readonly _tag: "Failed"; readonly message: string }
+
+/** A file read, hashed and parsed, not yet decided nor written. */
+export interface PreparedImport {
+  readonly file: QueuedFile
+  readonly row: {
+    readonly id: string
+    readonly filename: string
+    readonly source: FileImportSource
+    readonly importedOn: number
+    readonly sourceSize: number
+    readonly sourceMtime: number
+  }
+  /** empty when the file was too large to read */
+  readonly contentHash: string
+  /** Unparsed: the bytes were known already, so parsing looked useless */
+  readonly outcome: Parsed | { readonly _tag: "Unparsed" }
+}
+
 const interval = (d: { readonly startTime: number; readonly elapsedTimeInSeconds: number }) => ({
   start: d.startTime,
   end: d.startTime + Math.max(1, d.elapsedTimeInSeconds) * 1000
@@ -52,7 +74,7 @@ export class ImportService extends Effect.Service<ImportService>()("services/Imp
     const activities = yield* ActivityRepo
     const fileImports = yield* FileImportRepo
 
-    const duplicateOf = (draft: ActivityDraft) =>
+    const duplicateOf = (draft: EncodedActivityDraft) =>
       Effect.gen(function*() {
         const span = interval(draft)
         const candidates = yield* activities.overlapping(span.start - DUPLICATE_START_WINDOW_MS, span.end)
@@ -72,7 +94,28 @@ export class ImportService extends Effect.Service<ImportService>()("services/Imp
         return name
       })
 
-    const importFile = Effect.fn("ImportService.importFile")(function*(file: QueuedFile) {
+    const readIfPresent = (file: string) =>
+      Effect.sync(() => {
+        try {
+          return fs.readFileSync(file)
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code === "ENOENT") return null
+          throw e
+        }
+      })
+
+    const parse = (bytes: Uint8Array, file: QueuedFile) =>
+      files.parse(bytes, file.format, file.filename).pipe(
+        Effect.map((drafts): Parsed => ({ _tag: "Parsed", drafts })),
+        Effect.catchTag("ActivityFileError", (e) => Effect.succeed<Parsed>({ _tag: "Failed", message: e.message }))
+      )
+
+    /**
+     * The first stage of an import, which may run ahead of the previous file's commit: reads
+     * and hashes the file and, unless its bytes were already imported, has the worker parse it.
+     * Writes nothing. Null when the file is gone meanwhile.
+     */
+    const prepare = Effect.fn("ImportService.prepare")(function*(file: QueuedFile) {
       const stat = yield* Effect.sync(() => {
         try {
           return fs.statSync(file.path)
@@ -81,46 +124,55 @@ export class ImportService extends Effect.Service<ImportService>()("services/Imp
         }
       })
       if (stat === null || !stat.isFile()) return null // gone meanwhile
-      const source: FileImportSource = importSourceOfFormat(file.format) as FileImportSource
       const now = yield* Clock.currentTimeMillis
-      const id = newFileImportId()
-      const base = {
-        id,
+      const row = {
+        id: newFileImportId(),
         filename: file.filename,
-        source,
+        source: importSourceOfFormat(file.format) as FileImportSource,
         importedOn: now,
         sourceSize: stat.size,
         sourceMtime: Math.trunc(stat.mtimeMs)
       }
+      if (stat.size > MAX_IMPORT_FILE_BYTES) {
+        const outcome: Parsed = { _tag: "Failed", message: `"${file.filename}" is too large to import (${stat.size} bytes; at most ${MAX_IMPORT_FILE_BYTES}).` }
+        return { file, row, contentHash: "", outcome } satisfies PreparedImport
+      }
+      const bytes = yield* readIfPresent(file.path)
+      if (bytes === null) return null
+      const contentHash = createHash("sha256").update(bytes).digest("hex")
+      // not worth parsing: this very file was committed before a crash, or the same bytes are
+      // imported already (commit checks both again, after the files before it)
+      const known = (yield* fileImports.findCommitted(file.filename, contentHash, row.sourceSize, row.sourceMtime)) !== null ||
+        (yield* fileImports.activityWithSameBytes(contentHash)) !== null
+      const outcome: PreparedImport["outcome"] = known ? { _tag: "Unparsed" } : yield* parse(bytes, file)
+      return { file, row, contentHash, outcome } satisfies PreparedImport
+    })
+
+    /**
+     * The second stage, one file at a time in queue order: decides success, skipped or failed
+     * against what is committed by now, writes the row and its activities in one transaction
+     * (the original kept first), then removes the file from the watch folder.
+     */
+    const commit = Effect.fn("ImportService.commit")(function*(prepared: PreparedImport) {
+      const { file, row, contentHash, outcome } = prepared
       const removeFromWatch = Effect.sync(() => fs.rmSync(file.path, { force: true }))
 
-      if (stat.size > MAX_IMPORT_FILE_BYTES) {
-        yield* fileImports.insert({
-          ...base, status: "failed", contentHash: "", activityId: null, originalFile: null,
-          errorMessage: `"${file.filename}" is too large to import (${stat.size} bytes; at most ${MAX_IMPORT_FILE_BYTES}).`
-        })
-        yield* removeFromWatch
-        return { fileImportId: id, status: "failed", activityIds: [], errorMessage: "too large" } satisfies ImportOutcome
-      }
-      const bytes = yield* Effect.sync(() => fs.readFileSync(file.path))
-      const contentHash = createHash("sha256").update(bytes).digest("hex")
-
       // crash recovery: this very file was committed before the process stopped
-      const committed = yield* fileImports.findCommitted(file.filename, contentHash, base.sourceSize, base.sourceMtime)
+      const committed = yield* fileImports.findCommitted(file.filename, contentHash, row.sourceSize, row.sourceMtime)
       if (committed !== null) {
         yield* removeFromWatch
         yield* Effect.logInfo(`"${file.filename}" was already imported as ${committed}; removed from the watch folder`).pipe(inChannel("daemon"))
         return null
       }
 
-      const finish = (status: StoredStatus, errorMessage: string | null, drafts: ReadonlyArray<ActivityDraft>) =>
+      const finish = (status: StoredStatus, errorMessage: string | null, drafts: ReadonlyArray<EncodedActivityDraft>) =>
         Effect.gen(function*() {
-          const originalFile = status === "skipped" ? null : yield* keepOriginal(file.path, id, file.format)
+          const originalFile = status === "skipped" || contentHash === "" ? null : yield* keepOriginal(file.path, row.id, file.format)
           const activityIds = drafts.map(() => newActivityId())
           yield* sql.withTransaction(Effect.gen(function*() {
             for (const [i, draft] of drafts.entries()) yield* activities.insert(activityIds[i]!, draft)
             yield* fileImports.insert({
-              ...base, status, errorMessage, contentHash, originalFile,
+              ...row, status, errorMessage, contentHash, originalFile,
               activityId: activityIds[0] ?? null
             })
           })).pipe(
@@ -128,20 +180,28 @@ export class ImportService extends Effect.Service<ImportService>()("services/Imp
             Effect.tapDefect(() => Effect.sync(() => originalFile && fs.rmSync(path.join(paths.originalsDir, originalFile), { force: true })))
           )
           yield* removeFromWatch
-          return { fileImportId: id, status, activityIds, errorMessage } satisfies ImportOutcome
+          return { fileImportId: row.id, status, activityIds, errorMessage } satisfies ImportOutcome
         })
 
+      if (outcome._tag === "Failed") return yield* finish("failed", outcome.message, [])
       const sameBytes = yield* fileImports.activityWithSameBytes(contentHash)
       if (sameBytes !== null) {
         return yield* finish("skipped", `Skipped: the same file was already imported as activity "${sameBytes}".`, [])
       }
-
-      const parsed = yield* Effect.either(files.parse(new Uint8Array(bytes), file.format, file.filename))
-      if (parsed._tag === "Left") return yield* finish("failed", parsed.left.message, [])
-      const drafts = parsed.right
+      // the activity with the same bytes was deleted meanwhile: parse now
+      let parsed: Parsed
+      if (outcome._tag === "Unparsed") {
+        const bytes = yield* readIfPresent(file.path)
+        if (bytes === null) return null
+        parsed = yield* parse(bytes, file)
+      } else {
+        parsed = outcome
+      }
+      if (parsed._tag === "Failed") return yield* finish("failed", parsed.message, [])
+      const drafts = parsed.drafts
       if (drafts.length === 0) return yield* finish("failed", `"${file.filename}" contains no activity.`, [])
 
-      const fresh: Array<ActivityDraft> = []
+      const fresh: Array<EncodedActivityDraft> = []
       let firstDuplicate: string | null = null
       for (const draft of drafts) {
         const duplicate = yield* duplicateOf(draft)
@@ -154,6 +214,10 @@ export class ImportService extends Effect.Service<ImportService>()("services/Imp
       return yield* finish("success", null, fresh)
     })
 
+    /** Both stages at once: one file end to end. */
+    const importFile = (file: QueuedFile) =>
+      prepare(file).pipe(Effect.flatMap((prepared) => (prepared === null ? Effect.succeed(null) : commit(prepared))))
+
     /** Originals no row refers to (a crash between copying and committing). */
     const removeOrphanOriginals = Effect.fn("ImportService.removeOrphanOriginals")(function*() {
       const referenced = yield* fileImports.originalFiles()
@@ -164,6 +228,6 @@ export class ImportService extends Effect.Service<ImportService>()("services/Imp
       })
     })
 
-    return { importFile, removeOrphanOriginals } as const
+    return { prepare, commit, importFile, removeOrphanOriginals } as const
   })
 }) {}

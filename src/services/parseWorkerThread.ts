@@ -1,12 +1,14 @@
 import { parentPort } from "node:worker_threads"
-import type { ActivityDraft } from "../schema/ActivityDraft.ts"
+import type { EncodedActivityDraft } from "../schema/ActivityDraft.ts"
 import type { FileFormat } from "../schema/ParsedActivity.ts"
 import { computeActivity } from "./ActivityMetrics.ts"
 import { ActivityFileError, parseActivityFile } from "./parsers/parseActivityFile.ts"
+import { encodeDraft } from "./StreamsCodec.ts"
 
 /**
- * The worker thread of ActivityFiles: parses a file and computes its activities off the
- * daemon's event loop. One request at a time; answers `{id, drafts}` or `{id, error}`.
+ * The worker thread of ActivityFiles: parses a file, computes its activities and encodes their
+ * streams off the daemon's event loop. One request at a time; answers `{id, drafts}` (the
+ * encoded streams transferred, not copied) or `{id, error}`.
  */
 export interface ParseRequest {
   readonly id: number
@@ -17,7 +19,7 @@ export interface ParseRequest {
 }
 
 export type ParseResponse =
-  | { readonly id: number; readonly drafts: ReadonlyArray<ActivityDraft> }
+  | { readonly id: number; readonly drafts: ReadonlyArray<EncodedActivityDraft> }
   | { readonly id: number; readonly error: string }
 
 const port = parentPort!
@@ -27,7 +29,7 @@ port.on("message", async (request: ParseRequest) => {
   try {
     const parsed = await parseActivityFile(request.bytes, request.format, request.filename)
     const drafts = parsed.map((activity) =>
-      computeActivity(activity, { filename: request.filename, fallbackTimeZone: request.fallbackTimeZone })
+      encodeDraft(computeActivity(activity, { filename: request.filename, fallbackTimeZone: request.fallbackTimeZone }))
     )
     response = { id: request.id, drafts }
   } catch (error) {
@@ -38,6 +40,6 @@ port.on("message", async (request: ParseRequest) => {
         : `"${request.filename}" could not be imported: ${error instanceof Error ? error.message : String(error)}`
     }
   }
-  port.postMessage(response)
+  port.postMessage(response, "drafts" in response ? response.drafts.map((d) => d.encodedStreams.buffer as ArrayBuffer) : [])
 })
 port.postMessage({ ready: true })

@@ -1,8 +1,7 @@
-// Loads a TypeScript worker entry through tsx (the daemon runs from source with tsx).
+// Loads the TypeScript worker entry through tsx, when the daemon runs from source (tests, tsx).
+// The built daemon (dist/) starts its compiled worker entry directly.
 import { workerData } from "node:worker_threads"
 
-if (workerData.entry.endsWith(".ts")) {
-  const { register } = await import("tsx/esm/api")
-  register()
-}
+const { register } = await import("tsx/esm/api")
+register()
 await import(workerData.entry)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import type { ActivityDraft } from "../../src/schema/ActivityDraft.ts"
+import type { EncodedActivityDraft } from "../../src/schema/ActivityDraft.ts"
 import { ActivityFiles } from "../../src/services/ActivityFiles.ts"
 import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, type CorpusEntry, loadManifest, readCorpusFile } from "../corpus.ts"
 import { daemonLayer, dayStart, dropFile, fitActivity, importRows, listFiles, scopedRoot, servicesLayer, waitFor, waitForRow } from "../support/ImportHarness.ts"
@@ -141,7 +141,7 @@ describe.skipIf(!CORPUS_DIR)("corpus activities (computed in the parse worker)",
       const root = yield* scopedRoot()
       return yield* Effect.gen(function*() {
         const worker = yield* ActivityFiles
-        const out = new Map<string, ReadonlyArray<ActivityDraft>>()
+        const out = new Map<string, ReadonlyArray<EncodedActivityDraft>>()
         for (const file of files) {
           const name = basename(file)
           out.set(file, yield* worker.parse(new Uint8Array(readCorpusFile(file)), name.split(".").pop() as "fit", name))

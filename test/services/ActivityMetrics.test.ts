@@ -1,7 +1,6 @@
 import polyline from "@mapbox/polyline"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
-import { ActivityMetrics, computeActivity } from "../../src/services/ActivityMetrics.ts"
+import { computeActivity } from "../../src/services/ActivityMetrics.ts"
 import { context, seeded, syntheticActivity } from "./metrics/synthetic.ts"
 
 describe("computeActivity: elevation", () => {
@@ -267,14 +266,4 @@ describe("computeActivity: laps, splits, best efforts", () => {
     expect(efforts.some((e) => e.distanceInMeter > 5400)).toBe(false)
     expect(computeActivity({ ...parsed, sportType: "Walk" }, context).bestEfforts).toEqual([])
   })
-})
-
-describe("ActivityMetrics service", () => {
-  it.effect("compute wraps computeActivity", () =>
-    Effect.gen(function*() {
-      const metrics = yield* ActivityMetrics
-      const draft = yield* metrics.compute(syntheticActivity({ samples: 10, withDeviceDistance: true }), context)
-      expect(draft.distanceInMeter).toBe(45)
-      expect(draft.importSource).toBe("gpxFile")
-    }).pipe(Effect.provide(ActivityMetrics.Default)))
 })

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
-import { countryAt, Geography, locate, passedThroughCountries, timeZoneAt } from "../../src/services/Geography.ts"
+import { countryAt, locate, passedThroughCountries, timeZoneAt } from "../../src/services/Geography.ts"
 
 /** `count` points on a straight line from a to b. */
 const line = (a: readonly [number, number], b: readonly [number, number], count: number): Array<[number, number]> =>
@@ -39,24 +38,13 @@ describe("Geography", () => {
     expect(new Set(countries).size).toBe(countries.length)
   })
 
-  it("finds a short border crossing in the middle of a long route, and stays fast", () => {
+  it("finds a short border crossing in the middle of a long (30,000-point) route", () => {
     // Basel (ch) -> across the border into France (Saint-Louis) -> back, on 30,000 points
     const route = [
       ...line([47.5596, 7.5886], [47.5900, 7.5560], 15_000),
       ...line([47.5900, 7.5560], [47.5596, 7.5886], 15_000),
       null
     ]
-    const started = performance.now()
-    const countries = passedThroughCountries(route)
-    expect(performance.now() - started).toBeLessThan(200)
-    expect(countries).toEqual(["ch", "fr"])
+    expect(passedThroughCountries(route)).toEqual(["ch", "fr"])
   })
-
-  it.effect("is exposed as a service", () =>
-    Effect.gen(function*() {
-      const geography = yield* Geography
-      yield* geography.warmUp
-      expect(yield* geography.isLoaded).toBe(true)
-      expect(yield* geography.locate(47.61, 7.66)).toEqual({ countryCode: "de", state: "Baden-Württemberg", city: "Lörrach" })
-    }).pipe(Effect.provide(Geography.Default)))
 })

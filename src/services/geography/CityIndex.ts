@@ -1,13 +1,9 @@
-import KDBush from "kdbush"
 import { around } from "geokdbush"
-import * as fs from "node:fs"
-import { createRequire } from "node:module"
+import { type CityData, loadCityData } from "./CityData.ts"
 
 /**
- * Offline nearest-city index over the `country-state-city` data set (~148k cities, each with
- * a country and a state code; the state names come from its state list). The JSON is read
- * once per thread, on first use, and compacted: coordinates into a Float32 KD-tree, state
- * names interned behind a Uint16 index, and the city names kept in one array.
+ * Offline nearest city (with its country and state) over the compact `country-state-city`
+ * data set of CityData, loaded once per thread on first use.
  */
 export interface CityHit {
   readonly name: string
@@ -17,69 +13,9 @@ export interface CityHit {
   readonly distanceKm: number
 }
 
-interface Index {
-  readonly tree: KDBush
-  readonly names: ReadonlyArray<string>
-  readonly countries: ReadonlyArray<string>
-  readonly countryOf: Uint16Array
-  readonly stateNames: ReadonlyArray<string | null>
-  readonly stateOf: Uint16Array
-}
+let cached: CityData | undefined
 
-type CityRow = readonly [name: string, countryCode: string, stateCode: string, lat: string, lng: string]
-interface StateRow {
-  readonly name: string
-  readonly isoCode: string
-  readonly countryCode: string
-}
-
-const require = createRequire(import.meta.url)
-const readJson = <A>(specifier: string): A => JSON.parse(fs.readFileSync(require.resolve(specifier), "utf8")) as A
-
-const build = (): Index => {
-  const stateRows = readJson<ReadonlyArray<StateRow>>("country-state-city/lib/assets/state.json")
-  const stateNames: Array<string | null> = [null]
-  const stateKey = new Map<string, number>()
-  for (const s of stateRows) {
-    stateKey.set(`${s.countryCode}-${s.isoCode}`, stateNames.length)
-    stateNames.push(s.name)
-  }
-  const rows = readJson<ReadonlyArray<CityRow>>("country-state-city/lib/assets/city.json")
-  const tree = new KDBush(rows.length, 64, Float32Array)
-  const names = new Array<string>(rows.length)
-  const countryOf = new Uint16Array(rows.length)
-  const stateOf = new Uint16Array(rows.length)
-  const countries: Array<string> = []
-  const countryKey = new Map<string, number>()
-  for (let i = 0; i < rows.length; i++) {
-    const [name, cc, sc, lat, lng] = rows[i]!
-    tree.add(Number(lng), Number(lat))
-    // copy, so that no sliced string pins the parsed JSON text
-    names[i] = (" " + name).slice(1)
-    let c = countryKey.get(cc)
-    if (c === undefined) {
-      c = countries.length
-      countryKey.set(cc, c)
-      countries.push(cc.toLowerCase())
-    }
-    countryOf[i] = c
-    stateOf[i] = stateKey.get(`${cc}-${sc}`) ?? 0
-  }
-  tree.finish()
-  return { tree, names, countries, countryOf, stateNames, stateOf }
-}
-
-let cached: Index | undefined
-
-/** The per-thread index, built on the first call. */
-const index = (): Index => (cached ??= build())
-
-/** Loads the index now (e.g. at worker start), so that the first import does not pay for it. */
-export const loadCityIndex = (): void => {
-  index()
-}
-
-export const isCityIndexLoaded = (): boolean => cached !== undefined
+const index = (): CityData => (cached ??= loadCityData())
 
 /**
  * The nearest city within `maxKm`, optionally restricted to one country (lowercase alpha-2),
@@ -95,7 +31,7 @@ export const nearestCity = (lat: number, lng: number, maxKm: number, countryCode
   const x = idx.tree.coords[2 * id]!
   const y = idx.tree.coords[2 * id + 1]!
   return {
-    name: idx.names[id]!,
+    name: idx.nameAt(id),
     countryCode: idx.countries[idx.countryOf[id]!]!,
     state: idx.stateNames[idx.stateOf[id]!] ?? null,
     distanceKm: haversineKm(lat, lng, y, x)

@@ -1,4 +1,12 @@
-import { Data } from "effect"
-
-/** The one way a parser rejects a file: a message that says what is wrong with that file. */
-export class ActivityFileError extends Data.TaggedError("ActivityFileError")<{ readonly message: string }> {}
+/**
+ * The one way a parser rejects a file: a message that says what is wrong with that file.
+ * A tagged error (`_tag`, so `Effect.catchTag` handles it) that does not extend Effect's
+ * `Data.TaggedError`: the parse worker thread then loads no Effect runtime at all (~40 MB).
+ */
+export class ActivityFileError extends Error {
+  readonly _tag = "ActivityFileError" as const
+  constructor(args: { readonly message: string }) {
+    super(args.message)
+    this.name = "ActivityFileError"
+  }
+}

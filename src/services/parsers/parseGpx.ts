@@ -1,6 +1,7 @@
 import type { ParsedActivity } from "../../schema/ParsedActivity.ts"
 import type { SportType } from "../../schema/SportType.ts"
 import { ActivityFileError } from "./ActivityFileError.ts"
+import { trackCalories, workoutSummary } from "./gpxSummary.ts"
 import { buildSamples, emptyRow, parseNumber, type SampleRow, validLatLng } from "./samples.ts"
 import { resolveSportName } from "./sportNames.ts"
 import { child, children, isNode, parseIsoTime, readXml, rootOf, text, type XmlNode } from "./xml.ts"
@@ -87,16 +88,23 @@ export const parseGpx = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
   const firstType = tracks.map((t) => text(t, "type")).find((t) => t !== null) ?? null
   const firstTrkName = tracks.map((t) => text(t, "name")).find((t) => t !== null) ?? null
   const firstTrkDesc = tracks.map((t) => text(t, "desc")).find((t) => t !== null) ?? null
+  const metadataName = text(metadata, "name")
+  // A FitoTrack-style workout dump in <metadata><name> is a summary, not a name.
+  const summary = workoutSummary(metadataName)
   return [{
     format: "gpx",
     sportType: gpxSport(firstType),
-    name: text(metadata, "name") ?? firstTrkName,
-    description: text(metadata, "desc") ?? firstTrkDesc,
+    name: (summary === null ? metadataName : null) ?? firstTrkName,
+    description: summary?.description ?? text(metadata, "desc") ?? firstTrkDesc,
     deviceName: text(gpx, "@_creator"),
     startTime: samples.time[0]!,
     utcOffsetSeconds: null,
     totals: {
-      distanceMeters: null, elapsedSeconds: null, timerSeconds: null, ascentMeters: null, calories: null,
+      distanceMeters: summary?.distanceMeters ?? null,
+      elapsedSeconds: summary?.elapsedSeconds ?? null,
+      timerSeconds: summary?.timerSeconds ?? null,
+      ascentMeters: null,
+      calories: trackCalories(tracks) ?? summary?.calories ?? null,
       workJoules: null, averageHeartRate: null, maxHeartRate: null, averagePower: null, maxPower: null,
       averageCadence: null, averageSpeed: null, maxSpeed: null
     },

@@ -25,6 +25,28 @@ const sumOrNull = (values: ReadonlyArray<number | null>): number | null => {
   return present.length === 0 ? null : present.reduce((a, b) => a + b, 0)
 }
 
+/**
+ * Elapsed (wall-clock) time, as FIT total_elapsed_time: from the first trackpoint (the activity's
+ * start) to the later of the last trackpoint and the end of the last lap that began by then (lap
+ * StartTime + TotalTimeSeconds: a lap's timer can run past its last trackpoint). Pauses count,
+ * unlike in the laps' TotalTimeSeconds, the device timer. Never less than that timer total: a
+ * file whose trackpoints cover only part of its laps still lasted at least as long as its timer.
+ */
+const wallClockSeconds = (
+  times: ReadonlyArray<number>,
+  laps: ReadonlyArray<ParsedLap>,
+  timerSeconds: number | null
+): number | null => {
+  const first = times[0]
+  const last = times[times.length - 1]
+  if (first === undefined || last === undefined) return timerSeconds
+  let end = last
+  for (const lap of laps) {
+    if (lap.elapsedSeconds !== null && lap.startTime <= last) end = Math.max(end, lap.startTime + lap.elapsedSeconds * 1000)
+  }
+  return Math.max((end - first) / 1000, timerSeconds ?? 0)
+}
+
 const parseActivity = (activity: XmlNode): ParsedActivity | null => {
   const rows: Array<SampleRow> = []
   const laps: Array<ParsedLap> = []
@@ -84,7 +106,7 @@ const parseActivity = (activity: XmlNode): ParsedActivity | null => {
   const lapSeconds = sumOrNull(lapNodes.map((l) => num(l, "TotalTimeSeconds")))
   const totals: DeviceTotals = {
     distanceMeters: sumOrNull(lapNodes.map((l) => num(l, "DistanceMeters"))),
-    elapsedSeconds: lapSeconds,
+    elapsedSeconds: wallClockSeconds(samples.time, laps, lapSeconds),
     timerSeconds: lapSeconds,
     ascentMeters: null,
     calories: sumOrNull(lapNodes.map((l) => num(l, "Calories"))),

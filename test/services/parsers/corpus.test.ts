@@ -191,7 +191,8 @@ describe.skipIf(!CORPUS_DIR)("activity corpus", () => {
     const tcx = await one("tcx/garmin-fr410-run-3-laps.tcx")
     expect(tcx.startTime).toBe(Date.parse("2012-12-26T21:29:53Z"))
     expect(tcx.totals.calories).toBe(379)
-    expect(tcx.totals.elapsedSeconds).toBeCloseTo(1992.78, 2)
+    expect(tcx.totals.timerSeconds).toBeCloseTo(1992.78, 2) // python-tcxparser's duration: the laps' TotalTimeSeconds
+    expect(tcx.totals.elapsedSeconds).toBeCloseTo(1992.78, 2) // completed 22:03:05 − started 21:29:53 = 1992 s, never below the timer
     expect(tcx.totals.maxHeartRate).toBe(189)
     expect(tcx.laps).toHaveLength(3)
     const gpx = await one("gpx/locus-map-run.gpx")
@@ -210,18 +211,60 @@ describe.skipIf(!CORPUS_DIR)("activity corpus", () => {
   })
 
   it("gives the same totals for the same activity in FIT and TCX", async () => {
-    for (const [fit, tcx] of [
-      ["fit/garmin-fr15-10k-run.fit", "tcx/garmin-fr15-10k-run.tcx"],
-      ["fit/garmin-fenix3-pool-swim-hrm-chained.fit", "tcx/garmin-fenix3-pool-swim-hrm.tcx"],
-      ["fit/garmin-fr935-pool-swim-50m.fit", "tcx/garmin-fr935-pool-swim-50m.tcx"],
-      ["fit/garmin-fr945-treadmill-run.fit", "tcx/garmin-fr945-treadmill-run.tcx"]
+    for (const [fit, tcx, sameElapsed] of [
+      ["fit/garmin-fr15-10k-run.fit", "tcx/garmin-fr15-10k-run.tcx", true],
+      // Garmin Connect's TCX of these pool swims ends with the last length: the FIT's final 12-20 s are not in it
+      ["fit/garmin-fenix3-pool-swim-hrm-chained.fit", "tcx/garmin-fenix3-pool-swim-hrm.tcx", false],
+      ["fit/garmin-fr935-pool-swim-50m.fit", "tcx/garmin-fr935-pool-swim-50m.tcx", false],
+      // paused: 3098 s of timer in 3764 s on the clock
+      ["fit/garmin-fr945-treadmill-run.fit", "tcx/garmin-fr945-treadmill-run.tcx", true]
     ] as const) {
       const [f] = await parse(entries.find((e) => e.file === fit)!)
       const [t] = await parse(entries.find((e) => e.file === tcx)!)
       expect(Math.abs(f!.totals.distanceMeters! - t!.totals.distanceMeters!), fit).toBeLessThanOrEqual(f!.totals.distanceMeters! * 0.01)
-      // TCX TotalTimeSeconds is the device timer
-      expect(Math.abs(f!.totals.timerSeconds! - t!.totals.elapsedSeconds!), fit).toBeLessThanOrEqual(2)
+      // TCX TotalTimeSeconds is the device timer; the elapsed time is the wall clock, as FIT total_elapsed_time
+      expect(Math.abs(f!.totals.timerSeconds! - t!.totals.timerSeconds!), `${fit} timer`).toBeLessThanOrEqual(2)
+      if (sameElapsed) expect(Math.abs(f!.totals.elapsedSeconds! - t!.totals.elapsedSeconds!), `${fit} elapsed`).toBeLessThanOrEqual(2)
+      expect(t!.totals.elapsedSeconds!, `${tcx} elapsed`).toBeGreaterThanOrEqual(t!.totals.timerSeconds!)
+      expect(t!.totals.elapsedSeconds!, `${tcx} elapsed`).toBeLessThanOrEqual(f!.totals.elapsedSeconds! + 2)
     }
+  })
+
+  it("gives TCX files with pauses their wall-clock elapsed time (sports-lib's elapsedTime)", async () => {
+    const one = async (file: string) => (await parse(entries.find((e) => e.file === file)!))[0]!
+    // sports-lib: timerTime 25:45, elapsedTime 36:02
+    expect((await one("tcx/strava-run-leading-whitespace.tcx")).totals).toMatchObject({ timerSeconds: 1545 })
+    expect(Math.abs((await one("tcx/strava-run-leading-whitespace.tcx")).totals.elapsedSeconds! - 2162)).toBeLessThanOrEqual(2)
+    // sports-lib: timerTime 51:38, elapsedTime 1:02:44 (the FIT says 3763.5 s)
+    const treadmill = await one("tcx/garmin-fr945-treadmill-run.tcx")
+    expect(treadmill.totals.timerSeconds).toBeCloseTo(3097.789, 3)
+    expect(Math.abs(treadmill.totals.elapsedSeconds! - 3764)).toBeLessThanOrEqual(2)
+    // 180 km of laps but 5 trackpoints in 4 s: the lap's timer still bounds the elapsed time from below
+    expect((await one("tcx/garmin-edge500-kona-ironman-bike-5-points.tcx")).totals.elapsedSeconds).toBeCloseTo(18930.35, 2)
+  })
+
+  it("takes power (and cadence) from developer fields where the records have no native ones", async () => {
+    const all = async (file: string) => parse(entries.find((e) => e.file === file)!)
+    const share = (values: ReadonlyArray<number | null>) => values.filter((v) => v !== null).length / values.length
+    const mean = (values: ReadonlyArray<number | null>) => {
+      const present = values.filter((v): v is number => v !== null && v > 0)
+      return present.reduce((a, b) => a + b, 0) / present.length
+    }
+    // Stryd "Power" (Watts, native record field 7) beside the watch's native cadence; not "Form Power"
+    // or "Air Power" (components of running power: about 70 W and 1 W here, against 252 W)
+    const [treadmill] = await all("fit/garmin-fr945-treadmill-run.fit")
+    expect(share(treadmill!.samples.power)).toBe(1)
+    expect(mean(treadmill!.samples.power)).toBeGreaterThan(200)
+    expect(mean(treadmill!.samples.power)).toBeLessThan(300)
+    // the triathlon's run leg: Stryd power; the bike leg keeps its native (power meter) power and session average
+    const [, bike, run] = await all("fit/garmin-fr935-ironman-triathlon.fit")
+    expect(share(run!.samples.power)).toBeGreaterThan(0.99)
+    expect(run!.totals.averagePower).toBeNull()
+    expect(bike!.totals.averagePower).toBe(222)
+    // rowing: "Power" in records, "Avg Power" / "Max Power" in the session (native fields 20 and 21)
+    const [row] = await all("fit/garmin-vivoactivehr-indoor-rowing-devfields.fit")
+    expect(share(row!.samples.power)).toBe(1)
+    expect(row!.totals).toMatchObject({ averagePower: 368, maxPower: 467 })
   })
 
   it("parses fast: the 1.9 MB triathlon and a one-hour FIT", async () => {

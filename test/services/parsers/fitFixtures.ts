@@ -12,10 +12,45 @@ export const Mesg = Profile.MesgNum as Record<string, number>
 
 export type FitMessage = readonly [mesgNum: number, fields: Record<string, unknown>]
 
-export const encodeFit = (messages: ReadonlyArray<FitMessage>): Uint8Array => {
-  const encoder = new Encoder()
+/** A developer field as its field_description message declares it (fitsdk field names). */
+export interface DeveloperFieldSpec {
+  readonly developerDataIndex: number
+  readonly fieldDefinitionNumber: number
+  /** FIT base type with its endian flag, e.g. 0x84 uint16, 0x02 uint8 */
+  readonly fitBaseTypeId: number
+  readonly fieldName: string
+  readonly units?: string
+  readonly nativeMesgNum?: number
+  readonly nativeFieldNum?: number
+}
+
+/**
+ * Encodes the messages; a message carries developer field values under `developerFields`, keyed
+ * as in `developerFields` here (see developerDataMessages for the messages that declare them).
+ */
+export const encodeFit = (
+  messages: ReadonlyArray<FitMessage>,
+  developerFields: Readonly<Record<string, DeveloperFieldSpec>> = {}
+): Uint8Array => {
+  const fieldDescriptions = Object.fromEntries(Object.entries(developerFields).map(([key, spec]) => [key, {
+    developerDataIdMesg: { developerDataIndex: spec.developerDataIndex },
+    fieldDescriptionMesg: spec
+  }]))
+  const encoder = new Encoder({ fieldDescriptions })
   for (const [num, fields] of messages) encoder.onMesg(num, fields)
   return encoder.close()
+}
+
+/** The developer_data_id (one per developer data index) and field_description messages of these fields. */
+export const developerDataMessages = (developerFields: Readonly<Record<string, DeveloperFieldSpec>>): Array<FitMessage> => {
+  const specs = Object.values(developerFields)
+  const indexes = [...new Set(specs.map((s) => s.developerDataIndex))]
+  return [
+    ...indexes.map((developerDataIndex): FitMessage => [Mesg["DEVELOPER_DATA_ID"]!, {
+      developerDataIndex, applicationId: Array.from({ length: 16 }, (_, i) => i), applicationVersion: 1
+    }]),
+    ...specs.map((spec): FitMessage => [Mesg["FIELD_DESCRIPTION"]!, { ...spec }])
+  ]
 }
 
 export const fileId = (type: string | number = "activity", product = 3121): FitMessage =>

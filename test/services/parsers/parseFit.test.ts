@@ -1,8 +1,21 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ActivityFileError } from "../../../src/services/parsers/ActivityFileError.ts"
+import { developerFieldKeys } from "../../../src/services/parsers/fit/fitDeveloperFields.ts"
 import { mapFitSport } from "../../../src/services/parsers/fit/fitSport.ts"
 import { parseActivityFile } from "../../../src/services/parsers/parseActivityFile.ts"
-import { at, encodeFit, fileId, type FitMessage, Mesg, pack12, rideFit, semicircles, T0 } from "./fitFixtures.ts"
+import {
+  at,
+  type DeveloperFieldSpec,
+  developerDataMessages,
+  encodeFit,
+  fileId,
+  type FitMessage,
+  Mesg,
+  pack12,
+  rideFit,
+  semicircles,
+  T0
+} from "./fitFixtures.ts"
 
 const rejection = async (bytes: Uint8Array, name = "x.fit"): Promise<ActivityFileError> => {
   const error = await parseActivityFile(bytes, "fit", name).then(
@@ -177,6 +190,68 @@ describe("parseActivityFile (FIT fixtures built in code)", () => {
       [Mesg["SESSION"]!, { timestamp: 5010, startTime: 5000, sport: "running" }]
     ])
     expect((await rejection(bytes, "d.fit")).message).toBe('"d.fit" has no real start date: its timestamps count from device power-on')
+  })
+})
+
+const UINT8 = 0x02
+const UINT16 = 0x84
+
+/** A foot pod's developer fields, as a Stryd Connect IQ app declares them (record 20 / session 18). */
+const STRYD: Readonly<Record<string, DeveloperFieldSpec>> = {
+  power: { developerDataIndex: 0, fieldDefinitionNumber: 0, fitBaseTypeId: UINT16, fieldName: "Power", units: "Watts", nativeMesgNum: 20, nativeFieldNum: 7 },
+  cadence: { developerDataIndex: 0, fieldDefinitionNumber: 2, fitBaseTypeId: UINT8, fieldName: "Cadence", units: "RPM", nativeMesgNum: 20, nativeFieldNum: 4 },
+  formPower: { developerDataIndex: 0, fieldDefinitionNumber: 8, fitBaseTypeId: UINT16, fieldName: "Form Power", units: "Watts", nativeMesgNum: 20 },
+  avgPower: { developerDataIndex: 1, fieldDefinitionNumber: 14, fitBaseTypeId: UINT16, fieldName: "Avg Power", units: "Watts", nativeMesgNum: 18, nativeFieldNum: 20 },
+  maxPower: { developerDataIndex: 1, fieldDefinitionNumber: 21, fitBaseTypeId: UINT16, fieldName: "Max Power", units: "Watts", nativeMesgNum: 18, nativeFieldNum: 21 }
+}
+
+describe("FIT developer fields (power and cadence from a foot pod)", () => {
+  const run = (session: Record<string, unknown>): Uint8Array =>
+    encodeFit([
+      fileId("activity", 3113),
+      ...developerDataMessages(STRYD),
+      [Mesg["RECORD"]!, { timestamp: at(0), heartRate: 120, developerFields: { power: 250, cadence: 85, formPower: 60 } }],
+      // native power and cadence win over the developer fields
+      [Mesg["RECORD"]!, { timestamp: at(1), power: 300, cadence: 90, developerFields: { power: 251, cadence: 86, formPower: 61 } }],
+      // only a component of running power: not the power
+      [Mesg["RECORD"]!, { timestamp: at(2), heartRate: 121, developerFields: { formPower: 62 } }],
+      [Mesg["RECORD"]!, { timestamp: at(3), heartRate: 122, developerFields: { power: 270 } }],
+      [Mesg["SESSION"]!, { timestamp: at(3), startTime: at(0), sport: "running", subSport: "treadmill", totalElapsedTime: 3, totalTimerTime: 3, ...session }]
+    ], STRYD)
+
+  it("takes a record's power and cadence from the developer fields that stand for them when the native fields are missing", async () => {
+    const [a] = await parseActivityFile(run({ developerFields: { avgPower: 257, maxPower: 270 } }), "fit", "stryd.fit")
+    expect(a!.samples.power).toEqual([250, 300, null, 270])
+    expect(a!.samples.cadence).toEqual([85, 90, null, null])
+    expect(a!.samples.heartRate).toEqual([120, null, 121, 122])
+    expect(a!.totals).toMatchObject({ averagePower: 257, maxPower: 270 })
+  })
+
+  it("keeps the session's native power totals over developer fields", async () => {
+    const [a] = await parseActivityFile(run({ avgPower: 240, maxPower: 310, developerFields: { avgPower: 257, maxPower: 270 } }), "fit", "stryd.fit")
+    expect(a!.totals).toMatchObject({ averagePower: 240, maxPower: 310 })
+  })
+
+  it("recognises developer power and cadence by native field, else by name and units", () => {
+    const d = (fields: Record<string, unknown>) => ({ developer_data_index: 0, field_definition_number: 0, ...fields })
+    const keys = developerFieldKeys([
+      d({ field_name: "Form Power", units: "Watts" }),
+      d({ field_name: "Air Power", units: "W" }),
+      d({ field_name: "power", units: "%" }), // a percentage, not watts
+      d({ field_name: "Power", units: "Watts" }), // older Stryd: no native field declared
+      d({ field_name: "RP_Power", units: "Watts", native_mesg_num: "record", native_field_num: 7 }),
+      d({ field_name: "Lap Power", units: "Watts", native_mesg_num: "lap" }),
+      d({ field_name: "Cadence", units: "RPM" }),
+      d({ field_name: "Stroke Rate", units: "spm", native_mesg_num: "record", native_field_num: 4 }),
+      d({ field_name: "Avg Power", units: "Watts", native_mesg_num: "session", native_field_num: 20 }),
+      d({ field_name: "Max Power", units: "Watts" })
+    ])
+    // a declared native field comes first, then the names
+    expect(keys.power).toEqual(["RP_Power", "Power"])
+    expect(keys.cadence).toEqual(["Stroke Rate", "Cadence"])
+    expect(keys.averagePower).toEqual(["Avg Power"])
+    expect(keys.maxPower).toEqual(["Max Power"])
+    expect(developerFieldKeys(undefined)).toEqual({ power: [], cadence: [], averagePower: [], maxPower: [] })
   })
 })
 

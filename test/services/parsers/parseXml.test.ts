@@ -1,5 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
+import { computeActivity } from "../../../src/services/ActivityMetrics.ts"
 import { ActivityFileError } from "../../../src/services/parsers/ActivityFileError.ts"
+import { workoutSummary } from "../../../src/services/parsers/gpxSummary.ts"
 import { gpxSport } from "../../../src/services/parsers/parseGpx.ts"
 import { parseActivityFile } from "../../../src/services/parsers/parseActivityFile.ts"
 import type { FileFormat } from "../../../src/schema/ParsedActivity.ts"
@@ -66,7 +68,9 @@ describe("parseActivityFile (TCX built in code)", () => {
     expect(s.power).toEqual([200, null, null, null, null])
     expect(s.segmentStarts).toEqual([2, 3])
     expect(a!.totals.distanceMeters).toBe(500)
+    // the last lap's timer runs to 10:01:40.5, past its last trackpoint (10:01:20.5)
     expect(a!.totals.elapsedSeconds).toBe(100.5)
+    expect(a!.totals.timerSeconds).toBe(100.5)
     expect(a!.totals.calories).toBe(17)
     expect(a!.totals.maxHeartRate).toBe(140)
     expect(a!.laps).toHaveLength(2)
@@ -74,6 +78,33 @@ describe("parseActivityFile (TCX built in code)", () => {
       startTime: t0, elapsedSeconds: 60, timerSeconds: null, distanceMeters: 300, ascentMeters: null, averageSpeed: null,
       maxSpeed: 6.5, averageHeartRate: 120, maxHeartRate: 130, calories: 10
     })
+  })
+
+  it("gives wall-clock elapsed time (pauses included) and the laps' TotalTimeSeconds as the timer", async () => {
+    const lap = (start: string, seconds: number, points: string) =>
+      `<Lap StartTime="${start}"><TotalTimeSeconds>${seconds}</TotalTimeSeconds><Track>${points}</Track></Lap>`
+    const tcx = (laps: string) =>
+      `<?xml version="1.0"?><TrainingCenterDatabase><Activities><Activity Sport="Running">${laps}</Activity></Activities></TrainingCenterDatabase>`
+    const totals = async (laps: string) => (await parseActivityFile(utf8(tcx(laps)), "tcx", "t.tcx"))[0]!.totals
+    // a treadmill run paused for 10 min: timer 60 s, 12 min on the clock from the first to the last trackpoint
+    const paused = lap("2021-06-01T10:00:00Z", 60, [
+      trackpoint("2021-06-01T10:00:00Z", ""), trackpoint("2021-06-01T10:00:30Z", ""),
+      trackpoint("2021-06-01T10:11:40Z", ""), trackpoint("2021-06-01T10:12:00Z", "")
+    ].join(""))
+    expect(await totals(paused)).toMatchObject({ elapsedSeconds: 720, timerSeconds: 60 })
+    // a few trackpoints but a long lap: the lap's end, and never less than the timer
+    const sparse = lap("2021-06-01T10:00:00Z", 3600, trackpoint("2021-06-01T10:00:00Z", "") + trackpoint("2021-06-01T10:00:04Z", ""))
+    expect(await totals(sparse)).toMatchObject({ elapsedSeconds: 3600, timerSeconds: 3600 })
+    // trackpoints covering only the end of a lap that began 15 min earlier (Fitbit export)
+    const tail = lap("2021-06-01T10:00:00Z", 1200, trackpoint("2021-06-01T10:15:00Z", "") + trackpoint("2021-06-01T10:20:00Z", ""))
+    expect(await totals(tail)).toMatchObject({ elapsedSeconds: 1200, timerSeconds: 1200 })
+    // a lap starting after the last trackpoint (a bogus StartTime) does not stretch the activity
+    const bogus = lap("2021-06-01T10:00:00Z", 60, trackpoint("2021-06-01T10:00:00Z", "") + trackpoint("2021-06-01T10:01:00Z", "")) +
+      lap("2021-06-02T10:00:00Z", 30, "")
+    expect(await totals(bogus)).toMatchObject({ elapsedSeconds: 90, timerSeconds: 90 })
+    const [parsed] = await parseActivityFile(utf8(tcx(paused)), "tcx", "t.tcx")
+    const draft = computeActivity(parsed!, { filename: "t.tcx", fallbackTimeZone: "UTC" })
+    expect(draft).toMatchObject({ elapsedTimeInSeconds: 720, movingTimeInSeconds: 60 })
   })
 
   it("gives one activity per <Activity> and maps TCX sports (Running, Other, exact names, unknown)", async () => {
@@ -148,6 +179,50 @@ describe("parseActivityFile (GPX built in code)", () => {
     expect(a!.description).toBe("to work")
     expect(a!.startTime).toBe(Date.parse("2010-01-01T10:00:00Z")) // no zone designator: UTC
     expect(a!.samples.speed).toEqual([4.5])
+  })
+
+  it("takes total calories from <calories> in the track extensions, summed over the tracks", async () => {
+    const point = (time: string) => `<trkpt lat="46.5" lon="7.5"><time>${time}</time></trkpt>`
+    const doc = `<gpx version="1.1" creator="App" xmlns:x="urn:x">
+      <trk><name>Morning</name><extensions><x:calories>120</x:calories></extensions>
+        <trkseg>${point("2021-06-01T08:00:00Z")}${point("2021-06-01T08:10:00Z")}</trkseg></trk>
+      <trk><extensions><x:Stats><x:Calories unit="kcal">30.4</x:Calories><x:Distance>10</x:Distance></x:Stats></extensions>
+        <trkseg>${point("2021-06-01T08:20:00Z")}</trkseg></trk>
+    </gpx>`
+    const [a] = await parseActivityFile(utf8(doc), "gpx", "cal.gpx")
+    expect(a!.totals.calories).toBe(150)
+    expect(a!.name).toBe("Morning")
+    const draft = computeActivity(a!, { filename: "cal.gpx", fallbackTimeZone: "UTC" })
+    expect(draft.calories).toBe(150)
+    // without any <calories>, none
+    expect((await parseActivityFile(utf8(GPX), "gpx", "run.gpx"))[0]!.totals.calories).toBeNull()
+  })
+
+  it("reads a FitoTrack workout summary in <metadata><name> as distance, times, calories and description, not as the name", async () => {
+    const summary = "Workout(id=182775413781138, uuid=68cfcda9-fa21-4a95-b2a1-fcf228705550, start=1785743210127, end=1785746832700, " +
+      "activeDuration=3512996, comment=Walked to the market, distance=4995.375465210002, repetitions=0, energy=1696923.2514277645, " +
+      "workoutTypeId=walking, intervalSetUsedId=-1)"
+    const doc = `<gpx version="1.1" creator="FitoTrack"><metadata><name>${summary}</name><desc></desc></metadata>
+      <trk><trkseg><trkpt lat="51" lon="3.7"><time>2026-08-03T07:46:55Z</time></trkpt><trkpt lat="51.001" lon="3.701"><time>2026-08-03T07:47:55Z</time></trkpt></trkseg></trk></gpx>`
+    const [a] = await parseActivityFile(utf8(doc), "gpx", "fito.gpx")
+    expect(a!.name).toBeNull()
+    expect(a!.description).toBe("Walked to the market")
+    expect(a!.totals).toMatchObject({ distanceMeters: 4995.375465210002, elapsedSeconds: 3623, timerSeconds: 3513, calories: 406 })
+    const draft = computeActivity(a!, { filename: "fito.gpx", fallbackTimeZone: "UTC" })
+    expect(draft).toMatchObject({ calories: 406, distanceInMeter: 4995, elapsedTimeInSeconds: 3623, movingTimeInSeconds: 3513, name: "Morning Workout" })
+  })
+
+  it("parses workout summaries strictly: other names are names, implausible values are dropped one by one", () => {
+    for (const name of ["Morning Ride", "Workout", "Workout()", "Workout(hard)", "Ride (with Bob)", "Route(start=1785743210127)", "Workout(id=1, uuid=x)"]) {
+      expect(workoutSummary(name), name).toBeNull()
+    }
+    expect(workoutSummary("Workout(start=1785743210127, comment=Ran fast, then walked (slowly), distance=1000)"))
+      .toEqual({ distanceMeters: 1000, elapsedSeconds: null, timerSeconds: null, calories: null, description: "Ran fast, then walked (slowly)" })
+    expect(workoutSummary("workout(distance=-5, energy=999999999, activeDuration=0, start=1785743210, end=1785746832, comment=)"))
+      .toEqual({ distanceMeters: null, elapsedSeconds: null, timerSeconds: null, calories: null, description: null })
+    expect(workoutSummary("Workout(distance=99999999, energy=NaN, start=1785746832700, end=1785743210127)"))
+      .toEqual({ distanceMeters: null, elapsedSeconds: null, timerSeconds: null, calories: null, description: null })
+    expect(workoutSummary(`Workout(distance=1${"0".repeat(5000)})`)).toBeNull()
   })
 
   it.each([

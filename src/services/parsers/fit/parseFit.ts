@@ -3,6 +3,7 @@ import type { DeviceTotals, ParsedActivity, ParsedLap } from "../../../schema/Pa
 import type { SportType } from "../../../schema/SportType.ts"
 import { ActivityFileError } from "../ActivityFileError.ts"
 import { buildSamples, emptyRow, finite, type SampleRow, validLatLng } from "../samples.ts"
+import { type DeveloperFieldKeys, developerFieldKeys, developerValue } from "./fitDeveloperFields.ts"
 import { fitDeviceName } from "./fitDevice.ts"
 import { expandStrapHeartRates, mergeStrapHeartRates } from "./fitHeartRate.ts"
 import { FIT_SPORT_TRANSITION, fitSportId, mapFitSport } from "./fitSport.ts"
@@ -15,6 +16,7 @@ interface DecodedFit {
   readonly laps?: ReadonlyArray<Msg>
   readonly records?: ReadonlyArray<Msg>
   readonly sports?: ReadonlyArray<Msg>
+  readonly field_descriptions?: ReadonlyArray<Msg>
   readonly messages?: Readonly<Record<string, ReadonlyArray<Msg> | undefined>>
   readonly activity?: Msg
   readonly workout?: Msg
@@ -150,7 +152,8 @@ const NO_TOTALS: DeviceTotals = {
   averageSpeed: null, maxSpeed: null
 }
 
-const totalsOf = (s: Msg): DeviceTotals => ({
+/** Session totals; average and maximum power fall back to developer fields that stand for them. */
+const totalsOf = (s: Msg, dev: DeveloperFieldKeys): DeviceTotals => ({
   distanceMeters: finite(s["total_distance"]),
   elapsedSeconds: finite(s["total_elapsed_time"]),
   timerSeconds: finite(s["total_timer_time"]),
@@ -159,14 +162,15 @@ const totalsOf = (s: Msg): DeviceTotals => ({
   workJoules: finite(s["total_work"]),
   averageHeartRate: finite(s["avg_heart_rate"]),
   maxHeartRate: finite(s["max_heart_rate"]),
-  averagePower: finite(s["avg_power"]),
-  maxPower: finite(s["max_power"]),
+  averagePower: finite(s["avg_power"]) ?? developerValue(s, dev.averagePower),
+  maxPower: finite(s["max_power"]) ?? developerValue(s, dev.maxPower),
   averageCadence: finite(s["avg_cadence"]),
   averageSpeed: finite(s["enhanced_avg_speed"]) ?? finite(s["avg_speed"]),
   maxSpeed: finite(s["enhanced_max_speed"]) ?? finite(s["max_speed"])
 })
 
-const rowOf = (r: Msg, t: number): SampleRow => {
+/** One record as a sample; power and cadence fall back to developer fields (native fields win). */
+const rowOf = (r: Msg, t: number, dev: DeveloperFieldKeys): SampleRow => {
   const row = emptyRow(t)
   const pos = validLatLng(finite(r["position_lat"]), finite(r["position_long"]))
   if (pos !== null) {
@@ -177,8 +181,8 @@ const rowOf = (r: Msg, t: number): SampleRow => {
   row.distance = finite(r["distance"])
   row.speed = finite(r["enhanced_speed"]) ?? finite(r["speed"])
   row.heartRate = finite(r["heart_rate"])
-  row.cadence = finite(r["cadence"])
-  row.power = finite(r["power"])
+  row.cadence = finite(r["cadence"]) ?? developerValue(r, dev.cadence)
+  row.power = finite(r["power"]) ?? developerValue(r, dev.power)
   row.temperature = finite(r["temperature"])
   return row
 }
@@ -225,6 +229,7 @@ export const parseFit = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
     }
   }
 
+  const dev = developerFieldKeys(fit.field_descriptions)
   const rows: Array<SampleRow> = []
   let deviceRelative = false
   for (const r of records) {
@@ -234,7 +239,7 @@ export const parseFit = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
       deviceRelative = true
       continue
     }
-    rows.push(rowOf(r, t))
+    rows.push(rowOf(r, t, dev))
   }
   rows.sort((a, b) => a.time - b.time)
   if (hrMessages.length > 0) mergeStrapHeartRates(rows, expandStrapHeartRates(hrMessages))
@@ -307,7 +312,7 @@ export const parseFit = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
       deviceName,
       startTime: startTime!,
       utcOffsetSeconds,
-      totals: s !== null ? totalsOf(s) : NO_TOTALS,
+      totals: s !== null ? totalsOf(s, dev) : NO_TOTALS,
       startLatLng: s !== null ? validLatLng(finite(s["start_position_lat"]), finite(s["start_position_long"])) : null,
       samples,
       laps: slice.laps.map(lapOf).filter((l): l is ParsedLap => l !== null)
