@@ -1,20 +1,27 @@
-import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http"
-import { BatchSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { Effect, Layer, Option } from "effect"
 import { VERSION } from "../version.ts"
 import { AppConfig } from "./AppConfig.ts"
 
-/** Traces over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set; nothing otherwise. */
+/**
+ * Traces over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set; nothing otherwise. The
+ * OpenTelemetry packages are loaded only then (~10 MB the daemon does not carry without them).
+ */
 export const TelemetryLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) =>
+  Effect.flatMap(AppConfig, (config) =>
     Option.match(config.otlpEndpoint, {
-      onNone: () => Layer.empty,
+      onNone: () => Effect.succeed(Layer.empty),
       onSome: (endpoint) =>
-        NodeSdk.layer(() => ({
-          resource: { serviceName: "waymark", serviceVersion: VERSION },
-          spanProcessor: new BatchSpanProcessor(new OTLPTraceExporter({ url: `${endpoint.replace(/\/+$/, "")}/v1/traces` }))
-        }))
+        Effect.promise(async () => {
+          const [NodeSdk, { OTLPTraceExporter }, { BatchSpanProcessor }] = await Promise.all([
+            import("@effect/opentelemetry/NodeSdk"),
+            import("@opentelemetry/exporter-trace-otlp-http"),
+            import("@opentelemetry/sdk-trace-base")
+          ])
+          return NodeSdk.layer(() => ({
+            resource: { serviceName: "waymark", serviceVersion: VERSION },
+            spanProcessor: new BatchSpanProcessor(new OTLPTraceExporter({ url: `${endpoint.replace(/\/+$/, "")}/v1/traces` }))
+          }))
+        })
     })
   )
 )

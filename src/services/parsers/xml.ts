@@ -30,7 +30,9 @@ const parser = new XMLParser({
   ignorePiTags: true,
   processEntities: true,
   htmlEntities: false,
-  isArray: (tagName) => ARRAY_TAGS.has(tagName)
+  isArray: (tagName) => ARRAY_TAGS.has(tagName),
+  // callbacks get the path matcher, not a path string built for every tag (~20 % of the parse)
+  jPath: false
 })
 
 /**
