@@ -17,6 +17,7 @@ import { AppConfig } from "../services/AppConfig.ts"
 import { GearRepo } from "../services/GearRepo.ts"
 import { asciiFallback, gpxFilename, writeGpx } from "../services/GpxWriter.ts"
 import { ImageStore, sniffImage } from "../services/ImageStore.ts"
+import { ImportQueue } from "../services/ImportQueue.ts"
 import { StoragePaths } from "../services/StoragePaths.ts"
 import { WatchDirectory } from "../services/WatchDirectory.ts"
 import { WaymarkApi } from "./Api.ts"
@@ -36,6 +37,7 @@ export const ActivitiesHttpLive = HttpApiBuilder.group(WaymarkApi, "activities",
     const gear = yield* GearRepo
     const images = yield* ImageStore
     const watch = yield* WatchDirectory
+    const queue = yield* ImportQueue
 
     const requireFilesMode = (message: string) =>
       config.importMode === "files" ? Effect.void : Effect.fail(new ImportModeNotFiles({ message }))
@@ -108,6 +110,8 @@ export const ActivitiesHttpLive = HttpApiBuilder.group(WaymarkApi, "activities",
             Effect.tapError(() => Effect.sync(() => fs.rmSync(file.tempPath, { force: true }))),
             Effect.mapError(() => new InternalError({ message: "The upload could not be stored." }))
           )
+          // the file is complete (linked in at once): no need to wait for the watcher to see it settle
+          yield* queue.offer(stored)
           yield* Effect.logInfo(`upload queued as ${stored}`)
           return HttpServerResponse.unsafeJson(
             { status: "queued", message: `File queued for import as "${stored}".` },
