@@ -1,5 +1,6 @@
 import { Command } from "@effect/cli"
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Console, Effect } from "effect"
 import { externalCommands } from "./cli/ExternalCommands.ts"
 import { generateApiKey } from "./services/ApiKey.ts"

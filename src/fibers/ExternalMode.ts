@@ -1,4 +1,4 @@
-import { NodeHttpClient } from "@effect/platform-node"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Layer } from "effect"
 import { StravaClient } from "../services/StravaClient.ts"
 import { StravaImport } from "../services/StravaImport.ts"

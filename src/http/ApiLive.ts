@@ -1,4 +1,5 @@
-import { HttpApiBuilder, HttpMiddleware } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import { Layer } from "effect"
 import { ActivitiesHttpLive } from "./ActivitiesHttp.ts"
 import { WaymarkApi } from "./Api.ts"

@@ -1,4 +1,4 @@
-import { HttpServerRequest } from "@effect/platform"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect, Either, Layer, Option } from "effect"
 import { InvalidToken } from "../schema/ApiErrors.ts"
 import { ApiKey } from "../services/ApiKey.ts"

@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import type { FileImport } from "../schema/ApiModels.ts"
 import { importSourceOfFormat } from "../schema/ActivityDraft.ts"

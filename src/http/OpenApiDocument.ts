@@ -1,4 +1,4 @@
-import type { OpenApi } from "@effect/platform"
+import type * as OpenApi from "@effect/platform/OpenApi"
 
 /**
  * Final touches on the generated OpenAPI document: the framework's own decode-error shape

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { SqliteClient, SqliteMigrator } from "@effect/sql-sqlite-node"
-import { NodeContext } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Effect, Layer } from "effect"
 import initial from "./migrations/0001_initial.ts"
 import { StoragePaths } from "./StoragePaths.ts"

@@ -1,4 +1,7 @@
-import { HttpClient, HttpClientRequest, type HttpClientResponse, UrlParams } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as UrlParams from "@effect/platform/UrlParams"
 import {
   Chunk,
   Clock,

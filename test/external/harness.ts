@@ -1,5 +1,6 @@
-import { HttpApiBuilder } from "@effect/platform"
-import { NodeContext, NodeHttpServer } from "@effect/platform-node"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Command } from "@effect/cli"
 import { ConfigProvider, Effect, HashMap, Layer, Logger, Option } from "effect"
 import { createServer } from "node:http"

@@ -1,5 +1,5 @@
 import { describe, expect, layer } from "@effect/vitest"
-import { HttpBody } from "@effect/platform"
+import * as HttpBody from "@effect/platform/HttpBody"
 import { Effect, Stream } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"

@@ -1,5 +1,5 @@
 import { describe, expect, layer } from "@effect/vitest"
-import { HttpBody } from "@effect/platform"
+import * as HttpBody from "@effect/platform/HttpBody"
 import { Effect } from "effect"
 import { send, snapshot, TestDaemon } from "../support/TestDaemon.ts"
 import { expectError } from "./helpers.ts"

@@ -1,4 +1,4 @@
-import { NodeHttpClient } from "@effect/platform-node"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Fiber, HashMap, Layer, Logger, Option, Redacted, TestClock } from "effect"
 import * as http from "node:http"

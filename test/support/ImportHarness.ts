@@ -1,4 +1,4 @@
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { SqlClient } from "@effect/sql"
 import { ConfigProvider, Duration, Effect, Layer } from "effect"
 import * as fs from "node:fs"
