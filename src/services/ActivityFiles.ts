@@ -1,4 +1,4 @@
-import { Deferred, Duration, Effect, Ref } from "effect"
+import { Context, Deferred, Duration, Effect, Ref } from "effect"
 import { Worker } from "node:worker_threads"
 import type { EncodedActivityDraft } from "../schema/ActivityDraft.ts"
 import type { FileFormat } from "../schema/ParsedActivity.ts"
@@ -13,8 +13,14 @@ import type { ParseRequest, ParseResponse } from "./parseWorkerThread.ts"
  */
 export { ActivityFileError }
 
-export const PARSE_TIMEOUT = Duration.seconds(20)
-const WORKER_HEAP_MB = 512
+/**
+ * How long one file may take in the worker, and the worker's heap. The largest corpus file takes
+ * 0.4 s and a 72-hour FIT about 3 s. Read when a worker starts (heap) and for each file
+ * (time), so that tests can drive the real worker over them.
+ */
+export class ParseLimits extends Context.Reference<ParseLimits>()("services/ActivityFiles/ParseLimits", {
+  defaultValue: () => ({ timeout: Duration.seconds(10), heapMb: 512 })
+}) {}
 
 /**
  * Built (dist/, `npm start`), the worker runs its compiled entry directly; from source (tests,
@@ -31,10 +37,10 @@ interface Running {
   lost: boolean
 }
 
-const spawn = (): Running => {
+const spawn = (heapMb: number): Running => {
   const worker = new Worker(workerUrl, {
     workerData,
-    resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB }
+    resourceLimits: { maxOldGenerationSizeMb: heapMb }
   })
   worker.unref()
   const ready = new Promise<void>((resolve, reject) => {
@@ -68,7 +74,7 @@ export class ActivityFiles extends Effect.Service<ActivityFiles>()("services/Act
     const worker = Effect.gen(function*() {
       const existing = yield* Ref.get(current)
       if (existing !== null) return existing
-      const running = spawn()
+      const running = spawn((yield* ParseLimits).heapMb)
       yield* Ref.set(current, running)
       return running
     })
@@ -134,6 +140,7 @@ export class ActivityFiles extends Effect.Service<ActivityFiles>()("services/Act
     })
 
     const parseAlone = (bytes: Uint8Array, format: FileFormat, filename: string) => Effect.gen(function*() {
+      const limits = yield* ParseLimits
       const running = yield* worker
       yield* Effect.tryPromise({
         try: () => running.ready,
@@ -142,10 +149,10 @@ export class ActivityFiles extends Effect.Service<ActivityFiles>()("services/Act
       const request: ParseRequest = { id: nextId++, bytes, format, filename, fallbackTimeZone: config.timeZone }
       return yield* exchange(running, request).pipe(
         Effect.timeoutFail({
-          duration: PARSE_TIMEOUT,
+          duration: limits.timeout,
           onTimeout: () => {
             running.lost = true
-            return new ActivityFileError({ message: `"${filename}" took more than ${Duration.format(PARSE_TIMEOUT)} to parse and was abandoned.` })
+            return new ActivityFileError({ message: `"${filename}" took more than ${Duration.format(limits.timeout)} to parse and was abandoned.` })
           }
         }),
         // after a timeout, a crash or running out of memory the worker is not reused
