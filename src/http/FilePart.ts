@@ -114,7 +114,7 @@ interface ParserFailure {
  * cannot read, a body that ends early, a limit reached between files) only as an `error`
  * event that the platform stream ignores: the part silently disappears. The request body is
  * handed to the parser through our own stream so that those events are seen; `failure()`
- * returns the first one.
+ * returns the first one. `ended` completes once the whole request body has arrived.
  */
 const multipartParts = (request: HttpServerRequest.HttpServerRequest) => {
   let failure: ParserFailure | undefined
@@ -130,12 +130,24 @@ const multipartParts = (request: HttpServerRequest.HttpServerRequest) => {
     }) as typeof source.pipe
     incoming.on("error", (e) => source.destroy(e))
     incoming.pipe(source)
-    return { stream: NodeMultipart.stream(source, incoming.headers), failure: () => failure }
+    const ended = Effect.async<void>((resume) => {
+      if (incoming.readableEnded) return resume(Effect.void)
+      const onEnd = () => resume(Effect.void)
+      incoming.once("end", onEnd)
+      return Effect.sync(() => incoming.off("end", onEnd))
+    })
+    return { stream: NodeMultipart.stream(source, incoming.headers), failure: () => failure, ended }
   } catch {
     // not a Node request (tests through a web handler): the platform stream as it is
-    return { stream: request.multipartStream, failure: () => failure }
+    return { stream: request.multipartStream, failure: () => failure, ended: Effect.never }
   }
 }
+
+/**
+ * The parser never finishes on a body that ends inside a part's headers: once the request body
+ * has fully arrived, the parts must be done within this grace, or the body is incomplete.
+ */
+const END_GRACE = "1 second"
 
 const failureError = (failure: ParserFailure): FileTooLarge | MissingFile | UnsupportedFileType => {
   if (failure._tag === "ReachedLimit") {
@@ -161,6 +173,10 @@ export const receiveFilePart = (request: HttpServerRequest.HttpServerRequest, op
         maxParts: Option.some(32),
         maxFieldSize: 1024 * 1024
       })
+    )
+    const incomplete = multipart.ended.pipe(
+      Effect.zipRight(Effect.sleep(END_GRACE)),
+      Effect.zipRight(Effect.fail(new MissingFile({ message: `The multipart body ended before it was complete: ${MISSING_FILE_MESSAGE}` })))
     )
     yield* Stream.runForEach(parts, (part) => {
       if (part._tag !== "File") return Effect.void
@@ -197,6 +213,7 @@ export const receiveFilePart = (request: HttpServerRequest.HttpServerRequest, op
         const failure = multipart.failure()
         return failure === undefined ? Effect.void : Effect.fail(failureError(failure))
       }),
+      Effect.raceFirst(incomplete),
       Effect.tapError(() => Effect.sync(() => received && removeQuietly(received.tempPath))),
       Effect.onInterrupt(() => Effect.sync(() => received && removeQuietly(received.tempPath)))
     )

@@ -151,6 +151,22 @@ describe("POST /api/v1/activity/upload", () => {
         expect(yield* one("ri\x01de.fit")).toMatch(/not valid/)
       }))
 
+    for (const [what, chunks] of [
+      ["empty", []],
+      ["without any boundary", [Buffer.from("just some bytes")]],
+      ["cut off inside the part headers", [Buffer.from('--xyz\r\nContent-Disposition: form-data; name="file"; filen')]]
+    ] as const) {
+      it.effect(`a chunked multipart body ${what} answers 400 at once, writing nothing`, () =>
+        Effect.gen(function*() {
+          const before = yield* snapshot
+          const answer = yield* send("POST", "/api/v1/activity/upload", {
+            body: HttpBody.stream(Stream.fromIterable(chunks), "multipart/form-data; boundary=xyz")
+          }).pipe(Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error("no answer within 5 s") }))
+          expectError(answer, 400, "missing_file")
+          expect(yield* snapshot).toEqual(before)
+        }))
+    }
+
     it.effect("a chunked body (no Content-Length) over the limits is cut off while reading", () =>
       Effect.gen(function*() {
         const before = yield* snapshot
