@@ -15,10 +15,12 @@ import type { QueuedFile } from "./WatchDirectory.ts"
 
 /**
  * Imports one file of the watch folder: it ends as an activity (`success`), a duplicate
- * (`skipped`) or a failure with its reason (`failed`). The row and the activity are written
- * in one transaction; the original bytes are kept first; the file leaves the watch folder
- * only after the commit. A crash at any point leaves the file in place, and the restart
- * recognises a file whose row was already committed.
+ * (`skipped`) or a failure with its reason (`failed`). Two stages: `prepare` (read, hash,
+ * parse in the worker; writes nothing) may run ahead, `commit` decides against what is
+ * committed by then and runs one file at a time. The row and the activity are written in one
+ * transaction; the original bytes are kept first; the file leaves the watch folder only after
+ * the commit. A crash at any point leaves the file in place, and the restart recognises a file
+ * whose row was already committed.
  */
 
 export const MAX_IMPORT_FILE_BYTES = 256 * 1024 * 1024
