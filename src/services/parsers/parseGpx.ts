@@ -79,7 +79,7 @@ export const parseGpx = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
       }
       // Each trkseg with at least 2 timed points starts a recording segment.
       if (segRows.length >= 2) segRows[0]!.segmentStart = true
-      rows.push(...segRows)
+      for (const row of segRows) rows.push(row) // not push(...): a long segment would overflow the stack
     }
   }
   if (rows.length === 0) fail(`"${name}" has no track points with a time`)

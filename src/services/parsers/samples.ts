@@ -43,10 +43,11 @@ export const validLatLng = (lat: number | null | undefined, lng: number | null |
 /**
  * Sorts rows by time (stable), merges rows with the same time (the first non-null value of each
  * field wins; a merged row starts a segment when any of its parts did) and returns the columns.
- * `segmentStarts` never contains index 0.
+ * `segmentStarts` never contains index 0. Rows are merged in place: they are the parser's own,
+ * and a copy of each would double the memory of a long activity.
  */
 export const buildSamples = (input: ReadonlyArray<SampleRow>): ParsedSamples => {
-  const rows = input.filter((r) => Number.isFinite(r.time))
+  const rows = input.every((r) => Number.isFinite(r.time)) ? input : input.filter((r) => Number.isFinite(r.time))
   let sorted = true
   for (let i = 1; i < rows.length; i++) {
     if (rows[i]!.time < rows[i - 1]!.time) {
@@ -63,7 +64,7 @@ export const buildSamples = (input: ReadonlyArray<SampleRow>): ParsedSamples => 
       for (const f of FIELDS) if (last[f] === null && row[f] !== null) last[f] = row[f]
       last.segmentStart = last.segmentStart || row.segmentStart
     } else {
-      merged.push({ ...row })
+      merged.push(row)
     }
   }
   const samples: ParsedSamples = {

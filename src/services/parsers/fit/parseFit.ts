@@ -14,10 +14,12 @@ interface DecodedFit {
   readonly file_ids?: ReadonlyArray<Msg>
   readonly sessions?: ReadonlyArray<Msg>
   readonly laps?: ReadonlyArray<Msg>
-  readonly records?: ReadonlyArray<Msg>
+  /** let go once the samples are read (see parseFit) */
+  records?: ReadonlyArray<Msg> | undefined
   readonly sports?: ReadonlyArray<Msg>
   readonly field_descriptions?: ReadonlyArray<Msg>
-  readonly messages?: Readonly<Record<string, ReadonlyArray<Msg> | undefined>>
+  /** every message by type, records included: let go with them */
+  messages?: Readonly<Record<string, ReadonlyArray<Msg> | undefined>> | undefined
   readonly activity?: Msg
   readonly workout?: Msg
   readonly course?: Msg
@@ -205,7 +207,7 @@ export const parseFit = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
   const fit = decode(first, name)
   const fileId = fit.file_ids?.[0]
   const fileType = fileId?.["type"]
-  const records = fit.records ?? []
+  let records = fit.records ?? []
   const sessions = fit.sessions ?? []
   const isCourse = fileType === "course" || fileType === 6
   if (fileType !== undefined && fileType !== "activity" && fileType !== 4) {
@@ -223,7 +225,7 @@ export const parseFit = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
   const hrMessages: Array<Msg> = [...(fit.messages?.["hr"] ?? [])]
   for (const segment of segments.slice(1)) {
     try {
-      hrMessages.push(...(decode(segment, name).messages?.["hr"] ?? []))
+      for (const m of decode(segment, name).messages?.["hr"] ?? []) hrMessages.push(m)
     } catch {
       // A damaged chained segment only loses strap heart rates.
     }
@@ -241,6 +243,10 @@ export const parseFit = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
     }
     rows.push(rowOf(r, t, dev))
   }
+  // the decoded records are the largest part of a long file: let them go before the columns are built
+  records = []
+  fit.records = undefined
+  fit.messages = undefined
   rows.sort((a, b) => a.time - b.time)
   if (hrMessages.length > 0) mergeStrapHeartRates(rows, expandStrapHeartRates(hrMessages))
 
