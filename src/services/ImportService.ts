@@ -96,6 +96,16 @@ export class ImportService extends Effect.Service<ImportService>()("services/Imp
         return name
       })
 
+    const statIfPresent = (file: string) =>
+      Effect.sync(() => {
+        try {
+          const stat = fs.statSync(file)
+          return stat.isFile() ? stat : null
+        } catch {
+          return null
+        }
+      })
+
     const readIfPresent = (file: string) =>
       Effect.sync(() => {
         try {
@@ -118,14 +128,8 @@ export class ImportService extends Effect.Service<ImportService>()("services/Imp
      * Writes nothing. Null when the file is gone meanwhile.
      */
     const prepare = Effect.fn("ImportService.prepare")(function*(file: QueuedFile) {
-      const stat = yield* Effect.sync(() => {
-        try {
-          return fs.statSync(file.path)
-        } catch {
-          return null
-        }
-      })
-      if (stat === null || !stat.isFile()) return null // gone meanwhile
+      const stat = yield* statIfPresent(file.path)
+      if (stat === null) return null // gone meanwhile
       const now = yield* Clock.currentTimeMillis
       const row = {
         id: newFileImportId(),
@@ -155,7 +159,13 @@ export class ImportService extends Effect.Service<ImportService>()("services/Imp
      * against what is committed by now, writes the row and its activities in one transaction
      * (the original kept first), then removes the file from the watch folder.
      */
-    const commit = Effect.fn("ImportService.commit")(function*(prepared: PreparedImport) {
+    const commit = Effect.fn("ImportService.commit")(function*(ahead: PreparedImport) {
+      // the file may have been removed, or replaced under the same name, since it was read
+      const current = yield* statIfPresent(ahead.file.path)
+      if (current === null) return null
+      const unchanged = current.size === ahead.row.sourceSize && Math.trunc(current.mtimeMs) === ahead.row.sourceMtime
+      const prepared = unchanged ? ahead : yield* prepare(ahead.file)
+      if (prepared === null) return null
       const { file, row, contentHash, outcome } = prepared
       const removeFromWatch = Effect.sync(() => fs.rmSync(file.path, { force: true }))
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
+import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -29,6 +30,46 @@ const withServices = <A, E>(body: (root: Root) => Effect.Effect<A, E, any>) =>
     const root = yield* scopedRoot()
     return yield* body(root).pipe(Effect.provide(servicesLayer(root)))
   })
+
+describe("ImportService.prepare, then commit", () => {
+  const prepareBytes = (root: Root, name: string, bytes: Uint8Array) =>
+    Effect.gen(function*() {
+      const full = path.join(root.watchDir, name)
+      fs.writeFileSync(full, bytes)
+      fs.utimesSync(full, minutes(-10), minutes(-10))
+      return yield* (yield* ImportService).prepare({ filename: name, format: "fit", path: full, mtimeMs: 0 })
+    })
+
+  it.scopedLive("a file replaced under the same name after it was read imports the new bytes, not the old parse", () =>
+    withServices((root) =>
+      Effect.gen(function*() {
+        const first = fitActivity({ start: T, seconds: 1800 })
+        const prepared = yield* prepareBytes(root, "sync.fit", first)
+        // a connector renames a newer version over it before the commit
+        const second = fitActivity({ start: minutes(600), seconds: 2400 })
+        fs.writeFileSync(path.join(root.watchDir, "sync.fit"), second)
+        const outcome = yield* (yield* ImportService).commit(prepared!)
+        expect(outcome?.status).toBe("success")
+        const [row, ...others] = yield* importRows("sync.fit")
+        expect(others).toEqual([])
+        expect(fs.readFileSync(path.join(root.originalsDir, row!.original_file!))).toEqual(Buffer.from(second))
+        const activity = yield* Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ start_time: number; elapsed_time: number }>`SELECT start_time, elapsed_time FROM activities`)
+        expect(activity).toEqual([{ start_time: minutes(600).getTime(), elapsed_time: 2400 }])
+      })
+    ))
+
+  it.scopedLive("a file removed after it was read is not committed", () =>
+    withServices((root) =>
+      Effect.gen(function*() {
+        const prepared = yield* prepareBytes(root, "gone.fit", fitActivity({ start: T, seconds: 1800 }))
+        fs.rmSync(path.join(root.watchDir, "gone.fit"))
+        expect(yield* (yield* ImportService).commit(prepared!)).toBeNull()
+        expect(yield* importRows("gone.fit")).toEqual([])
+        expect(listFiles(root.originalsDir)).toEqual([])
+        expect(yield* countActivities).toBe(0)
+      })
+    ))
+})
 
 describe("ImportService.importFile", () => {
   it.scopedLive("commits the activity and its row, keeps the original bytes under files/originals, then removes the file", () =>
