@@ -174,8 +174,10 @@ const main = async () => {
     if (Date.now() > DEADLINE) break
     const bytes = fs.readFileSync(path.join(CORPUS_DIR, file))
     // free the activity first, so that the upload is not a duplicate
-    const prior = await (await client.get(`/api/v1/file-imports?filters[filename]=${path.basename(file)}&filters[status]=success`)).json() as any
-    const id = prior.fileImports?.[0]?.activityId
+    // (its bulk import made it, or was skipped as a duplicate of, the activity to delete)
+    const prior = await (await client.get(`/api/v1/file-imports?filters[filename]=${path.basename(file)}`)).json() as any
+    const row = prior.fileImports?.[0]
+    const id = row?.activityId ?? /"(activity-[0-9a-f-]+)"/.exec(row?.errorMessage ?? "")?.[1]
     if (id) await fetch(`${daemon.base}/api/v1/activities/${id}`, { method: "DELETE", headers: { authorization: `Bearer ${env.key}` } })
     const name = `upload-${i}-${path.basename(file)}`
     const t = performance.now()
