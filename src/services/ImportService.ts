@@ -23,7 +23,8 @@ import type { QueuedFile } from "./WatchDirectory.ts"
  * whose row was already committed.
  */
 
-export const MAX_IMPORT_FILE_BYTES = 256 * 1024 * 1024
+/** Larger files are refused before they are read (a 58 MB GPX already exhausts the parse worker's heap). */
+export const MAX_IMPORT_FILE_BYTES = 64 * 1024 * 1024
 /** Duplicate rule: starts within 60 s and overlaps at least 80 % in time. */
 export const DUPLICATE_START_WINDOW_MS = 60_000
 export const DUPLICATE_MIN_OVERLAP = 0.8

@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { FileFormat } from "../../src/schema/ParsedActivity.ts"
-import { ImportService } from "../../src/services/ImportService.ts"
+import { ImportService, MAX_IMPORT_FILE_BYTES } from "../../src/services/ImportService.ts"
 import { countActivities, fitActivity, gpxActivity, importRows, listFiles, type Root, scopedRoot, servicesLayer, tcxActivity } from "../support/ImportHarness.ts"
 
 /**
@@ -114,6 +114,25 @@ describe("ImportService.importFile", () => {
         fs.writeFileSync(path.join(root.originalsDir, ".fileImport-half.fit.part"), "half")
         yield* (yield* ImportService).removeOrphanOriginals()
         expect(listFiles(root.originalsDir)).toEqual([row!.original_file])
+      })
+    ))
+
+  it.scopedLive("fails a file over the size limit without reading it, keeps no original, and removes it", () =>
+    withServices((root) =>
+      Effect.gen(function*() {
+        const full = path.join(root.watchDir, "huge.gpx")
+        fs.writeFileSync(full, "")
+        fs.truncateSync(full, MAX_IMPORT_FILE_BYTES + 1) // sparse: no bytes written
+        const outcome = yield* (yield* ImportService).importFile({ filename: "huge.gpx", format: "gpx", path: full, mtimeMs: 0 })
+        expect(outcome?.status).toBe("failed")
+        const [row] = yield* importRows("huge.gpx")
+        expect(row).toMatchObject({
+          status: "failed",
+          original_file: null,
+          error_message: `"huge.gpx" is too large to import (${MAX_IMPORT_FILE_BYTES + 1} bytes; at most ${MAX_IMPORT_FILE_BYTES}).`
+        })
+        expect(listFiles(root.watchDir).filter((f) => !f.startsWith("."))).toEqual([])
+        expect(listFiles(root.originalsDir)).toEqual([])
       })
     ))
 
