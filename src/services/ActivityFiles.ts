@@ -15,7 +15,7 @@ export { ActivityFileError }
 
 /**
  * How long one file may take in the worker, and the worker's heap. The largest corpus file takes
- * 0.4 s and a 72-hour FIT about 3 s. Read when a worker starts (heap) and for each file
+ * 0.4 s and a 72-hour FIT 1.5 s. Read when a worker starts (heap) and for each file
  * (time), so that tests can drive the real worker over them.
  */
 export class ParseLimits extends Context.Reference<ParseLimits>()("services/ActivityFiles/ParseLimits", {
