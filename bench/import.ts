@@ -11,17 +11,15 @@
  *
  * Prints target vs measured; always exits 0. Bounded to about 3 minutes.
  */
-import { ConfigProvider, Effect, Layer } from "effect"
-import { spawn } from "node:child_process"
+import { Effect, Exit, Scope } from "effect"
 import * as fs from "node:fs"
-import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import { ServicesLive } from "../src/main.ts"
-import { generateApiKey } from "../src/services/ApiKey.ts"
 import { ActivityFiles } from "../src/services/ActivityFiles.ts"
 import { ImportService } from "../src/services/ImportService.ts"
 import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, loadManifest } from "../test/corpus.ts"
+import { startChildDaemon } from "../test/support/ChildDaemon.ts"
+import { makeRoot, servicesLayer } from "../test/support/ImportHarness.ts"
 
 const DEADLINE = Date.now() + 170_000
 const ONE_HOUR_FIT = "fit/garmin-fr945-treadmill-run.fit"
@@ -33,33 +31,6 @@ const quantile = (xs: ReadonlyArray<number>, q: number) => {
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!
 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const srv = net.createServer()
-    srv.once("error", reject)
-    srv.listen(0, "127.0.0.1", () => {
-      const port = (srv.address() as net.AddressInfo).port
-      srv.close(() => resolve(port))
-    })
-  })
-
-interface Env { readonly root: string; readonly storage: string; readonly watch: string; readonly key: string; readonly port: number }
-
-const makeEnv = async (): Promise<Env> => {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "waymark-bench-"))
-  const storage = path.join(root, "storage")
-  const watch = path.join(root, "watch")
-  fs.mkdirSync(storage)
-  fs.mkdirSync(watch)
-  return { root, storage, watch, key: generateApiKey(), port: await freePort() }
-}
-
-const configOf = (env: Env) =>
-  Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({
-    STORAGE_DIR: env.storage, WATCH_DIR: env.watch, SERVICE_API_KEY: env.key, PORT: String(env.port), HOST: "127.0.0.1",
-    TZ: "UTC", LOG_LEVEL: "fatal", APP_URL: `http://127.0.0.1:${env.port}`
-  }))))
-
 const DIST_MAIN = path.join(import.meta.dirname, "..", "dist", "main.js")
 
 /** Peak and current resident set of a process (all its threads), from /proc; null elsewhere. */
@@ -70,38 +41,6 @@ const memoryOf = (pid: number): { peak: number; current: number } | null => {
     return { peak: kb("VmHWM"), current: kb("VmRSS") }
   } catch {
     return null
-  }
-}
-
-/**
- * Starts the built daemon (`node dist/main.js`, what `npm start` runs) as a child process;
- * resolves once the port answers.
- */
-const startDaemon = async (env: Env) => {
-  const child = spawn(process.execPath, [DIST_MAIN], {
-    env: {
-      ...process.env, STORAGE_DIR: env.storage, WATCH_DIR: env.watch, SERVICE_API_KEY: env.key, PORT: String(env.port),
-      HOST: "127.0.0.1", TZ: "UTC", LOG_LEVEL: "warning", APP_URL: `http://127.0.0.1:${env.port}`
-    },
-    stdio: ["ignore", "ignore", "inherit"]
-  })
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
-  const base = `http://127.0.0.1:${env.port}`
-  for (let i = 0; i < 400; i++) {
-    try {
-      if ((await fetch(`${base}/api/v1/status`, { headers: { authorization: `Bearer ${env.key}` } })).ok) break
-    } catch {
-      await sleep(25)
-    }
-  }
-  return {
-    base,
-    memory: () => memoryOf(child.pid!),
-    stop: async () => {
-      child.kill("SIGTERM")
-      await Promise.race([exited, sleep(10_000)])
-      child.kill("SIGKILL")
-    }
   }
 }
 
@@ -126,16 +65,17 @@ const main = async () => {
     console.log(`${DIST_MAIN} is missing: run \`npm run build\` first (npm run bench:import does)`)
     return
   }
-  const env = await makeEnv()
-  const daemon = await startDaemon(env)
-  const idleRss = daemon.memory()
-  const client = api(daemon.base, env.key)
+  const env = makeRoot({ LOG_LEVEL: "warning" })
+  const daemonScope = Effect.runSync(Scope.make())
+  const daemon = await Effect.runPromise(startChildDaemon({ env: env.env, apiKey: env.apiKey, built: true }).pipe(Scope.extend(daemonScope)))
+  const idleRss = memoryOf(daemon.pid)
+  const client = api(daemon.baseUrl, env.apiKey)
   const statusLatencies: Array<number> = []
   let bulkSeconds = NaN
   let imported = 0
   try {
     // 1. bulk: every corpus file into the watch folder at once (staged in a dot-folder, then renamed)
-    const staging = path.join(env.watch, ".bench")
+    const staging = path.join(env.watchDir, ".bench")
     fs.mkdirSync(staging)
     for (const f of files) fs.writeFileSync(path.join(staging, f.name), f.bytes)
     let polling = true
@@ -149,11 +89,11 @@ const main = async () => {
       }
     })()
     const started = performance.now()
-    for (const f of files) fs.renameSync(path.join(staging, f.name), path.join(env.watch, f.name))
+    for (const f of files) fs.renameSync(path.join(staging, f.name), path.join(env.watchDir, f.name))
     while (Date.now() < DEADLINE) {
       const r = await client.get("/api/v1/file-imports?pagination[size]=1")
       const body = await r.json() as { fileImports: Array<{ status: string }>; pagination: { total: number } }
-      const queued = fs.readdirSync(env.watch).filter((n) => !n.startsWith(".")).length
+      const queued = fs.readdirSync(env.watchDir).filter((n) => !n.startsWith(".")).length
       imported = body.pagination.total - queued
       if (queued === 0 && imported >= files.length) break
       await sleep(20)
@@ -178,7 +118,7 @@ const main = async () => {
     const prior = await (await client.get(`/api/v1/file-imports?filters[filename]=${path.basename(file)}`)).json() as any
     const row = prior.fileImports?.[0]
     const id = row?.activityId ?? /"(activity-[0-9a-f-]+)"/.exec(row?.errorMessage ?? "")?.[1]
-    if (id) await fetch(`${daemon.base}/api/v1/activities/${id}`, { method: "DELETE", headers: { authorization: `Bearer ${env.key}` } })
+    if (id) await fetch(`${daemon.baseUrl}/api/v1/activities/${id}`, { method: "DELETE", headers: { authorization: `Bearer ${env.apiKey}` } })
     const name = `upload-${i}-${path.basename(file)}`
     const t = performance.now()
     const accepted = await client.upload(name, bytes)
@@ -194,18 +134,19 @@ const main = async () => {
       await sleep(10)
     }
   }
-  const daemonMemory = daemon.memory()
-  await daemon.stop()
+  const daemonMemory = memoryOf(daemon.pid)
+  await Effect.runPromise(daemon.kill("SIGTERM"))
+  await Effect.runPromise(Scope.close(daemonScope, Exit.void))
 
   // 3. per-file import time: ImportService.importFile directly, over a fresh storage, every file once
   const perFile: Array<number> = []
   const timesOf = new Map<string, Array<number>>()
-  const env2 = await makeEnv()
+  const env2 = makeRoot()
   await Effect.runPromise(Effect.gen(function*() {
     const service = yield* ImportService
     const once = (name: string, bytes: Uint8Array, format: string) =>
       Effect.gen(function*() {
-        const full = path.join(env2.watch, name)
+        const full = path.join(env2.watchDir, name)
         fs.writeFileSync(full, bytes)
         const t = performance.now()
         yield* service.importFile({ filename: name, format: format as "fit", path: full, mtimeMs: 0 })
@@ -231,7 +172,7 @@ const main = async () => {
       }
       timesOf.set(file, ms)
     }
-  }).pipe(Effect.provide(ServicesLive.pipe(Layer.provide(configOf(env2)))), Effect.scoped))
+  }).pipe(Effect.provide(servicesLayer(env2)), Effect.scoped))
 
   for (const e of [env, env2]) fs.rmSync(e.root, { recursive: true, force: true })
 

@@ -12,7 +12,7 @@ import { supervise } from "./supervise.ts"
  * parses the next file: a file's first stage (read, hash, parse) overlaps the previous file's
  * commit. A failing file never stops the others.
  */
-export const PREPARED_AHEAD = 2
+const PREPARED_AHEAD = 2
 
 export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
   const queue = yield* ImportQueue

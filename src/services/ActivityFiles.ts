@@ -7,13 +7,6 @@ import { ActivityFileError } from "./parsers/ActivityFileError.ts"
 import type { ParseRequest, ParseResponse } from "./parseWorkerThread.ts"
 
 /**
- * Turns the bytes of a FIT, TCX or GPX file into computed activities, in a worker thread so
- * that the API stays responsive. A file that takes too long or exhausts the worker's memory
- * fails on its own; the worker is replaced and the next file goes on.
- */
-export { ActivityFileError }
-
-/**
  * How long one file may take in the worker, and the worker's heap. The largest corpus file takes
  * 0.4 s and a 72-hour FIT 1.5 s. Read when a worker starts (heap) and for each file
  * (time), so that tests can drive the real worker over them.
@@ -58,6 +51,11 @@ const spawn = (heapMb: number): Running => {
   return { worker, ready, lost: false }
 }
 
+/**
+ * Turns the bytes of a FIT, TCX or GPX file into computed activities, in a worker thread so
+ * that the API stays responsive. A file that takes too long or exhausts the worker's memory
+ * fails on its own; the worker is replaced and the next file goes on.
+ */
 export class ActivityFiles extends Effect.Service<ActivityFiles>()("services/ActivityFiles", {
   scoped: Effect.gen(function*() {
     const config = yield* AppConfig

@@ -1,11 +1,11 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
-import type { ActivityDraft, ActivityStreams, EncodedActivityDraft } from "../schema/ActivityDraft.ts"
+import type { ActivityStreams, EncodedActivityDraft } from "../schema/ActivityDraft.ts"
 import type { Activity, ActivityImage } from "../schema/ApiModels.ts"
 import type { SportType } from "../schema/SportType.ts"
 import { AppConfig } from "./AppConfig.ts"
-import { decodeStreams, encodeStreams } from "./StreamsCodec.ts"
+import { decodeStreams } from "./StreamsCodec.ts"
 
 /** Activities with their streams, laps, splits, best efforts and images, in SQLite. */
 
@@ -169,10 +169,10 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/Activ
     }, Effect.orDie)
 
     /**
-     * Stores a computed activity with all its parts (its streams encoded here unless the parse
-     * worker did it already); the caller owns the transaction.
+     * Stores a computed activity with all its parts, its streams already encoded (by the parse
+     * worker, or `encodeDraft`); the caller owns the transaction.
      */
-    const insert = Effect.fn("ActivityRepo.insert")(function*(id: string, draft: ActivityDraft | EncodedActivityDraft, externalId: string | null = null) {
+    const insert = Effect.fn("ActivityRepo.insert")(function*(id: string, draft: EncodedActivityDraft, externalId: string | null = null) {
       yield* sql`INSERT INTO activities ${sql.insert({
         id,
         external_id: externalId,
@@ -210,7 +210,7 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/Activ
         has_gpx: draft.hasGpx ? 1 : 0,
         created_at: Date.now()
       })}`
-      yield* sql`INSERT INTO activity_streams ${sql.insert({ activity_id: id, data: "encodedStreams" in draft ? draft.encodedStreams : encodeStreams(draft.streams) })}`
+      yield* sql`INSERT INTO activity_streams ${sql.insert({ activity_id: id, data: draft.encodedStreams })}`
       if (draft.laps.length > 0) {
         yield* sql`INSERT INTO activity_laps ${sql.insert(draft.laps.map((lap) => ({ activity_id: id, lap_index: lap.lapIndex, data: JSON.stringify(lap) })))}`
       }
@@ -227,7 +227,7 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/Activ
     }, Effect.orDie)
 
     /** Replaces the computed data of an existing activity (external platform updates); keeps images. */
-    const replace = Effect.fn("ActivityRepo.replace")(function*(id: string, draft: ActivityDraft | EncodedActivityDraft, externalId: string | null) {
+    const replace = Effect.fn("ActivityRepo.replace")(function*(id: string, draft: EncodedActivityDraft, externalId: string | null) {
       const images = yield* sql<{ id: string; activity_id: string; file_name: string; external_id: string | null; created_at: number }>`SELECT * FROM activity_images WHERE activity_id = ${id}`
       yield* sql`DELETE FROM activities WHERE id = ${id}`
       yield* insert(id, draft, externalId)

@@ -7,6 +7,7 @@ import { ImageStore } from "./ImageStore.ts"
 import { inChannel } from "./Logs.ts"
 import { type DetailedActivity, type Photo, type RatePair, StravaClient, StravaError } from "./StravaClient.ts"
 import { activityIdOf, gearIdOf, toActivityDraft } from "./strava/StravaMapping.ts"
+import { encodeDraft } from "./StreamsCodec.ts"
 
 /**
  * The externalApi import (reference section 5, "Import run"): a full run lists every activity
@@ -188,10 +189,11 @@ export class StravaImport extends Effect.Service<StravaImport>()("services/Strav
           draft = { ...draft, gearId: null }
         }
         const activityId = existingId ?? activityIdOf(stravaId)
+        const stored = encodeDraft(draft)
         yield* sql.withTransaction(
           existingId !== undefined
-            ? activities.replace(activityId, draft, String(stravaId))
-            : activities.insert(activityId, draft, String(stravaId))
+            ? activities.replace(activityId, stored, String(stravaId))
+            : activities.insert(activityId, stored, String(stravaId))
         ).pipe(Effect.orDie)
         if (existingId !== undefined) counters.updated++
         else counters.imported++

@@ -5,7 +5,6 @@ import { Command } from "@effect/cli"
 import { ConfigProvider, Effect, HashMap, Layer, Logger, Option } from "effect"
 import { createServer } from "node:http"
 import * as fs from "node:fs"
-import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { makeExternalCommands } from "../../src/cli/ExternalCommands.ts"
@@ -16,6 +15,7 @@ import { WEBHOOK_PATH, WebhookRoutesLive } from "../../src/http/WebhookRoutes.ts
 import { ServicesLive } from "../../src/main.ts"
 import { AppConfig } from "../../src/services/AppConfig.ts"
 import { type FakeStrava, type FakeStravaOptions, startFakeStrava } from "../fakes/FakeStrava.ts"
+import { freePort } from "../support/freePort.ts"
 
 /**
  * One externalApi-mode service for a test: a fake Strava, a temporary STORAGE_DIR, the real
@@ -49,16 +49,6 @@ export interface HarnessOptions {
 }
 
 export const VERIFY_TOKEN = "test-verify-token-0123"
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = net.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const port = (server.address() as net.AddressInfo).port
-      server.close(() => resolve(port))
-    })
-  })
 
 const collector = (logs: Array<LogLine>) =>
   Logger.make(({ annotations, logLevel, message }) => {
@@ -96,7 +86,7 @@ export const withHarness = <A, E>(
       Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "waymark-external-"))),
       (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
     )
-    const port = yield* Effect.promise(freePort)
+    const port = yield* freePort
     const appUrl = `http://127.0.0.1:${port}`
     const storageDir = path.join(root, "storage")
     const env: Record<string, string> = {

@@ -1,11 +1,12 @@
 import { Duration, Effect, type Scope } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
-import * as net from "node:net"
 import { fileURLToPath } from "node:url"
+import { freePort } from "./freePort.ts"
 
 /**
  * The daemon as a real child process, started from source (`node --import tsx src/main.ts`,
- * cwd the repository), for tests that must kill it for real (`SIGKILL`) and start it again
+ * cwd the repository) or built (`node dist/main.js`, as `npm start` runs it, for the
+ * benchmark), for tests that must kill it for real (`SIGKILL`) and start it again
  * over the same folders. The child gets only the environment given here (plus PATH, HOME
  * and TMPDIR), never the test runner's. Every child is killed (`SIGKILL`) when the scope
  * that spawned it closes, and, as a last resort, when the test process exits.
@@ -21,6 +22,8 @@ export interface ChildDaemonOptions {
   readonly apiKey: string
   /** how long the status endpoint may take to answer 200 (default 45 s) */
   readonly readyTimeout?: Duration.DurationInput
+  /** run the compiled daemon of `npm run build` instead of the source */
+  readonly built?: boolean
 }
 
 export interface ChildExit {
@@ -57,18 +60,6 @@ const installExitHook = () => {
   })
 }
 
-/** A loopback port that was free a moment ago. */
-export const freePort: Effect.Effect<number> = Effect.async<number>((resume) => {
-  const server = net.createServer()
-  server.unref()
-  server.once("error", (e) => resume(Effect.die(e)))
-  server.listen(0, "127.0.0.1", () => {
-    const address = server.address()
-    const port = typeof address === "object" && address !== null ? address.port : 0
-    server.close(() => resume(Effect.succeed(port)))
-  })
-})
-
 const OUTPUT_LIMIT = 64 * 1024
 
 const spawnOnce = (options: ChildDaemonOptions, port: number): Effect.Effect<ChildDaemon, never, Scope.Scope> =>
@@ -86,7 +77,7 @@ const spawnOnce = (options: ChildDaemonOptions, port: number): Effect.Effect<Chi
     const child = yield* Effect.acquireRelease(
       Effect.sync(() => {
         installExitHook()
-        const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: REPO_DIR, env, stdio: ["ignore", "pipe", "pipe"] })
+        const child = spawn(process.execPath, options.built ? ["dist/main.js"] : ["--import", "tsx", "src/main.ts"], { cwd: REPO_DIR, env, stdio: ["ignore", "pipe", "pipe"] })
         live.add(child)
         const append = (chunk: Buffer) => {
           output = (output + chunk.toString("utf8")).slice(-OUTPUT_LIMIT)

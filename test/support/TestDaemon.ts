@@ -15,6 +15,7 @@ import { ActivityRepo } from "../../src/services/ActivityRepo.ts"
 import { generateApiKey } from "../../src/services/ApiKey.ts"
 import { FileImportRepo } from "../../src/services/FileImportRepo.ts"
 import { GearRepo } from "../../src/services/GearRepo.ts"
+import { encodeDraft } from "../../src/services/StreamsCodec.ts"
 import { WeightRepo } from "../../src/services/WeightRepo.ts"
 
 /**
@@ -239,7 +240,7 @@ export const makeDraft = (overrides: Partial<ActivityDraft> = {}): ActivityDraft
 export const seedActivity = (overrides: Partial<ActivityDraft> = {}, id = `activity-${randomUUID()}`) =>
   Effect.gen(function*() {
     const repo = yield* ActivityRepo
-    yield* repo.insert(id, makeDraft(overrides))
+    yield* repo.insert(id, encodeDraft(makeDraft(overrides)))
     return id
   })
 

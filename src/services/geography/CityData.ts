@@ -127,7 +127,7 @@ export const readCityData = (bytes: Uint8Array): CityData => {
 }
 
 /** Where `npm run build` puts the binary form: dist/data/cities.bin. */
-export const CITY_DATA_URL = new URL("../../data/cities.bin", import.meta.url)
+const CITY_DATA_URL = new URL("../../data/cities.bin", import.meta.url)
 
 /** The built file when present, else the same form built from the JSON now. */
 export const loadCityData = (): CityData => {
