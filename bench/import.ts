@@ -15,9 +15,9 @@ import { Effect, Exit, Scope } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { ActivityFiles } from "../src/services/ActivityFiles.ts"
-import { ImportService } from "../src/services/ImportService.ts"
-import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, loadManifest } from "../test/corpus.ts"
+import { ParseWorker } from "../src/services/import/ParseWorker.ts"
+import { ImportService } from "../src/services/import/ImportService.ts"
+import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, loadManifest } from "../test/support/corpus.ts"
 import { startChildDaemon } from "../test/support/ChildDaemon.ts"
 import { makeRoot, servicesLayer } from "../test/support/ImportHarness.ts"
 
@@ -160,7 +160,7 @@ const main = async () => {
     // the two reference files, 7 times each: the worker round trip (parse + compute + transfer),
     // which is what importFile spends on them apart from the commit (a repeat would be skipped
     // as the same bytes before parsing)
-    const worker = yield* ActivityFiles
+    const worker = yield* ParseWorker
     for (const file of [ONE_HOUR_FIT, LARGEST_FIT]) {
       const bytes = fs.readFileSync(path.join(CORPUS_DIR!, file))
       const ms: Array<number> = []

@@ -2,8 +2,8 @@ import { Command } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Console, Effect } from "effect"
-import { externalCommands } from "./cli/ExternalCommands.ts"
-import { generateApiKey } from "./services/ApiKey.ts"
+import { externalCommands } from "./connectors/strava/ExternalCommands.ts"
+import { generateApiKey } from "./services/platform/ApiKey.ts"
 import { VERSION } from "./version.ts"
 
 /** Command-line entry: `npm run cli -- <command>`. */

@@ -1,10 +1,10 @@
 import { Effect, Exit, Layer, Stream } from "effect"
 import * as path from "node:path"
-import { formatOf } from "../services/ActivityFileName.ts"
-import { ImportQueue } from "../services/ImportQueue.ts"
-import { type ImportOutcome, ImportService, type PreparedImport } from "../services/ImportService.ts"
-import { inChannel } from "../services/Logs.ts"
-import { WatchDirectory } from "../services/WatchDirectory.ts"
+import { formatOf } from "../services/import/ActivityFileName.ts"
+import { ImportQueue } from "../services/import/ImportQueue.ts"
+import { type ImportOutcome, ImportService, type PreparedImport } from "../services/import/ImportService.ts"
+import { inChannel } from "../services/platform/Logs.ts"
+import { WatchDirectory } from "../services/import/WatchDirectory.ts"
 import { supervise } from "./supervise.ts"
 
 /**

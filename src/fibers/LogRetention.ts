@@ -1,6 +1,6 @@
 import { Effect, Layer, Schedule } from "effect"
-import { inChannel, pruneLogs } from "../services/Logs.ts"
-import { StoragePaths } from "../services/StoragePaths.ts"
+import { inChannel, pruneLogs } from "../services/platform/Logs.ts"
+import { StoragePaths } from "../services/platform/StoragePaths.ts"
 import { supervise } from "./supervise.ts"
 
 /** Removes channel log files older than 5 days, at start and every hour. */

@@ -2,9 +2,9 @@ import { watch } from "chokidar"
 import { Chunk, Effect, Layer, Schedule, Stream } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { ImportQueue } from "../services/ImportQueue.ts"
-import { inChannel } from "../services/Logs.ts"
-import { isCandidateName, WatchDirectory } from "../services/WatchDirectory.ts"
+import { ImportQueue } from "../services/import/ImportQueue.ts"
+import { inChannel } from "../services/platform/Logs.ts"
+import { isCandidateName, WatchDirectory } from "../services/import/WatchDirectory.ts"
 import { supervise } from "./supervise.ts"
 
 /**

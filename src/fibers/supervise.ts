@@ -1,5 +1,5 @@
 import { Cause, Effect, Schedule } from "effect"
-import { inChannel } from "../services/Logs.ts"
+import { inChannel } from "../services/platform/Logs.ts"
 
 /** Jittered exponential backoff capped at 5 minutes (jitter first, cap last). */
 export const restartBackoff = Schedule.exponential("1 second", 2).pipe(

@@ -10,15 +10,19 @@ import { FileImportsHttpLive } from "./FileImportsHttp.ts"
 import { GearHttpLive } from "./GearHttp.ts"
 import { PublicRoutesLive } from "./PublicRoutes.ts"
 import { SystemHttpLive } from "./SystemHttp.ts"
-import { WebhookRoutesLive } from "./WebhookRoutes.ts"
 
-/** Every route of the service as one HttpApp layer, without the listener (tests add their own). */
+/** Every route of the JSON API as one layer, without the listener (tests add their own). */
 export const ApiLive = HttpApiBuilder.api(WaymarkApi).pipe(
   Layer.provide([SystemHttpLive, ActivitiesHttpLive, FileImportsHttpLive, GearHttpLive, AthleteHttpLive]),
   Layer.provide(AuthorizationLive)
 )
 
-export const HttpAppLive = HttpApiBuilder.serve(HttpMiddleware.logger).pipe(
-  Layer.provide([PublicRoutesLive, ErrorResponsesLive, WebhookRoutesLive]),
-  Layer.provide(ApiLive)
-)
+/**
+ * The whole HTTP app: the API, the public routes, the error mapping, and the routes of other
+ * features (the Strava webhook), which the composition root hands in.
+ */
+export const makeHttpApp = <E, R>(featureRoutes: Layer.Layer<never, E, R>) =>
+  HttpApiBuilder.serve(HttpMiddleware.logger).pipe(
+    Layer.provide([PublicRoutesLive, ErrorResponsesLive, featureRoutes]),
+    Layer.provide(ApiLive)
+  )

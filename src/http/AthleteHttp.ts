@@ -3,7 +3,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 import { BadRequest } from "../schema/ApiErrors.ts"
 import { isCalendarDate } from "../schema/QueryParams.ts"
-import { WeightRepo } from "../services/WeightRepo.ts"
+import { WeightRepo } from "../services/activities/WeightRepo.ts"
 import { WaymarkApi } from "./Api.ts"
 import { readJsonObject, rejectUnknownFields } from "./JsonBody.ts"
 

@@ -1,7 +1,7 @@
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect, Either, Layer, Option } from "effect"
 import { InvalidToken } from "../schema/ApiErrors.ts"
-import { ApiKey } from "../services/ApiKey.ts"
+import { ApiKey } from "../services/platform/ApiKey.ts"
 import { Authorization } from "./Authorization.ts"
 
 /**

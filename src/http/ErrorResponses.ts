@@ -18,8 +18,8 @@ import {
   MethodNotAllowed,
   NotFound
 } from "../schema/ApiErrors.ts"
-import { ApiKey } from "../services/ApiKey.ts"
-import { inChannel } from "../services/Logs.ts"
+import { ApiKey } from "../services/platform/ApiKey.ts"
+import { inChannel } from "../services/platform/Logs.ts"
 import { WaymarkApi } from "./Api.ts"
 
 /**

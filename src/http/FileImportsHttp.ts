@@ -2,8 +2,8 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import type { FileImport } from "../schema/ApiModels.ts"
 import { importSourceOfFormat } from "../schema/ActivityDraft.ts"
-import { FileImportRepo } from "../services/FileImportRepo.ts"
-import { WatchDirectory } from "../services/WatchDirectory.ts"
+import { FileImportRepo } from "../services/import/FileImportRepo.ts"
+import { WatchDirectory } from "../services/import/WatchDirectory.ts"
 import { WaymarkApi } from "./Api.ts"
 
 /** Queued files of the watch folder first (whatever the status filter), then the stored rows, newest first. */

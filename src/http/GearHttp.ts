@@ -1,6 +1,6 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
-import { GearRepo } from "../services/GearRepo.ts"
+import { GearRepo } from "../services/activities/GearRepo.ts"
 import { WaymarkApi } from "./Api.ts"
 
 export const GearHttpLive = HttpApiBuilder.group(WaymarkApi, "gear", (handlers) =>

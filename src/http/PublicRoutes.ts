@@ -8,9 +8,9 @@ import { Effect, Either } from "effect"
 import * as fs from "node:fs"
 import { fileURLToPath } from "node:url"
 import * as Yaml from "yaml"
-import { ApiKey } from "../services/ApiKey.ts"
-import { AppConfig } from "../services/AppConfig.ts"
-import { CONTENT_TYPES, IMAGE_FILE_NAME, ImageStore } from "../services/ImageStore.ts"
+import { ApiKey } from "../services/platform/ApiKey.ts"
+import { AppConfig } from "../services/platform/AppConfig.ts"
+import { CONTENT_TYPES, IMAGE_FILE_NAME, ImageStore } from "../services/activities/ImageStore.ts"
 
 /**
  * Routes outside the bearer-protected API: the OpenAPI document, and the image files

@@ -1,6 +1,6 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
-import { AppConfig } from "../services/AppConfig.ts"
+import { AppConfig } from "../services/platform/AppConfig.ts"
 import { VERSION } from "../version.ts"
 import { WaymarkApi } from "./Api.ts"
 

@@ -3,7 +3,7 @@ import * as HttpBody from "@effect/platform/HttpBody"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { ActivityRepo } from "../../src/services/ActivityRepo.ts"
+import { ActivityRepo } from "../../src/services/activities/ActivityRepo.ts"
 import { fileForm, PNG_1x1, seedActivity, seedGear, send, snapshot, TestDaemon } from "../support/TestDaemon.ts"
 
 const ACTIVITY_KEYS = [

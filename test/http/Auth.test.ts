@@ -1,6 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { generateApiKey } from "../../src/services/ApiKey.ts"
+import { generateApiKey } from "../../src/services/platform/ApiKey.ts"
 import { allLogText, fileForm, send, snapshot, TestDaemon } from "../support/TestDaemon.ts"
 import { ENDPOINTS } from "./endpoints.ts"
 

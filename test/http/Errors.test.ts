@@ -2,7 +2,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import * as fs from "node:fs"
-import { utcDay } from "../../src/services/Logs.ts"
+import { utcDay } from "../../src/services/platform/Logs.ts"
 import { allLogText, fileForm, readChannel, send, snapshot, TestDaemon } from "../support/TestDaemon.ts"
 import { expectError } from "./helpers.ts"
 

@@ -2,7 +2,7 @@ import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { FileImportRepo, newFileImportId } from "../../src/services/FileImportRepo.ts"
+import { FileImportRepo, newFileImportId } from "../../src/services/import/FileImportRepo.ts"
 import { seedActivity, send, TestDaemon } from "../support/TestDaemon.ts"
 import { expectError } from "./helpers.ts"
 

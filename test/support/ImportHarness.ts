@@ -4,9 +4,9 @@ import { ConfigProvider, Duration, Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { makeDaemon, type ServerServices, ServicesLive } from "../../src/main.ts"
-import { generateApiKey } from "../../src/services/ApiKey.ts"
-import { encodeFit, fitSeconds, Mesg, semicircles } from "../services/parsers/fitFixtures.ts"
+import { makeDaemon, type ServerServices, ServicesLive } from "../../src/Daemon.ts"
+import { generateApiKey } from "../../src/services/platform/ApiKey.ts"
+import { encodeFit, fitSeconds, Mesg, semicircles } from "../services/import/parsers/fitFixtures.ts"
 import { TestDaemon, type TestDaemonInfo } from "./TestDaemon.ts"
 
 /**

@@ -9,17 +9,17 @@ import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { makeDaemon, type ServerServices, ServicesLive } from "../../src/main.ts"
+import { makeDaemon, type ServerServices, ServicesLive } from "../../src/Daemon.ts"
 import type { ActivityDraft } from "../../src/schema/ActivityDraft.ts"
-import { ActivityRepo } from "../../src/services/ActivityRepo.ts"
-import { generateApiKey } from "../../src/services/ApiKey.ts"
-import { FileImportRepo } from "../../src/services/FileImportRepo.ts"
-import { GearRepo } from "../../src/services/GearRepo.ts"
-import { encodeDraft } from "../../src/services/StreamsCodec.ts"
-import { WeightRepo } from "../../src/services/WeightRepo.ts"
+import { ActivityRepo } from "../../src/services/activities/ActivityRepo.ts"
+import { generateApiKey } from "../../src/services/platform/ApiKey.ts"
+import { FileImportRepo } from "../../src/services/import/FileImportRepo.ts"
+import { GearRepo } from "../../src/services/activities/GearRepo.ts"
+import { encodeDraft } from "../../src/services/activities/StreamsCodec.ts"
+import { WeightRepo } from "../../src/services/activities/WeightRepo.ts"
 
 /**
- * The real daemon (`makeDaemon` of src/main.ts) for one test block: a temporary STORAGE_DIR
+ * The real daemon (`makeDaemon` of src/Daemon.ts) for one test block: a temporary STORAGE_DIR
  * and WATCH_DIR, the environment given here and nothing from `process.env`, and
  * `NodeHttpServer.layerTest` as the listener (a real socket on a free port, with an
  * HttpClient bound to it). The repositories and the SqlClient are the daemon's own

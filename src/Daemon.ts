@@ -1,0 +1,83 @@
+import * as Etag from "@effect/platform/Etag"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as HttpPlatform from "@effect/platform/HttpPlatform"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as Path from "@effect/platform/Path"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { Effect, Layer } from "effect"
+import { createServer } from "node:http"
+import { ExternalModeLive, WebhookRoutesLive } from "./connectors/strava/ExternalMode.ts"
+import { ImportWorkerLive } from "./fibers/ImportWorker.ts"
+import { LogRetentionLive } from "./fibers/LogRetention.ts"
+import { WatchFolderLive } from "./fibers/WatchFolder.ts"
+import { makeHttpApp } from "./http/ApiLive.ts"
+import { ParseWorker } from "./services/import/ParseWorker.ts"
+import { ActivityRepo } from "./services/activities/ActivityRepo.ts"
+import { ApiKey } from "./services/platform/ApiKey.ts"
+import { AppConfig } from "./services/platform/AppConfig.ts"
+import { DatabaseLive } from "./services/platform/Database.ts"
+import { FileImportRepo } from "./services/import/FileImportRepo.ts"
+import { GearRepo } from "./services/activities/GearRepo.ts"
+import { ImageStore } from "./services/activities/ImageStore.ts"
+import { ImportQueue } from "./services/import/ImportQueue.ts"
+import { ImportService } from "./services/import/ImportService.ts"
+import { inChannel, LogsLive } from "./services/platform/Logs.ts"
+import { StoragePaths } from "./services/platform/StoragePaths.ts"
+import { TelemetryLive } from "./services/platform/Telemetry.ts"
+import { WatchDirectory } from "./services/import/WatchDirectory.ts"
+import { WeightRepo } from "./services/activities/WeightRepo.ts"
+import { VERSION } from "./version.ts"
+
+/**
+ * The daemon's one composition root: configuration, storage and database, the services,
+ * and the supervised tree (HTTP server and background fibers), launched as one layer.
+ */
+
+const FoundationLive = StoragePaths.Default.pipe(Layer.provideMerge(AppConfig.Default))
+
+const StorageLive = DatabaseLive.pipe(Layer.provideMerge(FoundationLive))
+
+const RepositoriesLive = Layer.mergeAll(
+  ActivityRepo.Default,
+  FileImportRepo.Default,
+  GearRepo.Default,
+  WeightRepo.Default,
+  ApiKey.DefaultWithoutDependencies,
+  ImageStore.DefaultWithoutDependencies,
+  WatchDirectory.DefaultWithoutDependencies,
+  ParseWorker.Default,
+  ImportQueue.Default
+).pipe(Layer.provideMerge(StorageLive))
+
+export const ServicesLive = ImportService.Default.pipe(Layer.provideMerge(RepositoriesLive))
+
+const LoggingLive = Layer.unwrapEffect(
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    const paths = yield* StoragePaths
+    return LogsLive({ logsDir: paths.logsDir, format: config.logFormat, level: config.logLevel })
+  })
+).pipe(Layer.provide(FoundationLive))
+
+/** The whole daemon around a given HTTP server layer (a real listener, or a test one). */
+export type ServerServices = HttpServer.HttpServer | HttpPlatform.HttpPlatform | Etag.Generator | FileSystem.FileSystem | Path.Path
+
+export const makeDaemon = <E, R>(server: Layer.Layer<ServerServices, E, R>) =>
+  Layer.mergeAll(
+    makeHttpApp(WebhookRoutesLive).pipe(HttpServer.withLogAddress, Layer.provide(server)),
+    LogRetentionLive,
+    WatchFolderLive,
+    ImportWorkerLive,
+    ExternalModeLive,
+    Layer.effectDiscard(Effect.logInfo(`waymark v${VERSION} started`).pipe(inChannel("daemon")))
+  ).pipe(
+    Layer.provide(TelemetryLive),
+    Layer.provide(ServicesLive),
+    Layer.provide(LoggingLive)
+  )
+
+const ListenerLive = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) => NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
+).pipe(Layer.provide(AppConfig.Default))
+
+export const DaemonLive = makeDaemon(ListenerLive)

@@ -1,0 +1,27 @@
+import { Cron, Effect, Either, Layer, Schedule } from "effect"
+import { AppConfig } from "../../services/platform/AppConfig.ts"
+import { inChannel } from "../../services/platform/Logs.ts"
+import { StravaImport } from "./StravaImport.ts"
+import { supervise } from "../../fibers/supervise.ts"
+
+/**
+ * The scheduled full import of externalApi mode, on EXTERNAL_IMPORT_CRON (in TZ). It takes the
+ * import lock, so it never overlaps with the webhook drain or another run. A run never fails
+ * (rate limits and refused tokens end it with a logged reason), so the schedule keeps going.
+ */
+export const ExternalImportLive = Layer.scopedDiscard(Effect.gen(function*() {
+  const config = yield* AppConfig
+  if (config.importMode !== "externalApi") return
+  const strava = yield* StravaImport
+  const parsed = Cron.parse(config.externalImportCron, config.timeZone)
+  if (Either.isLeft(parsed)) {
+    return yield* Effect.logError(
+      `EXTERNAL_IMPORT_CRON "${config.externalImportCron}" is not a valid cron expression: ${parsed.left.message}; no scheduled import`
+    ).pipe(inChannel("daemon"))
+  }
+  yield* Effect.logInfo(`scheduled Strava import: "${config.externalImportCron}" (${config.timeZone})`).pipe(inChannel("daemon"))
+  yield* supervise(
+    "ExternalImport",
+    strava.run({ full: true }).pipe(Effect.schedule(Schedule.cron(parsed.right)))
+  )
+}))

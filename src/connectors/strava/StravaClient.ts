@@ -1,0 +1,462 @@
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as UrlParams from "@effect/platform/UrlParams"
+import {
+  Chunk,
+  Clock,
+  DateTime,
+  Duration,
+  Effect,
+  Option,
+  ParseResult,
+  Redacted,
+  Ref,
+  Schedule,
+  Schema,
+  Stream
+} from "effect"
+import { AppConfig } from "../../services/platform/AppConfig.ts"
+import {
+  decide,
+  hasRateLimits,
+  parseRateLimits,
+  RATE_LIMIT_HEADERS,
+  type RateLimits,
+  type RateLimitSnapshot,
+  windowOf429
+} from "./RateLimit.ts"
+import { isTransient, StravaError } from "./StravaError.ts"
+import {
+  ActivityStreams,
+  Athlete,
+  CreatedSubscription,
+  DetailedActivity,
+  Gear,
+  Photo,
+  PushSubscription,
+  STREAM_KEYS,
+  StravaFault,
+  SummaryActivity,
+  TokenResponse
+} from "./StravaSchemas.ts"
+
+export * from "./StravaError.ts"
+export type {
+  ActivityStreams,
+  Athlete,
+  CreatedSubscription,
+  DetailedActivity,
+  Gear,
+  Lap,
+  Photo,
+  PushSubscription,
+  Split,
+  SummaryActivity
+} from "./StravaSchemas.ts"
+export type { RateLimitSnapshot, RateLimits, RatePair } from "./RateLimit.ts"
+
+/** Log channel of every Strava call. */
+export const STRAVA_API_CHANNEL = "strava-api"
+/** A cached access token is refreshed this long before its `expires_at`. */
+export const TOKEN_EXPIRY_MARGIN = Duration.minutes(5)
+/** After a spent 15-minute budget, the next call waits until the next quarter hour plus this. */
+export const RATE_LIMIT_WAIT_MARGIN = Duration.seconds(15)
+export const REQUEST_TIMEOUT = Duration.seconds(30)
+export const DOWNLOAD_TIMEOUT = Duration.seconds(60)
+/** Bounded retry of GETs (and the token grant) on a transport error or a 5xx: 2 retries, 0.5 s then 1 s. */
+export const TRANSIENT_RETRY = Schedule.exponential("500 millis").pipe(Schedule.intersect(Schedule.recurs(2)))
+
+type Method = "GET" | "POST" | "DELETE"
+
+interface CallSpec {
+  readonly method: Method
+  /** Path under the base URL, e.g. `/api/v3/athlete`, or an absolute URL for downloads. */
+  readonly url: string
+  readonly urlParams?: Record<string, string>
+  readonly form?: Record<string, string>
+  readonly bearer?: Redacted.Redacted
+  /** "api" calls observe the rate-limit budget; "oauth" maps 400/401 to Unauthorized; "download" is a plain GET. */
+  readonly kind: "api" | "oauth" | "download"
+}
+
+interface RawResponse {
+  readonly status: number
+  readonly response: HttpClientResponse.HttpClientResponse
+}
+
+/** One line per call, channel `strava-api`, exactly as the reference client writes it. */
+export const formatCallLine = (method: string, path: string, headers: Readonly<Record<string, string | undefined>>) =>
+  [method, path, ...RATE_LIMIT_HEADERS.map((name) => `${name}: ${headers[name] ?? ""}`)].join(" - ")
+
+const logStrava = (message: string) => Effect.logInfo(message).pipe(Effect.annotateLogs("channel", STRAVA_API_CHANNEL))
+
+/** `Bad Request (PushSubscription: callback url not verifiable)` from Strava's error shape, or a text excerpt. */
+export const describeFault = (body: string): string => {
+  const trimmed = body.trim()
+  if (trimmed === "") return "empty body"
+  let json: unknown
+  try {
+    json = JSON.parse(trimmed)
+  } catch {
+    return trimmed.length > 200 ? `${trimmed.slice(0, 200)}...` : trimmed
+  }
+  if (typeof json === "string") return json
+  const fault = Schema.decodeUnknownOption(StravaFault)(json)
+  if (Option.isNone(fault)) return trimmed.length > 200 ? `${trimmed.slice(0, 200)}...` : trimmed
+  const details = (fault.value.errors ?? []).map((e) => {
+    const what = [e.field, e.code].filter((s) => s !== undefined && s !== "").join(" ")
+    return e.resource !== undefined && e.resource !== "" ? `${e.resource}: ${what}` : what
+  })
+  const message = fault.value.message ?? "error"
+  return details.length > 0 ? `${message} (${details.join("; ")})` : message
+}
+
+const pathOf = (url: string): string => {
+  try {
+    return new URL(url).pathname
+  } catch {
+    return url.split("?")[0] ?? url
+  }
+}
+
+export class StravaClient extends Effect.Service<StravaClient>()("connectors/strava/StravaClient", {
+  effect: Effect.gen(function*() {
+    const config = yield* AppConfig
+    // Requests carrying client_secret in their query must not be traced (spans record url.full).
+    const http = (yield* HttpClient.HttpClient).pipe(
+      HttpClient.withTracerDisabledWhen((request) =>
+        Option.isSome(UrlParams.getFirst(request.urlParams, "client_secret"))
+      )
+    )
+    const baseUrl = config.stravaBaseUrl.replace(/\/+$/, "")
+
+    const tokenRef = yield* Ref.make(Option.none<{ readonly accessToken: Redacted.Redacted; readonly expiresAt: number }>())
+    const refreshTokenRef = yield* Ref.make(config.stravaRefreshToken)
+    const rateRef = yield* Ref.make(Option.none<RateLimitSnapshot>())
+    const tokenLock = yield* Effect.makeSemaphore(1)
+
+    const clientCredentials = Effect.suspend(() => {
+      const missing = [
+        Option.isNone(config.stravaClientId) ? "STRAVA_CLIENT_ID" : undefined,
+        Option.isNone(config.stravaClientSecret) ? "STRAVA_CLIENT_SECRET" : undefined
+      ].filter((s) => s !== undefined)
+      return Option.isSome(config.stravaClientId) && Option.isSome(config.stravaClientSecret)
+        ? Effect.succeed({ clientId: config.stravaClientId.value, clientSecret: config.stravaClientSecret.value })
+        : Effect.fail(notConfigured(missing))
+    })
+
+    const notConfigured = (missing: ReadonlyArray<string>) =>
+      new StravaError({
+        reason: "NotConfigured",
+        message: `Strava is not configured: set ${missing.join(", ")}`
+      })
+
+    /** Waits out a spent 15-minute window, or fails when the daily budget is spent. */
+    const awaitBudget = (isRead: boolean) =>
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const decision = decide(yield* Ref.get(rateRef), now, {
+          isRead,
+          marginMs: Duration.toMillis(RATE_LIMIT_WAIT_MARGIN)
+        })
+        switch (decision._tag) {
+          case "Proceed":
+            return
+          case "DailySpent":
+            return yield* new StravaError({
+              reason: "RateLimited",
+              window: "daily",
+              message: `Strava daily rate limit reached; it resets at ${
+                DateTime.formatIso(DateTime.unsafeMake(decision.resetsAt))
+              }`
+            })
+          case "Wait": {
+            yield* logStrava(
+              `Strava 15-minute rate limit reached: waiting ${Math.ceil((decision.until - now) / 1000)}s until ${
+                DateTime.formatIso(DateTime.unsafeMake(decision.until))
+              }`
+            )
+            yield* Effect.sleep(Duration.millis(decision.until - now))
+          }
+        }
+      })
+
+    const failureFor = (spec: CallSpec, status: number, body: string, limits: RateLimits): StravaError => {
+      const where = `${spec.method} ${pathOf(spec.url)}`
+      const detail = describeFault(body)
+      if (spec.kind === "oauth" && (status === 400 || status === 401)) {
+        return new StravaError({
+          reason: "Unauthorized",
+          status,
+          message:
+            `Strava refused the token refresh (${status} ${detail}); check STRAVA_CLIENT_ID, STRAVA_CLIENT_SECRET and STRAVA_REFRESH_TOKEN`
+        })
+      }
+      if (status === 401) {
+        return new StravaError({
+          reason: "Unauthorized",
+          status,
+          message:
+            `Strava refused the access token on ${where} (401 ${detail}): it is invalid or lacks the scope activity:read_all`
+        })
+      }
+      if (status === 403 && body.includes("Inactive")) {
+        return new StravaError({
+          reason: "Inactive",
+          status,
+          message:
+            `Strava answered 403 Inactive on ${where}: the application was deactivated or its subscription lapsed (${detail})`
+        })
+      }
+      if (status === 429) {
+        const window = windowOf429(limits)
+        return new StravaError({
+          reason: "RateLimited",
+          status,
+          window,
+          message: `Strava ${window === "daily" ? "daily" : "15-minute"} rate limit reached (429 on ${where})`
+        })
+      }
+      return new StravaError({ reason: "ApiError", status, message: `Strava answered ${status} to ${where}: ${detail}` })
+    }
+
+    const transport = (spec: CallSpec, description: string) =>
+      new StravaError({
+        reason: "Transport",
+        message: `Could not reach Strava for ${spec.method} ${pathOf(spec.url)}: ${description}`
+      })
+
+    /** One HTTP exchange: send, record rate limits, log the line, map a non-2xx to a StravaError. */
+    const exchange = (spec: CallSpec): Effect.Effect<RawResponse, StravaError> =>
+      Effect.gen(function*() {
+        if (spec.kind === "api") yield* awaitBudget(spec.method === "GET")
+        const url = spec.kind === "download" ? spec.url : `${baseUrl}${spec.url}`
+        let request = HttpClientRequest.make(spec.method)(url)
+        if (spec.urlParams !== undefined) request = HttpClientRequest.setUrlParams(request, spec.urlParams)
+        if (spec.form !== undefined) request = HttpClientRequest.bodyUrlParams(request, spec.form)
+        if (spec.bearer !== undefined) request = HttpClientRequest.bearerToken(request, spec.bearer)
+        if (spec.kind !== "download") request = HttpClientRequest.acceptJson(request)
+
+        const response = yield* http.execute(request).pipe(
+          Effect.mapError((e) => transport(spec, e.reason === "Transport" ? String(e.cause ?? e.reason) : e.reason)),
+          Effect.timeoutFail({
+            duration: spec.kind === "download" ? DOWNLOAD_TIMEOUT : REQUEST_TIMEOUT,
+            onTimeout: () => transport(spec, "timed out")
+          })
+        )
+        const headers = response.headers
+        const limits = parseRateLimits(headers)
+        if (spec.kind === "api" && hasRateLimits(limits)) {
+          const observedAt = yield* Clock.currentTimeMillis
+          yield* Ref.set(rateRef, Option.some({ ...limits, observedAt }))
+        }
+        yield* logStrava(formatCallLine(spec.method, pathOf(url), headers))
+        if (response.status >= 200 && response.status < 300) return { status: response.status, response }
+
+        const body = yield* response.text.pipe(Effect.orElseSucceed(() => ""))
+        if (response.status === 401 && spec.bearer !== undefined) yield* Ref.set(tokenRef, Option.none())
+        return yield* failureFor(spec, response.status, body, limits)
+      })
+
+    const withTransientRetry = (spec: CallSpec) => <A>(effect: Effect.Effect<A, StravaError>) =>
+      spec.method === "GET" || spec.kind === "oauth"
+        ? Effect.retry(effect, { schedule: TRANSIENT_RETRY, while: isTransient })
+        : effect
+
+    const decodeJson = <A, I>(spec: CallSpec, schema: Schema.Schema<A, I>) => (raw: RawResponse) =>
+      raw.response.text.pipe(
+        Effect.mapError((e) => transport(spec, `reading the body failed (${e.reason})`)),
+        Effect.flatMap((text) =>
+          Effect.try({
+            try: () => JSON.parse(text) as unknown,
+            catch: () =>
+              new StravaError({
+                reason: "InvalidResponse",
+                status: raw.status,
+                message: `Strava answered ${spec.method} ${pathOf(spec.url)} with a body that is not JSON`
+              })
+          })
+        ),
+        Effect.flatMap((json) =>
+          Schema.decodeUnknown(schema)(json).pipe(
+            Effect.mapError((e) =>
+              new StravaError({
+                reason: "InvalidResponse",
+                status: raw.status,
+                message: `Unexpected payload from Strava for ${spec.method} ${pathOf(spec.url)}: ${
+                  ParseResult.TreeFormatter.formatErrorSync(e)
+                }`
+              })
+            )
+          )
+        )
+      )
+
+    const callJson = <A, I>(spec: CallSpec, schema: Schema.Schema<A, I>): Effect.Effect<A, StravaError> =>
+      exchange(spec).pipe(Effect.flatMap(decodeJson(spec, schema)), withTransientRetry(spec))
+
+    const grantToken = Effect.gen(function*() {
+      const missing = [
+        Option.isNone(config.stravaClientId) ? "STRAVA_CLIENT_ID" : undefined,
+        Option.isNone(config.stravaClientSecret) ? "STRAVA_CLIENT_SECRET" : undefined,
+        Option.isNone(config.stravaRefreshToken) ? "STRAVA_REFRESH_TOKEN" : undefined
+      ].filter((s) => s !== undefined)
+      const refreshToken = yield* Ref.get(refreshTokenRef)
+      if (missing.length > 0 || Option.isNone(refreshToken)) return yield* notConfigured(missing)
+      const { clientId, clientSecret } = yield* clientCredentials
+      const token = yield* callJson({
+        method: "POST",
+        url: "/oauth/token",
+        kind: "oauth",
+        form: {
+          client_id: clientId,
+          client_secret: Redacted.value(clientSecret),
+          grant_type: "refresh_token",
+          refresh_token: Redacted.value(refreshToken.value)
+        }
+      }, TokenResponse)
+      const accessToken = Redacted.make(token.access_token)
+      yield* Ref.set(tokenRef, Option.some({ accessToken, expiresAt: token.expires_at * 1000 }))
+      if (token.refresh_token !== undefined && token.refresh_token !== "") {
+        yield* Ref.set(refreshTokenRef, Option.some(Redacted.make(token.refresh_token)))
+      }
+      return accessToken
+    }).pipe(Effect.withSpan("StravaClient.refreshAccessToken"))
+
+    /** The cached access token, refreshed when it expires within TOKEN_EXPIRY_MARGIN. */
+    const accessToken: Effect.Effect<Redacted.Redacted, StravaError> = tokenLock.withPermits(1)(
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const cached = yield* Ref.get(tokenRef)
+        if (Option.isSome(cached) && cached.value.expiresAt - Duration.toMillis(TOKEN_EXPIRY_MARGIN) > now) {
+          return cached.value.accessToken
+        }
+        return yield* grantToken
+      })
+    )
+
+    const api = <A, I>(path: string, schema: Schema.Schema<A, I>, urlParams?: Record<string, string>) =>
+      Effect.flatMap(
+        accessToken,
+        (bearer) => callJson({ method: "GET", url: `/api/v3${path}`, kind: "api", bearer, ...(urlParams ? { urlParams } : {}) }, schema)
+      )
+
+    const getAthlete = Effect.fn("StravaClient.getAthlete")(function*() {
+      return yield* api("/athlete", Athlete)
+    })
+
+    const listActivities = Effect.fn("StravaClient.listActivities")(function*(page: number, perPage: number = 200) {
+      return yield* api("/athlete/activities", Schema.Array(SummaryActivity), {
+        page: String(page),
+        per_page: String(perPage)
+      })
+    })
+
+    /** All activity summaries, newest first, page by page until Strava answers an empty page. */
+    const activities = (perPage: number = 200): Stream.Stream<SummaryActivity, StravaError> =>
+      Stream.paginateChunkEffect(1, (page: number) =>
+        listActivities(page, perPage).pipe(
+          Effect.map((items) =>
+            [Chunk.fromIterable(items), items.length === 0 ? Option.none<number>() : Option.some(page + 1)] as const
+          )
+        ))
+
+    const listAllActivities = Effect.fn("StravaClient.listAllActivities")(function*(perPage: number = 200) {
+      return Chunk.toReadonlyArray(yield* Stream.runCollect(activities(perPage)))
+    })
+
+    const getActivity = Effect.fn("StravaClient.getActivity")(function*(id: number) {
+      return yield* api(`/activities/${id}`, DetailedActivity)
+    })
+
+    const getStreams = Effect.fn("StravaClient.getStreams")(function*(id: number) {
+      return yield* api(`/activities/${id}/streams`, ActivityStreams, {
+        keys: STREAM_KEYS.join(","),
+        key_by_type: "true"
+      })
+    })
+
+    const getPhotos = Effect.fn("StravaClient.getPhotos")(function*(id: number) {
+      return yield* api(`/activities/${id}/photos`, Schema.Array(Photo), { size: "5000" })
+    })
+
+    /** Downloads a photo URL (as given in `urls["5000"]`). No Authorization header is sent. */
+    const downloadPhoto = Effect.fn("StravaClient.downloadPhoto")(function*(url: string) {
+      if (!/^https?:\/\//i.test(url)) {
+        return yield* new StravaError({ reason: "InvalidResponse", message: `Not an http(s) photo URL: ${pathOf(url)}` })
+      }
+      const spec: CallSpec = { method: "GET", url, kind: "download" }
+      return yield* exchange(spec).pipe(
+        Effect.flatMap((raw) =>
+          raw.response.arrayBuffer.pipe(
+            Effect.mapError((e) => transport(spec, `reading the body failed (${e.reason})`))
+          )
+        ),
+        Effect.map((buffer) => new Uint8Array(buffer)),
+        withTransientRetry(spec)
+      )
+    })
+
+    const getGear = Effect.fn("StravaClient.getGear")(function*(id: string) {
+      return yield* api(`/gear/${encodeURIComponent(id)}`, Gear)
+    })
+
+    const listSubscriptions = Effect.fn("StravaClient.listSubscriptions")(function*() {
+      const { clientId, clientSecret } = yield* clientCredentials
+      return yield* callJson({
+        method: "GET",
+        url: "/api/v3/push_subscriptions",
+        kind: "api",
+        urlParams: { client_id: clientId, client_secret: Redacted.value(clientSecret) }
+      }, Schema.Array(PushSubscription))
+    })
+
+    const createSubscription = Effect.fn("StravaClient.createSubscription")(
+      function*(callbackUrl: string, verifyToken: string | Redacted.Redacted) {
+        const { clientId, clientSecret } = yield* clientCredentials
+        return yield* callJson({
+          method: "POST",
+          url: "/api/v3/push_subscriptions",
+          kind: "api",
+          form: {
+            client_id: clientId,
+            client_secret: Redacted.value(clientSecret),
+            callback_url: callbackUrl,
+            verify_token: Redacted.isRedacted(verifyToken) ? Redacted.value(verifyToken) : verifyToken
+          }
+        }, CreatedSubscription)
+      }
+    )
+
+    const deleteSubscription = Effect.fn("StravaClient.deleteSubscription")(function*(id: number) {
+      const { clientId, clientSecret } = yield* clientCredentials
+      const spec: CallSpec = {
+        method: "DELETE",
+        url: `/api/v3/push_subscriptions/${id}`,
+        kind: "api",
+        urlParams: { client_id: clientId, client_secret: Redacted.value(clientSecret) }
+      }
+      yield* exchange(spec)
+    })
+
+    /** The last rate-limit headers seen (for a summary at the end of an import). */
+    const rateLimits: Effect.Effect<Option.Option<RateLimitSnapshot>> = Ref.get(rateRef)
+
+    return {
+      getAthlete,
+      listActivities,
+      activities,
+      listAllActivities,
+      getActivity,
+      getStreams,
+      getPhotos,
+      downloadPhoto,
+      getGear,
+      listSubscriptions,
+      createSubscription,
+      deleteSubscription,
+      rateLimits
+    } as const
+  })
+}) {}

@@ -1,0 +1,64 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+
+/**
+ * Pending webhook events of the external platform, table `webhook_events`. One pending event
+ * per object: a second event for the same object id is ignored until the first is grabbed
+ * (`ON CONFLICT(object_id) DO NOTHING`, as the reference does).
+ */
+export type WebhookAspect = "create" | "update" | "delete"
+
+export interface WebhookEvent {
+  readonly objectId: string
+  readonly objectType: string
+  readonly aspectType: WebhookAspect
+  /** the raw JSON payload as received */
+  readonly payload: string
+  /** epoch ms */
+  readonly receivedAt: number
+}
+
+interface Row {
+  readonly object_id: string
+  readonly object_type: string
+  readonly aspect_type: string
+  readonly payload: string
+  readonly received_at: number
+}
+
+export class WebhookEventRepo extends Effect.Service<WebhookEventRepo>()("connectors/strava/WebhookEventRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    /** Stores the event unless one is already pending for the object; true when stored. */
+    const store = Effect.fn("WebhookEventRepo.store")(function*(event: WebhookEvent) {
+      const rows = yield* sql<{ object_id: string }>`INSERT INTO webhook_events
+        (object_id, object_type, aspect_type, payload, received_at)
+        VALUES (${event.objectId}, ${event.objectType}, ${event.aspectType}, ${event.payload}, ${event.receivedAt})
+        ON CONFLICT(object_id) DO NOTHING RETURNING object_id`
+      return rows.length > 0
+    }, Effect.orDie)
+
+    /** Reads and deletes every pending event in one transaction, oldest first. */
+    const grab = Effect.fn("WebhookEventRepo.grab")(function*() {
+      return yield* sql.withTransaction(Effect.gen(function*() {
+        const rows = yield* sql<Row>`SELECT * FROM webhook_events ORDER BY received_at, object_id`
+        if (rows.length > 0) yield* sql`DELETE FROM webhook_events WHERE ${sql.in("object_id", rows.map((r) => r.object_id))}`
+        return rows.map((r): WebhookEvent => ({
+          objectId: r.object_id,
+          objectType: r.object_type,
+          aspectType: r.aspect_type as WebhookAspect,
+          payload: r.payload,
+          receivedAt: r.received_at
+        }))
+      }))
+    }, Effect.orDie)
+
+    const pending = Effect.fn("WebhookEventRepo.pending")(function*() {
+      const [row] = yield* sql<{ n: number }>`SELECT COUNT(*) AS n FROM webhook_events`
+      return row?.n ?? 0
+    }, Effect.orDie)
+
+    return { store, grab, pending } as const
+  })
+}) {}

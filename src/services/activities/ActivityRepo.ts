@@ -1,0 +1,320 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { randomUUID } from "node:crypto"
+import type { ActivityStreams, EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
+import type { Activity, ActivityImage } from "../../schema/ApiModels.ts"
+import type { SportType } from "../../schema/SportType.ts"
+import { AppConfig } from "../platform/AppConfig.ts"
+import { decodeStreams } from "./StreamsCodec.ts"
+
+/** Activities with their streams, laps, splits, best efforts and images, in SQLite. */
+
+interface ActivityRow {
+  readonly id: string
+  readonly external_id: string | null
+  readonly start_time: number
+  readonly start_date_local: string
+  readonly sport_type: string
+  readonly name: string
+  readonly description: string | null
+  readonly workout_type: string | null
+  readonly world_type: string
+  readonly import_source: string
+  readonly distance: number
+  readonly elevation: number
+  readonly moving_time: number
+  readonly elapsed_time: number
+  readonly average_speed: number
+  readonly max_speed: number
+  readonly calories: number | null
+  readonly kilojoules: number | null
+  readonly average_heart_rate: number | null
+  readonly max_heart_rate: number | null
+  readonly average_power: number | null
+  readonly max_power: number | null
+  readonly average_cadence: number | null
+  readonly is_commute: number
+  readonly device_name: string | null
+  readonly gear_id: string | null
+  readonly country_code: string | null
+  readonly state: string | null
+  readonly city: string | null
+  readonly passed_through_countries: string
+  readonly start_lat: number | null
+  readonly start_lng: number | null
+  readonly encoded_polyline: string | null
+  readonly has_gpx: number
+}
+
+interface ImageRow {
+  readonly id: string
+  readonly activity_id: string
+  readonly file_name: string
+}
+
+export interface ActivitySearch {
+  readonly from?: string | undefined
+  readonly to?: string | undefined
+  readonly sportTypes?: ReadonlyArray<string> | undefined
+  readonly hasGpx?: boolean | undefined
+  readonly page: number
+  readonly size: number
+}
+
+export interface ActivityPatch {
+  readonly name?: string
+  readonly sportType?: SportType
+  readonly description?: string | null
+  readonly gearId?: string | null
+}
+
+/** What must leave the disk once an activity row is gone. */
+export interface DeletedActivity {
+  readonly imageFiles: ReadonlyArray<string>
+  readonly originalFiles: ReadonlyArray<string>
+}
+
+export interface StoredActivityTrack {
+  readonly name: string
+  readonly sportType: string
+  readonly description: string
+  readonly startTime: number
+  readonly startDateLocal: string
+  readonly hasGpx: boolean
+  readonly streams: ActivityStreams | null
+}
+
+export const newActivityId = () => `activity-${randomUUID()}`
+
+const round2 = (n: number) => Math.round(n * 100) / 100
+
+export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activities/ActivityRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const config = yield* AppConfig
+    const imageUrl = (fileName: string) => `${config.appUrl}/files/activities/${fileName}`
+
+    const toImage = (row: ImageRow): ActivityImage => ({ id: row.id, url: imageUrl(row.file_name) })
+
+    const toActivity = (row: ActivityRow, images: ReadonlyArray<ActivityImage>): Activity => ({
+      id: row.id,
+      name: row.name,
+      description: row.description ?? "",
+      sportType: row.sport_type as SportType,
+      workoutType: row.workout_type as Activity["workoutType"] ?? null,
+      worldType: row.world_type as Activity["worldType"],
+      importSource: row.import_source as Activity["importSource"],
+      startDateLocal: row.start_date_local,
+      distanceInMeter: row.distance,
+      elevationInMeter: row.elevation,
+      movingTimeInSeconds: row.moving_time,
+      elapsedTimeInSeconds: row.elapsed_time,
+      averageSpeedInKmPerHour: round2(row.average_speed),
+      maxSpeedInKmPerHour: round2(row.max_speed),
+      calories: row.calories,
+      kilojoules: row.kilojoules,
+      averageHeartRate: row.average_heart_rate,
+      maxHeartRate: row.max_heart_rate,
+      averagePower: row.average_power,
+      maxPower: row.max_power,
+      averageCadence: row.average_cadence,
+      isCommute: row.is_commute === 1,
+      deviceName: row.device_name,
+      gearId: row.gear_id,
+      location: { countryCode: row.country_code, state: row.state, city: row.city },
+      passedThroughCountries: JSON.parse(row.passed_through_countries),
+      startLatLng: row.start_lat === null || row.start_lng === null ? null : [row.start_lat, row.start_lng],
+      encodedPolyline: row.encoded_polyline === "" ? null : row.encoded_polyline,
+      hasGpx: row.has_gpx === 1,
+      images
+    })
+
+    const withImages = (rows: ReadonlyArray<ActivityRow>) =>
+      Effect.gen(function*() {
+        if (rows.length === 0) return []
+        const images = yield* sql<ImageRow>`SELECT id, activity_id, file_name FROM activity_images
+          WHERE ${sql.in("activity_id", rows.map((r) => r.id))} ORDER BY created_at, id`
+        const byActivity = new Map<string, Array<ActivityImage>>()
+        for (const image of images) {
+          const list = byActivity.get(image.activity_id) ?? []
+          list.push(toImage(image))
+          byActivity.set(image.activity_id, list)
+        }
+        return rows.map((row) => toActivity(row, byActivity.get(row.id) ?? []))
+      })
+
+    const findById = Effect.fn("ActivityRepo.findById")(function*(id: string) {
+      const rows = yield* sql<ActivityRow>`SELECT * FROM activities WHERE id = ${id}`
+      if (rows.length === 0) return null
+      return (yield* withImages(rows))[0]!
+    }, Effect.orDie)
+
+    const exists = Effect.fn("ActivityRepo.exists")(function*(id: string) {
+      const rows = yield* sql`SELECT 1 FROM activities WHERE id = ${id}`
+      return rows.length > 0
+    }, Effect.orDie)
+
+    const search = Effect.fn("ActivityRepo.search")(function*(params: ActivitySearch) {
+      const conditions = [
+        ...(params.from !== undefined ? [sql`start_date_local >= ${params.from}`] : []),
+        ...(params.to !== undefined ? [sql`start_date_local < ${params.to + "T99"}`] : []),
+        ...(params.sportTypes !== undefined && params.sportTypes.length > 0 ? [sql.in("sport_type", params.sportTypes)] : []),
+        ...(params.hasGpx !== undefined ? [sql`has_gpx = ${params.hasGpx ? 1 : 0}`] : [])
+      ]
+      const where = conditions.length > 0 ? sql`WHERE ${sql.and(conditions)}` : sql``
+      const [{ total }] = (yield* sql<{ total: number }>`SELECT COUNT(*) AS total FROM activities ${where}`) as unknown as [{ total: number }]
+      const rows = yield* sql<ActivityRow>`SELECT * FROM activities ${where}
+        ORDER BY start_time DESC, id DESC LIMIT ${params.size} OFFSET ${(params.page - 1) * params.size}`
+      return { activities: yield* withImages(rows), total }
+    }, Effect.orDie)
+
+    /**
+     * Stores a computed activity with all its parts, its streams already encoded (by the parse
+     * worker, or `encodeDraft`); the caller owns the transaction.
+     */
+    const insert = Effect.fn("ActivityRepo.insert")(function*(id: string, draft: EncodedActivityDraft, externalId: string | null = null) {
+      yield* sql`INSERT INTO activities ${sql.insert({
+        id,
+        external_id: externalId,
+        start_time: draft.startTime,
+        start_date_local: draft.startDateLocal,
+        sport_type: draft.sportType,
+        name: draft.name,
+        description: draft.description === "" ? null : draft.description,
+        workout_type: draft.workoutType,
+        world_type: draft.worldType,
+        import_source: draft.importSource,
+        distance: Math.trunc(draft.distanceInMeter),
+        elevation: Math.trunc(draft.elevationInMeter),
+        moving_time: Math.round(draft.movingTimeInSeconds),
+        elapsed_time: Math.round(draft.elapsedTimeInSeconds),
+        average_speed: draft.averageSpeedInKmPerHour,
+        max_speed: draft.maxSpeedInKmPerHour,
+        calories: draft.calories,
+        kilojoules: draft.kilojoules,
+        average_heart_rate: draft.averageHeartRate,
+        max_heart_rate: draft.maxHeartRate,
+        average_power: draft.averagePower,
+        max_power: draft.maxPower,
+        average_cadence: draft.averageCadence,
+        is_commute: draft.isCommute ? 1 : 0,
+        device_name: draft.deviceName,
+        gear_id: draft.gearId,
+        country_code: draft.location.countryCode,
+        state: draft.location.state,
+        city: draft.location.city,
+        passed_through_countries: JSON.stringify(draft.passedThroughCountries),
+        start_lat: draft.startLatLng?.[0] ?? null,
+        start_lng: draft.startLatLng?.[1] ?? null,
+        encoded_polyline: draft.encodedPolyline,
+        has_gpx: draft.hasGpx ? 1 : 0,
+        created_at: Date.now()
+      })}`
+      yield* sql`INSERT INTO activity_streams ${sql.insert({ activity_id: id, data: draft.encodedStreams })}`
+      if (draft.laps.length > 0) {
+        yield* sql`INSERT INTO activity_laps ${sql.insert(draft.laps.map((lap) => ({ activity_id: id, lap_index: lap.lapIndex, data: JSON.stringify(lap) })))}`
+      }
+      if (draft.splits.length > 0) {
+        yield* sql`INSERT INTO activity_splits ${sql.insert(draft.splits.map((split) => ({
+          activity_id: id, unit: split.unit, split_index: split.splitIndex, data: JSON.stringify(split)
+        })))}`
+      }
+      if (draft.bestEfforts.length > 0) {
+        yield* sql`INSERT INTO activity_best_efforts ${sql.insert(draft.bestEfforts.map((effort) => ({
+          activity_id: id, distance: effort.distanceInMeter, time_in_seconds: Math.round(effort.timeInSeconds), start_offset: Math.round(effort.startOffsetSeconds)
+        })))}`
+      }
+    }, Effect.orDie)
+
+    /** Replaces the computed data of an existing activity (external platform updates); keeps images. */
+    const replace = Effect.fn("ActivityRepo.replace")(function*(id: string, draft: EncodedActivityDraft, externalId: string | null) {
+      const images = yield* sql<{ id: string; activity_id: string; file_name: string; external_id: string | null; created_at: number }>`SELECT * FROM activity_images WHERE activity_id = ${id}`
+      yield* sql`DELETE FROM activities WHERE id = ${id}`
+      yield* insert(id, draft, externalId)
+      if (images.length > 0) yield* sql`INSERT INTO activity_images ${sql.insert(images.map((i) => ({ ...i })))}`
+    }, Effect.orDie)
+
+    const update = Effect.fn("ActivityRepo.update")(function*(id: string, patch: ActivityPatch) {
+      const changes: Record<string, string | null> = {}
+      if (patch.name !== undefined) changes.name = patch.name
+      if (patch.sportType !== undefined) changes.sport_type = patch.sportType
+      if (patch.description !== undefined) changes.description = patch.description === "" ? null : patch.description
+      if (patch.gearId !== undefined) changes.gear_id = patch.gearId === "" ? null : patch.gearId
+      if (Object.keys(changes).length > 0) yield* sql`UPDATE activities SET ${sql.update(changes)} WHERE id = ${id}`
+    }, Effect.orDie)
+
+    /** Deletes the activity and, by cascade, its streams, laps, splits, best efforts, images and import rows. */
+    const remove = Effect.fn("ActivityRepo.delete")(function*(id: string) {
+      return yield* sql.withTransaction(Effect.gen(function*() {
+        const images = yield* sql<{ file_name: string }>`SELECT file_name FROM activity_images WHERE activity_id = ${id}`
+        const originals = yield* sql<{ original_file: string }>`SELECT original_file FROM file_imports
+          WHERE activity_id = ${id} AND original_file IS NOT NULL`
+        yield* sql`DELETE FROM activities WHERE id = ${id}`
+        return {
+          imageFiles: images.map((i) => i.file_name),
+          originalFiles: originals.map((o) => o.original_file)
+        } satisfies DeletedActivity
+      }))
+    }, Effect.orDie)
+
+    const track = Effect.fn("ActivityRepo.track")(function*(id: string) {
+      const rows = yield* sql<{ name: string; sport_type: string; description: string | null; start_time: number; start_date_local: string; has_gpx: number; data: Uint8Array | null }>`
+        SELECT a.name, a.sport_type, a.description, a.start_time, a.start_date_local, a.has_gpx, s.data
+        FROM activities a LEFT JOIN activity_streams s ON s.activity_id = a.id WHERE a.id = ${id}`
+      const row = rows[0]
+      if (row === undefined) return null
+      return {
+        name: row.name,
+        sportType: row.sport_type,
+        description: row.description ?? "",
+        startTime: row.start_time,
+        startDateLocal: row.start_date_local,
+        hasGpx: row.has_gpx === 1,
+        streams: row.data === null ? null : decodeStreams(row.data)
+      } satisfies StoredActivityTrack
+    }, Effect.orDie)
+
+    /** Activities whose time span meets [start, end] (epoch ms), for the duplicate check. */
+    const overlapping = Effect.fn("ActivityRepo.overlapping")(function*(start: number, end: number) {
+      return yield* sql<{ id: string; start_time: number; elapsed_time: number }>`
+        SELECT id, start_time, elapsed_time FROM activities
+        WHERE start_time <= ${end} AND start_time + elapsed_time * 1000 >= ${start}`
+    }, Effect.orDie)
+
+    const addImage = Effect.fn("ActivityRepo.addImage")(function*(activityId: string, imageId: string, fileName: string, externalId: string | null = null) {
+      yield* sql`INSERT INTO activity_images ${sql.insert({ id: imageId, activity_id: activityId, file_name: fileName, external_id: externalId, created_at: Date.now() })}`
+      return toImage({ id: imageId, activity_id: activityId, file_name: fileName })
+    }, Effect.orDie)
+
+    const findImage = Effect.fn("ActivityRepo.findImage")(function*(activityId: string, imageId: string) {
+      const rows = yield* sql<ImageRow>`SELECT id, activity_id, file_name FROM activity_images WHERE id = ${imageId} AND activity_id = ${activityId}`
+      return rows[0] ?? null
+    }, Effect.orDie)
+
+    const removeImage = Effect.fn("ActivityRepo.removeImage")(function*(imageId: string) {
+      yield* sql`DELETE FROM activity_images WHERE id = ${imageId}`
+    }, Effect.orDie)
+
+    const imageFileExists = Effect.fn("ActivityRepo.imageFileExists")(function*(fileName: string) {
+      const rows = yield* sql`SELECT 1 FROM activity_images WHERE file_name = ${fileName}`
+      return rows.length > 0
+    }, Effect.orDie)
+
+    /** External ids (platform photo ids) of the images already stored for an activity. */
+    const imageExternalIds = Effect.fn("ActivityRepo.imageExternalIds")(function*(activityId: string) {
+      const rows = yield* sql<{ external_id: string }>`SELECT external_id FROM activity_images
+        WHERE activity_id = ${activityId} AND external_id IS NOT NULL`
+      return new Set(rows.map((r) => r.external_id))
+    }, Effect.orDie)
+
+    const externalIds = Effect.fn("ActivityRepo.externalIds")(function*() {
+      const rows = yield* sql<{ id: string; external_id: string }>`SELECT id, external_id FROM activities WHERE external_id IS NOT NULL`
+      return new Map(rows.map((r) => [r.external_id, r.id]))
+    }, Effect.orDie)
+
+    return {
+      findById, exists, search, insert, replace, update, remove, track, overlapping,
+      addImage, findImage, removeImage, imageFileExists, imageExternalIds, externalIds
+    } as const
+  })
+}) {}

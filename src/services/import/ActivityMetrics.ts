@@ -1,0 +1,172 @@
+import polyline from "@mapbox/polyline"
+import simplify from "simplify-js"
+import type { ActivityDraft, Location } from "../../schema/ActivityDraft.ts"
+import { importSourceOfFormat } from "../../schema/ActivityDraft.ts"
+import type { ParsedActivity } from "../../schema/ParsedActivity.ts"
+import { bestEffortDistances, supportsReverseGeocoding } from "../../schema/SportType.ts"
+import { locate, passedThroughCountries, timeZoneAt } from "./Geography.ts"
+import { computeBestEfforts } from "./metrics/BestEfforts.ts"
+import { hysteresisGain, smoothAltitude } from "./metrics/Elevation.ts"
+import { computeLaps } from "./metrics/Laps.ts"
+import { isValidTimeZone, localInZone, localWithOffset } from "./metrics/LocalTime.ts"
+import { computeMotion, robustMaxSpeed } from "./metrics/Motion.ts"
+import { cleanName, defaultName, worldTypeOf } from "./metrics/Naming.ts"
+import { isNum, kmh, maxOf, meanOf, round } from "./metrics/Numbers.ts"
+import { sportProfile } from "./metrics/SportProfile.ts"
+import { computeSplits } from "./metrics/Splits.ts"
+import { buildStreams } from "./metrics/Streams.ts"
+
+/**
+ * ParsedActivity -> ActivityDraft (DESIGN.md "Activity computation"; reference section 3).
+ * `computeActivity` is pure and synchronous so that it can run inside the import worker thread;
+ * the `ActivityMetrics` service wraps it in a span.
+ *
+ * Rules in short: device totals win (distance, total_ascent, total_timer_time, elapsed, averages);
+ * otherwise values come from the samples: distance from the device distance stream, else GPS
+ * haversine within segments, else integrated speed; elevation gain from smoothed altitude with a
+ * 3 m hysteresis; moving time from intervals ≤ 60 s at or above the sport's stop speed
+ * (metrics/SportProfile.ts). Moving time never exceeds elapsed time.
+ */
+export interface ComputeContext {
+  readonly filename: string
+  /** last-resort IANA zone (the TZ setting) for files without offset or position */
+  readonly fallbackTimeZone: string
+}
+
+/** Douglas-Peucker tolerance in degrees for the summary polyline. */
+export const POLYLINE_TOLERANCE_DEG = 0.0001
+/** Device and stream average power further apart than this: the stream average wins (reference). */
+const POWER_MISMATCH = 0.1
+
+const NO_LOCATION: Location = { countryCode: null, state: null, city: null }
+
+const intOrNull = (v: number | null): number | null => (isNum(v) ? Math.round(v) : null)
+
+export const encodePolyline = (positions: ReadonlyArray<[number, number] | null>): string | null => {
+  const points: Array<{ x: number; y: number }> = []
+  for (const p of positions) if (p) points.push({ x: p[1], y: p[0] })
+  if (points.length === 0) return null
+  const simplified = points.length > 2 ? simplify(points, POLYLINE_TOLERANCE_DEG, true) : points
+  return polyline.encode(simplified.map((p) => [p.y, p.x] as [number, number]), 5)
+}
+
+export const computeActivity = (parsed: ParsedActivity, context: ComputeContext): ActivityDraft => {
+  const { samples, totals, sportType } = parsed
+  const profile = sportProfile(sportType)
+  const motion = computeMotion(samples, parsed.startTime, profile)
+  const { n, timeS } = motion
+
+  // identity
+  const fileName = cleanName(parsed.name)
+  const worldType = worldTypeOf(parsed.deviceName, [parsed.name, context.filename])
+  const firstPosition = motion.positions.find((p) => p !== null) ?? null
+  const startLatLng: readonly [number, number] | null =
+    parsed.startLatLng && !(parsed.startLatLng[0] === 0 && parsed.startLatLng[1] === 0)
+      ? [round(parsed.startLatLng[0], 6), round(parsed.startLatLng[1], 6)]
+      : firstPosition
+      ? [round(firstPosition[0], 6), round(firstPosition[1], 6)]
+      : null
+  const realPlace = worldType === "realWorld" && !sportType.startsWith("Virtual")
+
+  // local start time: device offset > zone at the start position > TZ setting > UTC
+  const positionZone = realPlace && startLatLng ? timeZoneAt(startLatLng[0], startLatLng[1]) : null
+  const startDateLocal = isNum(parsed.utcOffsetSeconds)
+    ? localWithOffset(parsed.startTime, parsed.utcOffsetSeconds)
+    : localInZone(
+      parsed.startTime,
+      positionZone ?? (isValidTimeZone(context.fallbackTimeZone) ? context.fallbackTimeZone : "UTC")
+    )
+  const name = fileName ?? defaultName(sportType, Number(startDateLocal.slice(11, 13)))
+
+  // times
+  const sampleElapsed = n > 1 ? timeS[n - 1]! - timeS[0]! : 0
+  const elapsed = Math.max(0, Math.round(isNum(totals.elapsedSeconds) ? totals.elapsedSeconds : sampleElapsed))
+  const computedMoving = n > 0 ? motion.movingCum[n - 1]! : 0
+  const moving = Math.min(elapsed, Math.max(0, Math.round(isNum(totals.timerSeconds) ? totals.timerSeconds : computedMoving)))
+
+  // distance, elevation, speed
+  const streamDistance = motion.hasDistance ? motion.distance[n - 1]! - motion.distance[0]! : 0
+  const distance = Math.max(0, Math.trunc(isNum(totals.distanceMeters) ? totals.distanceMeters : streamDistance))
+  const smoothedAltitude = smoothAltitude(timeS, samples.altitude, motion.segments)
+  const elevation = Math.max(0, Math.round(isNum(totals.ascentMeters) ? totals.ascentMeters : hysteresisGain(smoothedAltitude)))
+  const averageSpeedKmh = isNum(totals.averageSpeed)
+    ? kmh(totals.averageSpeed)
+    : moving > 0
+    ? kmh(distance / moving)
+    : 0
+  const maxSpeedKmh = isNum(totals.maxSpeed) ? kmh(totals.maxSpeed) : kmh(robustMaxSpeed(motion.velocity, profile.maxPlausible))
+
+  // physiology and power
+  const streamAvgPower = meanOf(samples.power, true)
+  const averagePower = isNum(totals.averagePower)
+    ? streamAvgPower !== null && totals.averagePower > 0 &&
+        Math.abs(streamAvgPower - totals.averagePower) / totals.averagePower > POWER_MISMATCH
+      ? streamAvgPower
+      : Math.round(totals.averagePower)
+    : streamAvgPower
+  const averageHeartRate = isNum(totals.averageHeartRate) ? Math.round(totals.averageHeartRate) : meanOf(samples.heartRate, false)
+  const lapCalories = parsed.laps.filter((l) => isNum(l.calories)).map((l) => l.calories!)
+  const calories = isNum(totals.calories)
+    ? Math.round(totals.calories)
+    : lapCalories.length > 0
+    ? Math.round(lapCalories.reduce((a, b) => a + b, 0))
+    : null
+
+  // geography
+  const geocode = realPlace && supportsReverseGeocoding(sportType) && motion.positionCount > 0
+  const location = geocode && startLatLng ? locate(startLatLng[0], startLatLng[1]) : NO_LOCATION
+  const countries = geocode ? passedThroughCountries(motion.positions) : []
+  if (geocode && location.countryCode && countries[0] !== location.countryCode) {
+    const i = countries.indexOf(location.countryCode)
+    if (i > 0) countries.splice(i, 1)
+    countries.unshift(location.countryCode)
+  }
+
+  const efforts = bestEffortDistances(sportType)
+  return {
+    sportType,
+    name,
+    description: parsed.description ?? "",
+    workoutType: null,
+    worldType,
+    importSource: importSourceOfFormat(parsed.format),
+    startTime: parsed.startTime,
+    startDateLocal,
+    distanceInMeter: distance,
+    elevationInMeter: elevation,
+    movingTimeInSeconds: moving,
+    elapsedTimeInSeconds: elapsed,
+    averageSpeedInKmPerHour: averageSpeedKmh,
+    maxSpeedInKmPerHour: maxSpeedKmh,
+    calories,
+    kilojoules: parsed.format === "fit" && isNum(totals.workJoules) ? Math.round(totals.workJoules / 1000) : null,
+    averageHeartRate,
+    maxHeartRate: intOrNull(isNum(totals.maxHeartRate) ? totals.maxHeartRate : maxOf(samples.heartRate)),
+    averagePower,
+    maxPower: intOrNull(isNum(totals.maxPower) ? totals.maxPower : maxOf(samples.power)),
+    averageCadence: isNum(totals.averageCadence) ? Math.round(totals.averageCadence) : meanOf(samples.cadence, true),
+    isCommute: false,
+    deviceName: parsed.deviceName,
+    gearId: null,
+    location,
+    passedThroughCountries: countries,
+    startLatLng,
+    encodedPolyline: encodePolyline(motion.positions),
+    hasGpx: motion.positionCount >= 2,
+    streams: buildStreams(samples, motion),
+    laps: computeLaps(parsed.laps, motion, smoothedAltitude, samples.heartRate, parsed.startTime, {
+      elapsed,
+      moving,
+      distance,
+      elevation,
+      averageSpeedKmh,
+      maxSpeedKmh,
+      averageHeartRate
+    }),
+    splits: [
+      ...computeSplits("metric", motion, smoothedAltitude, samples.heartRate),
+      ...computeSplits("imperial", motion, smoothedAltitude, samples.heartRate)
+    ],
+    bestEfforts: efforts.length > 0 && motion.hasDistance ? computeBestEfforts(efforts, motion.distance, timeS) : []
+  }
+}

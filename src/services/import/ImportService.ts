@@ -1,0 +1,246 @@
+import { SqlClient } from "@effect/sql"
+import { Clock, Effect } from "effect"
+import { createHash } from "node:crypto"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import type { EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
+import { importSourceOfFormat } from "../../schema/ActivityDraft.ts"
+import type { FileImportSource } from "../../schema/ApiModels.ts"
+import { ParseWorker } from "./ParseWorker.ts"
+import { ActivityRepo, newActivityId } from "../activities/ActivityRepo.ts"
+import { FileImportRepo, newFileImportId, type StoredStatus } from "./FileImportRepo.ts"
+import { inChannel } from "../platform/Logs.ts"
+import { StoragePaths } from "../platform/StoragePaths.ts"
+import type { QueuedFile } from "./WatchDirectory.ts"
+
+/**
+ * Imports one file of the watch folder: it ends as an activity (`success`), a duplicate
+ * (`skipped`) or a failure with its reason (`failed`). Two stages: `prepare` (read, hash,
+ * parse in the worker; writes nothing) may run ahead, `commit` decides against what is
+ * committed by then and runs one file at a time. The row and the activity are written in one
+ * transaction; the original bytes are kept first; the file leaves the watch folder only after
+ * the commit. A crash at any point leaves the file in place, and the restart recognises a file
+ * whose row was already committed.
+ */
+
+/** Larger files are refused before they are read (a 58 MB GPX already exhausts the parse worker's heap). */
+export const MAX_IMPORT_FILE_BYTES = 64 * 1024 * 1024
+/** Duplicate rule: starts within 60 s and overlaps at least 80 % in time. */
+export const DUPLICATE_START_WINDOW_MS = 60_000
+export const DUPLICATE_MIN_OVERLAP = 0.8
+
+export interface ImportOutcome {
+  readonly fileImportId: string
+  readonly status: StoredStatus
+  readonly activityIds: ReadonlyArray<string>
+  readonly errorMessage: string | null
+}
+
+/** What the worker made of a file: its activities, or the reason it failed. */
+type Parsed =
+  | { readonly _tag: "Parsed"; readonly drafts: ReadonlyArray<EncodedActivityDraft> }
+  | { readonly _tag: "Failed"; readonly message: string }
+
+/** A file read, hashed and parsed, not yet decided nor written. */
+export interface PreparedImport {
+  readonly file: QueuedFile
+  readonly row: {
+    readonly id: string
+    readonly filename: string
+    readonly source: FileImportSource
+    readonly importedOn: number
+    readonly sourceSize: number
+    readonly sourceMtime: number
+  }
+  /** empty when the file was too large to read */
+  readonly contentHash: string
+  /** Unparsed: the bytes were known already, so parsing looked useless */
+  readonly outcome: Parsed | { readonly _tag: "Unparsed" }
+}
+
+const interval = (d: { readonly startTime: number; readonly elapsedTimeInSeconds: number }) => ({
+  start: d.startTime,
+  end: d.startTime + Math.max(1, d.elapsedTimeInSeconds) * 1000
+})
+
+export const overlapRatio = (a: { start: number; end: number }, b: { start: number; end: number }): number => {
+  const shared = Math.min(a.end, b.end) - Math.max(a.start, b.start)
+  if (shared <= 0) return 0
+  return shared / Math.max(a.end - a.start, b.end - b.start)
+}
+
+export class ImportService extends Effect.Service<ImportService>()("services/import/ImportService", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const paths = yield* StoragePaths
+    const files = yield* ParseWorker
+    const activities = yield* ActivityRepo
+    const fileImports = yield* FileImportRepo
+
+    const duplicateOf = (draft: EncodedActivityDraft) =>
+      Effect.gen(function*() {
+        const span = interval(draft)
+        const candidates = yield* activities.overlapping(span.start - DUPLICATE_START_WINDOW_MS, span.end)
+        const match = candidates.find((c) =>
+          Math.abs(c.start_time - draft.startTime) <= DUPLICATE_START_WINDOW_MS &&
+          overlapRatio(span, { start: c.start_time, end: c.start_time + Math.max(1, c.elapsed_time) * 1000 }) >= DUPLICATE_MIN_OVERLAP
+        )
+        return match?.id ?? null
+      })
+
+    const keepOriginal = (source: string, id: string, format: string) =>
+      Effect.sync(() => {
+        const name = `${id}.${format}`
+        const temp = path.join(paths.originalsDir, `.${name}.part`)
+        fs.copyFileSync(source, temp)
+        fs.renameSync(temp, path.join(paths.originalsDir, name))
+        return name
+      })
+
+    const statIfPresent = (file: string) =>
+      Effect.sync(() => {
+        try {
+          const stat = fs.statSync(file)
+          return stat.isFile() ? stat : null
+        } catch {
+          return null
+        }
+      })
+
+    const readIfPresent = (file: string) =>
+      Effect.sync(() => {
+        try {
+          return fs.readFileSync(file)
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code === "ENOENT") return null
+          throw e
+        }
+      })
+
+    const parse = (bytes: Uint8Array, file: QueuedFile) =>
+      files.parse(bytes, file.format, file.filename).pipe(
+        Effect.map((drafts): Parsed => ({ _tag: "Parsed", drafts })),
+        Effect.catchTag("ActivityFileError", (e) => Effect.succeed<Parsed>({ _tag: "Failed", message: e.message }))
+      )
+
+    /**
+     * The first stage of an import, which may run ahead of the previous file's commit: reads
+     * and hashes the file and, unless its bytes were already imported, has the worker parse it.
+     * Writes nothing. Null when the file is gone meanwhile.
+     */
+    const prepare = Effect.fn("ImportService.prepare")(function*(file: QueuedFile) {
+      const stat = yield* statIfPresent(file.path)
+      if (stat === null) return null // gone meanwhile
+      const now = yield* Clock.currentTimeMillis
+      const row = {
+        id: newFileImportId(),
+        filename: file.filename,
+        source: importSourceOfFormat(file.format) as FileImportSource,
+        importedOn: now,
+        sourceSize: stat.size,
+        sourceMtime: Math.trunc(stat.mtimeMs)
+      }
+      if (stat.size > MAX_IMPORT_FILE_BYTES) {
+        const outcome: Parsed = { _tag: "Failed", message: `"${file.filename}" is too large to import (${stat.size} bytes; at most ${MAX_IMPORT_FILE_BYTES}).` }
+        return { file, row, contentHash: "", outcome } satisfies PreparedImport
+      }
+      const bytes = yield* readIfPresent(file.path)
+      if (bytes === null) return null
+      const contentHash = createHash("sha256").update(bytes).digest("hex")
+      // not worth parsing: this very file was committed before a crash, or the same bytes are
+      // imported already (commit checks both again, after the files before it)
+      const known = (yield* fileImports.findCommitted(file.filename, contentHash, row.sourceSize, row.sourceMtime)) !== null ||
+        (yield* fileImports.activityWithSameBytes(contentHash)) !== null
+      const outcome: PreparedImport["outcome"] = known ? { _tag: "Unparsed" } : yield* parse(bytes, file)
+      return { file, row, contentHash, outcome } satisfies PreparedImport
+    })
+
+    /**
+     * The second stage, one file at a time in queue order: decides success, skipped or failed
+     * against what is committed by now, writes the row and its activities in one transaction
+     * (the original kept first), then removes the file from the watch folder.
+     */
+    const commit = Effect.fn("ImportService.commit")(function*(ahead: PreparedImport) {
+      // the file may have been removed, or replaced under the same name, since it was read
+      const current = yield* statIfPresent(ahead.file.path)
+      if (current === null) return null
+      const unchanged = current.size === ahead.row.sourceSize && Math.trunc(current.mtimeMs) === ahead.row.sourceMtime
+      const prepared = unchanged ? ahead : yield* prepare(ahead.file)
+      if (prepared === null) return null
+      const { file, row, contentHash, outcome } = prepared
+      const removeFromWatch = Effect.sync(() => fs.rmSync(file.path, { force: true }))
+
+      // crash recovery: this very file was committed before the process stopped
+      const committed = yield* fileImports.findCommitted(file.filename, contentHash, row.sourceSize, row.sourceMtime)
+      if (committed !== null) {
+        yield* removeFromWatch
+        yield* Effect.logInfo(`"${file.filename}" was already imported as ${committed}; removed from the watch folder`).pipe(inChannel("daemon"))
+        return null
+      }
+
+      const finish = (status: StoredStatus, errorMessage: string | null, drafts: ReadonlyArray<EncodedActivityDraft>) =>
+        Effect.gen(function*() {
+          const originalFile = status === "skipped" || contentHash === "" ? null : yield* keepOriginal(file.path, row.id, file.format)
+          const activityIds = drafts.map(() => newActivityId())
+          yield* sql.withTransaction(Effect.gen(function*() {
+            for (const [i, draft] of drafts.entries()) yield* activities.insert(activityIds[i]!, draft)
+            yield* fileImports.insert({
+              ...row, status, errorMessage, contentHash, originalFile,
+              activityId: activityIds[0] ?? null
+            })
+          })).pipe(
+            Effect.orDie,
+            Effect.tapDefect(() => Effect.sync(() => originalFile && fs.rmSync(path.join(paths.originalsDir, originalFile), { force: true })))
+          )
+          yield* removeFromWatch
+          return { fileImportId: row.id, status, activityIds, errorMessage } satisfies ImportOutcome
+        })
+
+      if (outcome._tag === "Failed") return yield* finish("failed", outcome.message, [])
+      const sameBytes = yield* fileImports.activityWithSameBytes(contentHash)
+      if (sameBytes !== null) {
+        return yield* finish("skipped", `Skipped: the same file was already imported as activity "${sameBytes}".`, [])
+      }
+      // the activity with the same bytes was deleted meanwhile: parse now
+      let parsed: Parsed
+      if (outcome._tag === "Unparsed") {
+        const bytes = yield* readIfPresent(file.path)
+        if (bytes === null) return null
+        parsed = yield* parse(bytes, file)
+      } else {
+        parsed = outcome
+      }
+      if (parsed._tag === "Failed") return yield* finish("failed", parsed.message, [])
+      const drafts = parsed.drafts
+      if (drafts.length === 0) return yield* finish("failed", `"${file.filename}" contains no activity.`, [])
+
+      const fresh: Array<EncodedActivityDraft> = []
+      let firstDuplicate: string | null = null
+      for (const draft of drafts) {
+        const duplicate = yield* duplicateOf(draft)
+        if (duplicate === null) fresh.push(draft)
+        else firstDuplicate ??= duplicate
+      }
+      if (fresh.length === 0) {
+        return yield* finish("skipped", `Skipped: activity "${firstDuplicate}" already covers the same time (same start within 60 s).`, [])
+      }
+      return yield* finish("success", null, fresh)
+    })
+
+    /** Both stages at once: one file end to end. */
+    const importFile = (file: QueuedFile) =>
+      prepare(file).pipe(Effect.flatMap((prepared) => (prepared === null ? Effect.succeed(null) : commit(prepared))))
+
+    /** Originals no row refers to (a crash between copying and committing). */
+    const removeOrphanOriginals = Effect.fn("ImportService.removeOrphanOriginals")(function*() {
+      const referenced = yield* fileImports.originalFiles()
+      yield* Effect.sync(() => {
+        for (const name of fs.readdirSync(paths.originalsDir)) {
+          if (!referenced.has(name)) fs.rmSync(path.join(paths.originalsDir, name), { force: true })
+        }
+      })
+    })
+
+    return { prepare, commit, importFile, removeOrphanOriginals } as const
+  })
+}) {}

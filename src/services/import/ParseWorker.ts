@@ -1,0 +1,164 @@
+import { Context, Deferred, Duration, Effect, Ref } from "effect"
+import { Worker } from "node:worker_threads"
+import type { EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
+import type { FileFormat } from "../../schema/ParsedActivity.ts"
+import { AppConfig } from "../platform/AppConfig.ts"
+import { ActivityFileError } from "./parsers/ActivityFileError.ts"
+import type { ParseRequest, ParseResponse } from "./ParseWorkerThread.ts"
+
+/**
+ * How long one file may take in the worker, and the worker's heap. The largest corpus file takes
+ * 0.4 s and a 72-hour FIT 1.5 s. Read when a worker starts (heap) and for each file
+ * (time), so that tests can drive the real worker over them.
+ */
+export class ParseLimits extends Context.Reference<ParseLimits>()("services/import/ParseLimits", {
+  defaultValue: () => ({ timeout: Duration.seconds(10), heapMb: 512 })
+}) {}
+
+/**
+ * Built (dist/, `npm start`), the worker runs its compiled entry directly; from source (tests,
+ * tsx), a bootstrap registers tsx in the worker first.
+ */
+const fromSource = import.meta.url.endsWith(".ts")
+const workerUrl = fromSource ? new URL("./ParseWorkerBootstrap.mjs", import.meta.url) : new URL("./ParseWorkerThread.js", import.meta.url)
+const workerData = fromSource ? { entry: new URL("./ParseWorkerThread.ts", import.meta.url).href } : {}
+
+interface Running {
+  readonly worker: Worker
+  readonly ready: Promise<void>
+  /** set once the worker timed out, crashed or ran out of memory */
+  lost: boolean
+}
+
+const spawn = (heapMb: number): Running => {
+  const worker = new Worker(workerUrl, {
+    workerData,
+    resourceLimits: { maxOldGenerationSizeMb: heapMb }
+  })
+  worker.unref()
+  const ready = new Promise<void>((resolve, reject) => {
+    const onMessage = (m: unknown) => {
+      if (typeof m === "object" && m !== null && "ready" in m) {
+        worker.off("message", onMessage)
+        resolve()
+      }
+    }
+    worker.on("message", onMessage)
+    worker.once("error", reject)
+    worker.once("exit", (code) => reject(new Error(`parse worker exited with code ${code}`)))
+  })
+  ready.catch(() => undefined)
+  return { worker, ready, lost: false }
+}
+
+/**
+ * Turns the bytes of a FIT, TCX or GPX file into computed activities, in a worker thread so
+ * that the API stays responsive. A file that takes too long or exhausts the worker's memory
+ * fails on its own; the worker is replaced and the next file goes on.
+ */
+export class ParseWorker extends Effect.Service<ParseWorker>()("services/import/ParseWorker", {
+  scoped: Effect.gen(function*() {
+    const config = yield* AppConfig
+    const current = yield* Ref.make<Running | null>(null)
+    // one file in the worker at a time: a caller may ask for the next file while the previous
+    // one is parsed, and the time limit must count only a file's own parse
+    const turn = yield* Effect.makeSemaphore(1)
+    let nextId = 1
+
+    yield* Effect.addFinalizer(() =>
+      Ref.get(current).pipe(Effect.flatMap((running) => running ? Effect.promise(() => running.worker.terminate()) : Effect.void))
+    )
+
+    const worker = Effect.gen(function*() {
+      const existing = yield* Ref.get(current)
+      if (existing !== null) return existing
+      const running = spawn((yield* ParseLimits).heapMb)
+      yield* Ref.set(current, running)
+      return running
+    })
+
+    // start the worker now: its start (loading the parsers through tsx) costs most of a
+    // second, which the first import would otherwise wait for
+    yield* worker
+
+    const discard = (running: Running) =>
+      Effect.gen(function*() {
+        yield* Ref.update(current, (r) => (r === running ? null : r))
+        yield* Effect.promise(() => running.worker.terminate().catch(() => 0))
+      })
+
+    const exchange = (running: Running, request: ParseRequest) =>
+      Effect.gen(function*() {
+        const answer = yield* Deferred.make<ReadonlyArray<EncodedActivityDraft>, ActivityFileError>()
+        const onMessage = (m: ParseResponse) => {
+          if (m.id !== request.id) return
+          Deferred.unsafeDone(answer, "drafts" in m ? Effect.succeed(m.drafts) : Effect.fail(new ActivityFileError({ message: m.error })))
+        }
+        const onError = (e: Error) => {
+          running.lost = true
+          const outOfMemory = (e as NodeJS.ErrnoException).code === "ERR_WORKER_OUT_OF_MEMORY"
+          Deferred.unsafeDone(answer, Effect.fail(new ActivityFileError({
+            message: outOfMemory
+              ? `"${request.filename}" is too large or too complex to import (the parser ran out of memory).`
+              : `"${request.filename}" could not be imported: the parser failed (${e.message}).`
+          })))
+        }
+        const onExit = () => {
+          running.lost = true
+          Deferred.unsafeDone(answer, Effect.fail(new ActivityFileError({ message: `"${request.filename}" could not be imported: the parser stopped.` })))
+        }
+        return yield* Effect.acquireUseRelease(
+          Effect.sync(() => {
+            running.worker.on("message", onMessage)
+            running.worker.on("error", onError)
+            running.worker.on("exit", onExit)
+            running.worker.ref()
+            // the bytes move to the worker (the caller keeps no use for them) unless they are a
+            // view into a larger buffer, which is then copied
+            const own = request.bytes.byteOffset === 0 && request.bytes.byteLength === request.bytes.buffer.byteLength
+            running.worker.postMessage(request, own ? [request.bytes.buffer as ArrayBuffer] : [])
+          }),
+          () => Deferred.await(answer),
+          () =>
+            Effect.sync(() => {
+              running.worker.off("message", onMessage)
+              running.worker.off("error", onError)
+              running.worker.off("exit", onExit)
+              running.worker.unref()
+            })
+        )
+      })
+
+    /**
+     * The computed activities of a file, their streams encoded. The bytes are handed over to
+     * the worker: the caller must not use them afterwards.
+     */
+    const parse = Effect.fn("ParseWorker.parse")(function*(bytes: Uint8Array, format: FileFormat, filename: string) {
+      return yield* turn.withPermits(1)(parseAlone(bytes, format, filename))
+    })
+
+    const parseAlone = (bytes: Uint8Array, format: FileFormat, filename: string) => Effect.gen(function*() {
+      const limits = yield* ParseLimits
+      const running = yield* worker
+      yield* Effect.tryPromise({
+        try: () => running.ready,
+        catch: (e) => new ActivityFileError({ message: `"${filename}" could not be imported: the parser did not start (${String(e)}).` })
+      }).pipe(Effect.tapError(() => discard(running)))
+      const request: ParseRequest = { id: nextId++, bytes, format, filename, fallbackTimeZone: config.timeZone }
+      return yield* exchange(running, request).pipe(
+        Effect.timeoutFail({
+          duration: limits.timeout,
+          onTimeout: () => {
+            running.lost = true
+            return new ActivityFileError({ message: `"${filename}" took more than ${Duration.format(limits.timeout)} to parse and was abandoned.` })
+          }
+        }),
+        // after a timeout, a crash or running out of memory the worker is not reused
+        Effect.tapError(() => (running.lost || running.worker.threadId === -1 ? discard(running) : Effect.void)),
+        Effect.onInterrupt(() => discard(running))
+      )
+    })
+
+    return { parse } as const
+  })
+}) {}

@@ -1,0 +1,182 @@
+import type { ParsedSamples } from "../../../schema/ParsedActivity.ts"
+import type { SportProfile } from "./SportProfile.ts"
+import { haversine, isNum } from "./Numbers.ts"
+
+/** Intervals longer than this are recording gaps (auto-pause, signal loss): never moving time. */
+export const MAX_RECORDING_GAP_S = 60
+/** Half width (s) of the centred window over which a speed is derived from distance. */
+const SPEED_HALF_WINDOW_S = 2.5
+
+/**
+ * The per-sample kinematics every later step works from. Interval i is the time between
+ * sample i−1 and sample i; it is never counted across a segment start.
+ */
+export interface Motion {
+  readonly n: number
+  /** seconds since the activity start */
+  readonly timeS: Float64Array
+  /** [start, end) of each recording segment */
+  readonly segments: ReadonlyArray<readonly [number, number]>
+  readonly segmentStart: Uint8Array
+  /** positions as [lat, lng] or null */
+  readonly positions: Array<[number, number] | null>
+  readonly positionCount: number
+  /** cumulative metres (0 everywhere when nothing tells the distance) */
+  readonly distance: Float64Array
+  readonly hasDistance: boolean
+  /** where the distance came from */
+  readonly distanceSource: "device" | "gps" | "speed" | "none"
+  /** m/s per sample, NaN when unknown */
+  readonly velocity: Float64Array
+  readonly hasVelocity: boolean
+  /** 1 when interval i (ending at sample i) counts as moving */
+  readonly movingInterval: Uint8Array
+  /** cumulative moving seconds at each sample */
+  readonly movingCum: Float64Array
+  /** the `moving` stream: speed at or above the stop speed (unknown counts as moving) */
+  readonly movingSample: Uint8Array
+}
+
+const validFix = (lat: number | null | undefined, lng: number | null | undefined): boolean =>
+  isNum(lat) && isNum(lng) && !(lat === 0 && lng === 0) && Math.abs(lat) <= 90 && Math.abs(lng) <= 180
+
+export const computeMotion = (samples: ParsedSamples, startTime: number, profile: SportProfile): Motion => {
+  const n = samples.time.length
+  const timeS = new Float64Array(n)
+  for (let i = 0; i < n; i++) timeS[i] = (samples.time[i]! - startTime) / 1000
+
+  // segments
+  const segmentStart = new Uint8Array(n)
+  const starts = [...new Set(samples.segmentStarts)].filter((s) => s > 0 && s < n).sort((a, b) => a - b)
+  for (const s of starts) segmentStart[s] = 1
+  const segments: Array<readonly [number, number]> = []
+  if (n > 0) {
+    let a = 0
+    for (const s of starts) {
+      segments.push([a, s])
+      a = s
+    }
+    segments.push([a, n])
+  }
+
+  // positions
+  const positions = new Array<[number, number] | null>(n)
+  let positionCount = 0
+  for (let i = 0; i < n; i++) {
+    const lat = samples.lat[i]
+    const lng = samples.lng[i]
+    if (validFix(lat, lng)) {
+      positions[i] = [lat!, lng!]
+      positionCount++
+    } else positions[i] = null
+  }
+
+  // cumulative distance: device > GPS > integrated speed
+  const distance = new Float64Array(n)
+  let distanceSource: Motion["distanceSource"] = "none"
+  if (samples.distance.some(isNum)) {
+    distanceSource = "device"
+    let prev = 0
+    let offset = 0
+    let seenFirst = false
+    for (let i = 0; i < n; i++) {
+      const raw = samples.distance[i]
+      if (isNum(raw)) {
+        // a reset at a new segment (one TCX track per lap) continues from the previous total
+        if (segmentStart[i] === 1 && seenFirst && raw + offset < prev - 1) offset = prev - raw
+        const d = raw + offset
+        if (!seenFirst) {
+          // leading samples without distance take the first recorded value
+          for (let j = 0; j < i; j++) distance[j] = d
+          seenFirst = true
+          prev = d
+        }
+        prev = Math.max(prev, d)
+      }
+      distance[i] = prev
+    }
+  } else if (positionCount >= 2) {
+    distanceSource = "gps"
+    let acc = 0
+    let last: [number, number] | null = null
+    for (let i = 0; i < n; i++) {
+      if (segmentStart[i] === 1) last = null
+      const p = positions[i]
+      if (p) {
+        if (last) acc += haversine(last[0], last[1], p[0], p[1])
+        last = p
+      }
+      distance[i] = acc
+    }
+  } else if (samples.speed.some(isNum)) {
+    distanceSource = "speed"
+    let acc = 0
+    for (let i = 1; i < n; i++) {
+      const dt = timeS[i]! - timeS[i - 1]!
+      const v = samples.speed[i]
+      if (segmentStart[i] !== 1 && dt > 0 && dt <= MAX_RECORDING_GAP_S && isNum(v) && v > 0) acc += v * dt
+      distance[i] = acc
+    }
+  }
+  const hasDistance = distanceSource !== "none" && n > 0 && distance[n - 1]! > 0
+
+  // velocity: device speed where recorded, else the centred-window speed from the distance
+  const velocity = new Float64Array(n).fill(NaN)
+  const deviceSpeed = samples.speed.some(isNum)
+  if (hasDistance) {
+    for (const [a, b] of segments) {
+      let lo = a
+      let hi = a
+      for (let i = a; i < b; i++) {
+        if (hi < i) hi = i
+        while (hi + 1 < b && (timeS[hi + 1]! - timeS[i]! <= SPEED_HALF_WINDOW_S || hi === i)) hi++
+        while (lo < i - 1 && timeS[i]! - timeS[lo]! > SPEED_HALF_WINDOW_S) lo++
+        const dt = timeS[hi]! - timeS[lo]!
+        if (dt > 0) velocity[i] = (distance[hi]! - distance[lo]!) / dt
+      }
+    }
+  }
+  if (deviceSpeed) {
+    for (let i = 0; i < n; i++) {
+      const v = samples.speed[i]
+      if (isNum(v) && v >= 0) velocity[i] = v
+    }
+  }
+  let hasVelocity = false
+  for (let i = 0; i < n && !hasVelocity; i++) if (!Number.isNaN(velocity[i]!)) hasVelocity = true
+
+  // moving
+  const movingSample = new Uint8Array(n)
+  const movingInterval = new Uint8Array(n)
+  const movingCum = new Float64Array(n)
+  for (let i = 0; i < n; i++) {
+    const v = velocity[i]!
+    movingSample[i] = Number.isNaN(v) || v >= profile.stop ? 1 : 0
+    if (i === 0) continue
+    const dt = timeS[i]! - timeS[i - 1]!
+    const counts = segmentStart[i] !== 1 && dt > 0 && dt <= MAX_RECORDING_GAP_S && movingSample[i] === 1
+    movingInterval[i] = counts ? 1 : 0
+    movingCum[i] = movingCum[i - 1]! + (counts ? dt : 0)
+    if (dt > MAX_RECORDING_GAP_S) movingSample[i] = 0
+  }
+
+  return {
+    n, timeS, segments, segmentStart, positions, positionCount, distance, hasDistance, distanceSource,
+    velocity, hasVelocity, movingInterval, movingCum, movingSample
+  }
+}
+
+/** Max of the velocity after a 3-point median (single-sample spikes) and dropping implausible values. */
+export const robustMaxSpeed = (velocity: Float64Array, maxPlausible: number): number => {
+  const n = velocity.length
+  let max = 0
+  for (let i = 0; i < n; i++) {
+    const a = velocity[i > 0 ? i - 1 : i]!
+    const b = velocity[i]!
+    const c = velocity[i < n - 1 ? i + 1 : i]!
+    if (Number.isNaN(b)) continue
+    const m = Number.isNaN(a) || Number.isNaN(c) ? b : Math.max(Math.min(a, b), Math.min(Math.max(a, b), c))
+    if (m <= maxPlausible && m > max) max = m
+  }
+  return max
+}

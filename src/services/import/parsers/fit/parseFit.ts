@@ -1,0 +1,327 @@
+import FitParser, { FitEncoder } from "fit-file-parser"
+import type { DeviceTotals, ParsedActivity, ParsedLap } from "../../../../schema/ParsedActivity.ts"
+import type { SportType } from "../../../../schema/SportType.ts"
+import { ActivityFileError } from "../ActivityFileError.ts"
+import { buildSamples, emptyRow, finite, type SampleRow, validLatLng } from "../samples.ts"
+import { type DeveloperFieldKeys, developerFieldKeys, developerValue } from "./fitDeveloperFields.ts"
+import { fitDeviceName } from "./fitDevice.ts"
+import { expandStrapHeartRates, mergeStrapHeartRates } from "./fitHeartRate.ts"
+import { FIT_SPORT_TRANSITION, fitSportId, mapFitSport } from "./fitSport.ts"
+
+type Msg = Record<string, unknown>
+
+interface DecodedFit {
+  readonly file_ids?: ReadonlyArray<Msg>
+  readonly sessions?: ReadonlyArray<Msg>
+  readonly laps?: ReadonlyArray<Msg>
+  /** let go once the samples are read (see parseFit) */
+  records?: ReadonlyArray<Msg> | undefined
+  readonly sports?: ReadonlyArray<Msg>
+  readonly field_descriptions?: ReadonlyArray<Msg>
+  /** every message by type, records included: let go with them */
+  messages?: Readonly<Record<string, ReadonlyArray<Msg> | undefined>> | undefined
+  readonly activity?: Msg
+  readonly workout?: Msg
+  readonly course?: Msg
+}
+
+/**
+ * FIT date_time values below 0x10000000 are not dates but seconds since the device was powered on
+ * (FIT profile, type date_time). In epoch ms: (631065600 + 0x10000000) * 1000, i.e. 1998-07-03.
+ */
+const FIRST_REAL_FIT_TIME = (631_065_600 + 0x10000000) * 1000
+const MAX_UTC_OFFSET_SECONDS = 14 * 3600
+
+/** What file_id.type says a non-activity FIT file is. */
+const FILE_TYPE_LABELS: Readonly<Record<string, string>> = {
+  "1": "device", device: "device", settings: "settings", sport: "sport settings", workout: "workout (a planned workout)",
+  course: "course", schedules: "schedules", weight: "weight scale", totals: "totals", goals: "goals",
+  blood_pressure: "blood pressure", monitoring_a: "monitoring", activity_summary: "activity summary",
+  monitoring_daily: "daily monitoring", monitoring_b: "monitoring", segment: "segment", segment_list: "segment list",
+  exd_configuration: "data screen configuration", "8": "locations", locations: "locations", "7": "locations"
+}
+
+const fail = (message: string): never => {
+  throw new ActivityFileError({ message })
+}
+
+const time = (value: unknown): number | null => {
+  if (!(value instanceof Date)) return null
+  const t = value.getTime()
+  return Number.isFinite(t) ? t : null
+}
+const realTime = (value: unknown): number | null => {
+  const t = time(value)
+  return t !== null && t >= FIRST_REAL_FIT_TIME ? t : null
+}
+
+interface Segment {
+  readonly bytes: Uint8Array
+  readonly headerSize: number
+  readonly dataSize: number
+}
+
+/** Checks the first FIT header and splits the byte stream into its chained FIT segments. */
+const splitSegments = (bytes: Uint8Array, name: string): Array<Segment> => {
+  if (bytes.length === 0) fail(`"${name}" is empty (0 bytes)`)
+  if (bytes.length < 12) fail(`"${name}" is not a FIT file (${bytes.length} bytes, shorter than a FIT header)`)
+  const signature = String.fromCharCode(bytes[8]!, bytes[9]!, bytes[10]!, bytes[11]!)
+  if (signature !== ".FIT") fail(`"${name}" is not a FIT file (no ".FIT" signature)`)
+  const segments: Array<Segment> = []
+  let offset = 0
+  while (offset + 12 <= bytes.length) {
+    const headerSize = bytes[offset]!
+    const view = new DataView(bytes.buffer, bytes.byteOffset + offset, 12)
+    const dataSize = view.getUint32(4, true)
+    const sig = String.fromCharCode(bytes[offset + 8]!, bytes[offset + 9]!, bytes[offset + 10]!, bytes[offset + 11]!)
+    if (sig !== ".FIT" || (headerSize !== 12 && headerSize !== 14)) {
+      if (offset === 0) fail(`"${name}" has a corrupt FIT header (header size ${headerSize}, expected 12 or 14)`)
+      break // trailing bytes after the last segment are ignored
+    }
+    const end = offset + headerSize + dataSize
+    if (end > bytes.length) {
+      if (offset === 0) {
+        fail(`"${name}" is truncated: the file ends before its declared data size (${bytes.length - headerSize} of ${dataSize} data bytes present)`)
+      }
+      break // a truncated chained segment only loses strap heart rates
+    }
+    if (dataSize === 0) {
+      if (offset === 0) {
+        fail(`"${name}" has a corrupt FIT header: it declares 0 bytes of data but ${bytes.length - headerSize} bytes follow`)
+      }
+      break
+    }
+    segments.push({ bytes: bytes.subarray(offset, Math.min(end + 2, bytes.length)), headerSize, dataSize })
+    offset = end + 2
+  }
+  return segments
+}
+
+const crcMatches = (segment: Segment): boolean => {
+  const end = segment.headerSize + segment.dataSize
+  if (segment.bytes.length < end + 2) return false
+  const stored = segment.bytes[end]! | (segment.bytes[end + 1]! << 8)
+  return stored === FitEncoder.calculateCRC(segment.bytes.subarray(0, end))
+}
+
+const decode = (segment: Segment, name: string): DecodedFit => {
+  let result: DecodedFit | undefined
+  let error: unknown
+  try {
+    // Copy the segment into its own ArrayBuffer: fit-file-parser reads a Buffer's whole backing store otherwise.
+    const copy = segment.bytes.slice().buffer
+    new FitParser({ mode: "list", force: true, lengthUnit: "m", speedUnit: "m/s", temperatureUnit: "celsius" })
+      .parse(copy, (err, data) => {
+        error = err
+        result = data as unknown as DecodedFit | undefined
+      })
+  } catch (e) {
+    error = e
+  }
+  if (result === undefined) {
+    const detail = error instanceof Error ? error.message : typeof error === "string" ? error : "unknown error"
+    fail(`"${name}" is corrupt: the FIT data cannot be decoded (${detail})`)
+  }
+  return result!
+}
+
+const lapOf = (lap: Msg): ParsedLap | null => {
+  const elapsed = finite(lap["total_elapsed_time"])
+  const timer = finite(lap["total_timer_time"])
+  const distance = finite(lap["total_distance"])
+  const end = realTime(lap["timestamp"])
+  const start = realTime(lap["start_time"]) ?? (end !== null && elapsed !== null ? end - elapsed * 1000 : null)
+  if (start === null) return null
+  const avgSpeed = finite(lap["enhanced_avg_speed"]) ?? finite(lap["avg_speed"]) ??
+    (distance !== null && timer !== null && timer > 0 ? distance / timer : null)
+  return {
+    startTime: start,
+    elapsedSeconds: elapsed,
+    timerSeconds: timer,
+    distanceMeters: distance,
+    ascentMeters: finite(lap["total_ascent"]),
+    averageSpeed: avgSpeed,
+    maxSpeed: finite(lap["enhanced_max_speed"]) ?? finite(lap["max_speed"]),
+    averageHeartRate: finite(lap["avg_heart_rate"]),
+    maxHeartRate: finite(lap["max_heart_rate"]),
+    calories: finite(lap["total_calories"])
+  }
+}
+
+const NO_TOTALS: DeviceTotals = {
+  distanceMeters: null, elapsedSeconds: null, timerSeconds: null, ascentMeters: null, calories: null, workJoules: null,
+  averageHeartRate: null, maxHeartRate: null, averagePower: null, maxPower: null, averageCadence: null,
+  averageSpeed: null, maxSpeed: null
+}
+
+/** Session totals; average and maximum power fall back to developer fields that stand for them. */
+const totalsOf = (s: Msg, dev: DeveloperFieldKeys): DeviceTotals => ({
+  distanceMeters: finite(s["total_distance"]),
+  elapsedSeconds: finite(s["total_elapsed_time"]),
+  timerSeconds: finite(s["total_timer_time"]),
+  ascentMeters: finite(s["total_ascent"]),
+  calories: finite(s["total_calories"]),
+  workJoules: finite(s["total_work"]),
+  averageHeartRate: finite(s["avg_heart_rate"]),
+  maxHeartRate: finite(s["max_heart_rate"]),
+  averagePower: finite(s["avg_power"]) ?? developerValue(s, dev.averagePower),
+  maxPower: finite(s["max_power"]) ?? developerValue(s, dev.maxPower),
+  averageCadence: finite(s["avg_cadence"]),
+  averageSpeed: finite(s["enhanced_avg_speed"]) ?? finite(s["avg_speed"]),
+  maxSpeed: finite(s["enhanced_max_speed"]) ?? finite(s["max_speed"])
+})
+
+/** One record as a sample; power and cadence fall back to developer fields (native fields win). */
+const rowOf = (r: Msg, t: number, dev: DeveloperFieldKeys): SampleRow => {
+  const row = emptyRow(t)
+  const pos = validLatLng(finite(r["position_lat"]), finite(r["position_long"]))
+  if (pos !== null) {
+    row.lat = pos[0]
+    row.lng = pos[1]
+  }
+  row.altitude = finite(r["enhanced_altitude"]) ?? finite(r["altitude"])
+  row.distance = finite(r["distance"])
+  row.speed = finite(r["enhanced_speed"]) ?? finite(r["speed"])
+  row.heartRate = finite(r["heart_rate"])
+  row.cadence = finite(r["cadence"]) ?? developerValue(r, dev.cadence)
+  row.power = finite(r["power"]) ?? developerValue(r, dev.power)
+  row.temperature = finite(r["temperature"])
+  return row
+}
+
+const text = (value: unknown): string | null =>
+  typeof value === "string" && value.trim() !== "" ? value.trim() : null
+
+/** One sport session of the file, with the records and laps that belong to it. */
+interface SessionSlice {
+  readonly session: Msg | null
+  readonly sport: SportType
+  readonly from: number
+  readonly to: number
+  readonly laps: ReadonlyArray<Msg>
+}
+
+export const parseFit = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedActivity> => {
+  const segments = splitSegments(bytes, name)
+  const first = segments[0]!
+  const fit = decode(first, name)
+  const fileId = fit.file_ids?.[0]
+  const fileType = fileId?.["type"]
+  let records = fit.records ?? []
+  const sessions = fit.sessions ?? []
+  const isCourse = fileType === "course" || fileType === 6
+  if (fileType !== undefined && fileType !== "activity" && fileType !== 4) {
+    const label = FILE_TYPE_LABELS[String(fileType)] ?? `type ${String(fileType).replace(/_/g, " ")}`
+    // A course whose records carry timestamps is a recorded track: imported (sport from the course message).
+    const timedRecords = records.some((r) => realTime(r["timestamp"]) !== null)
+    if (!(isCourse && timedRecords)) fail(`"${name}" is a FIT ${label} file, not an activity`)
+  }
+  if (sessions.length === 0 && records.length === 0) fail(`"${name}" contains no activity data (no session and no record messages)`)
+  if (sessions.length === 0 && !isCourse && !crcMatches(first)) {
+    fail(`"${name}" is truncated: it ends without its activity summary (no session message) and its CRC does not match`)
+  }
+
+  // Strap heart rates: `hr` messages of this segment and of the chained segments after it.
+  const hrMessages: Array<Msg> = [...(fit.messages?.["hr"] ?? [])]
+  for (const segment of segments.slice(1)) {
+    try {
+      for (const m of decode(segment, name).messages?.["hr"] ?? []) hrMessages.push(m)
+    } catch {
+      // A damaged chained segment only loses strap heart rates.
+    }
+  }
+
+  const dev = developerFieldKeys(fit.field_descriptions)
+  const rows: Array<SampleRow> = []
+  let deviceRelative = false
+  for (const r of records) {
+    const t = time(r["timestamp"])
+    if (t === null) continue
+    if (t < FIRST_REAL_FIT_TIME) {
+      deviceRelative = true
+      continue
+    }
+    rows.push(rowOf(r, t, dev))
+  }
+  // the decoded records are the largest part of a long file: let them go before the columns are built
+  records = []
+  fit.records = undefined
+  fit.messages = undefined
+  rows.sort((a, b) => a.time - b.time)
+  if (hrMessages.length > 0) mergeStrapHeartRates(rows, expandStrapHeartRates(hrMessages))
+
+  const sessionStarts = sessions.map((s) => realTime(s["start_time"]))
+  if (sessions.some((s) => time(s["start_time"]) !== null && realTime(s["start_time"]) === null)) deviceRelative = true
+  if (rows.length === 0 && sessionStarts.every((t) => t === null)) {
+    fail(deviceRelative
+      ? `"${name}" has no real start date: its timestamps count from device power-on`
+      : `"${name}" has no timestamps: neither its session nor its records say when it started`)
+  }
+
+  const laps = fit.laps ?? []
+  const slices: Array<SessionSlice> = []
+  if (sessions.length <= 1) {
+    const s = sessions[0] ?? null
+    const sport = s !== null
+      ? mapFitSport(s["sport"], s["sub_sport"], s["sport_profile_name"])
+      : mapFitSport(fit.course?.["sport"] ?? fit.sports?.[0]?.["sport"], fit.sports?.[0]?.["sub_sport"], fit.sports?.[0]?.["name"])
+    slices.push({ session: s, sport, from: -Infinity, to: Infinity, laps })
+  } else {
+    // Multi-sport: one activity per sport session, transitions dropped; each session owns the
+    // records from its start to the start of the next session.
+    const order = sessions
+      .map((s, i) => ({ s, start: sessionStarts[i] ?? null }))
+      .filter((x): x is { s: Msg; start: number } => x.start !== null)
+      .sort((a, b) => a.start - b.start)
+    order.forEach(({ s, start }, i) => {
+      if (fitSportId(s["sport"]) === FIT_SPORT_TRANSITION) return
+      const from = i === 0 ? -Infinity : start
+      const to = i + 1 < order.length ? order[i + 1]!.start : Infinity
+      const firstLap = finite(s["first_lap_index"])
+      const numLaps = finite(s["num_laps"])
+      const ownLaps = firstLap !== null && numLaps !== null && firstLap + numLaps <= laps.length
+        ? laps.slice(firstLap, firstLap + numLaps)
+        : laps.filter((l) => {
+          const t = realTime(l["start_time"])
+          return t !== null && t >= from && t < to
+        })
+      slices.push({ session: s, sport: mapFitSport(s["sport"], s["sub_sport"], s["sport_profile_name"]), from, to, laps: ownLaps })
+    })
+    if (slices.length === 0) fail(`"${name}" contains only transition sessions, no sport session`)
+  }
+
+  const activity = fit.activity
+  const localTs = time(activity?.["local_timestamp"])
+  const activityTs = time(activity?.["timestamp"])
+  const offset = localTs !== null && activityTs !== null ? Math.round((localTs - activityTs) / 1000) : null
+  const utcOffsetSeconds = offset !== null && Math.abs(offset) <= MAX_UTC_OFFSET_SECONDS ? offset : null
+  const deviceName = fitDeviceName(fileId)
+  const workoutName = text(fit.workout?.["wkt_name"]) ?? (isCourse ? text(fit.course?.["name"]) : null)
+  const description = text(fit.workout?.["wkt_description"])
+
+  return slices.map((slice): ParsedActivity => {
+    const own = slice.from === -Infinity && slice.to === Infinity
+      ? rows
+      : rows.filter((r) => r.time >= slice.from && r.time < slice.to)
+    const samples = buildSamples(own)
+    const sessionStart = slice.session !== null ? realTime(slice.session["start_time"]) : null
+    const startTime = sessionStart ?? samples.time[0]
+    if (startTime === undefined) {
+      fail(`"${name}" has no real start date: its timestamps count from device power-on`)
+    }
+    const s = slice.session
+    return {
+      format: "fit",
+      sportType: slice.sport,
+      name: workoutName,
+      description,
+      deviceName,
+      startTime: startTime!,
+      utcOffsetSeconds,
+      totals: s !== null ? totalsOf(s, dev) : NO_TOTALS,
+      startLatLng: s !== null ? validLatLng(finite(s["start_position_lat"]), finite(s["start_position_long"])) : null,
+      samples,
+      laps: slice.laps.map(lapOf).filter((l): l is ParsedLap => l !== null)
+    }
+  })
+}

@@ -1,0 +1,157 @@
+import type { DeviceTotals, ParsedActivity, ParsedLap } from "../../../schema/ParsedActivity.ts"
+import { ActivityFileError } from "./ActivityFileError.ts"
+import { buildSamples, emptyRow, parseNumber, type SampleRow, validLatLng } from "./samples.ts"
+import { resolveSportName } from "./sportNames.ts"
+import { child, children, parseIsoTime, readXml, rootOf, text, type XmlNode } from "./xml.ts"
+
+const fail = (message: string): never => {
+  throw new ActivityFileError({ message })
+}
+
+const num = (node: unknown, name: string): number | null => parseNumber(text(node, name))
+
+/** TCX Activity@Sport: Running, Biking, Other, or an exact vocabulary name; anything else Workout. */
+const tcxSport = (sport: string | null) => {
+  if (sport === null) return "Workout" as const
+  if (sport.toLowerCase() === "biking") return "Ride" as const
+  return resolveSportName(sport) ?? "Workout"
+}
+
+/** TPX / LX extension values: fields of the first element of that name under Extensions. */
+const extension = (node: XmlNode, container: string): XmlNode | undefined => child(child(node, "Extensions"), container)
+
+const sumOrNull = (values: ReadonlyArray<number | null>): number | null => {
+  const present = values.filter((v): v is number => v !== null)
+  return present.length === 0 ? null : present.reduce((a, b) => a + b, 0)
+}
+
+/**
+ * Elapsed (wall-clock) time, as FIT total_elapsed_time: from the first trackpoint (the activity's
+ * start) to the later of the last trackpoint and the end of the last lap that began by then (lap
+ * StartTime + TotalTimeSeconds: a lap's timer can run past its last trackpoint). Pauses count,
+ * unlike in the laps' TotalTimeSeconds, the device timer. Never less than that timer total: a
+ * file whose trackpoints cover only part of its laps still lasted at least as long as its timer.
+ */
+const wallClockSeconds = (
+  times: ReadonlyArray<number>,
+  laps: ReadonlyArray<ParsedLap>,
+  timerSeconds: number | null
+): number | null => {
+  const first = times[0]
+  const last = times[times.length - 1]
+  if (first === undefined || last === undefined) return timerSeconds
+  let end = last
+  for (const lap of laps) {
+    if (lap.elapsedSeconds !== null && lap.startTime <= last) end = Math.max(end, lap.startTime + lap.elapsedSeconds * 1000)
+  }
+  return Math.max((end - first) / 1000, timerSeconds ?? 0)
+}
+
+const parseActivity = (activity: XmlNode): ParsedActivity | null => {
+  const rows: Array<SampleRow> = []
+  const laps: Array<ParsedLap> = []
+  const lapNodes = children(activity, "Lap")
+  for (const lap of lapNodes) {
+    let firstPointTime: number | null = null
+    for (const track of children(lap, "Track")) {
+      let firstOfTrack = true
+      for (const tp of children(track, "Trackpoint")) {
+        const t = parseIsoTime(text(tp, "Time"))
+        if (t === null) continue
+        const row = emptyRow(t)
+        const position = child(tp, "Position")
+        const pos = validLatLng(num(position, "LatitudeDegrees"), num(position, "LongitudeDegrees"))
+        if (pos !== null) {
+          row.lat = pos[0]
+          row.lng = pos[1]
+        }
+        row.altitude = num(tp, "AltitudeMeters")
+        row.distance = num(tp, "DistanceMeters")
+        row.heartRate = num(child(tp, "HeartRateBpm"), "Value")
+        const tpx = extension(tp, "TPX")
+        row.cadence = num(tp, "Cadence") ?? num(tpx, "RunCadence")
+        row.speed = num(tpx, "Speed")
+        row.power = num(tpx, "Watts")
+        row.segmentStart = firstOfTrack
+        firstOfTrack = false
+        firstPointTime ??= t
+        rows.push(row)
+      }
+    }
+    const start = parseIsoTime(text(lap, "@_StartTime")) ?? firstPointTime
+    if (start === null) continue
+    laps.push({
+      startTime: start,
+      elapsedSeconds: num(lap, "TotalTimeSeconds"),
+      timerSeconds: null,
+      distanceMeters: num(lap, "DistanceMeters"),
+      ascentMeters: null,
+      averageSpeed: num(extension(lap, "LX"), "AvgSpeed"),
+      maxSpeed: num(lap, "MaximumSpeed"),
+      averageHeartRate: num(child(lap, "AverageHeartRateBpm"), "Value"),
+      maxHeartRate: num(child(lap, "MaximumHeartRateBpm"), "Value"),
+      calories: num(lap, "Calories")
+    })
+  }
+  if (rows.length === 0) return null
+  // Exact-0 altitudes are "no altitude" when the activity has real (non-zero) altitudes (a Suunto quirk).
+  if (rows.some((r) => r.altitude !== null && r.altitude !== 0)) {
+    for (const r of rows) if (r.altitude === 0) r.altitude = null
+  }
+  const samples = buildSamples(rows)
+  const lapMaxHr = laps.map((l) => l.maxHeartRate).filter((v): v is number => v !== null)
+  // Lap TotalTimeSeconds is the device's timer time (pauses excluded): it is also the moving
+  // time, as FIT total_timer_time is; samples alone undercount it (pool swims have no
+  // per-trackpoint distance, smart recording leaves gaps).
+  const lapSeconds = sumOrNull(lapNodes.map((l) => num(l, "TotalTimeSeconds")))
+  const totals: DeviceTotals = {
+    distanceMeters: sumOrNull(lapNodes.map((l) => num(l, "DistanceMeters"))),
+    elapsedSeconds: wallClockSeconds(samples.time, laps, lapSeconds),
+    timerSeconds: lapSeconds,
+    ascentMeters: null,
+    calories: sumOrNull(lapNodes.map((l) => num(l, "Calories"))),
+    workJoules: null,
+    averageHeartRate: null,
+    maxHeartRate: lapMaxHr.length > 0 ? Math.max(...lapMaxHr) : null,
+    averagePower: null,
+    maxPower: null,
+    averageCadence: null,
+    averageSpeed: null,
+    maxSpeed: null
+  }
+  return {
+    format: "tcx",
+    sportType: tcxSport(text(activity, "@_Sport")),
+    name: null,
+    description: text(activity, "Notes"),
+    deviceName: text(child(activity, "Creator"), "Name"),
+    startTime: samples.time[0]!,
+    utcOffsetSeconds: null,
+    totals,
+    startLatLng: null,
+    samples,
+    laps
+  }
+}
+
+export const parseTcx = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedActivity> => {
+  const root = rootOf(readXml(bytes, name))
+  if (root === null || root.name !== "TrainingCenterDatabase") {
+    return fail(`"${name}" is not a TCX file (root element ${root === null ? "missing" : `<${root.name}>`})`)
+  }
+  // <Activity> elements directly under <Activities>, and the legs of a <MultiSportSession>.
+  const container = child(root.node, "Activities")
+  const activities = [
+    ...children(container, "Activity"),
+    ...children(container, "MultiSportSession").flatMap((session) =>
+      [...children(session, "FirstSport"), ...children(session, "NextSport")].flatMap((leg) => children(leg, "Activity"))
+    )
+  ]
+  if (activities.length === 0) {
+    if (child(root.node, "Courses") !== undefined) return fail(`"${name}" is a course, not an activity`)
+    return fail(`"${name}" contains no <Activity>`)
+  }
+  const parsed = activities.map(parseActivity).filter((a): a is ParsedActivity => a !== null)
+  if (parsed.length === 0) fail(`"${name}" contains no trackpoints with a time`)
+  return parsed
+}

@@ -1,0 +1,112 @@
+import type { ParsedSamples } from "../../../schema/ParsedActivity.ts"
+
+/** One sample as read from a file, before sorting and merging. */
+export interface SampleRow {
+  time: number
+  lat: number | null
+  lng: number | null
+  altitude: number | null
+  distance: number | null
+  speed: number | null
+  heartRate: number | null
+  cadence: number | null
+  power: number | null
+  temperature: number | null
+  /** first sample of a new recording segment (GPX trkseg, TCX Track) */
+  segmentStart: boolean
+}
+
+export const emptyRow = (time: number): SampleRow => ({
+  time,
+  lat: null,
+  lng: null,
+  altitude: null,
+  distance: null,
+  speed: null,
+  heartRate: null,
+  cadence: null,
+  power: null,
+  temperature: null,
+  segmentStart: false
+})
+
+const FIELDS = ["lat", "lng", "altitude", "distance", "speed", "heartRate", "cadence", "power", "temperature"] as const
+
+/** A position, or null for no fix: 0/0, out of range or not finite. */
+export const validLatLng = (lat: number | null | undefined, lng: number | null | undefined): readonly [number, number] | null => {
+  if (lat == null || lng == null || !Number.isFinite(lat) || !Number.isFinite(lng)) return null
+  if (Math.abs(lat) > 90 || Math.abs(lng) > 180) return null
+  if (lat === 0 && lng === 0) return null
+  return [lat, lng]
+}
+
+/**
+ * Sorts rows by time (stable), merges rows with the same time (the first non-null value of each
+ * field wins; a merged row starts a segment when any of its parts did) and returns the columns.
+ * `segmentStarts` never contains index 0. Rows are merged in place: they are the parser's own,
+ * and a copy of each would double the memory of a long activity.
+ */
+export const buildSamples = (input: ReadonlyArray<SampleRow>): ParsedSamples => {
+  const rows = input.every((r) => Number.isFinite(r.time)) ? input : input.filter((r) => Number.isFinite(r.time))
+  let sorted = true
+  for (let i = 1; i < rows.length; i++) {
+    if (rows[i]!.time < rows[i - 1]!.time) {
+      sorted = false
+      break
+    }
+  }
+  // Array.prototype.sort is stable, so rows with the same time keep their file order.
+  const ordered = sorted ? rows : [...rows].sort((a, b) => a.time - b.time)
+  const merged: Array<SampleRow> = []
+  for (const row of ordered) {
+    const last = merged[merged.length - 1]
+    if (last !== undefined && last.time === row.time) {
+      for (const f of FIELDS) if (last[f] === null && row[f] !== null) last[f] = row[f]
+      last.segmentStart = last.segmentStart || row.segmentStart
+    } else {
+      merged.push(row)
+    }
+  }
+  const samples: ParsedSamples = {
+    time: [],
+    lat: [],
+    lng: [],
+    altitude: [],
+    distance: [],
+    speed: [],
+    heartRate: [],
+    cadence: [],
+    power: [],
+    temperature: [],
+    segmentStarts: []
+  }
+  merged.forEach((r, i) => {
+    samples.time.push(r.time)
+    const pos = validLatLng(r.lat, r.lng)
+    samples.lat.push(pos ? pos[0] : null)
+    samples.lng.push(pos ? pos[1] : null)
+    samples.altitude.push(r.altitude)
+    samples.distance.push(r.distance)
+    samples.speed.push(r.speed)
+    samples.heartRate.push(r.heartRate)
+    samples.cadence.push(r.cadence)
+    samples.power.push(r.power)
+    samples.temperature.push(r.temperature)
+    if (r.segmentStart && i > 0) samples.segmentStarts.push(i)
+  })
+  return samples
+}
+
+/** A finite number, or null. */
+export const finite = (value: unknown): number | null =>
+  typeof value === "number" && Number.isFinite(value) ? value : null
+
+/** Parses a decimal number from XML text, or null. */
+export const parseNumber = (value: unknown): number | null => {
+  if (typeof value === "number") return Number.isFinite(value) ? value : null
+  if (typeof value !== "string") return null
+  const text = value.trim()
+  if (text === "") return null
+  const n = Number(text)
+  return Number.isFinite(n) ? n : null
+}

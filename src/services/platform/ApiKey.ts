@@ -1,0 +1,40 @@
+import { Effect, Either, Option, Redacted } from "effect"
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
+import { API_KEY_PATTERN, AppConfig } from "./AppConfig.ts"
+
+/** The service's API key: generation, and the constant-time check of a bearer header. */
+
+export const generateApiKey = (): string => `wmk_${randomBytes(32).toString("hex")}`
+
+const digest = (value: string) => createHash("sha256").update(value, "utf8").digest()
+
+export const MISSING_TOKEN_MESSAGE = "A valid API token is required. Send it in the Authorization header as a Bearer token."
+
+export class ApiKey extends Effect.Service<ApiKey>()("services/platform/ApiKey", {
+  effect: Effect.gen(function*() {
+    const config = yield* AppConfig
+    const configured = Option.map(config.apiKey, Redacted.value)
+    const expected = Option.filter(configured, (key) => API_KEY_PATTERN.test(key)).pipe(Option.map(digest))
+
+    /** Left: what the operator or client must fix; Right: the key matched. */
+    const check = (authorization: string | undefined): Either.Either<void, string> => {
+      if (Option.isNone(configured)) {
+        return Either.left(
+          "The API is closed: SERVICE_API_KEY is not set. Generate a key with `npm run cli -- app:api-key:generate`, set SERVICE_API_KEY to it and restart the service."
+        )
+      }
+      if (Option.isNone(expected)) {
+        return Either.left(
+          "The API is closed: SERVICE_API_KEY is not a valid key (expected wmk_ followed by 64 lowercase hexadecimal characters). Generate one with `npm run cli -- app:api-key:generate` and restart the service."
+        )
+      }
+      if (authorization === undefined || authorization.trim() === "") return Either.left(MISSING_TOKEN_MESSAGE)
+      const match = /^Bearer +([\x21-\x7e]+) *$/i.exec(authorization)
+      if (!match) return Either.left('The Authorization header is malformed: send "Authorization: Bearer <key>".')
+      const presented = digest(match[1]!)
+      return timingSafeEqual(presented, expected.value) ? Either.right(undefined) : Either.left("The API token is not valid.")
+    }
+    return { check, isConfigured: Option.isSome(expected) } as const
+  }),
+  dependencies: [AppConfig.Default]
+}) {}

@@ -1,0 +1,30 @@
+import { Effect } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { AppConfig } from "./AppConfig.ts"
+
+/** Every folder the service writes to, derived from STORAGE_DIR and WATCH_DIR, created at start. */
+export class StoragePaths extends Effect.Service<StoragePaths>()("services/platform/StoragePaths", {
+  effect: Effect.gen(function*() {
+    const config = yield* AppConfig
+    const paths = {
+      storageDir: config.storageDir,
+      databaseFile: path.join(config.storageDir, "database", "waymark.sqlite"),
+      logsDir: path.join(config.storageDir, "files", "logs"),
+      imagesDir: path.join(config.storageDir, "files", "activities"),
+      originalsDir: path.join(config.storageDir, "files", "originals"),
+      watchDir: config.watchDir,
+      uploadsDir: path.join(config.watchDir, ".uploads")
+    }
+    yield* Effect.try({
+      try: () => {
+        for (const dir of [path.dirname(paths.databaseFile), paths.logsDir, paths.imagesDir, paths.originalsDir, paths.uploadsDir]) {
+          fs.mkdirSync(dir, { recursive: true })
+        }
+      },
+      catch: (cause) => new Error(`cannot create the storage folders: ${String(cause)}`)
+    }).pipe(Effect.orDie)
+    return paths
+  }),
+  dependencies: [AppConfig.Default]
+}) {}

@@ -1,0 +1,48 @@
+import { describe, expect, it } from "@effect/vitest"
+import { spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url))
+const TSX = path.join(ROOT, "node_modules", ".bin", "tsx")
+
+const run = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
+  spawnSync(TSX, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? "", HOME: os.tmpdir(), ...env }, encoding: "utf8", timeout: 60_000 })
+
+describe("command line", () => {
+  it("app:api-key:generate prints a fresh wmk_ key (64 lowercase hex) each time", () => {
+    const first = run(["src/cli.ts", "app:api-key:generate"])
+    const second = run(["src/cli.ts", "app:api-key:generate"])
+    expect(first.status).toBe(0)
+    expect(first.stdout.trim()).toMatch(/^wmk_[0-9a-f]{64}$/)
+    expect(second.stdout.trim()).toMatch(/^wmk_[0-9a-f]{64}$/)
+    expect(second.stdout.trim()).not.toBe(first.stdout.trim())
+  })
+
+  it("the daemon reports every configuration error at once and exits with code 1", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "waymark-config-"))
+    try {
+      const result = run(["src/main.ts"], {
+        STORAGE_DIR: path.join(dir, "storage"),
+        WATCH_DIR: path.join(dir, "watch"),
+        PORT: "eighty",
+        IMPORT_MODE: "stravaApi",
+        UPLOAD_MAX_FILESIZE: "lots",
+        WEBHOOKS_CHECK_INTERVAL_MINUTES: "61",
+        APP_URL: "ftp://example.com",
+        TZ: "Mars/Olympus"
+      })
+      expect(result.status).toBe(1)
+      for (const name of ["PORT", "IMPORT_MODE", "UPLOAD_MAX_FILESIZE", "WEBHOOKS_CHECK_INTERVAL_MINUTES", "APP_URL", "TZ"]) {
+        expect(result.stderr).toContain(name)
+      }
+      expect(result.stderr).toMatch(/6 problems/)
+      // nothing was started: no database was created
+      expect(fs.existsSync(path.join(dir, "storage", "database", "waymark.sqlite"))).toBe(false)
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})

@@ -1,0 +1,154 @@
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect, Fiber } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { fileForm, send, TestDaemon } from "../../support/TestDaemon.ts"
+import {
+  dayStart, dropFile, fitActivity, freshDaemon, gpxActivity, importRows, listFiles, tcxActivity, waitFor, waitForRow
+} from "../../support/ImportHarness.ts"
+
+/** The import path through the running daemon: watch folder, worker, API. */
+
+const queuedNames = Effect.map(send("GET", "/api/v1/file-imports?filters[status]=queued&pagination[size]=100"), (a) => {
+  expect(a.status).toBe(200)
+  return (a.json.fileImports as Array<{ filename: string }>).map((f) => f.filename)
+})
+
+describe("watch folder", () => {
+  layer(freshDaemon(), { excludeTestServices: true })((it) => {
+    it.effect("imports a file within 2 s of its final rename, from a .part name or from a dot-folder", () =>
+      Effect.gen(function*() {
+        const { watchDir } = yield* TestDaemon
+        // a first import, untimed: loading the parse worker from source (tsx) is not the watcher
+        dropFile(watchDir, "warm-up.fit", fitActivity({ start: dayStart(9), seconds: 600 }), "part")
+        yield* waitForRow("warm-up.fit", "20 seconds")
+        const renamedAt = dropFile(watchDir, "renamed.fit", fitActivity({ start: dayStart(1), seconds: 1200 }), "part")
+        const row = yield* waitForRow("renamed.fit", "2 seconds")
+        expect(Date.now() - renamedAt).toBeLessThan(2000)
+        expect(row.status).toBe("success")
+        const movedAt = dropFile(watchDir, "moved.gpx", gpxActivity({ start: dayStart(2), seconds: 1200 }), "dotdir")
+        expect((yield* waitForRow("moved.gpx", "2 seconds")).status).toBe("success")
+        expect(Date.now() - movedAt).toBeLessThan(2000)
+        expect(fs.existsSync(path.join(watchDir, "moved.gpx"))).toBe(false)
+      }))
+
+    it.effect("ignores dot-files, .part and .tmp files, subfolders and unsupported types, which stay in place with no row", () =>
+      Effect.gen(function*() {
+        const { watchDir } = yield* TestDaemon
+        const bytes = fitActivity({ start: dayStart(3), seconds: 600 })
+        const ignored = [".hidden.fit", "writing.fit.part", "writing.gpx.tmp", "notes.txt", "photo.jpg", "archive.fit.zip"]
+        for (const name of ignored) fs.writeFileSync(path.join(watchDir, name), bytes)
+        fs.mkdirSync(path.join(watchDir, "sub"))
+        fs.writeFileSync(path.join(watchDir, "sub", "nested.fit"), bytes)
+        // a supported file dropped after them is imported: the watcher saw the folder
+        dropFile(watchDir, "sentinel.tcx", tcxActivity({ start: dayStart(4), seconds: 600 }))
+        yield* waitForRow("sentinel.tcx")
+        yield* Effect.sleep("1 second") // one more watcher round
+        for (const name of ignored) expect(fs.existsSync(path.join(watchDir, name)), name).toBe(true)
+        expect(fs.existsSync(path.join(watchDir, "sub", "nested.fit"))).toBe(true)
+        const rows = yield* importRows()
+        for (const name of [...ignored, "nested.fit", "sub"]) expect(rows.some((r) => r.filename === name), name).toBe(false)
+        expect(yield* queuedNames).toEqual([])
+      }))
+
+    it.effect("imports one file at a time, and a file leaves the watch folder only after its row is committed", () =>
+      Effect.gen(function*() {
+        const { watchDir, originalsDir } = yield* TestDaemon
+        const names = Array.from({ length: 10 }, (_, i) => `bulk-${i}.${["fit", "gpx", "tcx"][i % 3]}`)
+        const build = (i: number) => {
+          const shape = { start: dayStart(10 + i), seconds: 3600, step: 1 }
+          return i % 3 === 0 ? fitActivity(shape) : i % 3 === 1 ? gpxActivity(shape) : tcxActivity(shape)
+        }
+        const staged = names.map((name, i) => [name, build(i)] as const)
+        for (const [name, bytes] of staged) dropFile(watchDir, name, bytes)
+        let samples = 0
+        let maxInFlight = 0
+        yield* waitFor("the bulk import", Effect.gen(function*() {
+          // listing first, rows second: a file missing from the listing was removed before the query
+          const present = new Set(listFiles(watchDir))
+          const originals = listFiles(originalsDir).filter((f) => !f.startsWith("."))
+          const rows = yield* importRows()
+          const names_ = new Set(rows.map((r) => r.filename))
+          const referenced = new Set(rows.map((r) => r.original_file))
+          for (const name of names) if (!present.has(name)) expect(names_.has(name), `${name} left the watch folder without a row`).toBe(true)
+          // an original is written just before its commit: at most one is not referenced yet
+          maxInFlight = Math.max(maxInFlight, originals.filter((o) => !referenced.has(o)).length)
+          samples++
+          return names.every((n) => names_.has(n)) ? true : undefined
+        }), { timeout: "60 seconds", interval: "5 millis" })
+        expect(samples).toBeGreaterThan(5)
+        expect(maxInFlight).toBeLessThanOrEqual(1)
+        const rows = yield* importRows()
+        for (const name of names) expect(rows.filter((r) => r.filename === name).map((r) => r.status), name).toEqual(["success"])
+      }))
+
+    it.effect("GET /api/v1/status keeps answering while a bulk import runs", () =>
+      Effect.gen(function*() {
+        const { watchDir } = yield* TestDaemon
+        const names = Array.from({ length: 8 }, (_, i) => `busy-${i}.gpx`)
+        for (const [i, name] of names.entries()) dropFile(watchDir, name, gpxActivity({ start: dayStart(40 + i), seconds: 4 * 3600, step: 1 }))
+        const importing = yield* Effect.fork(Effect.forEach(names, (n) => waitForRow(n, "60 seconds")))
+        let answered = 0
+        let duringImport = 0
+        while (true) {
+          const done = yield* Fiber.poll(importing)
+          const answer = yield* send("GET", "/api/v1/status").pipe(Effect.timeout("5 seconds"))
+          expect(answer.status).toBe(200)
+          expect(answer.json).toMatchObject({ app: "waymark" })
+          answered++
+          if (done._tag === "Some") break
+          if (listFiles(watchDir).some((f) => names.includes(f))) duringImport++
+          yield* Effect.sleep("10 millis")
+        }
+        yield* Fiber.join(importing)
+        expect(duringImport).toBeGreaterThan(0)
+        expect(answered).toBeGreaterThan(duringImport)
+      }))
+  })
+})
+
+describe("upload, delete and import again", () => {
+  layer(freshDaemon(), { excludeTestServices: true })((it) => {
+    const bytes = fitActivity({ start: dayStart(100), seconds: 2400, sport: "cycling" })
+
+    const uploadAndWait = (name: string) =>
+      Effect.gen(function*() {
+        const accepted = yield* send("POST", "/api/v1/activity/upload", { body: fileForm(name, bytes) })
+        expect(accepted.status).toBe(202)
+        expect(accepted.json).toMatchObject({ status: "queued" })
+        return yield* waitFor(`${name} in file-imports`, Effect.map(send("GET", `/api/v1/file-imports?filters[filename]=${name}`), (a) => {
+          const done = (a.json.fileImports as Array<any>).find((f) => f.status !== "queued")
+          return done
+        }))
+      })
+
+    it.effect("an upload ends success in GET /file-imports; the activity and its GPX are served; DELETE removes the original; the same file then imports again", () =>
+      Effect.gen(function*() {
+        const { originalsDir } = yield* TestDaemon
+        const first = yield* uploadAndWait("upload.fit")
+        expect(first).toMatchObject({ status: "success", source: "fitFile", errorMessage: null })
+        const id: string = first.activityId
+        const activity = yield* send("GET", `/api/v1/activities/${id}`)
+        expect(activity.status).toBe(200)
+        expect(activity.json).toMatchObject({ id, sportType: "Ride", elapsedTimeInSeconds: 2400, hasGpx: true })
+        const gpx = yield* send("GET", `/api/v1/activities/${id}/gpx`)
+        expect(gpx.status).toBe(200)
+        expect(gpx.text).toContain("<trkpt")
+        expect(listFiles(originalsDir)).toHaveLength(1)
+
+        // the same bytes again: skipped, naming the activity
+        const again = yield* uploadAndWait("upload-copy.fit")
+        expect(again.status).toBe("skipped")
+        expect(again.errorMessage).toContain(id)
+
+        expect((yield* send("DELETE", `/api/v1/activities/${id}`)).status).toBeLessThan(300)
+        expect((yield* send("GET", `/api/v1/activities/${id}`)).status).toBe(404)
+        expect(listFiles(originalsDir)).toEqual([])
+
+        const third = yield* uploadAndWait("upload-again.fit")
+        expect(third.status).toBe("success")
+        expect(third.activityId).not.toBe(id)
+        expect(listFiles(originalsDir)).toHaveLength(1)
+      }))
+  })
+})

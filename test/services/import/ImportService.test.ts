@@ -1,0 +1,205 @@
+import { describe, expect, it } from "@effect/vitest"
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import type { FileFormat } from "../../../src/schema/ParsedActivity.ts"
+import { ImportService, MAX_IMPORT_FILE_BYTES } from "../../../src/services/import/ImportService.ts"
+import { countActivities, fitActivity, gpxActivity, importRows, listFiles, type Root, scopedRoot, servicesLayer, tcxActivity } from "../../support/ImportHarness.ts"
+
+/**
+ * ImportService.importFile on its own (no watcher, no worker fiber): what a single import
+ * commits and keeps, crash recovery, orphaned originals and the duplicate rule.
+ */
+
+const T = new Date("2024-03-10T07:00:00Z")
+const minutes = (m: number) => new Date(T.getTime() + m * 60_000)
+
+/** Puts `bytes` into the watch folder as `name` and imports it. */
+const importBytes = (root: Root, name: string, bytes: Uint8Array | string, mtime?: Date) =>
+  Effect.gen(function*() {
+    const full = path.join(root.watchDir, name)
+    fs.writeFileSync(full, bytes)
+    if (mtime) fs.utimesSync(full, mtime, mtime)
+    const format = name.split(".").pop()!.toLowerCase() as FileFormat
+    return yield* (yield* ImportService).importFile({ filename: name, format, path: full, mtimeMs: 0 })
+  })
+
+const withServices = <A, E>(body: (root: Root) => Effect.Effect<A, E, any>) =>
+  Effect.gen(function*() {
+    const root = yield* scopedRoot()
+    return yield* body(root).pipe(Effect.provide(servicesLayer(root)))
+  })
+
+describe("ImportService.prepare, then commit", () => {
+  const prepareBytes = (root: Root, name: string, bytes: Uint8Array) =>
+    Effect.gen(function*() {
+      const full = path.join(root.watchDir, name)
+      fs.writeFileSync(full, bytes)
+      fs.utimesSync(full, minutes(-10), minutes(-10))
+      return yield* (yield* ImportService).prepare({ filename: name, format: "fit", path: full, mtimeMs: 0 })
+    })
+
+  it.scopedLive("a file replaced under the same name after it was read imports the new bytes, not the old parse", () =>
+    withServices((root) =>
+      Effect.gen(function*() {
+        const first = fitActivity({ start: T, seconds: 1800 })
+        const prepared = yield* prepareBytes(root, "sync.fit", first)
+        // a connector renames a newer version over it before the commit
+        const second = fitActivity({ start: minutes(600), seconds: 2400 })
+        fs.writeFileSync(path.join(root.watchDir, "sync.fit"), second)
+        const outcome = yield* (yield* ImportService).commit(prepared!)
+        expect(outcome?.status).toBe("success")
+        const [row, ...others] = yield* importRows("sync.fit")
+        expect(others).toEqual([])
+        expect(fs.readFileSync(path.join(root.originalsDir, row!.original_file!))).toEqual(Buffer.from(second))
+        const activity = yield* Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ start_time: number; elapsed_time: number }>`SELECT start_time, elapsed_time FROM activities`)
+        expect(activity).toEqual([{ start_time: minutes(600).getTime(), elapsed_time: 2400 }])
+      })
+    ))
+
+  it.scopedLive("a file removed after it was read is not committed", () =>
+    withServices((root) =>
+      Effect.gen(function*() {
+        const prepared = yield* prepareBytes(root, "gone.fit", fitActivity({ start: T, seconds: 1800 }))
+        fs.rmSync(path.join(root.watchDir, "gone.fit"))
+        expect(yield* (yield* ImportService).commit(prepared!)).toBeNull()
+        expect(yield* importRows("gone.fit")).toEqual([])
+        expect(listFiles(root.originalsDir)).toEqual([])
+        expect(yield* countActivities).toBe(0)
+      })
+    ))
+})
+
+describe("ImportService.importFile", () => {
+  it.scopedLive("commits the activity and its row, keeps the original bytes under files/originals, then removes the file", () =>
+    withServices((root) =>
+      Effect.gen(function*() {
+        const bytes = fitActivity({ start: T, seconds: 1800 })
+        const outcome = yield* importBytes(root, "morning.fit", bytes)
+        expect(outcome?.status).toBe("success")
+        expect(outcome?.activityIds).toHaveLength(1)
+        const [row] = yield* importRows("morning.fit")
+        expect(row).toMatchObject({ status: "success", activity_id: outcome!.activityIds[0], error_message: null })
+        expect(row!.original_file).toBe(`${row!.id}.fit`)
+        expect(fs.readFileSync(path.join(root.originalsDir, row!.original_file!))).toEqual(Buffer.from(bytes))
+        expect(listFiles(root.originalsDir)).toEqual([row!.original_file])
+        expect(listFiles(root.watchDir).filter((f) => !f.startsWith("."))).toEqual([])
+        expect(yield* countActivities).toBe(1)
+      })
+    ))
+
+  it.scopedLive("after a crash between commit and removal, the same file (same name, bytes, mtime) is removed without a second row or activity", () =>
+    withServices((root) =>
+      Effect.gen(function*() {
+        const bytes = fitActivity({ start: T, seconds: 1800 })
+        const mtime = new Date("2024-03-10T09:00:00Z")
+        expect((yield* importBytes(root, "ride.fit", bytes, mtime))?.status).toBe("success")
+        // the state a kill -9 right after the commit leaves: the file is still in the watch folder
+        const again = yield* importBytes(root, "ride.fit", bytes, mtime)
+        expect(again).toBeNull()
+        expect(fs.existsSync(path.join(root.watchDir, "ride.fit"))).toBe(false)
+        expect(yield* importRows()).toHaveLength(1)
+        expect(yield* countActivities).toBe(1)
+        expect(listFiles(root.originalsDir)).toHaveLength(1)
+      })
+    ))
+
+  it.scopedLive("removes originals no row refers to (a crash between copying and committing), and keeps the referenced ones", () =>
+    withServices((root) =>
+      Effect.gen(function*() {
+        yield* importBytes(root, "kept.gpx", gpxActivity({ start: T, seconds: 600 }))
+        const [row] = yield* importRows("kept.gpx")
+        fs.writeFileSync(path.join(root.originalsDir, "fileImport-orphan.fit"), "orphan")
+        fs.writeFileSync(path.join(root.originalsDir, ".fileImport-half.fit.part"), "half")
+        yield* (yield* ImportService).removeOrphanOriginals()
+        expect(listFiles(root.originalsDir)).toEqual([row!.original_file])
+      })
+    ))
+
+  it.scopedLive("fails a file over the size limit without reading it, keeps no original, and removes it", () =>
+    withServices((root) =>
+      Effect.gen(function*() {
+        const full = path.join(root.watchDir, "huge.gpx")
+        fs.writeFileSync(full, "")
+        fs.truncateSync(full, MAX_IMPORT_FILE_BYTES + 1) // sparse: no bytes written
+        const outcome = yield* (yield* ImportService).importFile({ filename: "huge.gpx", format: "gpx", path: full, mtimeMs: 0 })
+        expect(outcome?.status).toBe("failed")
+        const [row] = yield* importRows("huge.gpx")
+        expect(row).toMatchObject({
+          status: "failed",
+          original_file: null,
+          error_message: `"huge.gpx" is too large to import (${MAX_IMPORT_FILE_BYTES + 1} bytes; at most ${MAX_IMPORT_FILE_BYTES}).`
+        })
+        expect(listFiles(root.watchDir).filter((f) => !f.startsWith("."))).toEqual([])
+        expect(listFiles(root.originalsDir)).toEqual([])
+      })
+    ))
+
+  it.scopedLive("fails a file that is not an activity with a message naming it, and removes it from the watch folder", () =>
+    withServices((root) =>
+      Effect.gen(function*() {
+        const outcome = yield* importBytes(root, "garbage.fit", "this is not a FIT file at all")
+        expect(outcome?.status).toBe("failed")
+        const [row] = yield* importRows("garbage.fit")
+        expect(row!.status).toBe("failed")
+        expect(row!.error_message).toMatch(/^"garbage\.fit" /)
+        expect(row!.activity_id).toBeNull()
+        expect(fs.existsSync(path.join(root.watchDir, "garbage.fit"))).toBe(false)
+        expect(yield* countActivities).toBe(0)
+      })
+    ))
+})
+
+describe("duplicates", () => {
+  const skippedNaming = (outcome: { status: string; errorMessage: string | null } | null, id: string) => {
+    expect(outcome?.status).toBe("skipped")
+    expect(outcome?.errorMessage).toContain(`"${id}"`)
+  }
+
+  it.scopedLive("the same bytes under another name are skipped, naming the existing activity", () =>
+    withServices((root) =>
+      Effect.gen(function*() {
+        const bytes = fitActivity({ start: T, seconds: 1800 })
+        const first = yield* importBytes(root, "a.fit", bytes)
+        const copy = yield* importBytes(root, "a-renamed.fit", bytes)
+        skippedNaming(copy, first!.activityIds[0]!)
+        // a second copy under the first name but another mtime is no crash-recovery case: skipped too
+        skippedNaming(yield* importBytes(root, "a.fit", bytes, new Date("2030-01-01T00:00:00Z")), first!.activityIds[0]!)
+        expect(yield* countActivities).toBe(1)
+        const rows = yield* importRows()
+        expect(rows.map((r) => r.status)).toEqual(["success", "skipped", "skipped"])
+        // a skipped file keeps no original
+        expect(rows.filter((r) => r.original_file !== null)).toHaveLength(1)
+      })
+    ))
+
+  it.scopedLive("another recording of the same activity (start within 60 s, >= 80 % overlap) is skipped whatever its name, sport or format", () =>
+    withServices((root) =>
+      Effect.gen(function*() {
+        const fit = yield* importBytes(root, "watch.fit", fitActivity({ start: T, seconds: 3600, sport: "cycling" }))
+        expect(fit?.status).toBe("success")
+        const id = fit!.activityIds[0]!
+        // 40 s later, 10 % shorter, another sport and name, as GPX and TCX
+        skippedNaming(yield* importBytes(root, "phone.gpx", gpxActivity({ start: new Date(T.getTime() + 40_000), seconds: 3240, name: "Lunch Run", type: "running" })), id)
+        skippedNaming(yield* importBytes(root, "export.tcx", tcxActivity({ start: new Date(T.getTime() - 50_000), seconds: 3600, sport: "Other" })), id)
+        expect(yield* countActivities).toBe(1)
+      })
+    ))
+
+  it.scopedLive("an activity on another day, one starting more than 60 s later, and a short one inside a long one are not duplicates", () =>
+    withServices((root) =>
+      Effect.gen(function*() {
+        expect((yield* importBytes(root, "long.fit", fitActivity({ start: T, seconds: 7200 })))?.status).toBe("success")
+        // same clock time, next day
+        expect((yield* importBytes(root, "nextday.gpx", gpxActivity({ start: new Date(T.getTime() + 86_400_000), seconds: 7200 })))?.status).toBe("success")
+        // starts 20 s after the long one but covers 10 minutes of its 2 hours
+        expect((yield* importBytes(root, "short-at-start.gpx", gpxActivity({ start: new Date(T.getTime() + 20_000), seconds: 600 })))?.status).toBe("success")
+        // in the middle of the long one
+        expect((yield* importBytes(root, "short-inside.tcx", tcxActivity({ start: minutes(45), seconds: 900 })))?.status).toBe("success")
+        // same length, 90 s later: full overlap but the start is out of the 60 s window
+        expect((yield* importBytes(root, "later.fit", fitActivity({ start: new Date(T.getTime() + 90_000), seconds: 7200, product: 9 })))?.status).toBe("success")
+        expect(yield* countActivities).toBe(5)
+      })
+    ))
+})
