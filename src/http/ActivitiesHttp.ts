@@ -11,6 +11,7 @@ import {
   NotFound,
   UnsupportedFileType
 } from "../schema/ApiErrors.ts"
+import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from "../schema/ActivityLimits.ts"
 import { isSportType, type SportType } from "../schema/SportType.ts"
 import { checkActivityFileName } from "../services/import/ActivityFileName.ts"
 import { type ActivityPatch, ActivityRepo } from "../services/activities/ActivityRepo.ts"
@@ -26,9 +27,6 @@ import { checkMultipartHeaders, receiveFilePart } from "./FilePart.ts"
 import { readJsonObject, rejectUnknownFields } from "./JsonBody.ts"
 
 const activityNotFound = (id: string) => new NotFound({ message: `Activity "${id}" not found.` })
-
-const MAX_NAME_LENGTH = 255
-const MAX_DESCRIPTION_LENGTH = 10_000
 
 export const ActivitiesHttpLive = HttpApiBuilder.group(WaymarkApi, "activities", (handlers) =>
   Effect.gen(function*() {
