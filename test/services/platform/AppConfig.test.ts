@@ -1,0 +1,87 @@
+import { describe, expect, it } from "@effect/vitest"
+import { ConfigProvider, Effect, Either, Option, Redacted } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { appConfig, type AppConfigShape, configProblems } from "../../../src/services/platform/AppConfig.ts"
+
+const read = (env: Record<string, string>): Either.Either<AppConfigShape, Array<string>> =>
+  Effect.runSync(
+    appConfig.pipe(
+      Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))),
+      Effect.mapError(configProblems),
+      Effect.either
+    )
+  )
+
+const secretFile = (content: string) => {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "waymark-appconfig-")), "secret")
+  fs.writeFileSync(file, content)
+  return file
+}
+
+const SECRETS = [
+  ["SERVICE_API_KEY", "apiKey"],
+  ["STRAVA_CLIENT_SECRET", "stravaClientSecret"],
+  ["STRAVA_REFRESH_TOKEN", "stravaRefreshToken"],
+  ["WEBHOOKS_VERIFY_TOKEN", "webhooksVerifyToken"]
+] as const
+
+describe("AppConfig", () => {
+  it("defaults with no environment", () => {
+    const config = Either.getOrThrow(read({}))
+    expect(config.port).toBe(8080)
+    expect(config.host).toBe("0.0.0.0")
+    expect(config.appUrl).toBe("http://localhost:8080")
+    expect(config.storageDir).toBe(path.resolve("./storage"))
+    expect(config.importMode).toBe("files")
+    expect(config.uploadMaxFileSize).toBe(20 * 1024 * 1024)
+    expect(config.postMaxSize).toBe(48 * 1024 * 1024)
+    expect(config.externalImportCron).toBe("30 2 * * *")
+    expect(config.webhooksCheckIntervalMinutes).toBe(5)
+    expect(config.demoMode).toBe(false)
+    expect(config.apiKey).toEqual(Option.none())
+  })
+
+  it("keeps today's messages", () => {
+    expect(read({
+      PORT: "eighty",
+      IMPORT_MODE: "stravaApi",
+      UPLOAD_MAX_FILESIZE: "lots",
+      WEBHOOKS_CHECK_INTERVAL_MINUTES: "61",
+      APP_URL: "ftp://example.com",
+      TZ: "Mars/Olympus",
+      DEMO_MODE: "perhaps",
+      EXTERNAL_IMPORT_CRON: "daily"
+    })).toEqual(Either.left([
+      'PORT must be a whole number from 0 to 65535, got "eighty"',
+      'APP_URL must be an http(s) URL, got "ftp://example.com"',
+      'IMPORT_MODE must be one of files, externalApi, got "stravaApi"',
+      'TZ must be an IANA time zone such as Europe/Brussels, got "Mars/Olympus"',
+      'DEMO_MODE must be true or false, got "perhaps"',
+      'UPLOAD_MAX_FILESIZE must be a size such as 20M, 512K or 1048576, got "lots"',
+      'EXTERNAL_IMPORT_CRON must be a 5-field cron expression, got "daily"',
+      'WEBHOOKS_CHECK_INTERVAL_MINUTES must be a whole number from 1 to 60, got "61"'
+    ]))
+  })
+
+  for (const [name, field] of SECRETS) {
+    it(`${name}_FILE reads ${name} from a file, trailing newline stripped`, () => {
+      const config = Either.getOrThrow(read({ [`${name}_FILE`]: secretFile("the-secret\n") }))
+      expect(Option.map(config[field], Redacted.value)).toEqual(Option.some("the-secret"))
+    })
+
+    it(`${name} and ${name}_FILE both set is refused`, () => {
+      expect(read({ [name]: "a", [`${name}_FILE`]: secretFile("a") })).toEqual(
+        Either.left([`${name} and ${name}_FILE are both set: keep only one`])
+      )
+    })
+
+    it(`an empty or unreadable ${name}_FILE is refused, naming the file`, () => {
+      const empty = secretFile("")
+      expect(read({ [`${name}_FILE`]: empty })).toEqual(Either.left([`${name}_FILE: "${empty}" is empty`]))
+      const missing = path.join(path.dirname(empty), "absent")
+      expect(read({ [`${name}_FILE`]: missing })).toEqual(Either.left([`${name}_FILE: cannot read "${missing}" (ENOENT)`]))
+    })
+  }
+})
