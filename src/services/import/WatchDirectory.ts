@@ -3,11 +3,14 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import type { FileFormat } from "../../schema/ParsedActivity.ts"
 import { formatOf } from "./ActivityFileName.ts"
+import { publishFile } from "./PublishFile.ts"
+import { inChannel } from "../platform/Logs.ts"
 import { StoragePaths } from "../platform/StoragePaths.ts"
 
 /**
  * The watch folder: files waiting to be imported. Non-recursive; dot-files, `.part` and
  * `.tmp` files and subfolders are not imports; files of other types stay untouched.
+ * Uploads are received in `.uploads` and enter the folder by the rule of PublishFile.
  */
 export interface QueuedFile {
   readonly filename: string
@@ -19,9 +22,38 @@ export interface QueuedFile {
 export const isCandidateName = (name: string): boolean =>
   !name.startsWith(".") && !/\.(part|tmp)$/i.test(name) && formatOf(name) !== null
 
+/** Removes the files (not folders) of `dir`; answers their names. A missing folder has none. */
+const removeFilesIn = (dir: string): Array<string> => {
+  const removed: Array<string> = []
+  let entries: Array<fs.Dirent> = []
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true })
+  } catch {
+    return removed
+  }
+  for (const entry of entries) {
+    if (!entry.isFile()) continue
+    try {
+      fs.rmSync(path.join(dir, entry.name), { force: true })
+      removed.push(entry.name)
+    } catch {
+      // left for the next start
+    }
+  }
+  return removed
+}
+
 export class WatchDirectory extends Effect.Service<WatchDirectory>()("services/import/WatchDirectory", {
   effect: Effect.gen(function*() {
     const paths = yield* StoragePaths
+
+    // Files left in .uploads by an upload cut off by a crash: nobody will finish them.
+    const stale = yield* Effect.sync(() => removeFilesIn(paths.uploadsDir))
+    if (stale.length > 0) {
+      yield* Effect.logInfo(`removed ${stale.length} unfinished upload(s) from ${paths.uploadsDir}: ${stale.join(", ")}`).pipe(
+        inChannel("daemon")
+      )
+    }
 
     /** Supported files present in the watch folder, oldest first. */
     const queued = Effect.fn("WatchDirectory.queued")(function*() {
@@ -47,25 +79,10 @@ export class WatchDirectory extends Effect.Service<WatchDirectory>()("services/i
 
     /**
      * Moves a received upload into the watch folder under `name`, or `name-1`, `name-2`, ...
-     * when taken. A hard link never overwrites, so two uploads can't take the same name.
+     * when taken; a file already there is never replaced.
      */
     const deliver = Effect.fn("WatchDirectory.deliver")(function*(tempPath: string, name: string) {
-      return yield* Effect.try(() => {
-        const dot = name.lastIndexOf(".")
-        const stem = name.slice(0, dot)
-        const ext = name.slice(dot)
-        for (let i = 0; i < 10_000; i++) {
-          const candidate = i === 0 ? name : `${stem}-${i}${ext}`
-          try {
-            fs.linkSync(tempPath, path.join(paths.watchDir, candidate))
-            fs.rmSync(tempPath, { force: true })
-            return candidate
-          } catch (e) {
-            if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e
-          }
-        }
-        throw new Error(`no free name for ${name}`)
-      })
+      return yield* Effect.try(() => publishFile(tempPath, paths.watchDir, name, "suffix").name)
     })
 
     return { queued, deliver, uploadsDir: paths.uploadsDir, watchDir: paths.watchDir } as const

@@ -1,0 +1,79 @@
+import * as fs from "node:fs"
+import * as path from "node:path"
+
+/**
+ * The one rule by which a finished file enters a folder watched by someone else (the watch
+ * folder), for uploads and connector downloads alike: the bytes are made durable first, the
+ * final name appears in one step (never a half-written file under it), and an existing file
+ * is never replaced unless asked. A hard link is what guarantees "never replaced": unlike a
+ * rename it fails when the name is taken, even when two writers race for it.
+ *
+ * On a clash: `suffix` tries `name-1.ext`, `name-2.ext`, ...; `skip` leaves the existing file
+ * and drops the new one; `overwrite` replaces it (rename).
+ */
+export type OnClash = "suffix" | "skip" | "overwrite"
+
+export type Published =
+  /** the file is now in the folder under `name` */
+  | { readonly _tag: "Published"; readonly name: string }
+  /** `skip`: a file named `name` was already there; the new one was dropped */
+  | { readonly _tag: "Exists"; readonly name: string }
+
+const MAX_SUFFIX = 10_000
+
+const isCode = (error: unknown, code: string) => (error as NodeJS.ErrnoException | undefined)?.code === code
+
+/** fsync of a file or folder by path. */
+export const syncPath = (target: string): void => {
+  const fd = fs.openSync(target, "r")
+  try {
+    fs.fsyncSync(fd)
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
+/** Makes a new or removed name in `dir` durable; best effort (some filesystems refuse a folder fsync). */
+export const syncFolder = (dir: string): void => {
+  try {
+    syncPath(dir)
+  } catch {
+    // the name is in place either way
+  }
+}
+
+/** `ride.fit` -> `ride-2.fit`; a name without extension gets the suffix at its end. */
+export const suffixedName = (name: string, i: number): string => {
+  const dot = name.lastIndexOf(".")
+  return dot <= 0 ? `${name}-${i}` : `${name.slice(0, dot)}-${i}${name.slice(dot)}`
+}
+
+/**
+ * Moves the complete file `tempPath` (on the same filesystem) into `dir` as `name`. Throws
+ * the filesystem's error when the file cannot be placed; `tempPath` is then left to the caller.
+ */
+export const publishFile = (tempPath: string, dir: string, name: string, onClash: OnClash): Published => {
+  syncPath(tempPath)
+  if (onClash === "overwrite") {
+    fs.renameSync(tempPath, path.join(dir, name))
+    syncFolder(dir)
+    return { _tag: "Published", name }
+  }
+  for (let i = 0; i < (onClash === "suffix" ? MAX_SUFFIX : 1); i++) {
+    const candidate = i === 0 ? name : suffixedName(name, i)
+    try {
+      fs.linkSync(tempPath, path.join(dir, candidate))
+    } catch (e) {
+      if (!isCode(e, "EEXIST")) throw e
+      continue
+    }
+    fs.rmSync(tempPath, { force: true })
+    syncFolder(dir)
+    return { _tag: "Published", name: candidate }
+  }
+  if (onClash === "skip") {
+    fs.rmSync(tempPath, { force: true })
+    return { _tag: "Exists", name }
+  }
+  throw new Error(`no free name for ${name} in ${dir}`)
+}
