@@ -13,6 +13,7 @@ import { WatchFolderLive } from "./fibers/WatchFolder.ts"
 import { makeHttpApp } from "./http/ApiLive.ts"
 import { ParseWorker } from "./services/import/ParseWorker.ts"
 import { ActivityRepo } from "./services/activities/ActivityRepo.ts"
+import { ActivityRemoval } from "./services/activities/ActivityRemoval.ts"
 import { ApiKey } from "./services/platform/ApiKey.ts"
 import { AppConfig } from "./services/platform/AppConfig.ts"
 import { DatabaseLive } from "./services/platform/Database.ts"
@@ -49,7 +50,7 @@ const RepositoriesLive = Layer.mergeAll(
   ImportQueue.Default
 ).pipe(Layer.provideMerge(StorageLive))
 
-export const ServicesLive = ImportService.Default.pipe(Layer.provideMerge(RepositoriesLive))
+export const ServicesLive = Layer.mergeAll(ImportService.Default, ActivityRemoval.Default).pipe(Layer.provideMerge(RepositoriesLive))
 
 const LoggingLive = Layer.unwrapEffect(
   Effect.gen(function*() {

@@ -2,7 +2,6 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Either } from "effect"
 import * as fs from "node:fs"
-import * as path from "node:path"
 import {
   BadRequest,
   GpxNotAvailable,
@@ -15,12 +14,12 @@ import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from "../schema/ActivityLimit
 import { isSportType, type SportType } from "../schema/SportType.ts"
 import { checkActivityFileName } from "../services/import/ActivityFileName.ts"
 import { type ActivityPatch, ActivityRepo } from "../services/activities/ActivityRepo.ts"
+import { ActivityRemoval } from "../services/activities/ActivityRemoval.ts"
 import { AppConfig } from "../services/platform/AppConfig.ts"
 import { GearRepo } from "../services/activities/GearRepo.ts"
 import { asciiFallback, gpxFilename, writeGpx } from "../services/activities/GpxWriter.ts"
 import { ImageStore, sniffImage } from "../services/activities/ImageStore.ts"
 import { ImportQueue } from "../services/import/ImportQueue.ts"
-import { StoragePaths } from "../services/platform/StoragePaths.ts"
 import { WatchDirectory } from "../services/import/WatchDirectory.ts"
 import { WaymarkApi } from "./Api.ts"
 import { checkMultipartHeaders, receiveFilePart } from "./FilePart.ts"
@@ -31,8 +30,8 @@ const activityNotFound = (id: string) => new NotFound({ message: `Activity "${id
 export const ActivitiesHttpLive = HttpApiBuilder.group(WaymarkApi, "activities", (handlers) =>
   Effect.gen(function*() {
     const config = yield* AppConfig
-    const paths = yield* StoragePaths
     const activities = yield* ActivityRepo
+    const removal = yield* ActivityRemoval
     const gear = yield* GearRepo
     const images = yield* ImageStore
     const watch = yield* WatchDirectory
@@ -162,11 +161,7 @@ export const ActivitiesHttpLive = HttpApiBuilder.group(WaymarkApi, "activities",
         Effect.gen(function*() {
           yield* requireFilesMode("Activities can only be deleted when running in file import mode.")
           yield* requireActivity(activityId)
-          const removed = yield* activities.remove(activityId)
-          for (const fileName of removed.imageFiles) yield* images.remove(fileName)
-          for (const original of removed.originalFiles) {
-            yield* Effect.sync(() => fs.rmSync(path.join(paths.originalsDir, path.basename(original)), { force: true }))
-          }
+          yield* removal.remove(activityId)
         })
       )
       .handle("gpx", ({ path: { activityId } }) =>

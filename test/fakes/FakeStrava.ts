@@ -154,6 +154,11 @@ export interface FakeStrava {
   resetWindow(window?: "15min" | "daily" | "all"): void
   /** Every access token issued so far stops working (401). */
   expireAccessTokens(): void
+  /**
+   * The athlete authorizes the application again (the authorization-code exchange): a fresh
+   * refresh token is issued and the previous one stops working. Answers the new token.
+   */
+  reauthorize(): string
   /** Sends Strava's validation GET to a callback; resolves with what it answered. */
   validateCallback(callbackUrl: string, verifyToken: string): Promise<{ ok: boolean; status: number; body: string; challenge: string }>
   /** POSTs a webhook event (JSON) to a callback, like Strava does; resolves with the answer. */
@@ -818,6 +823,10 @@ export const startFakeStrava = async (options: FakeStravaOptions = {}): Promise<
     },
     expireAccessTokens() {
       for (const token of state.accessTokens.keys()) state.accessTokens.set(token, 0)
+    },
+    reauthorize() {
+      state.refreshToken = `fake-refresh-${randomBytes(16).toString("hex")}`
+      return state.refreshToken
     },
     validateCallback: validate,
     async sendWebhookEvent(callbackUrl, event) {

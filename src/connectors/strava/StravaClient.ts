@@ -17,16 +17,8 @@ import {
   Stream
 } from "effect"
 import { AppConfig } from "../../services/platform/AppConfig.ts"
-import {
-  decide,
-  hasRateLimits,
-  parseRateLimits,
-  RATE_LIMIT_HEADERS,
-  type RateLimits,
-  type RateLimitSnapshot,
-  windowOf429
-} from "./RateLimit.ts"
-import { isTransient, StravaError } from "./StravaError.ts"
+import { decide, isSpent, parseStrava, type RateLimitSnapshot } from "../kit/RateLimit.ts"
+import { isTransient, type RateLimitWindow, StravaError } from "./StravaError.ts"
 import {
   ActivityStreams,
   Athlete,
@@ -40,6 +32,7 @@ import {
   SummaryActivity,
   TokenResponse
 } from "./StravaSchemas.ts"
+import { makeStravaTokenStore, seedOf, type StravaTokens, tokensFor } from "./StravaTokens.ts"
 
 export * from "./StravaError.ts"
 export type {
@@ -54,7 +47,7 @@ export type {
   Split,
   SummaryActivity
 } from "./StravaSchemas.ts"
-export type { RateLimitSnapshot, RateLimits, RatePair } from "./RateLimit.ts"
+export type { RateLimitSnapshot } from "../kit/RateLimit.ts"
 
 /** Log channel of every Strava call. */
 export const STRAVA_API_CHANNEL = "strava-api"
@@ -64,6 +57,26 @@ export const TOKEN_EXPIRY_MARGIN = Duration.minutes(5)
 export const RATE_LIMIT_WAIT_MARGIN = Duration.seconds(15)
 export const REQUEST_TIMEOUT = Duration.seconds(30)
 export const DOWNLOAD_TIMEOUT = Duration.seconds(60)
+/** Strava's rate-limit headers, each "15min,daily", in the order of the call line. */
+export const RATE_LIMIT_HEADERS = [
+  "x-ratelimit-limit",
+  "x-ratelimit-usage",
+  "x-readratelimit-limit",
+  "x-readratelimit-usage"
+] as const
+/** The windows a write (POST, DELETE) counts against; a GET counts against the read windows too. */
+const WRITE_WINDOWS = ["15min", "daily"]
+
+/** `read-15min` -> `15min`, `read-daily` -> `daily`. */
+const windowOf = (name: string): RateLimitWindow => (name.endsWith("daily") ? "daily" : "15min")
+
+/** Which window a 429 refers to: daily when a daily usage is at or over its limit, else 15min. */
+const windowOf429 = (snapshot: Option.Option<RateLimitSnapshot>, now: number): RateLimitWindow =>
+  Option.isSome(snapshot) &&
+    snapshot.value.windows.some((w) => windowOf(w.name) === "daily" && isSpent(w, now, 0))
+    ? "daily"
+    : "15min"
+
 /** Bounded retry of GETs (and the token grant) on a transport error or a 5xx: 2 retries, 0.5 s then 1 s. */
 export const TRANSIENT_RETRY = Schedule.exponential("500 millis").pipe(Schedule.intersect(Schedule.recurs(2)))
 
@@ -131,8 +144,19 @@ export class StravaClient extends Effect.Service<StravaClient>()("connectors/str
     )
     const baseUrl = config.stravaBaseUrl.replace(/\/+$/, "")
 
-    const tokenRef = yield* Ref.make(Option.none<{ readonly accessToken: Redacted.Redacted; readonly expiresAt: number }>())
-    const refreshTokenRef = yield* Ref.make(config.stravaRefreshToken)
+    // The token file is read once, at the first need; in externalApi mode that is now, so that
+    // a damaged file stops the start with its name instead of failing every run.
+    const tokenStore = yield* Effect.cached(makeStravaTokenStore(config.storageDir))
+    if (config.importMode === "externalApi") yield* tokenStore
+    /** The tokens in use: None until the first grant unless the file holds some for this configuration. */
+    const tokensRef = yield* Ref.make(Option.none<StravaTokens>())
+    const tokensLoaded = yield* Effect.cached(
+      tokenStore.pipe(
+        Effect.flatMap((store) => store.get),
+        Effect.flatMap((stored) => Ref.set(tokensRef, tokensFor(stored, config.stravaRefreshToken))),
+        Effect.mapError((e) => new StravaError({ reason: "NotConfigured", message: `Strava tokens unusable: ${e.message}` }))
+      )
+    )
     const rateRef = yield* Ref.make(Option.none<RateLimitSnapshot>())
     const tokenLock = yield* Effect.makeSemaphore(1)
 
@@ -152,37 +176,38 @@ export class StravaClient extends Effect.Service<StravaClient>()("connectors/str
         message: `Strava is not configured: set ${missing.join(", ")}`
       })
 
-    /** Waits out a spent 15-minute window, or fails when the daily budget is spent. */
+    /** Waits out a spent window (15 minutes at most), or fails when the wait would be longer. */
     const awaitBudget = (isRead: boolean) =>
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
         const decision = decide(yield* Ref.get(rateRef), now, {
-          isRead,
-          marginMs: Duration.toMillis(RATE_LIMIT_WAIT_MARGIN)
+          reserve: 1,
+          maxWait: Duration.minutes(15),
+          ...(isRead ? {} : { windows: WRITE_WINDOWS })
         })
+        const label = windowOf(decision._tag === "Proceed" ? "" : decision.window) === "daily" ? "daily" : "15-minute"
         switch (decision._tag) {
           case "Proceed":
             return
-          case "DailySpent":
+          case "Exhausted":
             return yield* new StravaError({
               reason: "RateLimited",
-              window: "daily",
-              message: `Strava daily rate limit reached; it resets at ${
-                DateTime.formatIso(DateTime.unsafeMake(decision.resetsAt))
-              }`
+              window: windowOf(decision.window),
+              message: `Strava ${label} rate limit reached; it resets at ${DateTime.formatIso(DateTime.unsafeMake(decision.until))}`
             })
           case "Wait": {
+            const until = decision.until + Duration.toMillis(RATE_LIMIT_WAIT_MARGIN)
             yield* logStrava(
-              `Strava 15-minute rate limit reached: waiting ${Math.ceil((decision.until - now) / 1000)}s until ${
-                DateTime.formatIso(DateTime.unsafeMake(decision.until))
+              `Strava ${label} rate limit reached: waiting ${Math.ceil((until - now) / 1000)}s until ${
+                DateTime.formatIso(DateTime.unsafeMake(until))
               }`
             )
-            yield* Effect.sleep(Duration.millis(decision.until - now))
+            yield* Effect.sleep(Duration.millis(until - now))
           }
         }
       })
 
-    const failureFor = (spec: CallSpec, status: number, body: string, limits: RateLimits): StravaError => {
+    const failureFor = (spec: CallSpec, status: number, body: string, window429: RateLimitWindow): StravaError => {
       const where = `${spec.method} ${pathOf(spec.url)}`
       const detail = describeFault(body)
       if (spec.kind === "oauth" && (status === 400 || status === 401)) {
@@ -210,7 +235,7 @@ export class StravaClient extends Effect.Service<StravaClient>()("connectors/str
         })
       }
       if (status === 429) {
-        const window = windowOf429(limits)
+        const window = window429
         return new StravaError({
           reason: "RateLimited",
           status,
@@ -246,17 +271,18 @@ export class StravaClient extends Effect.Service<StravaClient>()("connectors/str
           })
         )
         const headers = response.headers
-        const limits = parseRateLimits(headers)
-        if (spec.kind === "api" && hasRateLimits(limits)) {
-          const observedAt = yield* Clock.currentTimeMillis
-          yield* Ref.set(rateRef, Option.some({ ...limits, observedAt }))
-        }
+        const observedAt = yield* Clock.currentTimeMillis
+        const snapshot = parseStrava(headers, observedAt)
+        if (spec.kind === "api" && Option.isSome(snapshot)) yield* Ref.set(rateRef, snapshot)
         yield* logStrava(formatCallLine(spec.method, pathOf(url), headers))
         if (response.status >= 200 && response.status < 300) return { status: response.status, response }
 
         const body = yield* response.text.pipe(Effect.orElseSucceed(() => ""))
-        if (response.status === 401 && spec.bearer !== undefined) yield* Ref.set(tokenRef, Option.none())
-        return yield* failureFor(spec, response.status, body, limits)
+        if (response.status === 401 && spec.bearer !== undefined) {
+          // the access token is refused: the next call asks for a new one (the refresh token stays)
+          yield* Ref.update(tokensRef, Option.map(({ accessToken: _, expiresAt: __, ...rest }) => rest))
+        }
+        return yield* failureFor(spec, response.status, body, windowOf429(snapshot, observedAt))
       })
 
     const withTransientRetry = (spec: CallSpec) => <A>(effect: Effect.Effect<A, StravaError>) =>
@@ -296,43 +322,66 @@ export class StravaClient extends Effect.Service<StravaClient>()("connectors/str
     const callJson = <A, I>(spec: CallSpec, schema: Schema.Schema<A, I>): Effect.Effect<A, StravaError> =>
       exchange(spec).pipe(Effect.flatMap(decodeJson(spec, schema)), withTransientRetry(spec))
 
-    const grantToken = Effect.gen(function*() {
-      const missing = [
-        Option.isNone(config.stravaClientId) ? "STRAVA_CLIENT_ID" : undefined,
-        Option.isNone(config.stravaClientSecret) ? "STRAVA_CLIENT_SECRET" : undefined,
-        Option.isNone(config.stravaRefreshToken) ? "STRAVA_REFRESH_TOKEN" : undefined
-      ].filter((s) => s !== undefined)
-      const refreshToken = yield* Ref.get(refreshTokenRef)
-      if (missing.length > 0 || Option.isNone(refreshToken)) return yield* notConfigured(missing)
-      const { clientId, clientSecret } = yield* clientCredentials
-      const token = yield* callJson({
-        method: "POST",
-        url: "/oauth/token",
-        kind: "oauth",
-        form: {
-          client_id: clientId,
-          client_secret: Redacted.value(clientSecret),
-          grant_type: "refresh_token",
-          refresh_token: Redacted.value(refreshToken.value)
+    /**
+     * A new access token for the refresh token in use. A refresh token Strava rotates is
+     * written to the token file before anything else happens; when that write fails, the
+     * tokens still serve this process and the failure is logged.
+     */
+    const grantToken = (current: Option.Option<StravaTokens>) =>
+      Effect.gen(function*() {
+        const refreshToken = Option.isSome(current) ? Option.some(current.value.refreshToken) : config.stravaRefreshToken
+        const missing = [
+          Option.isNone(config.stravaClientId) ? "STRAVA_CLIENT_ID" : undefined,
+          Option.isNone(config.stravaClientSecret) ? "STRAVA_CLIENT_SECRET" : undefined,
+          Option.isNone(refreshToken) ? "STRAVA_REFRESH_TOKEN" : undefined
+        ].filter((s) => s !== undefined)
+        if (missing.length > 0 || Option.isNone(refreshToken)) return yield* notConfigured(missing)
+        const { clientId, clientSecret } = yield* clientCredentials
+        const token = yield* callJson({
+          method: "POST",
+          url: "/oauth/token",
+          kind: "oauth",
+          form: {
+            client_id: clientId,
+            client_secret: Redacted.value(clientSecret),
+            grant_type: "refresh_token",
+            refresh_token: Redacted.value(refreshToken.value)
+          }
+        }, TokenResponse)
+        const rotated = token.refresh_token !== undefined && token.refresh_token !== ""
+        const tokens: StravaTokens = {
+          refreshToken: rotated ? Redacted.make(token.refresh_token!) : refreshToken.value,
+          accessToken: Redacted.make(token.access_token),
+          expiresAt: token.expires_at * 1000,
+          grantedFrom: Option.isSome(current)
+            ? current.value.grantedFrom
+            : seedOf(Option.getOrElse(config.stravaRefreshToken, () => refreshToken.value))
         }
-      }, TokenResponse)
-      const accessToken = Redacted.make(token.access_token)
-      yield* Ref.set(tokenRef, Option.some({ accessToken, expiresAt: token.expires_at * 1000 }))
-      if (token.refresh_token !== undefined && token.refresh_token !== "") {
-        yield* Ref.set(refreshTokenRef, Option.some(Redacted.make(token.refresh_token)))
-      }
-      return accessToken
-    }).pipe(Effect.withSpan("StravaClient.refreshAccessToken"))
+        yield* Ref.set(tokensRef, Option.some(tokens))
+        const store = yield* tokenStore.pipe(Effect.option)
+        yield* (Option.isSome(store) ? store.value.save(tokens) : Effect.void).pipe(
+          Effect.catchAll((e) =>
+            Effect.logError(`the Strava tokens could not be saved (a restart will need them again): ${e.message}`).pipe(
+              Effect.annotateLogs("channel", "daemon")
+            )
+          )
+        )
+        return tokens.accessToken!
+      }).pipe(Effect.withSpan("StravaClient.refreshAccessToken"))
 
-    /** The cached access token, refreshed when it expires within TOKEN_EXPIRY_MARGIN. */
+    /** The access token in use, refreshed when it expires within TOKEN_EXPIRY_MARGIN. */
     const accessToken: Effect.Effect<Redacted.Redacted, StravaError> = tokenLock.withPermits(1)(
       Effect.gen(function*() {
+        yield* tokensLoaded
         const now = yield* Clock.currentTimeMillis
-        const cached = yield* Ref.get(tokenRef)
-        if (Option.isSome(cached) && cached.value.expiresAt - Duration.toMillis(TOKEN_EXPIRY_MARGIN) > now) {
-          return cached.value.accessToken
+        const current = yield* Ref.get(tokensRef)
+        if (
+          Option.isSome(current) && current.value.accessToken !== undefined && current.value.expiresAt !== undefined &&
+          current.value.expiresAt - Duration.toMillis(TOKEN_EXPIRY_MARGIN) > now
+        ) {
+          return current.value.accessToken
         }
-        return yield* grantToken
+        return yield* grantToken(current)
       })
     )
 

@@ -2,10 +2,11 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option, Ref } from "effect"
 import { isSportType } from "../../schema/SportType.ts"
 import { ActivityRepo } from "../../services/activities/ActivityRepo.ts"
+import { ActivityRemoval } from "../../services/activities/ActivityRemoval.ts"
 import { GearRepo } from "../../services/activities/GearRepo.ts"
 import { ImageStore } from "../../services/activities/ImageStore.ts"
 import { inChannel } from "../../services/platform/Logs.ts"
-import { type DetailedActivity, type Photo, type RatePair, StravaClient, StravaError } from "./StravaClient.ts"
+import { type DetailedActivity, type Photo, type RateLimitSnapshot, StravaClient, StravaError } from "./StravaClient.ts"
 import { activityIdOf, gearIdOf, toActivityDraft } from "./StravaMapping.ts"
 import { encodeDraft } from "../../services/activities/StreamsCodec.ts"
 
@@ -58,11 +59,14 @@ const isNotFound = (e: StravaError) => e.reason === "ApiError" && e.status === 4
 const log = (message: string) => Effect.logInfo(message).pipe(inChannel("daemon"))
 const warn = (message: string) => Effect.logWarning(message).pipe(inChannel("daemon"))
 
-const usageOf = (usage: Option.Option<RatePair>, limit: Option.Option<RatePair>) => {
-  const u = Option.getOrUndefined(usage)
-  const l = Option.getOrUndefined(limit)
+/** `15min 12/200, daily 40/2000` for the overall windows (prefix "") or the read ones ("read-"). */
+const usageOf = (snapshot: RateLimitSnapshot, prefix: "" | "read-") => {
   const n = (x: number | undefined) => (x === undefined ? "?" : String(x))
-  return `15min ${n(u?.fifteenMinutes)}/${n(l?.fifteenMinutes)}, daily ${n(u?.daily)}/${n(l?.daily)}`
+  const window = (name: string) => {
+    const w = snapshot.windows.find((w) => w.name === `${prefix}${name}`)
+    return `${name} ${n(w?.usage)}/${n(w?.limit)}`
+  }
+  return `${window("15min")}, ${window("daily")}`
 }
 
 /** The full-size URL of a photo: `urls["5000"]`, else the largest size offered. */
@@ -79,6 +83,7 @@ export class StravaImport extends Effect.Service<StravaImport>()("connectors/str
     const activities = yield* ActivityRepo
     const gearRepo = yield* GearRepo
     const images = yield* ImageStore
+    const removal = yield* ActivityRemoval
     const sql = yield* SqlClient.SqlClient
     const lock = yield* Effect.makeSemaphore(1)
     const statusRef = yield* Ref.make<ImportStatus>({ _tag: "Ready" })
@@ -92,14 +97,8 @@ export class StravaImport extends Effect.Service<StravaImport>()("connectors/str
       photos: number
     }
 
-    /** Deletes one activity and its image files. */
-    const removeActivity = (activityId: string) =>
-      Effect.gen(function*() {
-        const removed = yield* activities.remove(activityId)
-        for (const fileName of removed.imageFiles) {
-          yield* images.remove(fileName).pipe(Effect.catchAll(() => Effect.void))
-        }
-      })
+    /** Deletes one activity, its rows and its files, as the API does. */
+    const removeActivity = (activityId: string) => removal.remove(activityId)
 
     /** `gear-<id>` of type imported, fetched once per run; false when it cannot be had. */
     const makeGearCache = () => {
@@ -282,8 +281,7 @@ export class StravaImport extends Effect.Service<StravaImport>()("connectors/str
             yield* log(message)
             const limits = yield* client.rateLimits
             if (Option.isSome(limits)) {
-              const l = limits.value
-              yield* log(`Strava rate limits: overall ${usageOf(l.usage, l.limit)}; read ${usageOf(l.readUsage, l.readLimit)}`)
+              yield* log(`Strava rate limits: overall ${usageOf(limits.value, "")}; read ${usageOf(limits.value, "read-")}`)
             }
             return report("completed", message)
           })),

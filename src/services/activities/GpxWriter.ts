@@ -1,8 +1,7 @@
-import { Effect } from "effect"
 import type { ActivityStreams } from "../../schema/ActivityDraft.ts"
 
 /**
- * GPX 1.1 export of an activity's streams (reference section 8): creator "Waymark", one
+ * GPX 1.1 export of an activity's streams: creator "Waymark", one
  * `<trk>` with one `<trkseg>`, one `<trkpt>` per time sample, with lat/lon only where a position
  * exists, `<ele>`, `<time>` and `<extensions>` holding `<power>` and a Garmin
  * TrackPointExtension v1 (atemp, hr, cad), each only when present. Built as an array of parts
@@ -87,14 +86,3 @@ export const gpxFilename = (startDateLocal: string, name: string): string => {
 
 /** ASCII fallback for Content-Disposition `filename=` (chars outside `[A-Za-z0-9._-]` become `_`). */
 export const asciiFallback = (filename: string): string => filename.replace(/[^A-Za-z0-9._-]/g, "_")
-
-export class GpxWriter extends Effect.Service<GpxWriter>()("services/activities/GpxWriter", {
-  succeed: {
-    write: Effect.fn("GpxWriter.write")(function*(input: GpxInput) {
-      yield* Effect.annotateCurrentSpan({ points: input.streams.time.length })
-      return writeGpx(input)
-    }),
-    filename: gpxFilename,
-    asciiFallback
-  }
-}) {}

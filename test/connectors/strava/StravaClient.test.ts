@@ -1,7 +1,10 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Fiber, HashMap, Layer, Logger, Option, Redacted, TestClock } from "effect"
+import * as fs from "node:fs"
 import * as http from "node:http"
+import * as os from "node:os"
+import * as path from "node:path"
 import type { AddressInfo } from "node:net"
 import { AppConfig, type AppConfigShape } from "../../../src/services/platform/AppConfig.ts"
 import { RATE_LIMIT_WAIT_MARGIN, StravaClient, type StravaError } from "../../../src/connectors/strava/StravaClient.ts"
@@ -14,12 +17,12 @@ interface LogLine {
   readonly annotations: string
 }
 
-const configFor = (fake: FakeStrava, overrides: Partial<AppConfigShape> = {}): AppConfigShape => ({
+const configFor = (fake: FakeStrava, storageDir: string, overrides: Partial<AppConfigShape> = {}): AppConfigShape => ({
   port: 0,
   host: "127.0.0.1",
   appUrl: "http://127.0.0.1:8080",
-  storageDir: "/tmp/waymark-strava-test/storage",
-  watchDir: "/tmp/waymark-strava-test/watch",
+  storageDir,
+  watchDir: path.join(storageDir, "..", "watch"),
   apiKey: Option.none(),
   importMode: "externalApi",
   unitSystem: "metric",
@@ -44,6 +47,19 @@ const configFor = (fake: FakeStrava, overrides: Partial<AppConfigShape> = {}): A
 const acquireFake = (options?: FakeStravaOptions) =>
   Effect.acquireRelease(Effect.promise(() => startFakeStrava(options)), (fake) => Effect.promise(() => fake.close()))
 
+/** A fresh STORAGE_DIR, removed with the test's scope. */
+const acquireStorageDir = Effect.acquireRelease(
+  Effect.sync(() => path.join(fs.mkdtempSync(path.join(os.tmpdir(), "waymark-strava-client-")), "storage")),
+  (dir) => Effect.sync(() => fs.rmSync(path.dirname(dir), { recursive: true, force: true }))
+)
+
+/** The client alone, over undici, with a given configuration. */
+const clientLayer = (config: AppConfigShape) =>
+  StravaClient.Default.pipe(
+    Layer.provide(Layer.succeed(AppConfig, AppConfig.make(config))),
+    Layer.provide(NodeHttpClient.layerUndici)
+  )
+
 /** Runs `body` against a fresh fake and a fresh client, collecting every log line. */
 const withStrava = <A, E>(
   body: (ctx: { readonly fake: FakeStrava; readonly logs: Array<LogLine>; readonly client: StravaClient }) => Effect.Effect<A, E>,
@@ -51,6 +67,7 @@ const withStrava = <A, E>(
 ) =>
   Effect.gen(function*() {
     const fake = yield* acquireFake(options.fake)
+    const storageDir = yield* acquireStorageDir
     const logs: Array<LogLine> = []
     const collector = Logger.make(({ annotations, logLevel, message }) => {
       const text = Array.isArray(message) ? message.map(String).join(" ") : String(message)
@@ -62,10 +79,7 @@ const withStrava = <A, E>(
         annotations: JSON.stringify([...HashMap.toEntries(annotations)])
       })
     })
-    const layer = StravaClient.Default.pipe(
-      Layer.provide(Layer.succeed(AppConfig, AppConfig.make(configFor(fake, options.config?.(fake) ?? {})))),
-      Layer.provide(NodeHttpClient.layerUndici)
-    )
+    const layer = clientLayer(configFor(fake, storageDir, options.config?.(fake) ?? {}))
     return yield* Effect.gen(function*() {
       const client = yield* StravaClient
       return yield* body({ fake, logs, client })
@@ -176,6 +190,102 @@ describe("StravaClient", () => {
           assert.include(error.message, "refresh_token invalid")
           assert.include(error.message, "STRAVA_REFRESH_TOKEN")
         }), { config: () => ({ stravaRefreshToken: Option.some(Redacted.make("wrong")) }) }))
+  })
+
+  describe("tokens across restarts", () => {
+    const INITIAL_REFRESH = "initial-refresh-token-0123456789"
+    /**
+     * One client process: builds the client on `storageDir`, runs `body`, and stops. Its
+     * STRAVA_REFRESH_TOKEN is the fake's initial one unless overridden (not the fake's current one).
+     */
+    const run = <A, E>(fake: FakeStrava, storageDir: string, body: (client: StravaClient) => Effect.Effect<A, E>, overrides: Partial<AppConfigShape> = {}) =>
+      Effect.flatMap(StravaClient, body).pipe(
+        Effect.provide(clientLayer(configFor(fake, storageDir, { stravaRefreshToken: Option.some(Redacted.make(INITIAL_REFRESH)), ...overrides })))
+      )
+
+    const tokenFile = (storageDir: string) => path.join(storageDir, "tokens", "strava.json")
+
+    it.scopedLive("a refresh token rotated by Strava is saved at once (0600, no configured token in clear) and used after a restart", () =>
+      Effect.gen(function*() {
+        // 60 s access tokens: inside the 5 min margin, so every start needs a refresh
+        const fake = yield* acquireFake({ tokenLifetimeSeconds: 60, refreshToken: INITIAL_REFRESH })
+        const storageDir = yield* acquireStorageDir
+        const configured = fake.state.refreshToken
+        yield* run(fake, storageDir, (client) => client.getAthlete())
+        const rotated = fake.state.refreshToken
+        assert.notStrictEqual(rotated, configured)
+        const file = tokenFile(storageDir)
+        assert.strictEqual(fs.statSync(file).mode & 0o777, 0o600)
+        const stored = fs.readFileSync(file, "utf8")
+        assert.include(stored, rotated)
+        assert.notInclude(stored, configured)
+
+        // restart: STRAVA_REFRESH_TOKEN still holds the original token, which the fake now refuses
+        const athlete = yield* run(fake, storageDir, (client) => client.getAthlete())
+        assert.strictEqual(athlete.id, fake.state.athlete.id)
+        assert.strictEqual(fake.tokenGrants, 2)
+        const grants = fake.requests.filter((r) => r.path === "/oauth/token")
+        assert.strictEqual(grants.length, 2)
+        assert.include(fs.readFileSync(file, "utf8"), fake.state.refreshToken)
+      }))
+
+    it.scopedLive("without the token file a restart falls back to STRAVA_REFRESH_TOKEN, which a rotation has spent", () =>
+      Effect.gen(function*() {
+        const fake = yield* acquireFake({ tokenLifetimeSeconds: 60, refreshToken: INITIAL_REFRESH })
+        const storageDir = yield* acquireStorageDir
+        yield* run(fake, storageDir, (client) => client.getAthlete())
+        fs.rmSync(tokenFile(storageDir))
+        const error = yield* failure(run(fake, storageDir, (client) => client.getAthlete()))
+        assert.strictEqual(error.reason, "Unauthorized")
+      }))
+
+    it.scopedLive("a restart reuses a stored access token that is still valid", () =>
+      Effect.gen(function*() {
+        const fake = yield* acquireFake({ refreshToken: INITIAL_REFRESH })
+        const storageDir = yield* acquireStorageDir
+        yield* run(fake, storageDir, (client) => client.getAthlete())
+        yield* run(fake, storageDir, (client) => client.getAthlete())
+        assert.strictEqual(fake.tokenGrants, 1)
+        const bearers = new Set(fake.apiRequests.map((r) => r.authorization))
+        assert.strictEqual(bearers.size, 1)
+      }))
+
+    it.scopedLive("a new STRAVA_REFRESH_TOKEN (a fresh authorization) wins over the stored tokens", () =>
+      Effect.gen(function*() {
+        const fake = yield* acquireFake({ refreshToken: INITIAL_REFRESH })
+        const storageDir = yield* acquireStorageDir
+        yield* run(fake, storageDir, (client) => client.getAthlete())
+        const fresh = fake.reauthorize()
+        yield* run(fake, storageDir, (client) => client.getAthlete(), { stravaRefreshToken: Option.some(Redacted.make(fresh)) })
+        assert.strictEqual(fake.tokenGrants, 2)
+        const [first, second] = fake.apiRequests.map((r) => r.authorization)
+        assert.notStrictEqual(first, second, "the access token of the old authorization is not reused")
+        // and the chain of the new authorization is the one kept for the next restart
+        yield* run(fake, storageDir, (client) => client.getAthlete(), { stravaRefreshToken: Option.some(Redacted.make(fresh)) })
+        assert.strictEqual(fake.tokenGrants, 2)
+      }))
+
+    it.scopedLive("a damaged token file stops the start in externalApi mode, naming the file", () =>
+      Effect.gen(function*() {
+        const fake = yield* acquireFake()
+        const storageDir = yield* acquireStorageDir
+        fs.mkdirSync(path.join(storageDir, "tokens"), { recursive: true })
+        fs.writeFileSync(tokenFile(storageDir), "{ not json")
+        const error = yield* Effect.flip(run(fake, storageDir, (client) => client.getAthlete()))
+        assert.strictEqual(error._tag, "JsonFileError")
+        assert.include(error.message, tokenFile(storageDir))
+        assert.strictEqual(fs.readFileSync(tokenFile(storageDir), "utf8"), "{ not json", "never silently reset")
+        assert.strictEqual(fake.requests.length, 0)
+      }))
+
+    it.scopedLive("in files mode the token file is not touched until Strava is used", () =>
+      Effect.gen(function*() {
+        const fake = yield* acquireFake()
+        const storageDir = yield* acquireStorageDir
+        const subscriptions = yield* run(fake, storageDir, (client) => client.listSubscriptions(), { importMode: "files" })
+        assert.deepStrictEqual(subscriptions, [])
+        assert.isFalse(fs.existsSync(path.join(storageDir, "tokens")))
+      }))
   })
 
   describe("reads", () => {

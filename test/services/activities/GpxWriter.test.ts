@@ -1,7 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
 import { XMLParser } from "fast-xml-parser"
-import { asciiFallback, GpxWriter, gpxFilename, writeGpx } from "../../../src/services/activities/GpxWriter.ts"
+import { asciiFallback, gpxFilename, writeGpx } from "../../../src/services/activities/GpxWriter.ts"
 
 const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "@", isArray: (name) => name === "trkpt" })
 
@@ -82,14 +81,4 @@ describe("gpxFilename", () => {
   it("has an ASCII fallback for Content-Disposition", () => {
     expect(asciiFallback("2024-01-02-côte-d-azur.gpx")).toBe("2024-01-02-c_te-d-azur.gpx")
   })
-})
-
-describe("GpxWriter service", () => {
-  it.effect("writes through the service", () =>
-    Effect.gen(function*() {
-      const writer = yield* GpxWriter
-      const xml = yield* writer.write(input)
-      expect(xml.startsWith("<?xml")).toBe(true)
-      expect(writer.filename("2024-06-01T10:00:00", "A b")).toBe("2024-06-01-a-b.gpx")
-    }).pipe(Effect.provide(GpxWriter.Default)))
 })
