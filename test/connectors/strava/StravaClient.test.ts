@@ -235,8 +235,8 @@ describe("StravaClient", () => {
         const storageDir = yield* acquireStorageDir
         yield* run(fake, storageDir, (client) => client.getAthlete())
         fs.rmSync(tokenFile(storageDir))
-        const error = yield* failure(run(fake, storageDir, (client) => client.getAthlete()))
-        assert.strictEqual(error.reason, "Unauthorized")
+        const error = yield* Effect.flip(run(fake, storageDir, (client) => client.getAthlete()))
+        assert.strictEqual(error._tag === "StravaError" ? error.reason : error._tag, "Unauthorized")
       }))
 
     it.scopedLive("a restart reuses a stored access token that is still valid", () =>
