@@ -10,8 +10,7 @@ import {
   NotFound,
   UnsupportedFileType
 } from "../schema/ApiErrors.ts"
-import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from "../schema/ActivityLimits.ts"
-import { isSportType, type SportType } from "../schema/SportType.ts"
+import { ActivityUpdate } from "../schema/ApiModels.ts"
 import { checkActivityFileName } from "../services/import/ActivityFileName.ts"
 import { type ActivityPatch, ActivityRepo } from "../services/activities/ActivityRepo.ts"
 import { ActivityRemoval } from "../services/activities/ActivityRemoval.ts"
@@ -23,7 +22,10 @@ import { ImportQueue } from "../services/import/ImportQueue.ts"
 import { WatchDirectory } from "../services/import/WatchDirectory.ts"
 import { WaymarkApi } from "./Api.ts"
 import { checkMultipartHeaders, receiveFilePart } from "./FilePart.ts"
-import { readJsonObject, rejectUnknownFields } from "./JsonBody.ts"
+import { decodeBody, readJsonObject } from "./JsonBody.ts"
+
+const decodeUpdate = decodeBody(ActivityUpdate)
+const updatableFields = Object.keys(ActivityUpdate.fields)
 
 const activityNotFound = (id: string) => new NotFound({ message: `Activity "${id}" not found.` })
 
@@ -47,40 +49,16 @@ export const ActivitiesHttpLive = HttpApiBuilder.group(WaymarkApi, "activities",
 
     const patchFrom = (body: Record<string, unknown>) =>
       Effect.gen(function*() {
-        const allowed = ["name", "sportType", "description", "gearId"]
         if (Object.keys(body).length === 0) {
-          return yield* new BadRequest({ message: `The request body must contain at least one of: ${allowed.join(", ")}.` })
+          return yield* new BadRequest({ message: `The request body must contain at least one of: ${updatableFields.join(", ")}.` })
         }
-        yield* rejectUnknownFields(body, allowed)
+        const update = yield* decodeUpdate(body)
         const patch: { -readonly [K in keyof ActivityPatch]: ActivityPatch[K] } = {}
-        if ("name" in body) {
-          if (typeof body.name !== "string") return yield* new BadRequest({ message: '"name" must be a string.' })
-          const name = body.name.trim()
-          if (name === "") return yield* new BadRequest({ message: "The name cannot be empty." })
-          if (name.length > MAX_NAME_LENGTH) return yield* new BadRequest({ message: `The name cannot be longer than ${MAX_NAME_LENGTH} characters.` })
-          patch.name = name
-        }
-        if ("sportType" in body) {
-          if (typeof body.sportType !== "string" || !isSportType(body.sportType)) {
-            return yield* new BadRequest({ message: 'A valid "sportType" is required.' })
-          }
-          patch.sportType = body.sportType as SportType
-        }
-        if ("description" in body) {
-          if (body.description !== null && typeof body.description !== "string") {
-            return yield* new BadRequest({ message: '"description" must be a string or null.' })
-          }
-          const description = body.description === null ? null : body.description.trim()
-          if (description !== null && description.length > MAX_DESCRIPTION_LENGTH) {
-            return yield* new BadRequest({ message: `The description cannot be longer than ${MAX_DESCRIPTION_LENGTH} characters.` })
-          }
-          patch.description = description === "" ? null : description
-        }
-        if ("gearId" in body) {
-          if (body.gearId !== null && typeof body.gearId !== "string") {
-            return yield* new BadRequest({ message: '"gearId" must be a string or null.' })
-          }
-          const gearId = body.gearId === null ? "" : body.gearId.trim()
+        if (update.name !== undefined) patch.name = update.name
+        if (update.sportType !== undefined) patch.sportType = update.sportType
+        if (update.description !== undefined) patch.description = update.description === "" ? null : update.description
+        if (update.gearId !== undefined) {
+          const gearId = update.gearId ?? ""
           if (gearId !== "" && (!gearId.startsWith("gear-") || !(yield* gear.exists(gearId)))) {
             return yield* new BadRequest({ message: `Gear "${gearId}" not found.` })
           }

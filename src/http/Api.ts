@@ -31,7 +31,8 @@ import {
   WeightInput,
   WeightList
 } from "../schema/ApiModels.ts"
-import { ActivitySearchParams, CalendarDate, FileImportSearchParams } from "../schema/QueryParams.ts"
+import { CalendarDate } from "../schema/CalendarDate.ts"
+import { ActivitySearchParams, FileImportSearchParams } from "../schema/QueryParams.ts"
 import { Authorization } from "./Authorization.ts"
 import { rewriteOpenApi } from "./OpenApiDocument.ts"
 

@@ -1,13 +1,12 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
-import { BadRequest } from "../schema/ApiErrors.ts"
-import { isCalendarDate } from "../schema/QueryParams.ts"
+import { WeightInput } from "../schema/ApiModels.ts"
 import { WeightRepo } from "../services/activities/WeightRepo.ts"
 import { WaymarkApi } from "./Api.ts"
-import { readJsonObject, rejectUnknownFields } from "./JsonBody.ts"
+import { decodeBody, readJsonObject } from "./JsonBody.ts"
 
-export const MAX_WEIGHT = 1000
+const decodeWeight = decodeBody(WeightInput)
 
 export const AthleteHttpLive = HttpApiBuilder.group(WaymarkApi, "athlete", (handlers) =>
   Effect.gen(function*() {
@@ -17,15 +16,8 @@ export const AthleteHttpLive = HttpApiBuilder.group(WaymarkApi, "athlete", (hand
       .handleRaw("saveWeight", ({ request }) =>
         Effect.gen(function*() {
           const body = yield* readJsonObject(request, { onWrongContentType: "unsupportedMediaType" })
-          yield* rejectUnknownFields(body, ["weight", "on"])
-          if (body.on === undefined || body.on === null) return yield* new BadRequest({ message: '"on" is required.' })
-          if (typeof body.on !== "string" || !isCalendarDate(body.on)) {
-            return yield* new BadRequest({ message: '"on" must be a date in YYYY-MM-DD format.' })
-          }
-          if (typeof body.weight !== "number" || !Number.isFinite(body.weight) || body.weight <= 0 || body.weight > MAX_WEIGHT) {
-            return yield* new BadRequest({ message: `"weight" must be a number above 0 and at most ${MAX_WEIGHT}.` })
-          }
-          const saved = yield* weights.save({ on: body.on, weight: body.weight })
+          const input = yield* decodeWeight(body)
+          const saved = yield* weights.save(input)
           return HttpServerResponse.unsafeJson(saved, { status: 200 })
         })
       )

@@ -1,8 +1,8 @@
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import { Effect } from "effect"
+import { Effect, ParseResult, Schema } from "effect"
 import { BadRequest, UnsupportedMediaType } from "../schema/ApiErrors.ts"
 
-/** Reads a small JSON object body with the messages of SPEC.md's 400 and 415 answers. */
+/** Reads a small JSON object body, answering 400 or 415 with a message that says what is wrong. */
 
 export const MAX_JSON_BODY = 64 * 1024
 export const NOT_AN_OBJECT = "The request body must be a valid JSON object."
@@ -50,4 +50,20 @@ export const rejectUnknownFields = (body: Record<string, unknown>, allowed: Read
   return unknown.length > 0
     ? Effect.fail(new BadRequest({ message: `Unknown field(s): ${unknown.join(", ")}. Allowed: ${allowed.join(", ")}.` }))
     : Effect.void
+}
+
+/**
+ * Decodes a body read by `readJsonObject` with the schema its endpoint declares: fields not in
+ * the schema are refused by name, and the first problem becomes the 400 message.
+ */
+export const decodeBody = <Fields extends Schema.Struct.Fields>(schema: Schema.Struct<Fields>) => {
+  const decode = Schema.decodeUnknown(schema, { errors: "first" })
+  const allowed = Object.keys(schema.fields)
+  return (body: Record<string, unknown>) =>
+    rejectUnknownFields(body, allowed).pipe(
+      Effect.zipRight(decode(body)),
+      Effect.catchTag("ParseError", (error) =>
+        Effect.fail(new BadRequest({ message: ParseResult.ArrayFormatter.formatErrorSync(error)[0]?.message ?? NOT_AN_OBJECT }))
+      )
+    )
 }

@@ -1,4 +1,6 @@
 import { Schema } from "effect"
+import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from "./ActivityLimits.ts"
+import { CalendarDate } from "./CalendarDate.ts"
 import { SPORT_TYPES } from "./SportType.ts"
 
 /** Response and request bodies of /api/v1 (SPEC.md "Resources and their fields"). */
@@ -137,40 +139,47 @@ export const FileUpload = Schema.Struct({
   file: Schema.String.annotations({ jsonSchema: { type: "string", format: "binary" } })
 }).annotations({ identifier: "FileUpload" })
 
-/** PATCH /activities/{id} body. */
+const trimmedText = (message: string) => Schema.compose(Schema.String.annotations({ message: () => message }), Schema.Trim)
+
+/** PATCH /activities/{id} body: at least one field; an empty description or gearId (or null) clears it. */
 export const ActivityUpdate = Schema.Struct({
-  name: Schema.optionalWith(Schema.String.pipe(Schema.minLength(1)), { exact: true }),
-  sportType: Schema.optionalWith(SportType, { exact: true }),
-  description: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true }),
-  gearId: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true })
-}).annotations({
-  identifier: "ActivityUpdate",
-  jsonSchema: {
-    type: "object",
-    minProperties: 1,
-    additionalProperties: false,
-    properties: {
-      name: { type: "string", minLength: 1 },
-      sportType: { $ref: "#/components/schemas/SportType" },
-      description: { type: ["string", "null"], description: "Null or empty string clears it" },
-      gearId: { type: ["string", "null"], description: "Prefixed id of existing gear; null or empty string removes the gear" }
-    }
-  }
-})
+  name: Schema.optionalWith(
+    trimmedText("The name cannot be empty.").pipe(
+      Schema.minLength(1, { message: () => "The name cannot be empty." }),
+      Schema.maxLength(MAX_NAME_LENGTH, { message: () => `The name cannot be longer than ${MAX_NAME_LENGTH} characters.` })
+    ).annotations({ jsonSchema: { type: "string", minLength: 1, maxLength: MAX_NAME_LENGTH, description: "Trimmed" } }),
+    { exact: true }
+  ),
+  sportType: Schema.optionalWith(
+    Schema.Literal(...SPORT_TYPES).annotations({ message: () => 'A valid "sportType" is required.', jsonSchema: { $ref: "#/components/schemas/SportType" } }),
+    { exact: true }
+  ),
+  description: Schema.optionalWith(
+    Schema.NullOr(
+      trimmedText('"description" must be a string or null.').pipe(
+        Schema.maxLength(MAX_DESCRIPTION_LENGTH, { message: () => `The description cannot be longer than ${MAX_DESCRIPTION_LENGTH} characters.` })
+      )
+    ).annotations({ description: "Null or empty string clears it" }),
+    { exact: true }
+  ),
+  gearId: Schema.optionalWith(
+    Schema.NullOr(trimmedText('"gearId" must be a string or null.')).annotations({
+      description: "Prefixed id of existing gear; null or empty string removes the gear"
+    }),
+    { exact: true }
+  )
+}).annotations({ identifier: "ActivityUpdate", jsonSchema: { minProperties: 1 } })
 export type ActivityUpdate = typeof ActivityUpdate.Type
 
+/** Largest weight accepted, in the configured unit system. */
+export const MAX_WEIGHT = 1000
+const weightMessage = `"weight" must be a number above 0 and at most ${MAX_WEIGHT}.`
+
 export const WeightInput = Schema.Struct({
-  weight: Schema.Number,
-  on: Schema.String
-}).annotations({
-  identifier: "WeightInput",
-  jsonSchema: {
-    type: "object",
-    required: ["weight", "on"],
-    additionalProperties: false,
-    properties: {
-      weight: { type: "number", exclusiveMinimum: 0, maximum: 1000, description: "In the configured unit system (kg or lb)" },
-      on: { type: "string", format: "date" }
-    }
-  }
-})
+  on: Schema.propertySignature(CalendarDate("on")).annotations({ missingMessage: () => '"on" is required.' }),
+  weight: Schema.Number.annotations({ message: () => weightMessage }).pipe(
+    Schema.finite({ message: () => weightMessage }),
+    Schema.greaterThan(0, { message: () => weightMessage }),
+    Schema.lessThanOrEqualTo(MAX_WEIGHT, { message: () => weightMessage })
+  ).annotations({ title: "weight", description: "In the configured unit system (kg or lb)" })
+}).annotations({ identifier: "WeightInput" })

@@ -1,25 +1,13 @@
 import { Schema } from "effect"
 import { FILE_IMPORT_SOURCES, FILE_IMPORT_STATUSES, type FileImportSource, type FileImportStatus } from "./ApiModels.ts"
 import { SPORT_TYPES, type SportType } from "./SportType.ts"
+import { CalendarDate } from "./CalendarDate.ts"
 
 /**
  * Query parameters in bracket syntax (`filters[from]`, `pagination[size]`). Each schema
  * carries its own message naming the parameter, and an explicit JSON schema so that the
  * OpenAPI document shows every bound.
  */
-
-export const isCalendarDate = (value: string): boolean => {
-  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value)
-  if (!match) return false
-  const [y, m, d] = [Number(match[1]), Number(match[2]), Number(match[3])]
-  const date = new Date(Date.UTC(y, m - 1, d))
-  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d
-}
-
-export const CalendarDate = (name: string) =>
-  Schema.String.pipe(
-    Schema.filter(isCalendarDate, { message: () => `"${name}" must be a date in YYYY-MM-DD format.` })
-  ).annotations({ jsonSchema: { type: "string", format: "date" } })
 
 const integerParam = (name: string, min: number, max: number | undefined, fallback: number) =>
   Schema.String.pipe(
