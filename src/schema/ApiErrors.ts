@@ -3,7 +3,7 @@ import { Schema } from "effect"
 
 /**
  * Every error of the JSON API. Each is a tagged error in code and `{error, message}` on the
- * wire (SPEC.md "Errors"); `ApiErrorWire` maps one to the other and carries the status.
+ * wire; `ApiErrorWire` maps one to the other and carries the status.
  */
 export class InvalidToken extends Schema.TaggedError<InvalidToken>()("InvalidToken", { message: Schema.String }) {}
 export class MissingFile extends Schema.TaggedError<MissingFile>()("MissingFile", { message: Schema.String }) {}
@@ -61,7 +61,7 @@ export const isApiError = (u: unknown): u is ApiError =>
   typeof u === "object" && u !== null && "_tag" in u && typeof u._tag === "string" && u._tag in errorWire &&
   u instanceof Error
 
-/** The error body of SPEC.md, as it appears in the OpenAPI document. */
+/** The error body every failing request answers with, as it appears in the OpenAPI document. */
 export const ErrorBody = Schema.Struct({
   error: Schema.Literal(...ERROR_CODES).annotations({ description: "Stable error code" }),
   message: Schema.String.annotations({ description: "Human-readable explanation" })

@@ -3,7 +3,7 @@ import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from "./ActivityLimits.ts"
 import { CalendarDate } from "./CalendarDate.ts"
 import { SPORT_TYPES } from "./SportType.ts"
 
-/** Response and request bodies of /api/v1 (SPEC.md "Resources and their fields"). */
+/** Response and request bodies of /api/v1. */
 
 const nullableInt = Schema.NullOr(Schema.Int)
 

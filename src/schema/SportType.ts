@@ -1,4 +1,4 @@
-/** The external platform's sport-type vocabulary (reference section 4). */
+/** The external platform's sport-type vocabulary (the names Strava uses for sport_type). */
 export const SPORT_TYPES = [
   "Ride", "MountainBikeRide", "GravelRide", "EBikeRide", "EMountainBikeRide", "VirtualRide", "Velomobile",
   "Run", "TrailRun", "VirtualRun", "Walk", "Hike",
@@ -15,7 +15,7 @@ export type SportType = typeof SPORT_TYPES[number]
 const sportTypeSet: ReadonlySet<string> = new Set(SPORT_TYPES)
 export const isSportType = (value: string): value is SportType => sportTypeSet.has(value)
 
-/** Sports whose best efforts are computed, with the distances (metres) of reference section 3. */
+/** Sports whose best efforts are computed, with their distances in metres. */
 const MILE = 1609.344
 export const RIDE_EFFORT_DISTANCES = [5 * MILE, 10_000, 10 * MILE, 20_000, 30_000, 40_000, 50_000, 80_000, 50 * MILE, 90_000, 100_000, 100 * MILE]
 export const RUN_EFFORT_DISTANCES = [400, MILE / 2, 1000, MILE, 2 * MILE, 5000, 10_000, 15_000, 10 * MILE, 20_000, 21_097.5, 30_000, 42_195, 50_000, 100_000, 100 * MILE]

@@ -10,7 +10,7 @@ import { StravaClient, type StravaError } from "./StravaClient.ts"
 import { StravaImport } from "./StravaImport.ts"
 
 /**
- * `app:external:*` commands (reference section 5, "Console commands"): a full import, and the
+ * `app:external:*` commands: a full import, and the
  * webhook subscription of the external platform (create / view / delete). Their output is
  * written to stdout and to the `console-output` log channel (the import's progress lines also
  * to `daemon`).

@@ -98,7 +98,7 @@ interface RawResponse {
   readonly response: HttpClientResponse.HttpClientResponse
 }
 
-/** One line per call, channel `strava-api`, exactly as the reference client writes it. */
+/** One line per call, channel `strava-api`, in the same format for every call. */
 export const formatCallLine = (method: string, path: string, headers: Readonly<Record<string, string | undefined>>) =>
   [method, path, ...RATE_LIMIT_HEADERS.map((name) => `${name}: ${headers[name] ?? ""}`)].join(" - ")
 

@@ -11,7 +11,7 @@ import { activityIdOf, gearIdOf, toActivityDraft } from "./StravaMapping.ts"
 import { encodeDraft } from "../../services/activities/StreamsCodec.ts"
 
 /**
- * The externalApi import (reference section 5, "Import run"): a full run lists every activity
+ * The externalApi import: a full run lists every activity
  * of the athlete, imports the new ones (detail, streams, photos, gear), refreshes the summary
  * fields of the known ones and deletes the ones no longer listed (never all of them at once);
  * a partial run imports (or re-imports) the given Strava ids. Runs never overlap: the import,
@@ -22,7 +22,7 @@ import { encodeDraft } from "../../services/activities/StreamsCodec.ts"
  * Progress lines go to the `daemon` channel.
  */
 
-/** New activities fetched in full per run (reference `numberOfNewActivitiesToProcessPerImport`). */
+/** New activities fetched in full per run. */
 export const MAX_NEW_ACTIVITIES_PER_RUN = 250
 
 export type BlockedReason = "Unauthorized" | "Inactive" | "NotConfigured"

@@ -15,7 +15,7 @@ import type { ActivityStreams, DetailedActivity, Lap, Split } from "./StravaSche
 
 /**
  * Strava detail + streams -> ActivityDraft (the same stored model as file imports), pure.
- * Reference section 5 "Mapping": start_date_local is the wall time taken literally; speeds
+ * Mapping: start_date_local is the wall time taken literally; speeds
  * m/s -> km/h; calories 0 when absent; workout_type 1/11 race, 3/12 workout, 2 longRun.
  */
 

@@ -4,7 +4,7 @@ import { Effect } from "effect"
 /**
  * Pending webhook events of the external platform, table `webhook_events`. One pending event
  * per object: a second event for the same object id is ignored until the first is grabbed
- * (`ON CONFLICT(object_id) DO NOTHING`, as the reference does).
+ * (`ON CONFLICT(object_id) DO NOTHING`).
  */
 export type WebhookAspect = "create" | "update" | "delete"
 

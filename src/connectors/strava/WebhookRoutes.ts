@@ -8,7 +8,7 @@ import { inChannel } from "../../services/platform/Logs.ts"
 import { WebhookEventRepo } from "./WebhookEventRepo.ts"
 
 /**
- * `/external/webhook`, outside bearer auth (SPEC "Inbound webhook endpoint"; reference section 5):
+ * `/external/webhook`, outside bearer auth:
  * - GET: the platform's subscription validation (`hub.mode`, `hub.challenge`, `hub.verify_token`);
  *   200 `{"hub.challenge": ...}` when the token matches, else 403; 404 when webhooks are off.
  * - POST: an event; answered 200 at once (even on bad JSON). Activity create/update/delete events

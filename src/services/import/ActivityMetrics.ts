@@ -17,7 +17,7 @@ import { computeSplits } from "./metrics/Splits.ts"
 import { buildStreams } from "./metrics/Streams.ts"
 
 /**
- * ParsedActivity -> ActivityDraft (DESIGN.md "Activity computation"; reference section 3).
+ * ParsedActivity -> ActivityDraft.
  * `computeActivity` is pure and synchronous so that it can run inside the import worker thread;
  * the `ActivityMetrics` service wraps it in a span.
  *
@@ -35,7 +35,7 @@ export interface ComputeContext {
 
 /** Douglas-Peucker tolerance in degrees for the summary polyline. */
 export const POLYLINE_TOLERANCE_DEG = 0.0001
-/** Device and stream average power further apart than this: the stream average wins (reference). */
+/** Device and stream average power further apart than this: the stream average wins. */
 const POWER_MISMATCH = 0.1
 
 const NO_LOCATION: Location = { countryCode: null, state: null, city: null }

@@ -4,7 +4,7 @@ import * as path from "node:path"
 import type { LogFormat, LogLevelName } from "./AppConfig.ts"
 
 /**
- * Log channels of SPEC.md. A log line goes to a channel's file when it carries the
+ * The log channels of the daemon. A log line goes to a channel's file when it carries the
  * annotation `channel`; every line also goes to stdout (text or JSON).
  */
 export const LOG_CHANNELS = ["strava-api", "console-output", "daemon", "webhooks", "errors"] as const

@@ -10,7 +10,7 @@ import { type ChildDaemon, startChildDaemon } from "../../support/ChildDaemon.ts
 import { dayStart, fitActivity, gpxActivity, listFiles, type Root, scopedRoot, tcxActivity } from "../../support/ImportHarness.ts"
 
 /**
- * Crash safety of the import pipeline against a real `kill -9` (issue 3, item 2): the daemon
+ * Crash safety of the import pipeline against a real `kill -9`: the daemon
  * runs as a child process (`node --import tsx src/main.ts`). Five times over the same
  * STORAGE_DIR and WATCH_DIR, it is started, a batch of activity files lands in its watch
  * folder, and it is SIGKILLed: in two rounds 0-800 ms after the landing (before the first

@@ -2,7 +2,7 @@ import { parseNumber } from "./samples.ts"
 import { isNode, type XmlNode } from "./xml.ts"
 
 /**
- * Activity summaries some GPX writers add to the track points (reference section 3, GPX):
+ * Activity summaries some GPX writers add to the track points:
  * `<calories>` in the track extensions, and a FitoTrack-style `Workout(...)` dump of the app's
  * workout record in `<metadata><name>`.
  */

@@ -255,7 +255,7 @@ describe("FIT developer fields (power and cadence from a foot pod)", () => {
   })
 })
 
-describe("FIT sport mapping (reference section 3)", () => {
+describe("FIT sport mapping", () => {
   it.each([
     ["running", "generic", "Run"], ["running", "trail", "TrailRun"], ["running", "treadmill", "VirtualRun"],
     ["cycling", "road", "Ride"], ["cycling", "gravel_cycling", "GravelRide"], ["cycling", "virtual_activity", "VirtualRide"],

@@ -26,7 +26,7 @@ const SINGLE: ReadonlyMap<number, SportType> = new Map<number, SportType>([
 ])
 
 /**
- * FIT sport / sub_sport (numbers) -> sport type: the table of reference section 3 "Sport mapping",
+ * FIT sport / sub_sport (numbers) -> sport type: the sport mapping,
  * except that an unknown sport becomes Workout instead of failing.
  */
 export const mapFitSport = (sportValue: unknown, subSportValue: unknown, profileName?: unknown): SportType => {
