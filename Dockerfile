@@ -26,6 +26,10 @@ RUN npm run build \
 
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production
+# the zone database TZ names are checked against (not every Debian base carries it)
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends tzdata \
+ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
