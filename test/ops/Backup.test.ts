@@ -15,7 +15,7 @@ const backup = (root: Root, file: string) =>
       cwd: REPO_DIR,
       env: { PATH: process.env["PATH"]!, HOME: process.env["HOME"] ?? "/tmp", ...root.env },
       encoding: "utf8",
-      timeout: 60_000
+      timeout: 120_000
     })
     return { code: result.status, stdout: result.stdout, stderr: result.stderr }
   })
@@ -26,14 +26,24 @@ const activities = (daemon: ChildDaemon) =>
     return a.json.activities as Array<any>
   })
 
+/** Polls `probe` every 100 ms until it answers true; dies after 60 s (the machine may be busy). */
+const eventually = (what: string, probe: () => boolean, daemon: ChildDaemon) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 600; i++) {
+      if (probe()) return
+      yield* Effect.sleep("100 millis")
+    }
+    return yield* Effect.dieMessage(`${what} after 60 s:\n${daemon.output()}`)
+  })
+
 const waitForActivities = (daemon: ChildDaemon, n: number) =>
   Effect.gen(function*() {
-    for (let i = 0; i < 400; i++) {
+    for (let i = 0; i < 600; i++) {
       const list = yield* activities(daemon)
       if (list.length >= n) return list
-      yield* Effect.sleep("50 millis")
+      yield* Effect.sleep("100 millis")
     }
-    return yield* Effect.dieMessage(`fewer than ${n} activities after 20 s:\n${daemon.output()}`)
+    return yield* Effect.dieMessage(`fewer than ${n} activities after 60 s:\n${daemon.output()}`)
   })
 
 const addImage = (daemon: ChildDaemon, root: Root, activityId: string) =>
@@ -55,7 +65,7 @@ describe("npm run cli -- app:backup <file>", () => {
   it.scopedLive("copies the database while the daemon runs; restored into a fresh storage folder with the files, a daemon starts on it with every activity, import and image", () =>
     Effect.gen(function*() {
       const original = yield* scopedRoot
-      const daemon = yield* startChildDaemon({ env: original.env, apiKey: original.apiKey })
+      const daemon = yield* startChildDaemon({ env: original.env, apiKey: original.apiKey, readyTimeout: "90 seconds" })
       dropFile(original.watchDir, "morning.gpx", gpxActivity({ start: dayStart(1), seconds: 1800, name: "Morning" }))
       dropFile(original.watchDir, "evening.gpx", gpxActivity({ start: dayStart(2), seconds: 2400, name: "Evening" }))
       const before = yield* waitForActivities(daemon, 2)
@@ -91,7 +101,7 @@ describe("npm run cli -- app:backup <file>", () => {
       fs.cpSync(imagesDir, path.join(restored.storageDir, "files", "activities"), { recursive: true })
       fs.cpSync(originalsDir, path.join(restored.storageDir, "files", "originals"), { recursive: true })
 
-      const again = yield* startChildDaemon({ env: restored.env, apiKey: restored.apiKey })
+      const again = yield* startChildDaemon({ env: restored.env, apiKey: restored.apiKey, readyTimeout: "90 seconds" })
       const after = yield* activities(again)
       assert.deepStrictEqual(after, before.map((a) => (a.id === before[0].id ? { ...a, images: [image] } : a)).map((a) => ({
         ...a,
@@ -105,10 +115,11 @@ describe("npm run cli -- app:backup <file>", () => {
       const gpx = yield* again.get(`/api/v1/activities/${before[1].id}/gpx`)
       assert.strictEqual(gpx.status, 200)
       // the original of the import made after the backup has no row in the copy: the restored daemon drops it
-      yield* Effect.sleep("500 millis")
-      assert.strictEqual(fs.readdirSync(path.join(restored.storageDir, "files", "originals")).length, 2)
+      const restoredOriginals = path.join(restored.storageDir, "files", "originals")
+      assert.strictEqual(fs.readdirSync(originalsDir).length, 3)
+      yield* eventually("the original without a row is still there", () => fs.readdirSync(restoredOriginals).length === 2, again)
       yield* again.kill("SIGTERM")
-    }), { timeout: 180_000 })
+    }), { timeout: 300_000 })
 
   it.scopedLive("never overwrites a file, and says so when there is no database where STORAGE_DIR points", () =>
     Effect.gen(function*() {
@@ -117,7 +128,7 @@ describe("npm run cli -- app:backup <file>", () => {
       assert.strictEqual(missing.code, 1)
       assert.include(missing.stdout + missing.stderr, "there is no database at")
 
-      const daemon = yield* startChildDaemon({ env: root.env, apiKey: root.apiKey })
+      const daemon = yield* startChildDaemon({ env: root.env, apiKey: root.apiKey, readyTimeout: "90 seconds" })
       const existing = path.join(root.root, "existing.sqlite")
       fs.writeFileSync(existing, "an earlier backup")
       const refused = yield* backup(root, existing)
@@ -125,5 +136,5 @@ describe("npm run cli -- app:backup <file>", () => {
       assert.include(refused.stdout + refused.stderr, "already exists")
       assert.strictEqual(fs.readFileSync(existing, "utf8"), "an earlier backup")
       yield* daemon.kill("SIGTERM")
-    }), { timeout: 120_000 })
+    }), { timeout: 240_000 })
 })
