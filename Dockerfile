@@ -1,26 +1,51 @@
-# Waymark: one container, embedded SQLite, storage and watch folder as volumes.
-FROM node:20-bookworm-slim AS build
+# Waymark: one image for the daemon and its two connectors.
+#   docker run ... waymark                      the daemon (default command, port 8080)
+#   docker run ... waymark node dist/polar.js   connector A (Polar), port 8080 inside
+#   docker run ... waymark node dist/wahoo.js   connector B (Wahoo), port 8085 inside
+#   docker exec ... waymark-cli <command>       the command line, e.g. app:api-key:generate
+# PUID, PGID, UMASK and TZ are applied by docker/entrypoint.sh; no program runs as root.
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
-RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+# better-sqlite3 is compiled here, against this Node and this libc, never downloaded prebuilt
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+RUN npm ci --no-audit --no-fund \
+ && npm rebuild better-sqlite3 --build-from-source
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY scripts ./scripts
-# compiled daemon and the compact city data in dist/, then only the runtime packages
-RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+# the compiled programs and the compact city data in dist/, then only the production packages
+RUN npm run build \
+ && npm prune --omit=dev --no-audit --no-fund \
+ && npm cache clean --force
 
-FROM node:20-bookworm-slim
+FROM ${NODE_IMAGE}
+ENV NODE_ENV=production
+# the zone database TZ names are checked against (not every Debian base carries it)
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends tzdata \
+ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
-ENV NODE_ENV=production STORAGE_DIR=/app/storage WATCH_DIR=/app/watch PORT=8080 HOST=0.0.0.0
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY assets ./assets
-RUN mkdir -p /app/storage /app/watch && chown -R node:node /app/storage /app/watch
-USER node
+COPY docker/entrypoint.sh /usr/local/bin/waymark-entrypoint
+COPY docker/waymark-cli.sh /usr/local/bin/waymark-cli
+COPY docker/healthcheck.mjs /usr/local/lib/waymark/healthcheck.mjs
+# the folders of the three programs, owned by the unprivileged "node" user (uid and gid 1000)
+# so that fresh volumes start with that owner
+RUN chmod 0755 /usr/local/bin/waymark-entrypoint /usr/local/bin/waymark-cli \
+ && mkdir -p /app/storage /app/watch /state /tokens /data/config /data/downloads \
+ && chown node:node /app/storage /app/watch /state /tokens /data /data/config /data/downloads
 VOLUME ["/app/storage", "/app/watch"]
-EXPOSE 8080
-HEALTHCHECK --interval=30s --timeout=5s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/api/openapi.yaml').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
-# the CLI: docker compose exec waymark node dist/cli.js app:api-key:generate
+EXPOSE 8080 8085
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 CMD ["node", "/usr/local/lib/waymark/healthcheck.mjs"]
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["waymark-entrypoint"]
 CMD ["node", "dist/main.js"]

@@ -7,6 +7,7 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import { ExternalModeLive, WebhookRoutesLive } from "./connectors/strava/ExternalMode.ts"
+import { HttpServerRegistrationLive } from "./fibers/HttpServerRegistration.ts"
 import { ImportWorkerLive } from "./fibers/ImportWorker.ts"
 import { LogRetentionLive } from "./fibers/LogRetention.ts"
 import { WatchFolderLive } from "./fibers/WatchFolder.ts"
@@ -24,6 +25,7 @@ import { ImportQueue } from "./services/import/ImportQueue.ts"
 import { ImportService } from "./services/import/ImportService.ts"
 import { inChannel, LogsLive } from "./services/platform/Logs.ts"
 import { StoragePaths } from "./services/platform/StoragePaths.ts"
+import { Supervisor } from "./services/platform/Supervisor.ts"
 import { TelemetryLive } from "./services/platform/Telemetry.ts"
 import { WatchDirectory } from "./services/import/WatchDirectory.ts"
 import { WeightRepo } from "./services/activities/WeightRepo.ts"
@@ -47,7 +49,8 @@ const RepositoriesLive = Layer.mergeAll(
   ImageStore.DefaultWithoutDependencies,
   WatchDirectory.DefaultWithoutDependencies,
   ParseWorker.Default,
-  ImportQueue.Default
+  ImportQueue.Default,
+  Supervisor.Default
 ).pipe(Layer.provideMerge(StorageLive))
 
 export const ServicesLive = Layer.mergeAll(ImportService.Default, ActivityRemoval.Default).pipe(Layer.provideMerge(RepositoriesLive))
@@ -65,7 +68,7 @@ export type ServerServices = HttpServer.HttpServer | HttpPlatform.HttpPlatform |
 
 export const makeDaemon = <E, R>(server: Layer.Layer<ServerServices, E, R>) =>
   Layer.mergeAll(
-    makeHttpApp(WebhookRoutesLive).pipe(HttpServer.withLogAddress, Layer.provide(server)),
+    Layer.merge(makeHttpApp(WebhookRoutesLive), HttpServerRegistrationLive).pipe(HttpServer.withLogAddress, Layer.provide(server)),
     LogRetentionLive,
     WatchFolderLive,
     ImportWorkerLive,

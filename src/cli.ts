@@ -2,6 +2,7 @@ import { Command } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Console, Effect } from "effect"
+import { backupCommand } from "./cli/BackupCommand.ts"
 import { externalCommands } from "./connectors/strava/ExternalCommands.ts"
 import { generateApiKey } from "./services/platform/ApiKey.ts"
 import { VERSION } from "./version.ts"
@@ -13,7 +14,7 @@ const apiKeyGenerate = Command.make("app:api-key:generate", {}, () =>
 ).pipe(Command.withDescription("Print a fresh API key (wmk_ + 64 hex characters) to put in SERVICE_API_KEY"))
 
 export const rootCommand = Command.make("waymark").pipe(
-  Command.withSubcommands([apiKeyGenerate, ...externalCommands])
+  Command.withSubcommands([apiKeyGenerate, backupCommand, ...externalCommands])
 )
 
 const cli = Command.run(rootCommand, { name: "waymark", version: `v${VERSION}` })

@@ -5,6 +5,7 @@ import { ImportQueue } from "../services/import/ImportQueue.ts"
 import { type ImportOutcome, ImportService, type PreparedImport } from "../services/import/ImportService.ts"
 import { inChannel } from "../services/platform/Logs.ts"
 import { WatchDirectory } from "../services/import/WatchDirectory.ts"
+import { annotateOutcome, type ImportSpan, startImportSpan } from "./ImportSpan.ts"
 import { supervise } from "./supervise.ts"
 
 /**
@@ -28,23 +29,25 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
 
   const take = Effect.tap(queue.take, (filename) => Effect.sync(() => inFlight.add(filename)))
 
-  const prepare = (filename: string) => {
+  const prepare = (filename: string) => Effect.gen(function*() {
     const format = formatOf(filename)
     const stage: Effect.Effect<PreparedImport | null> = format === null
       ? Effect.succeed(null)
       : imports.prepare({ filename, format, path: path.join(watchDir.watchDir, filename), mtimeMs: 0 })
-    return Effect.map(Effect.exit(stage), (exit) => ({ filename, exit }))
-  }
+    const trace = yield* startImportSpan(filename, yield* queue.origin(filename))
+    return { filename, exit: yield* Effect.exit(trace.within(stage)), trace }
+  })
 
   const report = (filename: string, outcome: ImportOutcome | null) =>
     outcome === null
       ? Effect.void
       : Effect.logInfo(`imported "${filename}": ${outcome.status}${outcome.errorMessage ? ` (${outcome.errorMessage})` : ""}`).pipe(
         Effect.annotateLogs({ fileImportId: outcome.fileImportId, activityIds: outcome.activityIds.join(",") }),
-        inChannel("daemon")
+        inChannel("daemon"),
+        Effect.zipRight(annotateOutcome(outcome))
       )
 
-  const commit = ({ exit, filename }: { readonly filename: string; readonly exit: Exit.Exit<PreparedImport | null> }) =>
+  const commit = ({ exit, filename, trace }: { readonly filename: string; readonly exit: Exit.Exit<PreparedImport | null>; readonly trace: ImportSpan }) =>
     Effect.gen(function*() {
       const prepared = yield* exit
       if (prepared === null) return
@@ -53,7 +56,9 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
       Effect.catchAllCause((cause) =>
         Effect.logError(`import of "${filename}" stopped unexpectedly; it stays in the watch folder for the next rescan`, cause).pipe(inChannel("daemon"))
       ),
-      Effect.ensuring(done(filename))
+      Effect.ensuring(done(filename)),
+      trace.within,
+      Effect.onExit(trace.end)
     )
 
   yield* supervise(

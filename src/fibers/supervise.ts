@@ -1,27 +1,47 @@
-import { Cause, Effect, Schedule } from "effect"
+import { Cause, Duration, Effect, Random } from "effect"
 import { inChannel } from "../services/platform/Logs.ts"
-
-/** Jittered exponential backoff capped at 5 minutes (jitter first, cap last). */
-export const restartBackoff = Schedule.exponential("1 second", 2).pipe(
-  Schedule.jittered,
-  Schedule.either(Schedule.spaced("5 minutes"))
-)
+import { reasonOf, restartBackoff, Supervisor } from "../services/platform/Supervisor.ts"
 
 /**
- * Runs a long-running loop in the current scope: any failure or defect is logged to the
- * `daemon` channel and the loop restarts with backoff. Interruption (shutdown) ends it.
+ * Runs a long-running loop in the current scope, registered with the Supervisor under `name`.
+ * Any failure or defect, and a loop that ends on its own, is recorded, logged to the `daemon`
+ * channel with its reason, and the loop restarts after a jittered exponential backoff
+ * (SupervisionPolicy: 1 s doubling to 5 minutes; a run of a minute without failing starts
+ * the count over). Interruption (shutdown) ends it.
  */
 export const supervise = <R>(name: string, loop: Effect.Effect<unknown, unknown, R>) =>
-  loop.pipe(
-    Effect.catchAllCause((cause) =>
-      Cause.isInterruptedOnly(cause)
-        ? Effect.failCause(cause)
-        : Effect.logError(`${name} stopped unexpectedly; restarting`, cause).pipe(
-          inChannel("daemon"),
-          Effect.zipRight(Effect.fail(cause))
+  Effect.gen(function*() {
+    const supervisor = yield* Supervisor
+    const policy = supervisor.policy
+    const fiber = yield* supervisor.register(name)
+
+    const restart = (reason: string, cause: Cause.Cause<unknown>) =>
+      Effect.gen(function*() {
+        const consecutive = yield* fiber.failed(reason)
+        const backoff = restartBackoff(policy, consecutive, yield* Random.next)
+        yield* fiber.restarting(backoff)
+        const failing = consecutive >= policy.failingAfter ? "; it keeps failing: the health probe reports it" : ""
+        yield* Effect.logError(
+          `${name} stopped unexpectedly (${reason}); restarting in ${Duration.format(backoff)} (failure ${consecutive} in a row${failing})`,
+          cause
+        ).pipe(
+          Effect.annotateLogs({ consecutiveFailures: consecutive, backoffMillis: Duration.toMillis(backoff) }),
+          inChannel("daemon")
         )
-    ),
-    Effect.retry(restartBackoff),
-    Effect.annotateLogs("fiber", name),
-    Effect.forkScoped
-  )
+        yield* Effect.sleep(backoff)
+      })
+
+    const once = fiber.running.pipe(
+      Effect.zipRight(loop),
+      Effect.matchCauseEffect({
+        onFailure: (cause) => Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : restart(reasonOf(cause), cause),
+        onSuccess: () => restart("the loop ended on its own", Cause.empty)
+      })
+    )
+
+    return yield* Effect.forever(once).pipe(
+      Effect.ensuring(fiber.stopped),
+      Effect.annotateLogs("fiber", name),
+      Effect.forkScoped
+    )
+  })

@@ -8,6 +8,7 @@ import { AuthorizationLive } from "./AuthorizationLive.ts"
 import { ErrorResponsesLive } from "./ErrorResponses.ts"
 import { FileImportsHttpLive } from "./FileImportsHttp.ts"
 import { GearHttpLive } from "./GearHttp.ts"
+import { HealthHttpLive } from "./HealthHttp.ts"
 import { PublicRoutesLive } from "./PublicRoutes.ts"
 import { SystemHttpLive } from "./SystemHttp.ts"
 
@@ -23,6 +24,6 @@ export const ApiLive = HttpApiBuilder.api(WaymarkApi).pipe(
  */
 export const makeHttpApp = <E, R>(featureRoutes: Layer.Layer<never, E, R>) =>
   HttpApiBuilder.serve(HttpMiddleware.logger).pipe(
-    Layer.provide([PublicRoutesLive, ErrorResponsesLive, featureRoutes]),
+    Layer.provide([PublicRoutesLive, HealthHttpLive, ErrorResponsesLive, featureRoutes]),
     Layer.provide(ApiLive)
   )

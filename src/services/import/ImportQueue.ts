@@ -1,16 +1,20 @@
-import { Effect, Queue } from "effect"
+import { Effect, Option, Queue, type Tracer } from "effect"
 
 /**
  * File names of the watch folder waiting for the ImportWorker, each at most once in the
- * queue however often the watcher and the rescans offer it.
+ * queue however often the watcher and the rescans offer it. A name offered from within a
+ * span (an upload's request) keeps that span as its origin, so that its import joins the
+ * request's trace.
  */
 export class ImportQueue extends Effect.Service<ImportQueue>()("services/import/ImportQueue", {
   scoped: Effect.gen(function*() {
     const queue = yield* Effect.acquireRelease(Queue.unbounded<string>(), Queue.shutdown)
     const pending = new Set<string>()
+    const origins = new Map<string, Tracer.AnySpan>()
 
     const offer = (filename: string) =>
-      Effect.suspend(() => {
+      Effect.flatMap(Effect.option(Effect.currentParentSpan), (span) => {
+        if (Option.isSome(span) && !origins.has(filename)) origins.set(filename, span.value)
         if (pending.has(filename)) return Effect.void
         pending.add(filename)
         return Queue.offer(queue, filename)
@@ -18,8 +22,10 @@ export class ImportQueue extends Effect.Service<ImportQueue>()("services/import/
 
     /** Takes the next name; `done` must be called once it has been handled. */
     const take = Queue.take(queue)
-    const done = (filename: string) => Effect.sync(() => pending.delete(filename))
+    const done = (filename: string) => Effect.sync(() => (origins.delete(filename), pending.delete(filename)))
+    /** The span of the request that queued the file, if one did. */
+    const origin = (filename: string) => Effect.sync(() => Option.fromNullable(origins.get(filename)))
 
-    return { offer, take, done, size: Effect.sync(() => pending.size) } as const
+    return { offer, take, done, origin, size: Effect.sync(() => pending.size) } as const
   })
 }) {}

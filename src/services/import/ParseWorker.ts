@@ -159,6 +159,18 @@ export class ParseWorker extends Effect.Service<ParseWorker>()("services/import/
       )
     })
 
-    return { parse } as const
+    /**
+     * Whether a worker thread is up: the current one (or, after a crash, a fresh one) has
+     * started and not exited. A worker that cannot start is discarded so that the next call
+     * tries again.
+     */
+    const alive = Effect.gen(function*() {
+      const running = yield* worker
+      const started = yield* Effect.promise(() => running.ready.then(() => true, () => false))
+      if (!started) yield* discard(running)
+      return started && !running.lost && running.worker.threadId !== -1
+    })
+
+    return { parse, alive } as const
   })
 }) {}

@@ -1,4 +1,4 @@
-import { Cause, Effect, HashMap, Inspectable, Layer, List, Logger, LogLevel, Option } from "effect"
+import { Cause, Context, Effect, FiberRef, FiberRefs, HashMap, Inspectable, Layer, List, Logger, LogLevel, Option, Tracer } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { LogFormat, LogLevelName } from "./AppConfig.ts"
@@ -33,8 +33,14 @@ interface Entry {
   readonly message: string
   readonly annotations: Record<string, unknown>
   readonly spans: Record<string, number>
+  /** the trace and span the line was logged in, so that a log line leads to its trace */
+  readonly traceId?: string
+  readonly spanId?: string
   readonly cause?: string
 }
+
+const currentSpan = (options: Logger.Logger.Options<unknown>) =>
+  Context.getOption(FiberRefs.getOrDefault(options.context, FiberRef.currentContext), Tracer.ParentSpan)
 
 const toEntry = (options: Logger.Logger.Options<unknown>): Entry => {
   const annotations: Record<string, unknown> = {}
@@ -45,6 +51,7 @@ const toEntry = (options: Logger.Logger.Options<unknown>): Entry => {
   const now = options.date.getTime()
   for (const span of List.toArray(options.spans)) spans[span.label] = now - span.startTime
   const channel = Option.getOrUndefined(HashMap.get(options.annotations, "channel"))
+  const span = Option.getOrUndefined(currentSpan(options))
   return {
     timestamp: options.date.toISOString(),
     level: options.logLevel.label,
@@ -52,6 +59,7 @@ const toEntry = (options: Logger.Logger.Options<unknown>): Entry => {
     message: toText(options.message),
     annotations,
     spans,
+    ...(span !== undefined ? { traceId: span.traceId, spanId: span.spanId } : {}),
     ...(Cause.isEmpty(options.cause) ? {} : { cause: Cause.pretty(options.cause, { renderErrorCause: true }) })
   }
 }
@@ -98,6 +106,7 @@ const stdoutLogger = (format: LogFormat) =>
       ? JSON.stringify(entry)
       : `${entry.timestamp} ${entry.level.padEnd(5)}${entry.channel ? ` [${entry.channel}]` : ""} ${entry.message}` +
         Object.entries(entry.annotations).map(([k, v]) => ` ${k}=${typeof v === "string" ? v : JSON.stringify(v)}`).join("") +
+        (entry.traceId !== undefined ? ` traceId=${entry.traceId}` : "") +
         (entry.cause ? `\n${entry.cause}` : "")
     process.stdout.write(line + "\n")
   })
