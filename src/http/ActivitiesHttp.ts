@@ -7,7 +7,8 @@ import {
   BadRequest,
   GpxNotAvailable,
   ImportModeNotFiles,
-  InternalError,
+  type InsufficientStorage,
+  type InternalError,
   NotFound,
   UnsupportedFileType
 } from "../schema/ApiErrors.ts"
@@ -23,7 +24,7 @@ import { ImportQueue } from "../services/import/ImportQueue.ts"
 import { StoragePaths } from "../services/platform/StoragePaths.ts"
 import { WatchDirectory } from "../services/import/WatchDirectory.ts"
 import { WaymarkApi } from "./Api.ts"
-import { checkMultipartHeaders, receiveFilePart } from "./FilePart.ts"
+import { checkMultipartHeaders, removeStaleUploads, storeFailure, withReceivedFile } from "./FilePart.ts"
 import { readJsonObject, rejectUnknownFields } from "./JsonBody.ts"
 
 const activityNotFound = (id: string) => new NotFound({ message: `Activity "${id}" not found.` })
@@ -45,6 +46,9 @@ export const ActivitiesHttpLive = HttpApiBuilder.group(WaymarkApi, "activities",
       Effect.flatMap(activities.exists(id), (found) => (found ? Effect.void : Effect.fail(activityNotFound(id))))
 
     const limits = { maxFileSize: config.uploadMaxFileSize, maxPostSize: config.postMaxSize }
+
+    // only uploads in progress write to .uploads: anything there now was cut off by a stop
+    yield* Effect.sync(() => removeStaleUploads(watch.uploadsDir))
 
     const patchFrom = (body: Record<string, unknown>) =>
       Effect.gen(function*() {
@@ -95,7 +99,7 @@ export const ActivitiesHttpLive = HttpApiBuilder.group(WaymarkApi, "activities",
         Effect.gen(function*() {
           yield* checkMultipartHeaders(request, limits.maxPostSize)
           yield* requireFilesMode("Activity files can only be uploaded when running in file import mode.")
-          const file = yield* receiveFilePart(request, {
+          const stored = yield* withReceivedFile(request, {
             ...limits,
             tempDir: watch.uploadsDir,
             checkName: (name) =>
@@ -103,12 +107,10 @@ export const ActivitiesHttpLive = HttpApiBuilder.group(WaymarkApi, "activities",
                 onLeft: (message) => Effect.fail(new UnsupportedFileType({ message })),
                 onRight: () => Effect.void
               })
+          }, (file) => {
+            const { name } = Either.getOrThrow(checkActivityFileName(file.name))
+            return watch.deliver(file.tempPath, name).pipe(Effect.mapError(storeFailure))
           })
-          const { name } = Either.getOrThrow(checkActivityFileName(file.name))
-          const stored = yield* watch.deliver(file.tempPath, name).pipe(
-            Effect.tapError(() => Effect.sync(() => fs.rmSync(file.tempPath, { force: true }))),
-            Effect.mapError(() => new InternalError({ message: "The upload could not be stored." }))
-          )
           // the file is complete (linked in at once): no need to wait for the watcher to see it settle
           yield* queue.offer(stored)
           yield* Effect.logInfo(`upload queued as ${stored}`)
@@ -197,17 +199,14 @@ export const ActivitiesHttpLive = HttpApiBuilder.group(WaymarkApi, "activities",
           yield* checkMultipartHeaders(request, limits.maxPostSize)
           yield* requireFilesMode("Images can only be added to activities when running in file import mode.")
           yield* requireActivity(activityId)
-          const file = yield* receiveFilePart(request, { ...limits, tempDir: images.dir, checkName: () => Effect.void })
-          const type = sniffImage(file.head)
-          if (type === null) {
-            fs.rmSync(file.tempPath, { force: true })
-            return yield* new UnsupportedFileType({ message: "The file is not a jpg, png or webp image." })
-          }
-          const kept = yield* images.keep(file.tempPath, type).pipe(
-            Effect.tapError(() => Effect.sync(() => fs.rmSync(file.tempPath, { force: true }))),
-            Effect.mapError(() => new InternalError({ message: "The upload could not be stored." }))
+          const kept = yield* withReceivedFile(request, { ...limits, tempDir: images.dir, checkName: () => Effect.void }, (file) => {
+            const type = sniffImage(file.head)
+            if (type === null) return Effect.fail<UnsupportedFileType | InternalError | InsufficientStorage>(new UnsupportedFileType({ message: "The file is not a jpg, png or webp image." }))
+            return images.keep(file.tempPath, type).pipe(Effect.mapError(storeFailure))
+          })
+          const image = yield* activities.addImage(activityId, kept.imageId, kept.fileName).pipe(
+            Effect.onError(() => images.remove(kept.fileName))
           )
-          const image = yield* activities.addImage(activityId, kept.imageId, kept.fileName)
           return HttpServerResponse.unsafeJson(image, { status: 201 })
         })
       )

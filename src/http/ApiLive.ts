@@ -7,6 +7,8 @@ import { AthleteHttpLive } from "./AthleteHttp.ts"
 import { AuthorizationLive } from "./AuthorizationLive.ts"
 import { ErrorResponsesLive } from "./ErrorResponses.ts"
 import { FileImportsHttpLive } from "./FileImportsHttp.ts"
+import type { BodyLimitRule } from "./BodyLimits.ts"
+import { RequestBodyLive } from "./RequestBody.ts"
 import { GearHttpLive } from "./GearHttp.ts"
 import { PublicRoutesLive } from "./PublicRoutes.ts"
 import { SystemHttpLive } from "./SystemHttp.ts"
@@ -19,10 +21,10 @@ export const ApiLive = HttpApiBuilder.api(WaymarkApi).pipe(
 
 /**
  * The whole HTTP app: the API, the public routes, the error mapping, and the routes of other
- * features (the Strava webhook), which the composition root hands in.
+ * features (the Strava webhook) with their body limits, which the composition root hands in.
  */
-export const makeHttpApp = <E, R>(featureRoutes: Layer.Layer<never, E, R>) =>
+export const makeHttpApp = <E, R>(featureRoutes: Layer.Layer<never, E, R>, featureBodyLimits: ReadonlyArray<BodyLimitRule>) =>
   HttpApiBuilder.serve(HttpMiddleware.logger).pipe(
-    Layer.provide([PublicRoutesLive, ErrorResponsesLive, featureRoutes]),
+    Layer.provide([PublicRoutesLive, ErrorResponsesLive, RequestBodyLive(featureBodyLimits), featureRoutes]),
     Layer.provide(ApiLive)
   )

@@ -35,6 +35,8 @@ export const errorResponse = (error: ApiError): HttpServerResponse.HttpServerRes
   const headers: Record<string, string> = {}
   if (error._tag === "InvalidToken") headers["www-authenticate"] = 'Bearer realm="waymark"'
   if (error._tag === "MethodNotAllowed") headers["allow"] = error.allow.join(", ")
+  // the rest of a refused body is never read: the connection cannot carry another request
+  if (status === 413) headers["connection"] = "close"
   return HttpServerResponse.unsafeJson({ error: code, message: error.message }, { status, headers })
 }
 

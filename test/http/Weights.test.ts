@@ -58,7 +58,7 @@ describe("athlete weights", () => {
       ["a weight as a string", 400, "bad_request", HttpBody.text('{"on":"2024-05-01","weight":"70"}', "application/json")],
       ["a weight of null", 400, "bad_request", HttpBody.text('{"on":"2024-05-01","weight":null}', "application/json")],
       ["an absurd weight", 400, "bad_request", HttpBody.text('{"on":"2024-05-01","weight":1e300}', "application/json")],
-      ["a body over the limit", 400, "bad_request", HttpBody.text(JSON.stringify({ on: "2024-05-01", weight: 70, pad: "x".repeat(70_000) }), "application/json")]
+      ["a body over the limit", 413, "payload_too_large", HttpBody.text(JSON.stringify({ on: "2024-05-01", weight: 70, pad: "x".repeat(70_000) }), "application/json")]
     ]
     for (const [what, status, code, body] of badBodies) {
       it.effect(`POST with ${what}: ${status} ${code}, nothing written`, () =>

@@ -18,6 +18,9 @@ import { WebhookEventRepo } from "./WebhookEventRepo.ts"
 
 export const WEBHOOK_PATH = "/external/webhook"
 
+/** The platform's events are a few hundred bytes; anything much larger is not one. */
+export const WEBHOOK_MAX_BODY = 16 * 1024
+
 const webhookLog = (level: "info" | "error", message: string, annotations: Record<string, unknown> = {}) =>
   (level === "info" ? Effect.logInfo(message) : Effect.logError(message)).pipe(
     Effect.annotateLogs(annotations),
