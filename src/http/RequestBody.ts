@@ -27,8 +27,8 @@ const hasBody = (request: HttpServerRequest.HttpServerRequest) =>
 const cutOff = () => new BadRequest({ message: "The request body was cut off before it was complete." })
 
 /**
- * Collects the body of a Node request up to `maxBytes`. Past the limit it stops reading (the
- * socket is paused, never drained) and fails; the 413 that follows closes the connection.
+ * Collects the body of a Node request up to `maxBytes`. Past the limit it keeps nothing more
+ * and fails; the 413 that follows closes the connection.
  */
 const readLimited = (incoming: IncomingMessage, maxBytes: number) =>
   Effect.async<Buffer, PayloadTooLarge | BadRequest>((resume) => {
@@ -45,7 +45,8 @@ const readLimited = (incoming: IncomingMessage, maxBytes: number) =>
       size += chunk.length
       if (size > maxBytes) {
         stop()
-        incoming.pause()
+        // dropped from here on, until the answer closes the connection
+        incoming.resume()
         resume(Effect.fail(payloadTooLarge(maxBytes)))
       } else {
         chunks.push(chunk)
