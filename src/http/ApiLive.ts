@@ -9,6 +9,7 @@ import { ErrorResponsesLive } from "./ErrorResponses.ts"
 import { FileImportsHttpLive } from "./FileImportsHttp.ts"
 import type { BodyLimitRule } from "./BodyLimits.ts"
 import { RequestBodyLive } from "./RequestBody.ts"
+import { requestLog } from "./RequestLog.ts"
 import { GearHttpLive } from "./GearHttp.ts"
 import { PublicRoutesLive } from "./PublicRoutes.ts"
 import { SystemHttpLive } from "./SystemHttp.ts"
@@ -24,7 +25,9 @@ export const ApiLive = HttpApiBuilder.api(WaymarkApi).pipe(
  * features (the Strava webhook) with their body limits, which the composition root hands in.
  */
 export const makeHttpApp = <E, R>(featureRoutes: Layer.Layer<never, E, R>, featureBodyLimits: ReadonlyArray<BodyLimitRule>) =>
-  HttpApiBuilder.serve(HttpMiddleware.logger).pipe(
+  HttpApiBuilder.serve(requestLog).pipe(
+    // requestLog traces each request with its secrets redacted, in place of the platform's tracer
+    HttpMiddleware.withTracerDisabledWhen(() => true),
     Layer.provide([PublicRoutesLive, ErrorResponsesLive, RequestBodyLive(featureBodyLimits), featureRoutes]),
     Layer.provide(ApiLive)
   )
