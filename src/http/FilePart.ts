@@ -16,7 +16,6 @@ import {
   UnsupportedMediaType
 } from "../schema/ApiErrors.ts"
 import { diskFull, isDiskFull } from "./DiskFull.ts"
-import { UploadWrites } from "./UploadWrites.ts"
 
 /**
  * Reads the `file` part of a multipart/form-data request straight to disk, enforcing the
@@ -111,6 +110,11 @@ export const partNames = (part: Multipart.File): { readonly key: string; readonl
 
 const HEAD_BYTES = 64
 
+const writeAll = (fd: number, chunk: Uint8Array) => {
+  let written = 0
+  while (written < chunk.length) written += fs.writeSync(fd, chunk, written)
+}
+
 /** A parser failure as the multipart parser (multipasta) reports it. */
 interface ParserFailure {
   readonly _tag: string
@@ -183,7 +187,6 @@ const failureError = (failure: ParserFailure): FileTooLarge | MissingFile | Unsu
 
 export const receiveFilePart = (request: HttpServerRequest.HttpServerRequest, options: FilePartOptions) =>
   Effect.gen(function*() {
-    const writes = yield* UploadWrites
     let received: ReceivedFile | undefined
     const multipart = multipartParts(request)
     const parts = multipart.stream.pipe(
@@ -216,7 +219,7 @@ export const receiveFilePart = (request: HttpServerRequest.HttpServerRequest, op
             size += chunk.length
             if (size > options.maxFileSize) return yield* tooLarge()
             if (head.length < HEAD_BYTES) head = Buffer.concat([head, Buffer.from(chunk.subarray(0, HEAD_BYTES - head.length))])
-            yield* Effect.try({ try: () => writes.write(fd, chunk), catch: storeFailure })
+            yield* Effect.try({ try: () => writeAll(fd, chunk), catch: storeFailure })
           })
         ).pipe(Effect.ensuring(Effect.sync(() => fs.closeSync(fd))))
         received = { name: names.name, tempPath, size, head }
