@@ -37,7 +37,7 @@ import { ActivitySearchParams, CalendarDate, FileImportSearchParams } from "../s
 import { Authorization } from "./Authorization.ts"
 import { rewriteOpenApi } from "./OpenApiDocument.ts"
 
-/** The JSON API of SPEC.md, declared once; the OpenAPI document is generated from it. */
+/** The JSON API, declared once; the OpenAPI document is generated from it. */
 
 const activityId = HttpApiSchema.param("activityId", Schema.String.annotations({ description: "Prefixed id, starts with activity-" }))
 const imageId = HttpApiSchema.param("imageId", Schema.String.annotations({ description: "Prefixed id, starts with activityImage-" }))

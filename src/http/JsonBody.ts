@@ -2,9 +2,11 @@ import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect } from "effect"
 import { BadRequest, UnsupportedMediaType } from "../schema/ApiErrors.ts"
 
-/** Reads a small JSON object body with the messages of SPEC.md's 400 and 415 answers. */
+/**
+ * Reads a JSON object body with the messages of the 400 and 415 answers. Its size is already
+ * bounded: the body-limit middleware read it within MAX_JSON_BODY (413 past that).
+ */
 
-export const MAX_JSON_BODY = 64 * 1024
 export const NOT_AN_OBJECT = "The request body must be a valid JSON object."
 
 export const isJsonContentType = (request: HttpServerRequest.HttpServerRequest) => {
@@ -22,12 +24,7 @@ export const readJsonObject = (
         ? new UnsupportedMediaType({ message: "Send the body as application/json." })
         : new BadRequest({ message: `${NOT_AN_OBJECT} Send it as application/json.` })
     }
-    const declared = Number(request.headers["content-length"] ?? NaN)
-    if (Number.isFinite(declared) && declared > MAX_JSON_BODY) {
-      return yield* new BadRequest({ message: "The request body is too large." })
-    }
     const bytes = yield* request.arrayBuffer.pipe(Effect.mapError(() => new BadRequest({ message: NOT_AN_OBJECT })))
-    if (bytes.byteLength > MAX_JSON_BODY) return yield* new BadRequest({ message: "The request body is too large." })
     let text: string
     try {
       text = new TextDecoder("utf-8", { fatal: true }).decode(bytes)

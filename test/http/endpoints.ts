@@ -1,4 +1,4 @@
-/** Every declared endpoint of /api/v1 (SPEC.md "Endpoints"), with a concrete path. */
+/** Every declared endpoint of /api/v1, with a concrete path. */
 export const ENDPOINTS = [
   { method: "GET", path: "/api/v1/status" },
   { method: "POST", path: "/api/v1/activity/upload" },
