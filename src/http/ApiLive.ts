@@ -1,6 +1,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
+import { AppConfig } from "../services/platform/AppConfig.ts"
 import { ActivitiesHttpLive } from "./ActivitiesHttp.ts"
 import { WaymarkApi } from "./Api.ts"
 import { AthleteHttpLive } from "./AthleteHttp.ts"
@@ -9,7 +10,7 @@ import { ErrorResponsesLive } from "./ErrorResponses.ts"
 import { FileImportsHttpLive } from "./FileImportsHttp.ts"
 import type { BodyLimitRule } from "./BodyLimits.ts"
 import { RequestBodyLive } from "./RequestBody.ts"
-import { requestLog } from "./RequestLog.ts"
+import { configuredSecrets, makeRedactor, makeRequestLog } from "./RequestLog.ts"
 import { GearHttpLive } from "./GearHttp.ts"
 import { PublicRoutesLive } from "./PublicRoutes.ts"
 import { SystemHttpLive } from "./SystemHttp.ts"
@@ -25,9 +26,10 @@ export const ApiLive = HttpApiBuilder.api(WaymarkApi).pipe(
  * features (the Strava webhook) with their body limits, which the composition root hands in.
  */
 export const makeHttpApp = <E, R>(featureRoutes: Layer.Layer<never, E, R>, featureBodyLimits: ReadonlyArray<BodyLimitRule>) =>
-  HttpApiBuilder.serve(requestLog).pipe(
-    // requestLog traces each request with its secrets redacted, in place of the platform's tracer
-    HttpMiddleware.withTracerDisabledWhen(() => true),
-    Layer.provide([PublicRoutesLive, ErrorResponsesLive, RequestBodyLive(featureBodyLimits), featureRoutes]),
-    Layer.provide(ApiLive)
-  )
+  Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
+    HttpApiBuilder.serve(makeRequestLog(makeRedactor(configuredSecrets(config)))).pipe(
+      // the request log traces each request with its secrets redacted, in place of the platform's tracer
+      HttpMiddleware.withTracerDisabledWhen(() => true),
+      Layer.provide([PublicRoutesLive, ErrorResponsesLive, RequestBodyLive(featureBodyLimits), featureRoutes]),
+      Layer.provide(ApiLive)
+    )))

@@ -3,7 +3,7 @@ import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
 import { Effect, Option, Redacted } from "effect"
-import { AppConfig, type AppConfigShape } from "../services/platform/AppConfig.ts"
+import type { AppConfigShape } from "../services/platform/AppConfig.ts"
 
 /**
  * One log line and one trace span per request, naming the request by a URL whose secrets are
@@ -32,31 +32,35 @@ const decode = (raw: string) => {
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
 /**
- * The URL (path and query) with its secrets replaced. `secrets` are removed wherever they
- * appear, raw or percent-encoded.
+ * Replaces the secrets of a URL (path and query). `secrets` are removed wherever they
+ * appear, raw or percent-encoded (in either case of hex digits).
  */
-export const redactUrl = (url: string, secrets: ReadonlyArray<string> = []): string => {
-  const hash = url.indexOf("#")
-  const withoutHash = hash === -1 ? url : url.slice(0, hash)
-  const question = withoutHash.indexOf("?")
-  const path = question === -1 ? withoutHash : withoutHash.slice(0, question)
-  let result = path
-  if (question !== -1) {
-    const query = withoutHash.slice(question + 1)
-    result += "?" + query.split("&").map((pair) => {
-      const eq = pair.indexOf("=")
-      if (eq === -1) return pair
-      return SECRET_NAME.test(decode(pair.slice(0, eq))) ? `${pair.slice(0, eq + 1)}${REDACTED}` : pair
-    }).join("&")
-  }
-  result = result.replace(API_KEY_SHAPE, REDACTED)
-  for (const secret of secrets) {
-    if (secret.length < 4) continue
+export const makeRedactor = (secrets: ReadonlyArray<string>) => {
+  const patterns = secrets.filter((s) => s.length >= 4).flatMap((secret) => {
     const forms = new Set([secret, encodeURIComponent(secret), encodeURIComponent(secret).replace(/%20/g, "+")])
-    for (const form of forms) result = result.replace(new RegExp(escapeRegExp(form), "gi"), REDACTED)
+    return [...forms].map((form) => new RegExp(escapeRegExp(form), "gi"))
+  })
+  return (url: string): string => {
+    const hash = url.indexOf("#")
+    const withoutHash = hash === -1 ? url : url.slice(0, hash)
+    const question = withoutHash.indexOf("?")
+    let result = question === -1 ? withoutHash : withoutHash.slice(0, question)
+    if (question !== -1) {
+      const query = withoutHash.slice(question + 1)
+      result += "?" + query.split("&").map((pair) => {
+        const eq = pair.indexOf("=")
+        if (eq === -1) return pair
+        return SECRET_NAME.test(decode(pair.slice(0, eq))) ? `${pair.slice(0, eq + 1)}${REDACTED}` : pair
+      }).join("&")
+    }
+    result = result.replace(API_KEY_SHAPE, REDACTED)
+    for (const pattern of patterns) result = result.replace(pattern, REDACTED)
+    return result
   }
-  return result
 }
+
+/** `makeRedactor(secrets)` applied once. */
+export const redactUrl = (url: string, secrets: ReadonlyArray<string> = []): string => makeRedactor(secrets)(url)
 
 /** Every secret of the configuration, to be kept out of logs and traces. */
 export const configuredSecrets = (config: AppConfigShape): ReadonlyArray<string> =>
@@ -68,11 +72,10 @@ export const configuredSecrets = (config: AppConfigShape): ReadonlyArray<string>
  * The request logger and tracer of the HTTP app (in place of the platform's, which log and
  * trace the URL as sent; its tracer is turned off where this one is installed).
  */
-export const requestLog = <E, R>(app: HttpApp.Default<E, R>) =>
+export const makeRequestLog = (redact: (url: string) => string) => <E, R>(app: HttpApp.Default<E, R>) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
-    const config = yield* AppConfig
-    const url = redactUrl(request.url, configuredSecrets(config))
+    const url = redact(request.url)
     const question = url.indexOf("?")
     const path = question === -1 ? url : url.slice(0, question)
     return yield* Effect.exit(app).pipe(

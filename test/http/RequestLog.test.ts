@@ -1,5 +1,8 @@
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { describe, expect, it } from "@effect/vitest"
-import { redactUrl } from "../../src/http/RequestLog.ts"
+import { Effect, HashMap, Logger } from "effect"
+import { makeRedactor, makeRequestLog, redactUrl } from "../../src/http/RequestLog.ts"
 
 describe("redactUrl", () => {
   it("replaces the value of every parameter named like a credential, keeping the others", () => {
@@ -26,4 +29,32 @@ describe("redactUrl", () => {
     expect(redactUrl("/api/v1/status?")).toBe("/api/v1/status?")
     expect(redactUrl("/p?flag&x=")).toBe("/p?flag&x=")
   })
+})
+
+describe("the request log", () => {
+  it.effect("logs and traces the request under its redacted URL, with the answer's status", () =>
+    Effect.gen(function*() {
+      const lines: Array<{ message: unknown; annotations: Record<string, unknown> }> = []
+      const logger = Logger.make(({ annotations, message }) => {
+        lines.push({ message, annotations: Object.fromEntries(HashMap.toEntries(annotations)) })
+      })
+      let attributes: Record<string, unknown> = {}
+      const app = Effect.gen(function*() {
+        const span = yield* Effect.currentSpan
+        attributes = Object.fromEntries(span.attributes)
+        return HttpServerResponse.empty({ status: 403 })
+      }).pipe(Effect.orDie)
+      const request = HttpServerRequest.fromWeb(new Request("http://localhost/external/webhook?hub.mode=subscribe&hub.verify_token=vt-0123456789&x=cs-secret-value"))
+      const log = makeRequestLog(makeRedactor(["cs-secret-value"]))
+      const response = yield* log(app).pipe(
+        Effect.provideService(HttpServerRequest.HttpServerRequest, request),
+        Effect.provide(Logger.replace(Logger.defaultLogger, logger))
+      )
+      expect(response.status).toBe(403)
+      const redacted = "/external/webhook?hub.mode=subscribe&hub.verify_token=[redacted]&x=[redacted]"
+      expect(lines.map((l) => l.annotations)).toEqual([{ "http.method": "GET", "http.url": redacted, "http.status": 403 }])
+      expect(attributes).toMatchObject({ "http.request.method": "GET", "url.path": "/external/webhook", "url.query": redacted.split("?")[1] })
+      expect(attributes["url.full"]).toBeUndefined()
+      expect(JSON.stringify(attributes)).not.toContain("vt-0123456789")
+    }))
 })
