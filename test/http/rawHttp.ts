@@ -136,12 +136,18 @@ export const exchange = async (
   return { answer, closedByServer, reset, bytesSent, bytesSentAtAnswer, raw: Buffer.concat(received) }
 }
 
-/** A chunked body of `total` bytes in `size`-byte chunks, framed by hand. */
-export async function* chunked(total: number, size = 64 * 1024, fill = 0x20): AsyncIterable<Buffer> {
+/**
+ * A chunked body of `total` bytes in `size`-byte chunks, framed by hand, `pauseMs` apart. A
+ * paced body lets a test tell "answered after the limit" from "answered after the whole body":
+ * unpaced, loopback moves tens of megabytes into the kernel's socket buffers (up to 32 MB
+ * here) before the server's answer can arrive, however early the server refuses.
+ */
+export async function* chunked(total: number, size = 64 * 1024, fill = 0x20, pauseMs = 0): AsyncIterable<Buffer> {
   const chunk = Buffer.alloc(size, fill)
   for (let sent = 0; sent < total; sent += size) {
     const n = Math.min(size, total - sent)
     yield Buffer.concat([Buffer.from(`${n.toString(16)}\r\n`), chunk.subarray(0, n), Buffer.from("\r\n")])
+    if (pauseMs > 0) await sleep(pauseMs)
   }
   yield Buffer.from("0\r\n\r\n")
 }
