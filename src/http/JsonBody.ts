@@ -41,10 +41,15 @@ export const readJsonObject = (
     return value as Record<string, unknown>
   })
 
-/** 400 naming the fields that are not allowed. */
+/** How much of a client's field names an answer repeats. */
+const MAX_NAMED_FIELDS = 10
+const MAX_FIELD_NAME = 64
+
+/** 400 naming the fields that are not allowed (the first few, each cut short). */
 export const rejectUnknownFields = (body: Record<string, unknown>, allowed: ReadonlyArray<string>) => {
   const unknown = Object.keys(body).filter((k) => !allowed.includes(k))
-  return unknown.length > 0
-    ? Effect.fail(new BadRequest({ message: `Unknown field(s): ${unknown.join(", ")}. Allowed: ${allowed.join(", ")}.` }))
-    : Effect.void
+  if (unknown.length === 0) return Effect.void
+  const named = unknown.slice(0, MAX_NAMED_FIELDS).map((k) => (k.length > MAX_FIELD_NAME ? `${k.slice(0, MAX_FIELD_NAME)}…` : k))
+  const more = unknown.length > MAX_NAMED_FIELDS ? ` and ${unknown.length - MAX_NAMED_FIELDS} more` : ""
+  return Effect.fail(new BadRequest({ message: `Unknown field(s): ${named.join(", ")}${more}. Allowed: ${allowed.join(", ")}.` }))
 }

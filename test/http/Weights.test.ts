@@ -74,6 +74,15 @@ describe("athlete weights", () => {
         expect((yield* send("POST", "/api/v1/athlete/weights", { json: { weight: 70 } })).json.message).toContain('"on"')
         expect((yield* send("POST", "/api/v1/athlete/weights", { json: { on: "2024-05-01", weight: -1 } })).json.message).toContain('"weight"')
       }))
+
+    it.effect("unknown fields are named, but an answer repeats at most 10 of them, each cut to 64 characters", () =>
+      Effect.gen(function*() {
+        const body: Record<string, unknown> = { on: "2024-05-01", weight: 70, ["k".repeat(60_000)]: 1 }
+        for (let i = 0; i < 40; i++) body[`extra${i}`] = i
+        const answer = yield* send("POST", "/api/v1/athlete/weights", { json: body })
+        expectError(answer, 400, "bad_request")
+        expect(answer.json.message).toBe(`Unknown field(s): ${"k".repeat(64)}…, ${Array.from({ length: 9 }, (_, i) => `extra${i}`).join(", ")} and 31 more. Allowed: weight, on.`)
+      }))
   })
 
   layer(TestDaemon.layer({ env: { UNIT_SYSTEM: "imperial" } }), { excludeTestServices: true })("imperial", (it) => {
