@@ -5,13 +5,15 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import * as Path from "@effect/platform/Path"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Effect, Layer } from "effect"
-import { createServer } from "node:http"
 import { ExternalModeLive, WebhookRoutesLive } from "./connectors/strava/ExternalMode.ts"
 import { HttpServerRegistrationLive } from "./fibers/HttpServerRegistration.ts"
+import { WEBHOOK_MAX_BODY, WEBHOOK_PATH } from "./connectors/strava/WebhookRoutes.ts"
 import { ImportWorkerLive } from "./fibers/ImportWorker.ts"
 import { LogRetentionLive } from "./fibers/LogRetention.ts"
 import { WatchFolderLive } from "./fibers/WatchFolder.ts"
 import { makeHttpApp } from "./http/ApiLive.ts"
+import { type BodyLimitRule, makeBodyLimit, uploadBodyRules } from "./http/BodyLimits.ts"
+import { makeNodeServer } from "./http/NodeListener.ts"
 import { ParseWorker } from "./services/import/ParseWorker.ts"
 import { ActivityRepo } from "./services/activities/ActivityRepo.ts"
 import { ActivityRemoval } from "./services/activities/ActivityRemoval.ts"
@@ -66,9 +68,14 @@ const LoggingLive = Layer.unwrapEffect(
 /** The whole daemon around a given HTTP server layer (a real listener, or a test one). */
 export type ServerServices = HttpServer.HttpServer | HttpPlatform.HttpPlatform | Etag.Generator | FileSystem.FileSystem | Path.Path
 
+/** Body limits of the routes that other features add to the HTTP app. */
+const featureBodyLimits: ReadonlyArray<BodyLimitRule> = [
+  { method: "POST", path: new RegExp(`^${WEBHOOK_PATH}/?$`), maxBytes: WEBHOOK_MAX_BODY, streamed: false }
+]
+
 export const makeDaemon = <E, R>(server: Layer.Layer<ServerServices, E, R>) =>
   Layer.mergeAll(
-    Layer.merge(makeHttpApp(WebhookRoutesLive), HttpServerRegistrationLive).pipe(HttpServer.withLogAddress, Layer.provide(server)),
+    Layer.merge(makeHttpApp(WebhookRoutesLive, featureBodyLimits), HttpServerRegistrationLive).pipe(HttpServer.withLogAddress, Layer.provide(server)),
     LogRetentionLive,
     WatchFolderLive,
     ImportWorkerLive,
@@ -81,7 +88,10 @@ export const makeDaemon = <E, R>(server: Layer.Layer<ServerServices, E, R>) =>
   )
 
 const ListenerLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) => NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
+  Effect.map(AppConfig, (config) => {
+    const limitOf = makeBodyLimit([...uploadBodyRules(config.postMaxSize), ...featureBodyLimits])
+    return NodeHttpServer.layer(() => makeNodeServer(limitOf), { port: config.port, host: config.host })
+  })
 ).pipe(Layer.provide(AppConfig.Default))
 
 export const DaemonLive = makeDaemon(ListenerLive)

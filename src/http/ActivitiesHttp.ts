@@ -1,12 +1,12 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Either } from "effect"
-import * as fs from "node:fs"
 import {
   BadRequest,
   GpxNotAvailable,
   ImportModeNotFiles,
-  InternalError,
+  type InsufficientStorage,
+  type InternalError,
   NotFound,
   UnsupportedFileType
 } from "../schema/ApiErrors.ts"
@@ -21,7 +21,7 @@ import { ImageStore, sniffImage } from "../services/activities/ImageStore.ts"
 import { ImportQueue } from "../services/import/ImportQueue.ts"
 import { WatchDirectory } from "../services/import/WatchDirectory.ts"
 import { WaymarkApi } from "./Api.ts"
-import { checkMultipartHeaders, receiveFilePart } from "./FilePart.ts"
+import { checkMultipartHeaders, storeFailure, withReceivedFile } from "./FilePart.ts"
 import { decodeBody, readJsonObject } from "./JsonBody.ts"
 
 const decodeUpdate = decodeBody(ActivityUpdate)
@@ -72,7 +72,7 @@ export const ActivitiesHttpLive = HttpApiBuilder.group(WaymarkApi, "activities",
         Effect.gen(function*() {
           yield* checkMultipartHeaders(request, limits.maxPostSize)
           yield* requireFilesMode("Activity files can only be uploaded when running in file import mode.")
-          const file = yield* receiveFilePart(request, {
+          const stored = yield* withReceivedFile(request, {
             ...limits,
             tempDir: watch.uploadsDir,
             checkName: (name) =>
@@ -80,12 +80,10 @@ export const ActivitiesHttpLive = HttpApiBuilder.group(WaymarkApi, "activities",
                 onLeft: (message) => Effect.fail(new UnsupportedFileType({ message })),
                 onRight: () => Effect.void
               })
+          }, (file) => {
+            const { name } = Either.getOrThrow(checkActivityFileName(file.name))
+            return watch.deliver(file.tempPath, name).pipe(Effect.mapError(storeFailure))
           })
-          const { name } = Either.getOrThrow(checkActivityFileName(file.name))
-          const stored = yield* watch.deliver(file.tempPath, name).pipe(
-            Effect.tapError(() => Effect.sync(() => fs.rmSync(file.tempPath, { force: true }))),
-            Effect.mapError(() => new InternalError({ message: "The upload could not be stored." }))
-          )
           // the file is complete (linked in at once): no need to wait for the watcher to see it settle
           yield* queue.offer(stored)
           yield* Effect.logInfo(`upload queued as ${stored}`)
@@ -170,17 +168,14 @@ export const ActivitiesHttpLive = HttpApiBuilder.group(WaymarkApi, "activities",
           yield* checkMultipartHeaders(request, limits.maxPostSize)
           yield* requireFilesMode("Images can only be added to activities when running in file import mode.")
           yield* requireActivity(activityId)
-          const file = yield* receiveFilePart(request, { ...limits, tempDir: images.dir, checkName: () => Effect.void })
-          const type = sniffImage(file.head)
-          if (type === null) {
-            fs.rmSync(file.tempPath, { force: true })
-            return yield* new UnsupportedFileType({ message: "The file is not a jpg, png or webp image." })
-          }
-          const kept = yield* images.keep(file.tempPath, type).pipe(
-            Effect.tapError(() => Effect.sync(() => fs.rmSync(file.tempPath, { force: true }))),
-            Effect.mapError(() => new InternalError({ message: "The upload could not be stored." }))
+          const kept = yield* withReceivedFile(request, { ...limits, tempDir: images.dir, checkName: () => Effect.void }, (file) => {
+            const type = sniffImage(file.head)
+            if (type === null) return Effect.fail<UnsupportedFileType | InternalError | InsufficientStorage>(new UnsupportedFileType({ message: "The file is not a jpg, png or webp image." }))
+            return images.keep(file.tempPath, type).pipe(Effect.mapError(storeFailure))
+          })
+          const image = yield* activities.addImage(activityId, kept.imageId, kept.fileName).pipe(
+            Effect.onError(() => images.remove(kept.fileName))
           )
-          const image = yield* activities.addImage(activityId, kept.imageId, kept.fileName)
           return HttpServerResponse.unsafeJson(image, { status: 201 })
         })
       )

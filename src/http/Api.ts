@@ -10,10 +10,12 @@ import {
   FileTooLargeWire,
   GpxNotAvailableWire,
   ImportModeNotFilesWire,
+  InsufficientStorageWire,
   InternalErrorWire,
   InvalidTokenWire,
   MissingFileWire,
   NotFoundWire,
+  PayloadTooLargeWire,
   UnsupportedFileTypeWire,
   UnsupportedMediaTypeWire
 } from "../schema/ApiErrors.ts"
@@ -169,6 +171,8 @@ export class WaymarkApi extends HttpApi.make("waymark")
   .add(GearGroup)
   .add(AthleteGroup)
   .addError(InvalidTokenWire)
+  .addError(PayloadTooLargeWire)
+  .addError(InsufficientStorageWire)
   .addError(InternalErrorWire)
   // bearer auth is declared per group: a middleware of the HttpApi itself wraps the whole
   // router in v3, including the public routes (/api/openapi.yaml, /files/*)

@@ -1,12 +1,16 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
+import { AppConfig } from "../services/platform/AppConfig.ts"
 import { ActivitiesHttpLive } from "./ActivitiesHttp.ts"
 import { WaymarkApi } from "./Api.ts"
 import { AthleteHttpLive } from "./AthleteHttp.ts"
 import { AuthorizationLive } from "./AuthorizationLive.ts"
 import { ErrorResponsesLive } from "./ErrorResponses.ts"
 import { FileImportsHttpLive } from "./FileImportsHttp.ts"
+import type { BodyLimitRule } from "./BodyLimits.ts"
+import { RequestBodyLive } from "./RequestBody.ts"
+import { configuredSecrets, makeRedactor, makeRequestLog } from "./RequestLog.ts"
 import { GearHttpLive } from "./GearHttp.ts"
 import { HealthHttpLive } from "./HealthHttp.ts"
 import { PublicRoutesLive } from "./PublicRoutes.ts"
@@ -20,10 +24,13 @@ export const ApiLive = HttpApiBuilder.api(WaymarkApi).pipe(
 
 /**
  * The whole HTTP app: the API, the public routes, the error mapping, and the routes of other
- * features (the Strava webhook), which the composition root hands in.
+ * features (the Strava webhook) with their body limits, which the composition root hands in.
  */
-export const makeHttpApp = <E, R>(featureRoutes: Layer.Layer<never, E, R>) =>
-  HttpApiBuilder.serve(HttpMiddleware.logger).pipe(
-    Layer.provide([PublicRoutesLive, HealthHttpLive, ErrorResponsesLive, featureRoutes]),
-    Layer.provide(ApiLive)
-  )
+export const makeHttpApp = <E, R>(featureRoutes: Layer.Layer<never, E, R>, featureBodyLimits: ReadonlyArray<BodyLimitRule>) =>
+  Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
+    HttpApiBuilder.serve(makeRequestLog(makeRedactor(configuredSecrets(config)))).pipe(
+      // the request log traces each request with its secrets redacted, in place of the platform's tracer
+      HttpMiddleware.withTracerDisabledWhen(() => true),
+      Layer.provide([PublicRoutesLive, HealthHttpLive, ErrorResponsesLive, RequestBodyLive(featureBodyLimits), featureRoutes]),
+      Layer.provide(ApiLive)
+    )))

@@ -19,13 +19,15 @@ import {
   NotFound
 } from "../schema/ApiErrors.ts"
 import { ApiKey } from "../services/platform/ApiKey.ts"
+import { causeIsDiskFull, diskFull } from "./DiskFull.ts"
 import { inChannel } from "../services/platform/Logs.ts"
 import { WaymarkApi } from "./Api.ts"
 
 /**
  * Every failure under /api/v1 leaves as `{error, message}` with its status: our tagged
- * errors, the framework's decode errors and unknown routes, and unexpected defects (500
- * with a reference that the `errors` log channel repeats with the stack trace).
+ * errors, the framework's decode errors and unknown routes, a full disk (507, logged in the
+ * `errors` channel), and unexpected defects (500 with a reference that the `errors` log
+ * channel repeats with the stack trace).
  */
 
 export const API_PREFIX = "/api/v1"
@@ -35,6 +37,8 @@ export const errorResponse = (error: ApiError): HttpServerResponse.HttpServerRes
   const headers: Record<string, string> = {}
   if (error._tag === "InvalidToken") headers["www-authenticate"] = 'Bearer realm="waymark"'
   if (error._tag === "MethodNotAllowed") headers["allow"] = error.allow.join(", ")
+  // the rest of a refused body is never read: the connection cannot carry another request
+  if (status === 413) headers["connection"] = "close"
   return HttpServerResponse.unsafeJson({ error: code, message: error.message }, { status, headers })
 }
 
@@ -88,6 +92,15 @@ export const ErrorResponsesLive = HttpApiBuilder.middleware(
           const error = Option.getOrUndefined(Option.orElse(failure, () => defect))
           if (Cause.isInterruptedOnly(cause)) return yield* Effect.failCause(cause)
 
+          // a write that found the disk (or the database file) full: 507, whatever layer it failed in
+          if ((isApiError(error) && error._tag === "InsufficientStorage") || causeIsDiskFull(cause)) {
+            const path = request.url.split("?")[0]
+            yield* Effect.logError(`${request.method} ${path}: the disk is full, nothing was stored`).pipe(
+              Effect.annotateLogs({ method: request.method, path }),
+              inChannel("errors")
+            )
+            return errorResponse(diskFull())
+          }
           if (isApiError(error) && error._tag !== "InternalError") return errorResponse(error)
           if (error instanceof HttpApiError.HttpApiDecodeError) {
             return errorResponse(new BadRequest({ message: decodeErrorMessage(error) }))

@@ -7,7 +7,15 @@ import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { PassThrough } from "node:stream"
-import { FileTooLarge, InternalError, MissingFile, UnsupportedFileType, UnsupportedMediaType } from "../schema/ApiErrors.ts"
+import {
+  FileTooLarge,
+  type InsufficientStorage,
+  InternalError,
+  MissingFile,
+  UnsupportedFileType,
+  UnsupportedMediaType
+} from "../schema/ApiErrors.ts"
+import { diskFull, isDiskFull } from "./DiskFull.ts"
 
 /**
  * Reads the `file` part of a multipart/form-data request straight to disk, enforcing the
@@ -102,6 +110,11 @@ export const partNames = (part: Multipart.File): { readonly key: string; readonl
 
 const HEAD_BYTES = 64
 
+const writeAll = (fd: number, chunk: Uint8Array) => {
+  let written = 0
+  while (written < chunk.length) written += fs.writeSync(fd, chunk, written)
+}
+
 /** A parser failure as the multipart parser (multipasta) reports it. */
 interface ParserFailure {
   readonly _tag: string
@@ -128,18 +141,30 @@ const multipartParts = (request: HttpServerRequest.HttpServerRequest) => {
       })
       return pipe(destination, opts)
     }) as typeof source.pipe
+    // a client that breaks off the upload makes the request emit `error` (ECONNRESET); piped
+    // on, it must land on a listener, or it is thrown out of the event loop and stops the process
     incoming.on("error", (e) => source.destroy(e))
+    source.on("error", (e: ParserFailure) => {
+      failure ??= e
+    })
     incoming.pipe(source)
-    const ended = Effect.async<void>((resume) => {
+    const ended = Effect.async<void, MissingFile>((resume) => {
       if (incoming.readableEnded) return resume(Effect.void)
       const onEnd = () => resume(Effect.void)
+      const onClose = () => {
+        if (!incoming.readableEnded) resume(Effect.fail(new MissingFile({ message: `The request body was cut off: ${MISSING_FILE_MESSAGE}` })))
+      }
       incoming.once("end", onEnd)
-      return Effect.sync(() => incoming.off("end", onEnd))
+      incoming.once("close", onClose)
+      return Effect.sync(() => {
+        incoming.off("end", onEnd)
+        incoming.off("close", onClose)
+      })
     })
     return { stream: NodeMultipart.stream(source, incoming.headers), failure: () => failure, ended }
   } catch {
     // not a Node request (tests through a web handler): the platform stream as it is
-    return { stream: request.multipartStream, failure: () => failure, ended: Effect.never }
+    return { stream: request.multipartStream, failure: () => failure, ended: Effect.never as Effect.Effect<void, MissingFile> }
   }
 }
 
@@ -194,7 +219,7 @@ export const receiveFilePart = (request: HttpServerRequest.HttpServerRequest, op
             size += chunk.length
             if (size > options.maxFileSize) return yield* tooLarge()
             if (head.length < HEAD_BYTES) head = Buffer.concat([head, Buffer.from(chunk.subarray(0, HEAD_BYTES - head.length))])
-            yield* Effect.try({ try: () => fs.writeSync(fd, chunk), catch: storeFailure })
+            yield* Effect.try({ try: () => writeAll(fd, chunk), catch: storeFailure })
           })
         ).pipe(Effect.ensuring(Effect.sync(() => fs.closeSync(fd))))
         received = { name: names.name, tempPath, size, head }
@@ -225,6 +250,20 @@ export const receiveFilePart = (request: HttpServerRequest.HttpServerRequest, op
     return received
   })
 
+/**
+ * Receives the file part and hands it to `use`; whatever happens next (a failure, the client
+ * going away), the temporary file is gone afterwards unless `use` moved it elsewhere.
+ */
+export const withReceivedFile = <A, E, R>(
+  request: HttpServerRequest.HttpServerRequest,
+  options: FilePartOptions,
+  use: (file: ReceivedFile) => Effect.Effect<A, E, R>
+) =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(restore(receiveFilePart(request, options)), (file) =>
+      restore(use(file)).pipe(Effect.ensuring(Effect.sync(() => removeQuietly(file.tempPath)))))
+  )
+
 /** Removes a temporary file; never fails (a cleanup must not turn a 4xx into a defect). */
 const removeQuietly = (file: string) => {
   try {
@@ -234,4 +273,6 @@ const removeQuietly = (file: string) => {
   }
 }
 
-const storeFailure = () => new InternalError({ message: "The upload could not be stored." })
+/** 507 when the disk is full, else 500: an upload that could not be stored. */
+export const storeFailure = (error: unknown): InternalError | InsufficientStorage =>
+  isDiskFull(error) ? diskFull() : new InternalError({ message: "The upload could not be stored." })

@@ -2,9 +2,11 @@ import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect, ParseResult, Schema } from "effect"
 import { BadRequest, UnsupportedMediaType } from "../schema/ApiErrors.ts"
 
-/** Reads a small JSON object body, answering 400 or 415 with a message that says what is wrong. */
+/**
+ * Reads a JSON object body with the messages of the 400 and 415 answers. Its size is already
+ * bounded: the body-limit middleware read it within MAX_JSON_BODY (413 past that).
+ */
 
-export const MAX_JSON_BODY = 64 * 1024
 export const NOT_AN_OBJECT = "The request body must be a valid JSON object."
 
 export const isJsonContentType = (request: HttpServerRequest.HttpServerRequest) => {
@@ -22,12 +24,7 @@ export const readJsonObject = (
         ? new UnsupportedMediaType({ message: "Send the body as application/json." })
         : new BadRequest({ message: `${NOT_AN_OBJECT} Send it as application/json.` })
     }
-    const declared = Number(request.headers["content-length"] ?? NaN)
-    if (Number.isFinite(declared) && declared > MAX_JSON_BODY) {
-      return yield* new BadRequest({ message: "The request body is too large." })
-    }
     const bytes = yield* request.arrayBuffer.pipe(Effect.mapError(() => new BadRequest({ message: NOT_AN_OBJECT })))
-    if (bytes.byteLength > MAX_JSON_BODY) return yield* new BadRequest({ message: "The request body is too large." })
     let text: string
     try {
       text = new TextDecoder("utf-8", { fatal: true }).decode(bytes)
@@ -44,12 +41,17 @@ export const readJsonObject = (
     return value as Record<string, unknown>
   })
 
-/** 400 naming the fields that are not allowed. */
+/** How much of a client's field names an answer repeats. */
+const MAX_NAMED_FIELDS = 10
+const MAX_FIELD_NAME = 64
+
+/** 400 naming the fields that are not allowed (the first few, each cut short). */
 export const rejectUnknownFields = (body: Record<string, unknown>, allowed: ReadonlyArray<string>) => {
   const unknown = Object.keys(body).filter((k) => !allowed.includes(k))
-  return unknown.length > 0
-    ? Effect.fail(new BadRequest({ message: `Unknown field(s): ${unknown.join(", ")}. Allowed: ${allowed.join(", ")}.` }))
-    : Effect.void
+  if (unknown.length === 0) return Effect.void
+  const named = unknown.slice(0, MAX_NAMED_FIELDS).map((k) => (k.length > MAX_FIELD_NAME ? `${k.slice(0, MAX_FIELD_NAME)}…` : k))
+  const more = unknown.length > MAX_NAMED_FIELDS ? ` and ${unknown.length - MAX_NAMED_FIELDS} more` : ""
+  return Effect.fail(new BadRequest({ message: `Unknown field(s): ${named.join(", ")}${more}. Allowed: ${allowed.join(", ")}.` }))
 }
 
 /**

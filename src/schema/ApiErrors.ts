@@ -19,6 +19,8 @@ export class ImportModeNotFiles extends Schema.TaggedError<ImportModeNotFiles>()
 export class FileTooLarge extends Schema.TaggedError<FileTooLarge>()("FileTooLarge", { message: Schema.String }) {}
 export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()("UnsupportedMediaType", { message: Schema.String }) {}
 export class UnsupportedFileType extends Schema.TaggedError<UnsupportedFileType>()("UnsupportedFileType", { message: Schema.String }) {}
+export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", { message: Schema.String }) {}
+export class InsufficientStorage extends Schema.TaggedError<InsufficientStorage>()("InsufficientStorage", { message: Schema.String }) {}
 export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", { message: Schema.String }) {}
 
 export type ApiError =
@@ -33,12 +35,14 @@ export type ApiError =
   | FileTooLarge
   | UnsupportedMediaType
   | UnsupportedFileType
+  | PayloadTooLarge
+  | InsufficientStorage
   | InternalError
 
 export const ERROR_CODES = [
   "invalid_token", "missing_file", "unsupported_media_type", "unsupported_file_type", "file_too_large",
   "import_mode_not_files", "gpx_not_available", "not_found", "method_not_allowed", "bad_request", "forbidden",
-  "internal_error"
+  "payload_too_large", "insufficient_storage", "internal_error"
 ] as const
 
 /** Wire code and HTTP status of each error. */
@@ -54,8 +58,13 @@ export const errorWire: { readonly [K in ApiError["_tag"]]: { readonly code: (ty
   FileTooLarge: { code: "file_too_large", status: 413 },
   UnsupportedMediaType: { code: "unsupported_media_type", status: 415 },
   UnsupportedFileType: { code: "unsupported_file_type", status: 422 },
+  PayloadTooLarge: { code: "payload_too_large", status: 413 },
+  InsufficientStorage: { code: "insufficient_storage", status: 507 },
   InternalError: { code: "internal_error", status: 500 }
 }
+
+/** The answer to a write that failed because the disk (or the database file) is full. */
+export const DISK_FULL_MESSAGE = "The disk is full: nothing was stored. Free some space on the server and try again."
 
 export const isApiError = (u: unknown): u is ApiError =>
   typeof u === "object" && u !== null && "_tag" in u && typeof u._tag === "string" && u._tag in errorWire &&
@@ -99,4 +108,6 @@ export const ImportModeNotFilesWire = wire(ImportModeNotFiles, "ImportModeNotFil
 export const FileTooLargeWire = wire(FileTooLarge, "FileTooLarge", (message) => new FileTooLarge({ message }))
 export const UnsupportedMediaTypeWire = wire(UnsupportedMediaType, "UnsupportedMediaType", (message) => new UnsupportedMediaType({ message }))
 export const UnsupportedFileTypeWire = wire(UnsupportedFileType, "UnsupportedFileType", (message) => new UnsupportedFileType({ message }))
+export const PayloadTooLargeWire = wire(PayloadTooLarge, "PayloadTooLarge", (message) => new PayloadTooLarge({ message }))
+export const InsufficientStorageWire = wire(InsufficientStorage, "InsufficientStorage", (message) => new InsufficientStorage({ message }))
 export const InternalErrorWire = wire(InternalError, "InternalError", (message) => new InternalError({ message }))

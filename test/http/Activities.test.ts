@@ -173,10 +173,20 @@ describe("activities", () => {
       ["a form body", HttpBody.text("name=x", "application/x-www-form-urlencoded")],
       ["a multipart body", fileForm("a.json", '{"name":"x"}')],
       ["invalid UTF-8", HttpBody.uint8Array(Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]), "application/json")],
-      ["a body over the limit", HttpBody.text(JSON.stringify({ name: "x", description: "d".repeat(70 * 1024) }), "application/json")],
       ["a name over the limit", HttpBody.text(JSON.stringify({ name: "n".repeat(256) }), "application/json")],
       ["a binary body", HttpBody.uint8Array(PNG_1x1, "application/json")]
     ]
+    it.effect("413 payload_too_large for a body over 64 KB, and nothing is written", () =>
+      Effect.gen(function*() {
+        const id = yield* seedActivity({ name: "Keep", description: "keep" })
+        const before = yield* snapshot
+        const body = HttpBody.text(JSON.stringify({ name: "x", description: "d".repeat(70 * 1024) }), "application/json")
+        const answer = yield* send("PATCH", `/api/v1/activities/${id}`, { body })
+        expectError(answer, 413, "payload_too_large")
+        expect(answer.headers["connection"]).toBe("close")
+        expect(yield* snapshot).toEqual(before)
+      }))
+
     for (const [what, body] of badBodies) {
       it.effect(`400 bad_request for ${what}, and nothing is written`, () =>
         Effect.gen(function*() {

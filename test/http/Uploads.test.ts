@@ -1,5 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
 import * as HttpBody from "@effect/platform/HttpBody"
+import { SqlClient } from "@effect/sql"
 import { Effect, Stream } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -16,22 +17,31 @@ const expectError = (answer: { status: number; json: any }, status: number, code
 
 const upload = (body: HttpBody.HttpBody) => send("POST", "/api/v1/activity/upload", { body })
 
+/**
+ * Runs `effect` while the import worker cannot finish a file: the test holds the database's
+ * only connection in a transaction, and the worker removes a file from the watch folder only
+ * after writing its row. An upload is imported at once; without this its file could be gone
+ * before the test looks at the watch folder. The upload path itself never touches the database.
+ */
+const importsHeld = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql.withTransaction(effect))
+
 const watchFiles = Effect.map(TestDaemon, (d) => fs.readdirSync(d.watchDir).filter((n) => !n.startsWith(".")).sort())
 
 describe("POST /api/v1/activity/upload", () => {
   layer(TestDaemon.layer({ env: LIMITS }), { excludeTestServices: true })("accepted uploads", (it) => {
     it.effect("202 queued: the file lands in the watch folder under its name, nothing is left in .uploads", () =>
-      Effect.gen(function*() {
+      importsHeld(Effect.gen(function*() {
         const daemon = yield* TestDaemon
         const answer = yield* upload(fileForm("morning.fit", "FIT bytes"))
         expect(answer.status).toBe(202)
         expect(answer.json).toEqual({ status: "queued", message: expect.any(String) })
         expect(fs.readFileSync(path.join(daemon.watchDir, "morning.fit"), "utf8")).toBe("FIT bytes")
         expect(fs.readdirSync(daemon.uploadsDir)).toEqual([])
-      }))
+      })))
 
     it.effect("a name clash gets -1, -2 before the extension; nothing is overwritten", () =>
-      Effect.gen(function*() {
+      importsHeld(Effect.gen(function*() {
         const daemon = yield* TestDaemon
         expect((yield* upload(fileForm("clash.gpx", "one"))).status).toBe(202)
         expect((yield* upload(fileForm("clash.gpx", "two"))).status).toBe(202)
@@ -39,10 +49,10 @@ describe("POST /api/v1/activity/upload", () => {
         expect(fs.readFileSync(path.join(daemon.watchDir, "clash.gpx"), "utf8")).toBe("one")
         expect(fs.readFileSync(path.join(daemon.watchDir, "clash-1.gpx"), "utf8")).toBe("two")
         expect(fs.readFileSync(path.join(daemon.watchDir, "clash-2.gpx"), "utf8")).toBe("three")
-      }))
+      })))
 
     it.effect("the extension is matched in any case; tcx and gpx are accepted; UTF-8 names are kept", () =>
-      Effect.gen(function*() {
+      importsHeld(Effect.gen(function*() {
         for (const name of ["UPPER.TCX", "route.Gpx", "Rit naar Gent – été.fit", "骑行 🚴.fit"]) {
           expect((yield* upload(fileForm(name, "x"))).status).toBe(202)
         }
@@ -51,32 +61,40 @@ describe("POST /api/v1/activity/upload", () => {
         expect(files).toContain("route.gpx")
         expect(files).toContain("Rit naar Gent – été.fit")
         expect(files).toContain("骑行 🚴.fit")
-      }))
+      })))
 
     it.effect("a file of exactly the size limit and a 200-byte name are accepted", () =>
-      Effect.gen(function*() {
+      importsHeld(Effect.gen(function*() {
         const name = "a".repeat(196) + ".fit"
         expect(Buffer.byteLength(name)).toBe(200)
         expect((yield* upload(fileForm(name, Buffer.alloc(1024, 1)))).status).toBe(202)
         expect(yield* watchFiles).toContain(name)
-      }))
+      })))
 
     it.effect("other parts beside `file` are ignored", () =>
-      Effect.gen(function*() {
+      importsHeld(Effect.gen(function*() {
         const answer = yield* upload(rawMultipart([
           { name: "note", content: "hello", contentType: "text/plain" },
           { name: "file", filename: "with-note.fit", content: "data" }
         ]))
         expect(answer.status).toBe(202)
         expect(yield* watchFiles).toContain("with-note.fit")
-      }))
+      })))
 
-    it.effect("queued uploads are listed by GET /file-imports", () =>
+    it.effect("an upload is listed by GET /file-imports: queued, then with the outcome of its import", () =>
       Effect.gen(function*() {
-        const answer = yield* send("GET", "/api/v1/file-imports?filters[filename]=morning.fit")
-        expect(answer.json.fileImports).toEqual([
-          { id: null, filename: "morning.fit", source: "fitFile", status: "queued", errorMessage: null, activityId: null, importedOn: null }
-        ])
+        expect((yield* upload(fileForm("listed.fit", "not a FIT file"))).status).toBe(202)
+        // the worker takes the file at once: whichever the listing shows, it is this upload
+        const answer = yield* send("GET", "/api/v1/file-imports?filters[filename]=listed.fit")
+        const entries = answer.json.fileImports as Array<Record<string, unknown>>
+        expect(entries.length).toBeGreaterThan(0)
+        for (const entry of entries) {
+          expect(entry).toEqual(
+            entry.status === "queued"
+              ? { id: null, filename: "listed.fit", source: "fitFile", status: "queued", errorMessage: null, activityId: null, importedOn: null }
+              : { id: expect.stringMatching(/^fileImport-/), filename: "listed.fit", source: "fitFile", status: "failed", errorMessage: expect.any(String), activityId: null, importedOn: expect.any(String) }
+          )
+        }
       }))
   })
 

@@ -58,7 +58,7 @@ describe("athlete weights", () => {
       ["a weight as a string", 400, "bad_request", HttpBody.text('{"on":"2024-05-01","weight":"70"}', "application/json")],
       ["a weight of null", 400, "bad_request", HttpBody.text('{"on":"2024-05-01","weight":null}', "application/json")],
       ["an absurd weight", 400, "bad_request", HttpBody.text('{"on":"2024-05-01","weight":1e300}', "application/json")],
-      ["a body over the limit", 400, "bad_request", HttpBody.text(JSON.stringify({ on: "2024-05-01", weight: 70, pad: "x".repeat(70_000) }), "application/json")]
+      ["a body over the limit", 413, "payload_too_large", HttpBody.text(JSON.stringify({ on: "2024-05-01", weight: 70, pad: "x".repeat(70_000) }), "application/json")]
     ]
     for (const [what, status, code, body] of badBodies) {
       it.effect(`POST with ${what}: ${status} ${code}, nothing written`, () =>
@@ -73,6 +73,15 @@ describe("athlete weights", () => {
       Effect.gen(function*() {
         expect((yield* send("POST", "/api/v1/athlete/weights", { json: { weight: 70 } })).json.message).toContain('"on"')
         expect((yield* send("POST", "/api/v1/athlete/weights", { json: { on: "2024-05-01", weight: -1 } })).json.message).toContain('"weight"')
+      }))
+
+    it.effect("unknown fields are named, but an answer repeats at most 10 of them, each cut to 64 characters", () =>
+      Effect.gen(function*() {
+        const body: Record<string, unknown> = { on: "2024-05-01", weight: 70, ["k".repeat(60_000)]: 1 }
+        for (let i = 0; i < 40; i++) body[`extra${i}`] = i
+        const answer = yield* send("POST", "/api/v1/athlete/weights", { json: body })
+        expectError(answer, 400, "bad_request")
+        expect(answer.json.message).toBe(`Unknown field(s): ${"k".repeat(64)}…, ${Array.from({ length: 9 }, (_, i) => `extra${i}`).join(", ")} and 31 more. Allowed: weight, on.`)
       }))
   })
 

@@ -50,8 +50,12 @@ export const drainWebhookEvents = Effect.gen(function*() {
 const requeue = (batch: ReadonlyArray<WebhookEvent>) =>
   Effect.gen(function*() {
     const events = yield* WebhookEventRepo
-    for (const event of batch) yield* events.store(event)
-    yield* log(`${batch.length} webhook events queued again for the next check`)
+    let dropped = 0
+    for (const event of batch) if ((yield* events.store(event)) === "full") dropped++
+    yield* log(`${batch.length - dropped} webhook events queued again for the next check`)
+    if (dropped > 0) {
+      yield* Effect.logWarning(`${dropped} webhook events dropped: the queue is full; the next full import catches up`).pipe(inChannel("daemon"))
+    }
   })
 
 export const WebhookDrainLive = Layer.scopedDiscard(Effect.gen(function*() {

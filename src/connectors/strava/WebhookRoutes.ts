@@ -1,25 +1,36 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Clock, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Cause, Clock, Effect, Either, Layer, Option, Redacted, Ref } from "effect"
 import { createHash, timingSafeEqual } from "node:crypto"
 import { AppConfig } from "../../services/platform/AppConfig.ts"
 import { inChannel } from "../../services/platform/Logs.ts"
-import { WebhookEventRepo } from "./WebhookEventRepo.ts"
+import { errorWire } from "../../schema/ApiErrors.ts"
+import { WEBHOOK_MAX_PENDING, WebhookEventRepo } from "./WebhookEventRepo.ts"
+import { readEvent } from "./WebhookPayload.ts"
 
 /**
  * `/external/webhook`, outside bearer auth:
  * - GET: the platform's subscription validation (`hub.mode`, `hub.challenge`, `hub.verify_token`);
  *   200 `{"hub.challenge": ...}` when the token matches, else 403; 404 when webhooks are off.
- * - POST: an event; answered 200 at once (even on bad JSON). Activity create/update/delete events
- *   are stored (one pending event per activity) for the WebhookDrain fiber; no platform call here.
- * Log lines in channel `webhooks`.
+ * - POST: an event, answered at once. Activity create/update/delete events are stored (one
+ *   pending event per activity, a bounded number in all) for the WebhookDrain fiber; no
+ *   platform call here. A body that is not an event (not JSON, not an object, nested too
+ *   deep, missing members) answers 400, one that is not `application/json` 415, one over
+ *   WEBHOOK_MAX_BODY 413 (the composition root limits it while it arrives).
+ * Log lines in channel `webhooks`, naming an event by its summary, never by its body.
  */
 
 export const WEBHOOK_PATH = "/external/webhook"
 
-const webhookLog = (level: "info" | "error", message: string, annotations: Record<string, unknown> = {}) =>
-  (level === "info" ? Effect.logInfo(message) : Effect.logError(message)).pipe(
+/** The platform's events are a few hundred bytes; anything much larger is not one. */
+export const WEBHOOK_MAX_BODY = 16 * 1024
+
+/** A full store is reported on the first refused event, then once every this many. */
+const FULL_WARNING_EVERY = 100
+
+const webhookLog = (level: "info" | "warning" | "error", message: string, annotations: Record<string, unknown> = {}) =>
+  (level === "info" ? Effect.logInfo(message) : level === "warning" ? Effect.logWarning(message) : Effect.logError(message)).pipe(
     Effect.annotateLogs(annotations),
     inChannel("webhooks")
   )
@@ -28,16 +39,23 @@ const webhookLog = (level: "info" | "error", message: string, annotations: Recor
 export const tokensEqual = (a: string, b: string): boolean =>
   timingSafeEqual(createHash("sha256").update(a).digest(), createHash("sha256").update(b).digest())
 
-const WebhookPayload = Schema.Struct({
-  object_type: Schema.String,
-  aspect_type: Schema.String,
-  object_id: Schema.Union(Schema.Number, Schema.String)
-})
-
 const disabled = HttpServerResponse.unsafeJson(
   { error: "not_found", message: "Webhooks are not enabled." },
   { status: 404 }
 )
+
+/** An error answer in the API's `{error, message}` shape. */
+const refuse = (tag: "BadRequest" | "UnsupportedMediaType" | "PayloadTooLarge", message: string) => {
+  const { code, status } = errorWire[tag]
+  return HttpServerResponse.unsafeJson({ error: code, message }, { status })
+}
+
+const isJson = (contentType: string | undefined) => {
+  const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase()
+  return type === "application/json" || /^application\/[\w.+-]+\+json$/.test(type)
+}
+
+const tooLarge = () => refuse("PayloadTooLarge", `An event is at most ${WEBHOOK_MAX_BODY / 1024} KB.`)
 
 export const WebhookRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
@@ -51,8 +69,8 @@ export const WebhookRoutesLive = HttpApiBuilder.Router.use((router) =>
         if (!enabled) return disabled
         const request = yield* HttpServerRequest.HttpServerRequest
         const params = new URL(request.url, "http://localhost").searchParams
-        const mode = params.get("hub.mode") ?? ""
-        const challenge = params.get("hub.challenge") ?? ""
+        const mode = (params.get("hub.mode") ?? "").slice(0, 64)
+        const challenge = (params.get("hub.challenge") ?? "").slice(0, 256)
         const token = params.get("hub.verify_token") ?? ""
         yield* webhookLog("info", "validation request received", { mode, challenge })
         const expected = Option.map(config.webhooksVerifyToken, Redacted.value)
@@ -65,48 +83,67 @@ export const WebhookRoutesLive = HttpApiBuilder.Router.use((router) =>
       })
     )
 
+    const refusedWhileFull = yield* Ref.make(0)
+
     yield* router.post(
       WEBHOOK_PATH,
       Effect.gen(function*() {
         if (!enabled) return disabled
         const request = yield* HttpServerRequest.HttpServerRequest
-        const text = yield* request.text.pipe(Effect.orElseSucceed(() => ""))
-        let json: unknown
-        try {
-          json = JSON.parse(text)
-        } catch {
-          yield* webhookLog("error", "event rejected: the body is not JSON", { body: text.slice(0, 500) })
-          return HttpServerResponse.empty({ status: 200 })
+        if (!isJson(request.headers["content-type"])) {
+          yield* webhookLog("error", "event rejected: the body is not application/json", { contentType: String(request.headers["content-type"] ?? "").slice(0, 100) })
+          return refuse("UnsupportedMediaType", "Send the event as application/json.")
         }
-        yield* webhookLog("info", "event received", { payload: json })
-        const decoded = Schema.decodeUnknownOption(WebhookPayload)(json)
-        if (Option.isNone(decoded)) {
-          yield* webhookLog("error", "event rejected: object_type, aspect_type or object_id missing", { payload: json })
-          return HttpServerResponse.empty({ status: 200 })
+        // the limit also holds when nothing in front of this route limited the body
+        const read = yield* Effect.either(request.text.pipe(HttpServerRequest.withMaxBodySize(Option.some(WEBHOOK_MAX_BODY))))
+        if (Either.isLeft(read)) {
+          const declared = Number(request.headers["content-length"] ?? NaN)
+          if (declared > WEBHOOK_MAX_BODY) return tooLarge()
+          return refuse("BadRequest", "The body could not be read.")
         }
-        const event = decoded.value
+        const text = read.right
+        if (Buffer.byteLength(text) > WEBHOOK_MAX_BODY) return tooLarge()
+        const body = readEvent(text)
+        if (body._tag === "Refused") {
+          yield* webhookLog("error", `event rejected: ${body.message}`, { bytes: Buffer.byteLength(text) })
+          return refuse("BadRequest", body.message)
+        }
+        const event = body.summary
+        yield* webhookLog("info", "event received", event)
         if (event.object_type !== "activity") return HttpServerResponse.empty({ status: 200 })
         if (event.aspect_type !== "create" && event.aspect_type !== "update" && event.aspect_type !== "delete") {
-          yield* webhookLog("error", `event rejected: unknown aspect_type "${event.aspect_type}"`, { payload: json })
+          yield* webhookLog("error", "event ignored: unknown aspect_type", event)
           return HttpServerResponse.empty({ status: 200 })
         }
         const objectId = String(event.object_id)
-        if (!/^\d+$/.test(objectId)) {
-          yield* webhookLog("error", `event rejected: object_id "${objectId}" is not a number`, { payload: json })
-          return HttpServerResponse.empty({ status: 200 })
+        if (!/^\d{1,20}$/.test(objectId)) {
+          yield* webhookLog("error", "event rejected: object_id is not a number", event)
+          return refuse("BadRequest", "object_id must be the activity's number.")
         }
         const receivedAt = yield* Clock.currentTimeMillis
-        yield* events.store({
+        const outcome = yield* events.store({
           objectId,
           objectType: event.object_type,
           aspectType: event.aspect_type,
-          payload: JSON.stringify(json),
+          payload: JSON.stringify(event),
           receivedAt
         }).pipe(
           Effect.catchAllCause((cause) =>
-            Effect.logError("Error processing webhook event", cause).pipe(inChannel("webhooks"))
+            Effect.as(webhookLog("error", "the event could not be stored", { ...event, cause: Cause.pretty(cause) }), "failed" as const)
           )
         )
+        if (outcome === "full") {
+          const refused = yield* Ref.updateAndGet(refusedWhileFull, (n) => n + 1)
+          if (refused === 1 || refused % FULL_WARNING_EVERY === 0) {
+            yield* webhookLog(
+              "warning",
+              `event dropped: ${WEBHOOK_MAX_PENDING} events are already waiting to be processed (${refused} dropped so far); the next full import catches up`,
+              event
+            )
+          }
+        } else if (outcome === "stored") {
+          yield* Ref.set(refusedWhileFull, 0)
+        }
         return HttpServerResponse.empty({ status: 200 })
       })
     )

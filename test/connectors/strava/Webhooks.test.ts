@@ -61,7 +61,7 @@ describe("GET /external/webhook (validation)", () => {
 })
 
 describe("POST /external/webhook (events)", () => {
-  it.live("stores one pending event per activity, ignores other objects, answers 200 to bad JSON", () =>
+  it.live("stores one pending event per activity, ignores other objects, answers 400 to a body that is not an event", () =>
     withHarness((h) =>
       Effect.gen(function*() {
         const first = yield* Effect.promise(() => h.fake.sendWebhookEvent(h.callbackUrl, { aspect_type: "create", object_id: 42 }))
@@ -75,7 +75,8 @@ describe("POST /external/webhook (events)", () => {
           h.fake.sendWebhookEvent(h.callbackUrl, { aspect_type: "update", object_id: 7, object_type: "athlete" })
         )
         const bad = yield* post(h.callbackUrl, "{not json")
-        assert.strictEqual(bad.status, 200)
+        assert.strictEqual(bad.status, 400)
+        assert.deepStrictEqual(JSON.parse(bad.text), { error: "bad_request", message: "The body is not valid JSON." })
         const weird = yield* post(h.callbackUrl, JSON.stringify({ object_type: "activity", aspect_type: "archive", object_id: 5 }))
         assert.strictEqual(weird.status, 200)
 
@@ -83,13 +84,20 @@ describe("POST /external/webhook (events)", () => {
         assert.strictEqual(yield* repo.pending(), 2)
         const events = yield* repo.grab()
         assert.deepStrictEqual(events.map((e) => [e.objectId, e.aspectType]), [["42", "create"], ["43", "delete"]])
+        // the stored payload keeps the event's known members only
+        assert.deepStrictEqual(Object.keys(JSON.parse(events[0]!.payload)).sort(), ["aspect_type", "event_time", "object_id", "object_type", "owner_id", "subscription_id"])
         assert.strictEqual(JSON.parse(events[0]!.payload).object_id, 42)
         assert.strictEqual(yield* repo.pending(), 0)
 
         const lines = channel(h.logs, "webhooks")
         assert.strictEqual(lines.filter((l) => l.message === "event received").length, 5)
-        assert.isDefined(lines.find((l) => l.message === "event received")!.annotations.payload)
-        assert.isTrue(lines.some((l) => l.level === "ERROR" && l.message.includes("not JSON")))
+        // an event is logged by its summary, never its body
+        const received = lines.find((l) => l.message === "event received")!.annotations
+        assert.strictEqual(received.object_id, 42)
+        assert.strictEqual(received.aspect_type, "create")
+        assert.isUndefined(received.payload)
+        assert.isUndefined(received.updates)
+        assert.isTrue(lines.some((l) => l.level === "ERROR" && l.message.includes("not valid JSON")))
       })
     ))
 

@@ -1,0 +1,70 @@
+import { createServer, type IncomingMessage, type Server } from "node:http"
+import type { Socket } from "node:net"
+import { type BodyLimit, declaredLength } from "./BodyLimits.ts"
+
+/**
+ * The Node server under the HTTP app.
+ *
+ * It answers `Expect: 100-continue` itself: a body declared over its route's limit is not
+ * invited (no `100 Continue`), and the app refuses it with 413 before reading a byte; any
+ * other request is invited and handed on as usual.
+ *
+ * A connection closed after an answer (`Connection: close`, as every 413 is) lingers: the
+ * rest of a refused body is read and dropped for a moment, up to a bound. Closed at once,
+ * the socket would answer the bytes still arriving with a reset, and the client would lose
+ * the answer it was about to read.
+ */
+
+const LINGER_MS = 2_000
+const LINGER_MAX_BYTES = 16 * 1024 * 1024
+
+const lingeringClose = (socket: Socket, request: () => IncomingMessage | undefined) => {
+  const drain = () => {
+    const startBytes = socket.bytesRead
+    const stop = () => {
+      clearTimeout(timer)
+      clearInterval(watch)
+      socket.destroy()
+    }
+    const timer = setTimeout(stop, LINGER_MS)
+    const watch = setInterval(() => {
+      if (socket.bytesRead - startBytes > LINGER_MAX_BYTES) stop()
+    }, 100)
+    timer.unref()
+    watch.unref()
+    socket.once("close", () => {
+      clearTimeout(timer)
+      clearInterval(watch)
+    })
+    socket.once("end", stop)
+    const pending = request()
+    if (pending !== undefined && !pending.readableEnded) {
+      pending.unpipe()
+      pending.removeAllListeners("data")
+      pending.resume()
+    }
+    socket.resume()
+  }
+  if (socket.writable) socket.end()
+  if (socket.writableFinished) drain()
+  else socket.once("finish", drain)
+}
+
+export const makeNodeServer = (limitOf: (method: string, url: string) => BodyLimit): Server => {
+  const server = createServer()
+  const current = new WeakMap<Socket, IncomingMessage>()
+  server.on("connection", (socket: Socket) => {
+    socket.destroySoon = () => lingeringClose(socket, () => current.get(socket))
+  })
+  server.prependListener("request", (request: IncomingMessage) => {
+    current.set(request.socket, request)
+  })
+  server.on("checkContinue", (request, response) => {
+    const declared = declaredLength(request.headers)
+    if (declared === undefined || declared <= limitOf(request.method ?? "GET", request.url ?? "/").maxBytes) {
+      response.writeContinue()
+    }
+    server.emit("request", request, response)
+  })
+  return server
+}

@@ -1,0 +1,102 @@
+import type * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerError from "@effect/platform/HttpServerError"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
+import { Effect, Option, Redacted } from "effect"
+import type { AppConfigShape } from "../services/platform/AppConfig.ts"
+
+/**
+ * One log line and one trace span per request, naming the request by a URL whose secrets are
+ * redacted: the value of every query parameter named like a credential (the platform's
+ * `hub.verify_token`, `access_token`, `client_secret`, `api_key`, `code`...), anything shaped
+ * like an API key, and every configured secret wherever a client put it. A query string is
+ * chosen by the client, so it is never logged or traced as sent.
+ */
+
+export const REDACTED = "[redacted]"
+
+/** Names of parameters whose value is a credential (matched on the decoded name, any case). */
+const SECRET_NAME = /token|secret|key|passw(or)?d|pwd|code|signature|credential|auth|session|cookie/i
+
+/** Our API keys, also when presented by mistake in a query string or a path. */
+const API_KEY_SHAPE = /wmk_[0-9a-fA-F]{64}/g
+
+const decode = (raw: string) => {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, " "))
+  } catch {
+    return raw
+  }
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+/**
+ * Replaces the secrets of a URL (path and query). `secrets` are removed wherever they
+ * appear, raw or percent-encoded (in either case of hex digits).
+ */
+export const makeRedactor = (secrets: ReadonlyArray<string>) => {
+  const patterns = secrets.filter((s) => s.length >= 4).flatMap((secret) => {
+    const forms = new Set([secret, encodeURIComponent(secret), encodeURIComponent(secret).replace(/%20/g, "+")])
+    return [...forms].map((form) => new RegExp(escapeRegExp(form), "gi"))
+  })
+  return (url: string): string => {
+    const hash = url.indexOf("#")
+    const withoutHash = hash === -1 ? url : url.slice(0, hash)
+    const question = withoutHash.indexOf("?")
+    let result = question === -1 ? withoutHash : withoutHash.slice(0, question)
+    if (question !== -1) {
+      const query = withoutHash.slice(question + 1)
+      result += "?" + query.split("&").map((pair) => {
+        const eq = pair.indexOf("=")
+        if (eq === -1) return pair
+        return SECRET_NAME.test(decode(pair.slice(0, eq))) ? `${pair.slice(0, eq + 1)}${REDACTED}` : pair
+      }).join("&")
+    }
+    result = result.replace(API_KEY_SHAPE, REDACTED)
+    for (const pattern of patterns) result = result.replace(pattern, REDACTED)
+    return result
+  }
+}
+
+/** `makeRedactor(secrets)` applied once. */
+export const redactUrl = (url: string, secrets: ReadonlyArray<string> = []): string => makeRedactor(secrets)(url)
+
+/** Every secret of the configuration, to be kept out of logs and traces. */
+export const configuredSecrets = (config: AppConfigShape): ReadonlyArray<string> =>
+  [config.apiKey, config.stravaClientSecret, config.stravaRefreshToken, config.webhooksVerifyToken]
+    .flatMap((secret) => Option.toArray(Option.map(secret, Redacted.value)))
+    .filter((s) => s !== "")
+
+/**
+ * The request logger and tracer of the HTTP app (in place of the platform's, which log and
+ * trace the URL as sent; its tracer is turned off where this one is installed).
+ */
+export const makeRequestLog = (redact: (url: string) => string) => <E, R>(app: HttpApp.Default<E, R>) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const url = redact(request.url)
+    const question = url.indexOf("?")
+    const path = question === -1 ? url : url.slice(0, question)
+    return yield* Effect.exit(app).pipe(
+      Effect.tap((exit) => {
+        const status = HttpServerError.exitResponse(exit).status
+        return Effect.annotateCurrentSpan("http.response.status_code", status).pipe(
+          Effect.zipRight(Effect.log("Sent HTTP response")),
+          Effect.annotateLogs({ "http.method": request.method, "http.url": url, "http.status": status })
+        )
+      }),
+      Effect.withSpan(`http.server ${request.method}`, {
+        kind: "server",
+        captureStackTrace: false,
+        parent: Option.getOrUndefined(HttpTraceContext.fromHeaders(request.headers)),
+        attributes: {
+          "http.request.method": request.method,
+          "url.path": path,
+          ...(question === -1 ? {} : { "url.query": url.slice(question + 1) })
+        }
+      }),
+      Effect.withLogSpan("http.request"),
+      Effect.flatten
+    )
+  })

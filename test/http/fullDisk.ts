@@ -1,0 +1,69 @@
+import Database from "better-sqlite3"
+import { Effect } from "effect"
+import fs from "node:fs"
+import { syncBuiltinESMExports } from "node:module"
+
+/**
+ * A full disk, for the daemon running in this process: while armed, file writes fail with
+ * ENOSPC the way the kernel reports it (node's fs.writeSync / fs.writeFileSync throw it), and
+ * SQLite writes fail with SQLITE_FULL the way better-sqlite3 reports it. Reads keep working,
+ * as they do on a full disk.
+ */
+
+export interface FullDiskOptions {
+  /** file writes fail (default true) */
+  readonly files?: boolean
+  /** INSERT, UPDATE, DELETE and REPLACE statements fail (default true) */
+  readonly database?: boolean
+}
+
+const enospc = (syscall: string) =>
+  Object.assign(new Error(`ENOSPC: no space left on device, ${syscall}`), { code: "ENOSPC", errno: -28, syscall })
+
+type StatementMethod = (this: { source: string }, ...args: Array<unknown>) => unknown
+
+const statementPrototype = (() => {
+  const db = new Database(":memory:")
+  const prototype = Object.getPrototypeOf(db.prepare("SELECT 1")) as Record<"run" | "all", StatementMethod>
+  db.close()
+  return prototype
+})()
+
+const WRITE_STATEMENT = /^\s*(INSERT|UPDATE|DELETE|REPLACE)\b/i
+
+const arm = (options: FullDiskOptions) =>
+  Effect.sync(() => {
+    const restore: Array<() => void> = []
+    if (options.files ?? true) {
+      const { writeSync, writeFileSync } = fs
+      fs.writeSync = (() => {
+        throw enospc("write")
+      }) as typeof fs.writeSync
+      fs.writeFileSync = (() => {
+        throw enospc("write")
+      }) as typeof fs.writeFileSync
+      syncBuiltinESMExports()
+      restore.push(() => {
+        fs.writeSync = writeSync
+        fs.writeFileSync = writeFileSync
+        syncBuiltinESMExports()
+      })
+    }
+    if (options.database ?? true) {
+      for (const method of ["run", "all"] as const) {
+        const original = statementPrototype[method]
+        statementPrototype[method] = function(this: { source: string }, ...args: Array<unknown>) {
+          if (WRITE_STATEMENT.test(this.source)) throw new Database.SqliteError("database or disk is full", "SQLITE_FULL")
+          return original.apply(this, args)
+        }
+        restore.push(() => {
+          statementPrototype[method] = original
+        })
+      }
+    }
+    return restore
+  })
+
+/** Runs `effect` on a full disk; space returns afterwards, whatever happened. */
+export const withFullDisk = <A, E, R>(effect: Effect.Effect<A, E, R>, options: FullDiskOptions = {}) =>
+  Effect.acquireUseRelease(arm(options), () => effect, (restore) => Effect.sync(() => restore.forEach((undo) => undo())))
