@@ -35,6 +35,8 @@ export interface FakeWahooOptions {
   readonly limits?: Partial<FakeWahooLimits>
   /** Seconds announced in `X-RateLimit-Reset` and `Retry-After`; default 1 (tests must not wait long). */
   readonly resetSeconds?: number
+  /** Milliseconds before a file download answers (to hold a sync in progress); default 0. */
+  readonly fileDelayMs?: number
 }
 
 export interface FakeWorkoutInput {
@@ -76,6 +78,10 @@ export interface FakeWahoo {
   addWorkout(input: FakeWorkoutInput): FakeWorkout
   /** Gives (or takes) a workout's file. */
   setFile(id: number, file: Uint8Array | null): void
+  /** The file URL of the workout answers 500 (true) or its bytes again (false). */
+  breakFile(id: number, broken: boolean): void
+  /** Downloads of each file id so far. */
+  readonly downloads: Map<number, number>
   /** The next `count` API calls answer 429 with `Retry-After: retryAfterSeconds`. */
   rateLimitNext(count: number, retryAfterSeconds?: number): void
   /** The next `count` API calls answer `status` with Wahoo's error body. */
@@ -119,6 +125,8 @@ export const startFakeWahoo = async (options: FakeWahooOptions = {}): Promise<Fa
   const validRefresh = new Set<string>()
   const usage = { day: 0, hour: 0, fiveMin: 0 }
   const queued: Array<{ status: number; retryAfter?: number }> = []
+  const broken = new Set<number>()
+  const downloads = new Map<number, number>()
   let grants = 0
   let deny = false
   let nextId = 1000
@@ -244,6 +252,9 @@ export const startFakeWahoo = async (options: FakeWahooOptions = {}): Promise<Fa
     if (req.method === "GET" && file !== null) {
       const workout = workouts.find((w) => w.id === Number(file[1]))
       if (workout === undefined || workout.file === null) return send(res, 404, "<Error><Code>NoSuchKey</Code></Error>")
+      if (options.fileDelayMs !== undefined) await new Promise((r) => setTimeout(r, options.fileDelayMs))
+      if (broken.has(workout.id)) return send(res, 500, "<Error><Code>InternalError</Code></Error>")
+      downloads.set(workout.id, (downloads.get(workout.id) ?? 0) + 1)
       res.writeHead(200, { "content-type": "application/octet-stream", "content-length": String(workout.file.byteLength) })
       return res.end(Buffer.from(workout.file))
     }
@@ -314,6 +325,11 @@ export const startFakeWahoo = async (options: FakeWahooOptions = {}): Promise<Fa
       }
       workouts.push(workout)
       return workout
+    },
+    downloads,
+    breakFile(id, isBroken) {
+      if (isBroken) broken.add(id)
+      else broken.delete(id)
     },
     setFile(id, file) {
       const workout = workouts.find((w) => w.id === id)
