@@ -7,9 +7,9 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { WahooClient } from "../../../src/connectors/wahoo/WahooClient.ts"
 import { WahooConfig } from "../../../src/connectors/wahoo/WahooConfig.ts"
-import { WahooConnectorLive } from "../../../src/connectors/wahoo/WahooConnector.ts"
-import { WahooServicesLive } from "../../../src/connectors/wahoo/WahooConnector.ts"
+import { WahooConnectorLive, WahooServicesLive } from "../../../src/connectors/wahoo/WahooConnector.ts"
 import { type FakeWahoo, startFakeWahoo, type FakeWahooOptions } from "../../fakes/FakeWahoo.ts"
+import { freePort } from "../../support/freePort.ts"
 
 /**
  * Helpers of the Wahoo connector tests: a fake Wahoo per test, temporary DATA_DIR folders,
@@ -108,8 +108,11 @@ export const httpsRequest = (
     const request = https.request(url, {
       method: options.method ?? "GET",
       ca: options.ca,
+      agent: false,
       headers: { ...(options.body !== undefined ? { "content-length": String(Buffer.byteLength(options.body)) } : {}), ...options.headers }
     }, (response) => {
+      const socket = response.socket as import("node:tls").TLSSocket | null
+      const fingerprint = socket?.getPeerX509Certificate?.()?.fingerprint256 ?? ""
       const chunks: Array<Buffer> = []
       response.on("data", (c: Buffer) => chunks.push(c))
       response.on("end", () => {
@@ -120,13 +123,12 @@ export const httpsRequest = (
         } catch {
           json = undefined
         }
-        const socket = response.socket as import("node:tls").TLSSocket
         resume(Effect.succeed({
           status: response.statusCode ?? 0,
           headers: response.headers,
           text,
           json,
-          fingerprint: socket.getPeerX509Certificate?.()?.fingerprint256 ?? ""
+          fingerprint
         }))
       })
       response.on("error", (e) => resume(Effect.fail(e)))
@@ -156,3 +158,44 @@ export const daysAgo = (days: number, hour = 8) => {
 export const readHistory = (dirs: Dirs): any => JSON.parse(fs.readFileSync(path.join(dirs.stateDir, "sync_history.json"), "utf8"))
 export const readTokens = (dirs: Dirs): any => JSON.parse(fs.readFileSync(path.join(dirs.stateDir, "tokens.json"), "utf8"))
 export const listDir = (dir: string): Array<string> => (fs.existsSync(dir) ? fs.readdirSync(dir).sort() : [])
+
+export interface Running {
+  readonly fake: FakeWahoo
+  readonly dirs: Dirs
+  /** `https://127.0.0.1:<port>` */
+  readonly base: string
+  /** The connector's certificate (PEM), to trust in requests. */
+  readonly ca: string
+  readonly env: Readonly<Record<string, string>>
+}
+
+/** The environment of a connector on a free port whose redirect URI points back at it. */
+export const listeningEnv = (fake: FakeWahoo, dirs: Dirs, extra: Readonly<Record<string, string>> = {}) =>
+  Effect.map(freePort, (port) =>
+    envFor(fake, dirs, {
+      PORT: String(port),
+      PROVIDER_B_REDIRECT_URI: `https://127.0.0.1:${port}/callback`,
+      ...extra
+    }))
+
+/** Runs `body` with the whole connector listening over HTTPS (built for this call, closed after). */
+export const withConnector = <A, E, R>(
+  running: Omit<Running, "base" | "ca">,
+  body: (running: Running) => Effect.Effect<A, E, R>
+) =>
+  Effect.scoped(
+    Effect.gen(function*() {
+      const base = `https://127.0.0.1:${running.env["PORT"]}`
+      const ca = fs.readFileSync(path.join(running.dirs.stateDir, "cert.pem"), "utf8")
+      return yield* body({ ...running, base, ca })
+    }).pipe(Effect.provide(Layer.fresh(connectorLayer(running.env))))
+  )
+
+/** What a browser does with the Connect button: /connect, the authorize page, back to /callback; answers the final redirect. */
+export const connectThroughDashboard = (running: Running) =>
+  Effect.gen(function*() {
+    const start = yield* httpsRequest(`${running.base}/connect`, { ca: running.ca })
+    const back = yield* authorizeAt(String(start.headers["location"]))
+    const done = yield* httpsRequest(back.toString(), { ca: running.ca })
+    return { start, back, done }
+  })
