@@ -26,7 +26,7 @@ const LEVELS: Record<WahooLogLevel, LogLevel.LogLevel> = {
 const LoggingLive = Layer.unwrapEffect(
   Effect.map(WahooConfig, (config) =>
     Layer.mergeAll(
-      Logger.replace(Logger.defaultLogger, Logger.logfmtLogger),
+      Logger.logFmt,
       Logger.minimumLogLevel(LEVELS[config.logLevel])
     ))
 )

@@ -204,7 +204,13 @@ export const makeWahooRoutes = Effect.gen(function*() {
   )
 })
 
+const logAddress = HttpServer.addressWith((address) =>
+  Effect.logInfo(
+    `dashboard on ${address._tag === "TcpAddress" ? `https://${address.hostname}:${address.port}/` : address.path}`
+  )
+)
+
 /** Serves the routes on the HttpServer the layer is given. */
 export const WahooServerLive = Layer.unwrapEffect(
-  Effect.map(makeWahooRoutes, (router) => HttpServer.serve(router).pipe(HttpServer.withLogAddress))
+  Effect.map(makeWahooRoutes, (router) => Layer.merge(HttpServer.serve(router), Layer.effectDiscard(logAddress)))
 )
