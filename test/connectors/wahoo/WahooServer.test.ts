@@ -201,6 +201,47 @@ describe("Wahoo connector server (HTTPS, dashboard, OAuth, API)", () => {
         expect(form.json).toMatchObject({ status: "started", time_window: "all_time" })
       }), { fake: { fileDelayMs: 700 } }))
 
+  it.scopedLive("a rate limit at Wahoo defers the next sync (Retry-After honoured) and the dashboard says so", () =>
+    withRunning((running) =>
+      Effect.gen(function*() {
+        yield* connectThroughDashboard(running)
+        yield* syncDone(running)
+        running.fake.rateLimitNext(1, 3600)
+        expect((yield* postSync(running)).status).toBe(202)
+        const s = yield* eventually("the backoff", Effect.map(status(running), (x) => (x.backoff_seconds > 0 ? x : undefined)))
+        expect(s.backoff_seconds).toBeGreaterThanOrEqual(3500)
+        expect(s.last_error).toContain("429")
+        expect(s.last_result).toMatchObject({ status: "error" })
+        expect(new Date(s.next_sync_time).getTime() - Date.now()).toBeGreaterThan(3_500_000)
+        const deferred = yield* postSync(running)
+        expect(deferred.status).toBe(202)
+        expect(deferred.json).toMatchObject({ status: "deferred" })
+        expect(deferred.json.message).toContain("Wahoo's request limit was reached")
+        const page = yield* httpsRequest(`${running.base}/`, { ca: running.ca })
+        expect(page.text).toContain("Wahoo's request limit was reached; the next sync waits")
+      })
+    ))
+
+  it.scopedLive("a revoked authorization shows on the dashboard in plain words, and connecting again clears it", () =>
+    withRunning((running) =>
+      Effect.gen(function*() {
+        yield* connectThroughDashboard(running)
+        const first = yield* syncDone(running)
+        running.fake.revoke()
+        expect((yield* postSync(running)).status).toBe(202)
+        const s = yield* eventually("the refusal", Effect.map(status(running), (x) =>
+          !x.is_syncing && x.last_sync_time !== first.last_sync_time ? x : undefined))
+        expect(s.authenticated).toBe(false)
+        expect(s.auth_error).toContain("Wahoo refused the stored refresh token")
+        const page = yield* httpsRequest(`${running.base}/`, { ca: running.ca })
+        expect(page.text).toContain("Not connected")
+        expect(page.text).toContain("Wahoo refused the stored refresh token")
+        yield* connectThroughDashboard(running)
+        const again = yield* status(running)
+        expect(again).toMatchObject({ authenticated: true, auth_error: null })
+      })
+    ))
+
   it.scopedLive("an unknown path answers 404 JSON", () =>
     withRunning((running) =>
       Effect.map(httpsRequest(`${running.base}/nope`, { ca: running.ca }), (answer) => {
