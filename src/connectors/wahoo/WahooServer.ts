@@ -200,6 +200,7 @@ export const makeWahooRoutes = Effect.gen(function*() {
     HttpRouter.get("/callback", callback),
     HttpRouter.get("/api/status", apiStatus),
     HttpRouter.post("/api/sync", apiSync),
+    // the handlers cannot fail: what is caught here is a path no route takes
     HttpRouter.catchAll(() => Effect.succeed(json({ status: "error", message: "Not found." }, 404)))
   )
 })

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
+import * as net from "node:net"
+import * as tls from "node:tls"
 import * as path from "node:path"
 import { X509Certificate } from "node:crypto"
 import {
@@ -239,6 +241,31 @@ describe("Wahoo connector server (HTTPS, dashboard, OAuth, API)", () => {
         yield* connectThroughDashboard(running)
         const again = yield* status(running)
         expect(again).toMatchObject({ authenticated: true, auth_error: null })
+      })
+    ))
+
+  it.scopedLive("garbage instead of TLS, and a request cut off mid-body, leave the server answering", () =>
+    withRunning((running) =>
+      Effect.gen(function*() {
+        const port = Number(running.env["PORT"])
+        yield* Effect.promise(() =>
+          new Promise<void>((resolve) => {
+            const socket = net.connect(port, "127.0.0.1", () => socket.end("GET / HTTP/1.1\r\nHost: x\r\n\r\n\x00\xff garbage"))
+            socket.on("error", () => resolve())
+            socket.on("close", () => resolve())
+          })
+        )
+        yield* Effect.promise(() =>
+          new Promise<void>((resolve) => {
+            const socket = tls.connect({ port, host: "127.0.0.1", ca: running.ca }, () => {
+              socket.write("POST /api/sync HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"time_")
+              setTimeout(() => socket.destroy(), 100)
+            })
+            socket.on("error", () => resolve())
+            socket.on("close", () => resolve())
+          })
+        )
+        expect((yield* httpsRequest(`${running.base}/api/status`, { ca: running.ca })).status).toBe(200)
       })
     ))
 
