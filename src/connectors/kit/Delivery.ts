@@ -4,7 +4,7 @@ import * as path from "node:path"
 import { publishFile, type Published } from "../../services/import/PublishFile.ts"
 
 /**
- * A connector's way into the watch folder. A file is written as `.<name>.part` beside its
+ * A connector's way into the watch folder. A file is written as `.<name>.part` (or `.<name>.tmp`) beside its
  * target (a dot-file and a `.part`: the watcher never takes it for an import), made durable,
  * then published under its final name by the same rule as uploads: in one step, and never
  * over an existing file unless `onConflict` is `overwrite`. With `skip` (the default) an
