@@ -29,8 +29,6 @@ export const MAX_FILE_ATTEMPTS = 3
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
-const messageOf = (e: unknown) => (e instanceof Error || (typeof e === "object" && e !== null && "message" in e) ? String((e as { message: unknown }).message) : String(e))
-
 /** Whether everything from `start` down to the cutoff was handled by a finished sync. */
 const isStopPoint = (coverage: Coverage | null, start: Date | undefined, cutoff: Option.Option<number>): boolean => {
   if (coverage === null || start === undefined) return false
@@ -180,7 +178,7 @@ export class WahooSync extends Effect.Service<WahooSync>()("connectors/wahoo/Wah
                   Effect.as(
                     Effect.sync(() => {
                       failedDownloads++
-                      errors.push(`${fileNameOf(workout)}: ${messageOf(e)}`)
+                      errors.push(`${fileNameOf(workout)}: ${e.message}`)
                     }),
                     Option.none<string>()
                   )
