@@ -4,7 +4,7 @@ import * as path from "node:path"
 import { publishFile, type Published } from "../../services/import/PublishFile.ts"
 
 /**
- * A connector's way into the watch folder. A file is written as `.<name>.part` beside its
+ * A connector's way into the watch folder. A file is written as `.<name>.part` (or `.<name>.tmp`) beside its
  * target (a dot-file and a `.part`: the watcher never takes it for an import), made durable,
  * then published under its final name by the same rule as uploads: in one step, and never
  * over an existing file unless `onConflict` is `overwrite`. With `skip` (the default) an
@@ -18,10 +18,15 @@ import { publishFile, type Published } from "../../services/import/PublishFile.t
 
 export type OnConflict = "skip" | "overwrite"
 
+/** How a file is named while it is written: `.<name>.part` (default) or `.<name>.tmp`. */
+export type TemporarySuffix = ".part" | ".tmp"
+
 export interface DeliveryOptions {
   readonly dir: string
   /** What happens when a file of the same name is already in the folder; default `skip`. */
   readonly onConflict?: OnConflict
+  /** Suffix of the temporary name (both are ignored by the watcher); default `.part`. */
+  readonly temporarySuffix?: TemporarySuffix
 }
 
 export class DeliveryError extends Data.TaggedError("DeliveryError")<{
@@ -47,9 +52,9 @@ export interface Delivery {
 export const DELIVERED_FILE_MODE = 0o644
 
 /** The temporary name of `name` while it is written. */
-export const partNameOf = (name: string): string => `.${name}.part`
+export const partNameOf = (name: string, suffix: TemporarySuffix = ".part"): string => `.${name}${suffix}`
 
-const isPartName = (entry: string): boolean => entry.startsWith(".") && entry.endsWith(".part")
+const isPartName = (entry: string, suffix: TemporarySuffix): boolean => entry.startsWith(".") && entry.endsWith(suffix)
 
 const messageOf = (e: unknown): string => e instanceof Error ? e.message : String(e)
 
@@ -62,11 +67,11 @@ const checkName = (name: string): string | undefined => {
   return undefined
 }
 
-/** Removes `.*.part` files from `dir`; answers their names. */
-const removeStaleParts = (dir: string): Array<string> => {
+/** Removes `.*<suffix>` files from `dir` (only this suffix: another connector may be writing its own); answers their names. */
+const removeStaleParts = (dir: string, suffix: TemporarySuffix): Array<string> => {
   const removed: Array<string> = []
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    if (!entry.isFile() || !isPartName(entry.name)) continue
+    if (!entry.isFile() || !isPartName(entry.name, suffix)) continue
     try {
       fs.rmSync(path.join(dir, entry.name), { force: true })
       removed.push(entry.name)
@@ -97,10 +102,11 @@ export const makeDelivery = (options: DeliveryOptions): Effect.Effect<Delivery, 
   Effect.gen(function*() {
     const dir = path.resolve(options.dir)
     const onConflict = options.onConflict ?? "skip"
+    const suffix = options.temporarySuffix ?? ".part"
     const stale = yield* Effect.try({
       try: () => {
         fs.mkdirSync(dir, { recursive: true })
-        const removed = removeStaleParts(dir)
+        const removed = removeStaleParts(dir, suffix)
         probe(dir)
         return removed
       },
@@ -117,7 +123,7 @@ export const makeDelivery = (options: DeliveryOptions): Effect.Effect<Delivery, 
         if (invalid !== undefined) {
           return yield* new DeliveryError({ path: dir, message: `cannot deliver ${JSON.stringify(name)}: ${invalid}` })
         }
-        const part = path.join(dir, partNameOf(name))
+        const part = path.join(dir, partNameOf(name, suffix))
         const failed = (what: string) => (cause: unknown) =>
           new DeliveryError({ path: part, message: `${what} ${part}: ${messageOf(cause)}`, cause })
         const write = Effect.acquireUseRelease(

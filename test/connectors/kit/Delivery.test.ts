@@ -102,6 +102,27 @@ describe("Delivery", () => {
       expect(fs.readdirSync(fresh)).toEqual([])
     }))
 
+  it.effect("with the .tmp suffix: writes .<name>.tmp and removes only stale .tmp files (another connector's .part stays)", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      fs.writeFileSync(path.join(dir, ".old.fit.tmp"), "cut off by a crash")
+      fs.writeFileSync(path.join(dir, ".other.fit.part"), "another connector writing")
+      const delivery = yield* makeDelivery({ dir, temporarySuffix: ".tmp" })
+      expect(fs.readdirSync(dir).sort()).toEqual([".other.fit.part"])
+      let seenMidway: Array<string> = []
+      const content = Stream.concat(
+        Stream.make(bytes("first ")),
+        Stream.fromEffect(Effect.sync(() => {
+          seenMidway = fs.readdirSync(dir)
+          return bytes("second")
+        }))
+      )
+      yield* delivery.deliver("wahoo.fit", content)
+      expect(seenMidway).toContain(partNameOf("wahoo.fit", ".tmp"))
+      expect(partNameOf("wahoo.fit", ".tmp")).toBe(".wahoo.fit.tmp")
+      expect(fs.readdirSync(dir).sort()).toEqual([".other.fit.part", "wahoo.fit"])
+    }))
+
   it.effect("a folder that cannot be written fails at start with the folder named", () =>
     Effect.gen(function*() {
       const parent = tempDir()

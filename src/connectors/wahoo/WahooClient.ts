@@ -1,0 +1,299 @@
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import { Clock, Duration, Effect, Option, ParseResult, Redacted, Ref, Schedule, Schema, Stream } from "effect"
+import { makeRateLimitTracker, parseWahoo, RateLimited } from "../kit/RateLimit.ts"
+import { makeTokenStore } from "../kit/TokenStore.ts"
+import { WahooConfig } from "./WahooConfig.ts"
+import { isTransient, WahooError } from "./WahooError.ts"
+import { TokenResponse, WahooTokens, WorkoutsPage } from "./WahooSchemas.ts"
+
+/** Scopes asked for at authorization: the profile and the workouts (with their files). */
+export const SCOPES = "user_read workouts_read"
+/** The access token is refreshed this long before it expires. */
+export const TOKEN_EXPIRY_MARGIN = Duration.minutes(5)
+export const REQUEST_TIMEOUT = Duration.seconds(30)
+/** The daemon refuses watch-folder files above this size; a bigger download is not a workout. */
+export const MAX_FILE_BYTES = 64 * 1024 * 1024
+/** Longest wait for a spent rate-limit window (or a Retry-After) inside a sync; longer ends the sync rate limited. */
+export const MAX_RATE_WAIT = Duration.minutes(6)
+/** Calls kept in hand per window, as the cloud's own guidance suggests. */
+const RESERVE = { "5min": 2, hour: 5, day: 5 }
+const TRANSIENT_RETRY = Schedule.exponential("500 millis").pipe(Schedule.intersect(Schedule.recurs(2)))
+export const TOKEN_FILE = "tokens.json"
+
+const excerpt = (body: string) => {
+  const trimmed = body.trim()
+  return trimmed.length > 200 ? `${trimmed.slice(0, 200)}...` : trimmed
+}
+
+/** Wahoo's error bodies: `{"error": "...", "error_description": "..."}` or `{"error": "..."}`; else an excerpt of the text. */
+export const describeFault = (body: string): string => {
+  try {
+    const json = JSON.parse(body) as Record<string, unknown>
+    const parts = [json["error_description"], json["error"], json["message"]].filter((p): p is string =>
+      typeof p === "string" && p !== ""
+    )
+    if (parts.length > 0) return parts[0]!
+  } catch {
+    // not JSON
+  }
+  return body.trim() === "" ? "no details" : excerpt(body)
+}
+
+interface Answer {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly response: HttpClientResponse.HttpClientResponse
+}
+
+export class WahooClient extends Effect.Service<WahooClient>()("connectors/wahoo/WahooClient", {
+  effect: Effect.gen(function*() {
+    const config = yield* WahooConfig
+    const http = yield* HttpClient.HttpClient
+    const baseUrl = config.apiUrl
+    const tokens = yield* makeTokenStore(WahooTokens, { directory: config.stateDir, fileName: TOKEN_FILE })
+    const rateLimit = yield* makeRateLimitTracker({
+      cloud: "Wahoo",
+      parse: parseWahoo,
+      reserve: RESERVE,
+      maxWait: MAX_RATE_WAIT
+    })
+    /** Why the stored tokens stopped working (shown until someone connects again). */
+    const authProblem = yield* Ref.make(Option.none<string>())
+
+    const transport = (what: string, detail: string) =>
+      new WahooError({ reason: "Transport", message: `Could not reach Wahoo (${what}): ${detail}` })
+
+    const send = (what: string, request: HttpClientRequest.HttpClientRequest, timeout: Duration.DurationInput) =>
+      http.execute(request).pipe(
+        Effect.mapError((e) => transport(what, e.reason === "Transport" ? String(e.cause ?? e.reason) : e.reason)),
+        Effect.timeoutFail({ duration: timeout, onTimeout: () => transport(what, "no answer in time") }),
+        Effect.map((response): Answer => ({ status: response.status, headers: response.headers, response }))
+      )
+
+    const bodyText = (answer: Answer) => answer.response.text.pipe(Effect.orElseSucceed(() => ""))
+
+    const decode = <A, I>(what: string, schema: Schema.Schema<A, I>) => (answer: Answer) =>
+      answer.response.text.pipe(
+        Effect.mapError((e) => transport(what, `the answer was cut off (${e.reason})`)),
+        Effect.flatMap((text) =>
+          Effect.try({
+            try: () => JSON.parse(text) as unknown,
+            catch: () =>
+              new WahooError({ reason: "InvalidResponse", status: answer.status, message: `Wahoo answered ${what} with something that is not JSON` })
+          })
+        ),
+        Effect.flatMap((json) =>
+          Schema.decodeUnknown(schema)(json).pipe(
+            Effect.mapError((e) =>
+              new WahooError({
+                reason: "InvalidResponse",
+                status: answer.status,
+                message: `Wahoo's answer to ${what} is not what was expected: ${ParseResult.TreeFormatter.formatErrorSync(e)}`
+              })
+            )
+          )
+        )
+      )
+
+    /** One grant at `/oauth/token`; a refusal is Unauthorized with Wahoo's own words. */
+    const grant = (what: string, form: Record<string, string>) =>
+      Effect.gen(function*() {
+        const request = HttpClientRequest.post(`${baseUrl}/oauth/token`).pipe(
+          HttpClientRequest.acceptJson,
+          HttpClientRequest.bodyUrlParams({
+            ...form,
+            client_id: config.clientId,
+            client_secret: Redacted.value(config.clientSecret)
+          })
+        )
+        const answer = yield* send(what, request, REQUEST_TIMEOUT)
+        if (answer.status >= 400 && answer.status < 500) {
+          const detail = describeFault(yield* bodyText(answer))
+          return yield* new WahooError({ reason: "Unauthorized", status: answer.status, message: `Wahoo refused ${what}: ${detail}` })
+        }
+        if (answer.status < 200 || answer.status >= 300) {
+          const detail = describeFault(yield* bodyText(answer))
+          return yield* new WahooError({ reason: "ApiError", status: answer.status, message: `Wahoo answered ${answer.status} to ${what}: ${detail}` })
+        }
+        const token = yield* decode(what, TokenResponse)(answer)
+        const now = yield* Clock.currentTimeMillis
+        /** The token set, keeping `previous` refresh token when the answer has no new one. */
+        return (previous: Option.Option<Redacted.Redacted>): Option.Option<WahooTokens> => {
+          const refreshToken = token.refresh_token !== undefined && token.refresh_token !== ""
+            ? Option.some(Redacted.make(token.refresh_token))
+            : previous
+          return Option.map(refreshToken, (refresh) => ({
+            accessToken: Redacted.make(token.access_token),
+            refreshToken: refresh,
+            expiresAt: now + token.expires_in * 1000,
+            ...(token.scope !== undefined ? { scope: token.scope } : {})
+          }))
+        }
+      })
+
+    const withoutRefreshToken = (what: string) =>
+      new WahooError({ reason: "InvalidResponse", message: `Wahoo answered ${what} without a refresh token` })
+
+    const storeFailure = (e: { readonly message: string }) =>
+      new WahooError({ reason: "ApiError", message: `the Wahoo tokens could not be saved: ${e.message}` })
+
+    /** The authorization page of the cloud for this application, carrying `state`. */
+    const authorizeUrl = (state: string): string => {
+      const url = new URL(`${baseUrl}/oauth/authorize`)
+      url.searchParams.set("client_id", config.clientId)
+      url.searchParams.set("redirect_uri", config.redirectUri)
+      url.searchParams.set("response_type", "code")
+      url.searchParams.set("scope", SCOPES)
+      url.searchParams.set("state", state)
+      return url.toString()
+    }
+
+    /** Exchanges the code of the OAuth redirect for tokens, stored before this returns. */
+    const exchangeCode = Effect.fn("WahooClient.exchangeCode")(function*(code: string) {
+      const make = yield* grant("the authorization code", {
+        grant_type: "authorization_code",
+        code,
+        redirect_uri: config.redirectUri
+      })
+      const granted = make(Option.none())
+      if (Option.isNone(granted)) return yield* withoutRefreshToken("the authorization code")
+      yield* tokens.save(granted.value).pipe(Effect.mapError(storeFailure))
+      yield* Ref.set(authProblem, Option.none())
+    })
+
+    /** Marks the tokens as refused: nothing more is asked of the cloud with them. */
+    const refused = (error: WahooError) =>
+      Effect.zipRight(Ref.set(authProblem, Option.some(error.message)), Effect.fail(error))
+
+    /**
+     * The access token in use, refreshed when it expires within the margin (or when `force`).
+     * The refresh token is single-use: the new set is on disk before it is used.
+     */
+    const accessToken = (force: boolean) =>
+      tokens.update((current) =>
+        Effect.gen(function*() {
+          if (Option.isNone(current)) {
+            return yield* new WahooError({ reason: "NotConnected", message: "Not connected to Wahoo yet: use the Connect button" })
+          }
+          const problem = yield* Ref.get(authProblem)
+          if (Option.isSome(problem)) {
+            return yield* new WahooError({ reason: "Unauthorized", message: `${problem.value}; connect to Wahoo again` })
+          }
+          const now = yield* Clock.currentTimeMillis
+          if (!force && current.value.expiresAt - Duration.toMillis(TOKEN_EXPIRY_MARGIN) > now) return current.value
+          const make = yield* grant("the stored refresh token", {
+            grant_type: "refresh_token",
+            refresh_token: Redacted.value(current.value.refreshToken)
+          }).pipe(
+            Effect.retry({ schedule: TRANSIENT_RETRY, while: isTransient }),
+            Effect.catchIf((e) => e.reason === "Unauthorized", refused)
+          )
+          return Option.getOrThrow(make(Option.some(current.value.refreshToken)))
+        })
+      ).pipe(
+        Effect.mapError((e) => (e._tag === "JsonFileError" ? storeFailure(e) : e)),
+        Effect.map((t) => t.accessToken)
+      )
+
+    /**
+     * An authorized GET under the API: waits out a nearly spent rate-limit window; on a 401
+     * refreshes the access token once and asks again; on a 429 waits for Retry-After (when
+     * short) and asks once more, else ends with RateLimited.
+     */
+    const apiGet = <A, I>(path: string, params: Record<string, string>, schema: Schema.Schema<A, I>) => {
+      const what = `GET ${path}`
+      const attempt = (forceRefresh: boolean, retried429: boolean): Effect.Effect<A, WahooError | RateLimited> =>
+        Effect.gen(function*() {
+          const bearer = yield* accessToken(forceRefresh)
+          yield* rateLimit.awaitBudget()
+          const request = HttpClientRequest.get(`${baseUrl}${path}`).pipe(
+            HttpClientRequest.setUrlParams(params),
+            HttpClientRequest.bearerToken(bearer),
+            HttpClientRequest.acceptJson
+          )
+          const answer = yield* send(what, request, REQUEST_TIMEOUT)
+          yield* rateLimit.observe(answer.headers)
+          if (answer.status === 401) {
+            const detail = describeFault(yield* bodyText(answer))
+            if (!forceRefresh) return yield* attempt(true, retried429)
+            return yield* refused(
+              new WahooError({ reason: "Unauthorized", status: 401, message: `Wahoo refused the access token (${detail})` })
+            )
+          }
+          if (answer.status === 429) {
+            yield* bodyText(answer)
+            const limited = yield* rateLimit.refused(answer.headers)
+            const wait = limited.retryAfter === undefined ? Duration.minutes(1) : limited.retryAfter
+            if (retried429 || Duration.greaterThan(wait, MAX_RATE_WAIT)) return yield* limited
+            yield* Effect.logInfo(`${limited.message}; asking again in ${Math.ceil(Duration.toSeconds(wait))}s`)
+            yield* Effect.sleep(wait)
+            return yield* attempt(false, true)
+          }
+          if (answer.status < 200 || answer.status >= 300) {
+            const detail = describeFault(yield* bodyText(answer))
+            return yield* new WahooError({ reason: "ApiError", status: answer.status, message: `Wahoo answered ${answer.status} to ${what}: ${detail}` })
+          }
+          return yield* decode(what, schema)(answer)
+        })
+      return attempt(false, false).pipe(
+        Effect.retry({ schedule: TRANSIENT_RETRY, while: (e) => e._tag === "WahooError" && isTransient(e) })
+      )
+    }
+
+    /** One page of workouts, newest first. */
+    const listWorkouts = Effect.fn("WahooClient.listWorkouts")(function*(page: number, perPage: number) {
+      return yield* apiGet("/v1/workouts", { page: String(page), per_page: String(perPage), order: "descending" }, WorkoutsPage)
+    })
+
+    /**
+     * The bytes of a workout file (a plain GET of the URL the cloud gave, without the token:
+     * file URLs are signed storage addresses), limited to MAX_FILE_BYTES while they arrive.
+     */
+    const downloadFile = (url: string): Stream.Stream<Uint8Array, WahooError> => {
+      const what = "a workout file download"
+      if (!/^https?:\/\//i.test(url)) {
+        return Stream.fail(new WahooError({ reason: "InvalidResponse", message: `Wahoo gave a file address that is not http(s): ${excerpt(url)}` }))
+      }
+      return Stream.unwrapScoped(
+        Effect.gen(function*() {
+          const answer = yield* send(what, HttpClientRequest.get(url), REQUEST_TIMEOUT)
+          if (answer.status < 200 || answer.status >= 300) {
+            const detail = describeFault(yield* bodyText(answer))
+            return yield* new WahooError({ reason: "ApiError", status: answer.status, message: `the file server answered ${answer.status}: ${detail}` })
+          }
+          const declared = Number(answer.headers["content-length"] ?? NaN)
+          if (Number.isFinite(declared) && declared > MAX_FILE_BYTES) {
+            return yield* new WahooError({ reason: "InvalidResponse", message: `the file is ${declared} bytes, over the ${MAX_FILE_BYTES}-byte limit` })
+          }
+          let received = 0
+          return answer.response.stream.pipe(
+            Stream.mapError((e) => transport(what, `the download was cut off (${e.reason})`)),
+            Stream.mapEffect((chunk) => {
+              received += chunk.byteLength
+              return received > MAX_FILE_BYTES
+                ? Effect.fail(new WahooError({ reason: "InvalidResponse", message: `the file is over the ${MAX_FILE_BYTES}-byte limit` }))
+                : Effect.succeed(chunk)
+            })
+          )
+        })
+      )
+    }
+
+    return {
+      authorizeUrl,
+      exchangeCode,
+      listWorkouts,
+      downloadFile,
+      /** Tokens are stored and Wahoo has not refused them. */
+      connected: Effect.map(
+        Effect.all([tokens.get, Ref.get(authProblem)]),
+        ([stored, problem]) => Option.isSome(stored) && Option.isNone(problem)
+      ),
+      /** Why the stored authorization no longer works, when it does not. */
+      authProblem: Ref.get(authProblem),
+      rateLimits: rateLimit.snapshot
+    } as const
+  })
+}) {}

@@ -1,0 +1,60 @@
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { Effect, Layer, Logger, LogLevel } from "effect"
+import { createServer } from "node:https"
+import { VERSION } from "../../version.ts"
+import { loadOrCreateCertificate } from "./Certificate.ts"
+import { WahooClient } from "./WahooClient.ts"
+import { WahooConfig, type WahooLogLevel } from "./WahooConfig.ts"
+import { WahooScheduler } from "./WahooScheduler.ts"
+import { WahooServerLive } from "./WahooServer.ts"
+import { WahooSync } from "./WahooSync.ts"
+
+/**
+ * The Wahoo connector's one composition root, a process of its own: configuration, the
+ * client with its token store, the sync with its history and delivery, the scheduler, and
+ * the dashboard over HTTPS (self-signed certificate in STATE_DIR), launched as one layer.
+ */
+
+const LEVELS: Record<WahooLogLevel, LogLevel.LogLevel> = {
+  DEBUG: LogLevel.Debug,
+  INFO: LogLevel.Info,
+  WARNING: LogLevel.Warning,
+  ERROR: LogLevel.Error
+}
+
+const LoggingLive = Layer.unwrapEffect(
+  Effect.map(WahooConfig, (config) =>
+    Layer.mergeAll(
+      Logger.logFmt,
+      Logger.minimumLogLevel(LEVELS[config.logLevel])
+    ))
+)
+
+export const WahooServicesLive = WahooScheduler.Default.pipe(
+  Layer.provideMerge(WahooSync.Default),
+  Layer.provideMerge(WahooClient.Default.pipe(Layer.provide(NodeHttpClient.layerUndici)))
+)
+
+/** HTTPS on HOST:PORT with the certificate of STATE_DIR (made on the first start). */
+export const HttpsListenerLive = Layer.unwrapEffect(
+  Effect.gen(function*() {
+    const config = yield* WahooConfig
+    const redirectHost = new URL(config.redirectUri).hostname.replace(/^\[|\]$/g, "")
+    const { cert, key } = yield* loadOrCreateCertificate(config.stateDir, [redirectHost])
+    return NodeHttpServer.layer(() => createServer({ cert, key }), { port: config.port, host: config.host })
+  })
+)
+
+/** The whole connector; its HttpServer and services stay visible (tests read the bound address). */
+export const WahooConnectorLive = Layer.mergeAll(
+  WahooServerLive,
+  Layer.effectDiscard(Effect.logInfo(`waymark Wahoo connector v${VERSION} started`))
+).pipe(
+  Layer.provideMerge(HttpsListenerLive),
+  Layer.provideMerge(WahooServicesLive),
+  Layer.provideMerge(LoggingLive),
+  Layer.provideMerge(WahooConfig.Default)
+)
+
+export type WahooConnectorServices = Layer.Layer.Success<typeof WahooConnectorLive>
