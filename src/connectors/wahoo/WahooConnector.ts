@@ -6,6 +6,7 @@ import { VERSION } from "../../version.ts"
 import { loadOrCreateCertificate } from "./Certificate.ts"
 import { WahooClient } from "./WahooClient.ts"
 import { WahooConfig, type WahooLogLevel } from "./WahooConfig.ts"
+import { Supervisor } from "../../services/platform/Supervisor.ts"
 import { WahooScheduler } from "./WahooScheduler.ts"
 import { WahooServerLive } from "./WahooServer.ts"
 import { WahooSync } from "./WahooSync.ts"
@@ -33,7 +34,8 @@ const LoggingLive = Layer.unwrapEffect(
 
 export const WahooServicesLive = WahooScheduler.Default.pipe(
   Layer.provideMerge(WahooSync.Default),
-  Layer.provideMerge(WahooClient.Default.pipe(Layer.provide(NodeHttpClient.layerUndici)))
+  Layer.provideMerge(WahooClient.Default.pipe(Layer.provide(NodeHttpClient.layerUndici))),
+  Layer.provideMerge(Supervisor.Default)
 )
 
 /** HTTPS on HOST:PORT with the certificate of STATE_DIR (made on the first start). */

@@ -16,7 +16,7 @@ import type { WahooSync } from "./WahooSync.ts"
  * - `GET /` the dashboard; `GET /connect` starts the authorization at Wahoo with a fresh
  *   single-use `state`; `GET /callback` checks that state, exchanges the code, stores the
  *   tokens and starts a sync in the background, then shows the dashboard with what happened.
- * - `GET /api/status` the status (JSON); `POST /api/sync` asks for a sync now, with an
+ * - `GET /healthz` liveness (200 while the process serves); `GET /api/status` the status (JSON); `POST /api/sync` asks for a sync now, with an
  *   optional `time_window` (JSON body, form body or query): 202 started or deferred by a rate
  *   limit, 409 when one is in progress or no account is connected, 400 for a bad window.
  */
@@ -199,6 +199,8 @@ export const makeWahooRoutes = Effect.gen(function*() {
     HttpRouter.get("/connect", connect),
     HttpRouter.get("/callback", callback),
     HttpRouter.get("/api/status", apiStatus),
+    // liveness for container and service managers: answering at all is the check
+    HttpRouter.get("/healthz", Effect.map(status, (s) => json({ status: "ok", authenticated: s.authenticated, is_syncing: s.is_syncing }))),
     HttpRouter.post("/api/sync", apiSync),
     // the handlers cannot fail: what is caught here is a path no route takes
     HttpRouter.catchAll(() => Effect.succeed(json({ status: "error", message: "Not found." }, 404)))

@@ -269,6 +269,14 @@ describe("Wahoo connector server (HTTPS, dashboard, OAuth, API)", () => {
       })
     ))
 
+  it.scopedLive("/healthz answers 200 while the process serves, for container and service health checks", () =>
+    withRunning((running) =>
+      Effect.map(httpsRequest(`${running.base}/healthz`, { ca: running.ca }), (answer) => {
+        expect(answer.status).toBe(200)
+        expect(answer.json).toMatchObject({ status: "ok", authenticated: false, is_syncing: false })
+      })
+    ))
+
   it.scopedLive("an unknown path answers 404 JSON", () =>
     withRunning((running) =>
       Effect.map(httpsRequest(`${running.base}/nope`, { ca: running.ca }), (answer) => {
