@@ -11,6 +11,7 @@ import { ActivityRepo, newActivityId } from "../activities/ActivityRepo.ts"
 import { FileImportRepo, newFileImportId, type StoredStatus } from "./FileImportRepo.ts"
 import { inChannel } from "../platform/Logs.ts"
 import { StoragePaths } from "../platform/StoragePaths.ts"
+import { OriginalsDisk } from "./OriginalsDisk.ts"
 import type { QueuedFile } from "./WatchDirectory.ts"
 
 /**
@@ -20,7 +21,8 @@ import type { QueuedFile } from "./WatchDirectory.ts"
  * committed by then and runs one file at a time. The row and the activity are written in one
  * transaction; the original bytes are kept first; the file leaves the watch folder only after
  * the commit. A crash at any point leaves the file in place, and the restart recognises a file
- * whose row was already committed.
+ * whose row was already committed. `abandon` records a file that could not be stored at all
+ * (the ImportWorker's retries ran out) as `failed`.
  */
 
 /** Larger files are refused before they are read (a 58 MB GPX already exhausts the parse worker's heap). */
@@ -56,6 +58,8 @@ export interface PreparedImport {
   readonly contentHash: string
   /** Unparsed: the bytes were known already, so parsing looked useless */
   readonly outcome: Parsed | { readonly _tag: "Unparsed" }
+  /** time the worker took over the file, when it parsed it */
+  readonly parseMillis: number | null
 }
 
 const interval = (d: { readonly startTime: number; readonly elapsedTimeInSeconds: number }) => ({
@@ -89,13 +93,20 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
       })
 
     const keepOriginal = (source: string, id: string, format: string) =>
-      Effect.sync(() => {
-        const name = `${id}.${format}`
-        const temp = path.join(paths.originalsDir, `.${name}.part`)
-        fs.copyFileSync(source, temp)
-        fs.renameSync(temp, path.join(paths.originalsDir, name))
-        return name
-      })
+      Effect.flatMap(OriginalsDisk, (disk) =>
+        Effect.sync(() => {
+          const name = `${id}.${format}`
+          const temp = path.join(paths.originalsDir, `.${name}.part`)
+          try {
+            disk.copyFile(source, temp)
+          } catch (e) {
+            // a full disk leaves a partial copy behind
+            fs.rmSync(temp, { force: true })
+            throw e
+          }
+          fs.renameSync(temp, path.join(paths.originalsDir, name))
+          return name
+        }))
 
     const statIfPresent = (file: string) =>
       Effect.sync(() => {
@@ -123,6 +134,16 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
         Effect.catchTag("ActivityFileError", (e) => Effect.succeed<Parsed>({ _tag: "Failed", message: e.message }))
       )
 
+    const rowOf = (file: QueuedFile, stat: fs.Stats) =>
+      Effect.map(Clock.currentTimeMillis, (now) => ({
+        id: newFileImportId(),
+        filename: file.filename,
+        source: importSourceOfFormat(file.format) as FileImportSource,
+        importedOn: now,
+        sourceSize: stat.size,
+        sourceMtime: Math.trunc(stat.mtimeMs)
+      }))
+
     /**
      * The first stage of an import, which may run ahead of the previous file's commit: reads
      * and hashes the file and, unless its bytes were already imported, has the worker parse it.
@@ -131,18 +152,10 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
     const prepare = Effect.fn("ImportService.prepare")(function*(file: QueuedFile) {
       const stat = yield* statIfPresent(file.path)
       if (stat === null) return null // gone meanwhile
-      const now = yield* Clock.currentTimeMillis
-      const row = {
-        id: newFileImportId(),
-        filename: file.filename,
-        source: importSourceOfFormat(file.format) as FileImportSource,
-        importedOn: now,
-        sourceSize: stat.size,
-        sourceMtime: Math.trunc(stat.mtimeMs)
-      }
+      const row = yield* rowOf(file, stat)
       if (stat.size > MAX_IMPORT_FILE_BYTES) {
         const outcome: Parsed = { _tag: "Failed", message: `"${file.filename}" is too large to import (${stat.size} bytes; at most ${MAX_IMPORT_FILE_BYTES}).` }
-        return { file, row, contentHash: "", outcome } satisfies PreparedImport
+        return { file, row, contentHash: "", outcome, parseMillis: null } satisfies PreparedImport
       }
       const bytes = yield* readIfPresent(file.path)
       if (bytes === null) return null
@@ -151,8 +164,10 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
       // imported already (commit checks both again, after the files before it)
       const known = (yield* fileImports.findCommitted(file.filename, contentHash, row.sourceSize, row.sourceMtime)) !== null ||
         (yield* fileImports.activityWithSameBytes(contentHash)) !== null
+      const started = performance.now()
       const outcome: PreparedImport["outcome"] = known ? { _tag: "Unparsed" } : yield* parse(bytes, file)
-      return { file, row, contentHash, outcome } satisfies PreparedImport
+      const parseMillis = known ? null : Math.round(performance.now() - started)
+      return { file, row, contentHash, outcome, parseMillis } satisfies PreparedImport
     })
 
     /**
@@ -227,6 +242,25 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
       return yield* finish("success", null, fresh)
     })
 
+    /**
+     * Records a file that could not be stored (its import kept stopping on an unexpected error)
+     * as `failed` with `message`, keeping its original bytes when that still works, and removes
+     * it from the watch folder. Null when the file is gone meanwhile.
+     */
+    const abandon = Effect.fn("ImportService.abandon")(function*(file: QueuedFile, message: string) {
+      const stat = yield* statIfPresent(file.path)
+      if (stat === null) return null
+      const row = yield* rowOf(file, stat)
+      const bytes = stat.size > MAX_IMPORT_FILE_BYTES ? null : yield* readIfPresent(file.path).pipe(Effect.catchAllDefect(() => Effect.succeed(null)))
+      const contentHash = bytes === null ? "" : createHash("sha256").update(bytes).digest("hex")
+      const originalFile = bytes === null ? null : yield* keepOriginal(file.path, row.id, file.format).pipe(Effect.catchAllDefect(() => Effect.succeed(null)))
+      yield* fileImports.insert({ ...row, status: "failed", errorMessage: message, contentHash, originalFile, activityId: null }).pipe(
+        Effect.tapDefect(() => Effect.sync(() => originalFile && fs.rmSync(path.join(paths.originalsDir, originalFile), { force: true })))
+      )
+      yield* Effect.sync(() => fs.rmSync(file.path, { force: true }))
+      return { fileImportId: row.id, status: "failed", activityIds: [], errorMessage: message } satisfies ImportOutcome
+    })
+
     /** Both stages at once: one file end to end. */
     const importFile = (file: QueuedFile) =>
       prepare(file).pipe(Effect.flatMap((prepared) => (prepared === null ? Effect.succeed(null) : commit(prepared))))
@@ -241,6 +275,6 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
       })
     })
 
-    return { prepare, commit, importFile, removeOrphanOriginals } as const
+    return { prepare, commit, importFile, abandon, removeOrphanOriginals } as const
   })
 }) {}
