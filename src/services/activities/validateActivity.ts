@@ -24,7 +24,7 @@ export type ActivityCheck<D> =
 /** A number as a person reads it in a message: grouped digits, or an exponent when huge. */
 export const formatNumber = (v: number): string => {
   if (!Number.isFinite(v)) return String(v)
-  if (Math.abs(v) >= 1e9) return v.toExponential(1).replace("e+", "e")
+  if (Math.abs(v) >= 1e9) return v.toExponential(1).replace(".0e", "e").replace("e+", "e")
   return v.toLocaleString("en-US", { maximumFractionDigits: 1 })
 }
 

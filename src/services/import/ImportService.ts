@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Clock, Effect } from "effect"
+import { Cause, Clock, Effect } from "effect"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -11,6 +11,7 @@ import { ActivityRepo, newActivityId } from "../activities/ActivityRepo.ts"
 import { FileImportRepo, newFileImportId, type StoredStatus } from "./FileImportRepo.ts"
 import { inChannel } from "../platform/Logs.ts"
 import { StoragePaths } from "../platform/StoragePaths.ts"
+import { isStorageFull } from "./isStorageFull.ts"
 import { OriginalsDisk } from "./OriginalsDisk.ts"
 import type { QueuedFile } from "./WatchDirectory.ts"
 
@@ -197,13 +198,19 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
         Effect.gen(function*() {
           const originalFile = status === "skipped" || contentHash === "" ? null : yield* keepOriginal(file.path, row.id, file.format)
           const activityIds = drafts.map(() => newActivityId())
+          // SQLite may roll a transaction back by itself when the database is full; the ROLLBACK
+          // that follows then fails too and would hide the full disk: keep that cause in front
+          let full: Cause.Cause<unknown> | null = null
           yield* sql.withTransaction(Effect.gen(function*() {
             for (const [i, draft] of drafts.entries()) yield* activities.insert(activityIds[i]!, draft)
             yield* fileImports.insert({
               ...row, status, errorMessage, contentHash, originalFile,
               activityId: activityIds[0] ?? null
             })
-          })).pipe(
+          }).pipe(Effect.tapErrorCause((cause) => Effect.sync(() => {
+            if (isStorageFull(cause)) full = cause
+          })))).pipe(
+            Effect.catchAllCause((cause) => Effect.failCause(full === null ? cause : Cause.sequential(full, cause))),
             Effect.orDie,
             Effect.tapDefect(() => Effect.sync(() => originalFile && fs.rmSync(path.join(paths.originalsDir, originalFile), { force: true })))
           )
