@@ -206,7 +206,8 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activ
         name: row.name,
         sportType: row.sport_type,
         description: row.description ?? "",
-        startTime: row.start_time,
+        // a row written before starts were checked may hold an instant no Date can show
+        startTime: Number.isFinite(new Date(row.start_time).getTime()) ? row.start_time : 0,
         startDateLocal: row.start_date_local,
         hasGpx: row.has_gpx === 1,
         streams: row.data === null ? null : decodeStreams(row.data)

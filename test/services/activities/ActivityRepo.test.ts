@@ -48,7 +48,7 @@ describe("ActivityRepo", () => {
         expect(counts[0]).toEqual({ splits: 16_214, laps: 10_000 })
       }))
 
-    it.effect("GET /activities answers 200 over rows holding Infinity, 1e308, huge texts and unknown words, each value brought within its type", () =>
+    it.effect("GET /activities answers 200 over rows holding Infinity, 1e308, starts in the years 1000 and 2126, durations of millennia, huge texts and unknown words, each value brought within its type", () =>
       Effect.gen(function*() {
         const good = yield* seedActivity(makeDraft({ startTime: Date.parse("2022-05-02T08:00:00Z"), startDateLocal: "2022-05-02T10:00:00" }))
         yield* insertRawRow("activity-huge", {
@@ -61,6 +61,10 @@ describe("ActivityRepo", () => {
           device_name: "x".repeat(100_000), sport_type: "Hovercraft", world_type: "mars", import_source: "floppy",
           workout_type: "nap", passed_through_countries: "not json", start_lat: 95, start_lng: 3
         })
+        // starts in the year 1000, in 2126 and beyond what a date can hold; durations of millennia
+        yield* insertRawRow("activity-year-1000", { start_time: Date.UTC(1000, 0, 1, 8), start_date_local: "1000-01-01T09:00:00", elapsed_time: 1e11, moving_time: 1e11 })
+        yield* insertRawRow("activity-year-2126", { start_time: Date.UTC(2126, 0, 1, 8), start_date_local: "2126-01-01T09:00:00" })
+        yield* insertRawRow("activity-no-date", { start_time: 1e300, start_date_local: "+275760-09-13T00:00:00".repeat(100), elapsed_time: 3.2e16 })
         const answer = yield* send("GET", "/api/v1/activities?pagination[size]=100")
         expect(answer.status).toBe(200)
         const byId = new Map<string, any>(answer.json.activities.map((a: any) => [a.id, a]))
@@ -81,9 +85,19 @@ describe("ActivityRepo", () => {
         expect([texts.sportType, texts.worldType, texts.importSource, texts.workoutType]).toEqual(["Workout", "realWorld", "fitFile", "workout"])
         expect(texts.passedThroughCountries).toEqual([])
         expect(texts.startLatLng).toBeNull()
+        expect(byId.get("activity-year-1000").startDateLocal).toBe("1000-01-01T09:00:00")
+        expect(byId.get("activity-year-1000").elapsedTimeInSeconds).toBe(1e11)
+        expect(byId.get("activity-year-2126").startDateLocal).toBe("2126-01-01T09:00:00")
+        expect(byId.get("activity-no-date").startDateLocal.length).toBeLessThanOrEqual(32)
+        for (const query of ["pagination[page]=2", "filters[from]=1000-01-01&filters[to]=2200-01-01"]) {
+          expect((yield* send("GET", `/api/v1/activities?pagination[size]=2&${query}`)).status).toBe(200)
+        }
         // one by one too
         expect((yield* send("GET", "/api/v1/activities/activity-huge")).status).toBe(200)
         expect((yield* send("GET", "/api/v1/activities/activity-texts")).status).toBe(200)
+        for (const id of ["activity-year-1000", "activity-year-2126", "activity-no-date"]) {
+          expect((yield* send("GET", `/api/v1/activities/${id}`)).status, id).toBe(200)
+        }
       }))
   })
 })
