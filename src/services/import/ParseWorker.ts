@@ -3,6 +3,7 @@ import { Worker } from "node:worker_threads"
 import type { EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
 import type { FileFormat } from "../../schema/ParsedActivity.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
+import { inChannel } from "../platform/Logs.ts"
 import { ActivityFileError } from "./parsers/ActivityFileError.ts"
 import type { ParseRequest, ParseResponse } from "./ParseWorkerThread.ts"
 
@@ -154,7 +155,13 @@ export class ParseWorker extends Effect.Service<ParseWorker>()("services/import/
           }
         }),
         // after a timeout, a crash or running out of memory the worker is not reused
-        Effect.tapError(() => (running.lost || running.worker.threadId === -1 ? discard(running) : Effect.void)),
+        Effect.tapError((e) =>
+          running.lost || running.worker.threadId === -1
+            ? discard(running).pipe(
+              Effect.zipRight(Effect.logWarning(`parse worker replaced: ${e.message}`).pipe(inChannel("daemon")))
+            )
+            : Effect.void
+        ),
         Effect.onInterrupt(() => discard(running))
       )
     })

@@ -8,8 +8,9 @@ export type XmlNode = Record<string, unknown>
  * of heap per element or attribute of a GPX track) and its validator and parser build every
  * text and attribute value one character at a time (about 34 bytes of heap per character):
  * a 20 MB attribute or a 40 MB text exhausts the parse worker's 512 MB heap, a million
- * attributes take seconds. A real file is far inside these (a day-long GPX at one point per
- * second: 86,400 track points, 780,000 nodes; texts of a few hundred characters).
+ * attributes take seconds, and a number of a million digits a quarter of a second. A real
+ * file is far inside these (a day-long GPX at one point per second: 86,400 track points,
+ * 780,000 nodes; texts of a few dozen characters, a description of at most 10,000).
  */
 export const XML_LIMITS = {
   maxBytes: 32 * 1024 * 1024,
@@ -19,8 +20,8 @@ export const XML_LIMITS = {
   maxDepth: 100,
   /** one tag with its attributes, `<` to `>` */
   maxTagLength: 64 * 1024,
-  /** one text, comment or CDATA section */
-  maxTextLength: 1024 * 1024
+  /** one text, comment or CDATA section: six times the longest description kept */
+  maxTextLength: 64 * 1024
 } as const
 
 const count = (n: number) => n.toLocaleString("en-US")
