@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Cause, Clock, Effect } from "effect"
+import { Cause, Clock, Effect, Either } from "effect"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -59,7 +59,7 @@ export interface PreparedImport {
   readonly contentHash: string
   /** Unparsed: the bytes were known already, so parsing looked useless */
   readonly outcome: Parsed | { readonly _tag: "Unparsed" }
-  /** time the worker took over the file, when it parsed it */
+  /** time the worker spent on the file alone, when it parsed it */
   readonly parseMillis: number | null
 }
 
@@ -129,11 +129,15 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
         }
       })
 
+    /** The worker's outcome for the file, and the time it spent on it. */
     const parse = (bytes: Uint8Array, file: QueuedFile) =>
-      files.parse(bytes, file.format, file.filename).pipe(
-        Effect.map((drafts): Parsed => ({ _tag: "Parsed", drafts })),
-        Effect.catchTag("ActivityFileError", (e) => Effect.succeed<Parsed>({ _tag: "Failed", message: e.message }))
-      )
+      Effect.map(files.parseTimed(bytes, file.format, file.filename), ({ millis, result }) => ({
+        millis,
+        outcome: Either.match(result, {
+          onLeft: (e): Parsed => ({ _tag: "Failed", message: e.message }),
+          onRight: (drafts): Parsed => ({ _tag: "Parsed", drafts })
+        })
+      }))
 
     const rowOf = (file: QueuedFile, stat: fs.Stats) =>
       Effect.map(Clock.currentTimeMillis, (now) => ({
@@ -165,10 +169,9 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
       // imported already (commit checks both again, after the files before it)
       const known = (yield* fileImports.findCommitted(file.filename, contentHash, row.sourceSize, row.sourceMtime)) !== null ||
         (yield* fileImports.activityWithSameBytes(contentHash)) !== null
-      const started = performance.now()
-      const outcome: PreparedImport["outcome"] = known ? { _tag: "Unparsed" } : yield* parse(bytes, file)
-      const parseMillis = known ? null : Math.round(performance.now() - started)
-      return { file, row, contentHash, outcome, parseMillis } satisfies PreparedImport
+      if (known) return { file, row, contentHash, outcome: { _tag: "Unparsed" }, parseMillis: null } satisfies PreparedImport
+      const { millis, outcome } = yield* parse(bytes, file)
+      return { file, row, contentHash, outcome, parseMillis: millis } satisfies PreparedImport
     })
 
     /**
@@ -228,7 +231,7 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
       if (outcome._tag === "Unparsed") {
         const bytes = yield* readIfPresent(file.path)
         if (bytes === null) return null
-        parsed = yield* parse(bytes, file)
+        parsed = (yield* parse(bytes, file)).outcome
       } else {
         parsed = outcome
       }

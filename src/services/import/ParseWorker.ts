@@ -138,6 +138,15 @@ export class ParseWorker extends Effect.Service<ParseWorker>()("services/import/
       return yield* turn.withPermits(1)(parseAlone(bytes, format, filename))
     })
 
+    /**
+     * `parse` that never fails, with the time the worker spent on the file alone (not the wait
+     * for the file before it): what an import logs and a slow file is judged by.
+     */
+    const parseTimed = Effect.fn("ParseWorker.parseTimed")(function*(bytes: Uint8Array, format: FileFormat, filename: string) {
+      const [duration, result] = yield* turn.withPermits(1)(Effect.timed(Effect.either(parseAlone(bytes, format, filename))))
+      return { result, millis: Math.round(Duration.toMillis(duration)) }
+    })
+
     const parseAlone = (bytes: Uint8Array, format: FileFormat, filename: string) => Effect.gen(function*() {
       const limits = yield* ParseLimits
       const running = yield* worker
@@ -166,6 +175,6 @@ export class ParseWorker extends Effect.Service<ParseWorker>()("services/import/
       )
     })
 
-    return { parse } as const
+    return { parse, parseTimed } as const
   })
 }) {}

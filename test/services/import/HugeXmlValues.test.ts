@@ -36,7 +36,7 @@ const parseMillisOf = (filename: string) =>
   })
 
 describe("huge XML values", () => {
-  layer(freshDaemon({ LOG_LEVEL: "info" }), { excludeTestServices: true })((it) => {
+  layer(freshDaemon(), { excludeTestServices: true })((it) => {
     it.effect("a 5 MB attribute or a number of a million digits is refused in milliseconds, without replacing the parse worker", () =>
       Effect.gen(function*() {
         const { watchDir } = yield* TestDaemon

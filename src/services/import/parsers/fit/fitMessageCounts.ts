@@ -19,6 +19,8 @@ export interface FitMessageCounts {
 }
 
 export const FIT_MESG_RECORD = 20
+/** strap heart rates stored apart from the records (swimming) */
+export const FIT_MESG_HR = 132
 
 export const countFitMessages = (bytes: Uint8Array, headerSize: number, dataSize: number): FitMessageCounts => {
   const end = Math.min(bytes.length, headerSize + dataSize)

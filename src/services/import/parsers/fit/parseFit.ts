@@ -5,7 +5,7 @@ import { ActivityFileError } from "../ActivityFileError.ts"
 import { buildSamples, checkSampleCount, emptyRow, finite, type SampleRow, validLatLng } from "../samples.ts"
 import { type DeveloperFieldKeys, developerFieldKeys, developerValue } from "./fitDeveloperFields.ts"
 import { fitDeviceName } from "./fitDevice.ts"
-import { countFitMessages, FIT_MESG_RECORD } from "./fitMessageCounts.ts"
+import { countFitMessages, FIT_MESG_HR, FIT_MESG_RECORD } from "./fitMessageCounts.ts"
 import { expandStrapHeartRates, mergeStrapHeartRates } from "./fitHeartRate.ts"
 import { FIT_SPORT_TRANSITION, fitSportId, mapFitSport } from "./fitSport.ts"
 
@@ -237,7 +237,9 @@ export const parseFit = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
 
   // Strap heart rates: `hr` messages of this segment and of the chained segments after it.
   const hrMessages: Array<Msg> = [...(fit.messages?.["hr"] ?? [])]
-  for (const segment of segments.slice(1)) {
+  for (const [i, segment] of segments.entries()) {
+    // decoding a segment costs as much as the first one: only those holding hr messages are
+    if (i === 0 || (counts[i]!.byGlobal.get(FIT_MESG_HR) ?? 0) === 0) continue
     try {
       for (const m of decode(segment, name).messages?.["hr"] ?? []) hrMessages.push(m)
     } catch {
