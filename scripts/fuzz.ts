@@ -40,6 +40,8 @@ const WINDOW = Number(args.window)
 const FILE_TIMEOUT_MS = Number(args["file-timeout"]) * 1000
 /** the parse worker's time limit (ParseLimits) */
 const PARSE_LIMIT_MS = 10_000
+/** how long the daemon idles after the run before its resident set is read */
+const IDLE_WAIT_MS = 20_000
 
 const DIST_MAIN = path.join(import.meta.dirname, "..", "dist", "main.js")
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -256,8 +258,9 @@ const main = async (): Promise<number> => {
       if (items.length < 100) break
     }
   }
-  // memory once the work is over: a few seconds for the collector to give back
-  await sleep(10_000)
+  // memory once the work is over: time for the idle parse worker to be replaced by a fresh one
+  // and for the collector to give back
+  await sleep(IDLE_WAIT_MS)
   const memory = memoryOf(daemon.pid)
   const statusAfter = alive ? (await fetch(`${daemon.baseUrl}/api/v1/status`, { headers })).status : 0
   const exitedDuringRun = daemon.hasExited()
@@ -282,7 +285,7 @@ const main = async (): Promise<number> => {
   console.log(`drop to final            p50 ${quantile(finals.map((f) => f.waitMs), 0.5).toFixed(0)} ms, max ${quantile(finals.map((f) => f.waitMs), 1).toFixed(0)} ms (${WINDOW} files waiting at a time)`)
   console.log(`parse worker restarts    ${restarts}${restartMessages.length > 0 ? `: ${restartMessages.slice(0, 3).join(" | ")}` : ""}`)
   console.log(`GET /status meanwhile    ${statusLatencies.length} answers, p50 ${quantile(statusLatencies, 0.5).toFixed(1)} ms, p99 ${quantile(statusLatencies, 0.99).toFixed(1)} ms, max ${quantile(statusLatencies, 1).toFixed(0)} ms; ${statusErrors} errors`)
-  console.log(`daemon RSS               idle before ${mb(idleBefore)}, peak ${mb(Math.max(memory.peak, peakSampled))} (VmHWM), 10 s after ${mb(memory.current)}`)
+  console.log(`daemon RSS               idle before ${mb(idleBefore)}, peak ${mb(Math.max(memory.peak, peakSampled))} (VmHWM), ${IDLE_WAIT_MS / 1000} s idle after ${mb(memory.current)}`)
   console.log(`activities stored        ${activities}, absurd: ${absurd.length}`)
   for (const a of absurd.slice(0, 5)) console.log(`  ${a}`)
   console.log(`daemon                   ${exitedDuringRun ? "EXITED" : `running, /status ${statusAfter}`}`)
