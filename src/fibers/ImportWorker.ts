@@ -1,17 +1,24 @@
-import { Effect, Exit, Layer, Stream } from "effect"
+import { Cause, Duration, Effect, Exit, Layer, Stream } from "effect"
+import { randomUUID } from "node:crypto"
 import * as path from "node:path"
 import { formatOf } from "../services/import/ActivityFileName.ts"
 import { ImportQueue } from "../services/import/ImportQueue.ts"
+import { ImportRetryPolicy } from "../services/import/ImportRetryPolicy.ts"
 import { type ImportOutcome, ImportService, type PreparedImport } from "../services/import/ImportService.ts"
+import { isStorageFull } from "../services/import/isStorageFull.ts"
 import { inChannel } from "../services/platform/Logs.ts"
-import { WatchDirectory } from "../services/import/WatchDirectory.ts"
+import { type QueuedFile, WatchDirectory } from "../services/import/WatchDirectory.ts"
 import { annotateOutcome, type ImportSpan, startImportSpan } from "./ImportSpan.ts"
 import { supervise } from "./supervise.ts"
 
 /**
  * Imports queued files in queue order, one commit at a time, while the worker thread already
  * parses the next file: a file's first stage (read, hash, parse) overlaps the previous file's
- * commit. A failing file never stops the others.
+ * commit. A failing file never stops the others: a file whose import stops on an unexpected
+ * error goes back to the end of the queue after a short pause and, once ImportRetryPolicy's
+ * attempts are spent, ends as `failed` with a reference that the `errors` log repeats with the
+ * stack trace. A full disk is not the file's fault: it stays queued and is tried again until
+ * there is room.
  */
 const PREPARED_AHEAD = 2
 
@@ -19,6 +26,7 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
   const queue = yield* ImportQueue
   const imports = yield* ImportService
   const watchDir = yield* WatchDirectory
+  const scope = yield* Effect.scope
 
   yield* imports.removeOrphanOriginals()
 
@@ -26,37 +34,95 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
   const inFlight = new Set<string>()
   const done = (filename: string) => Effect.suspend(() => (inFlight.delete(filename), queue.done(filename)))
   const releaseAll = Effect.suspend(() => Effect.forEach([...inFlight], done, { discard: true }))
+  /** Unexpected failures so far of the files being retried (kept in memory: a restart starts over). */
+  const failures = new Map<string, number>()
 
   const take = Effect.tap(queue.take, (filename) => Effect.sync(() => inFlight.add(filename)))
 
-  const prepare = (filename: string) => Effect.gen(function*() {
+  const queuedFile = (filename: string): QueuedFile | null => {
     const format = formatOf(filename)
-    const stage: Effect.Effect<PreparedImport | null> = format === null
-      ? Effect.succeed(null)
-      : imports.prepare({ filename, format, path: path.join(watchDir.watchDir, filename), mtimeMs: 0 })
+    return format === null ? null : { filename, format, path: path.join(watchDir.watchDir, filename), mtimeMs: 0 }
+  }
+
+  const prepare = (filename: string) => Effect.gen(function*() {
+    const file = queuedFile(filename)
+    const stage: Effect.Effect<PreparedImport | null> = file === null ? Effect.succeed(null) : imports.prepare(file)
     const trace = yield* startImportSpan(filename, yield* queue.origin(filename))
     return { filename, exit: yield* Effect.exit(trace.within(stage)), trace }
   })
 
-  const report = (filename: string, outcome: ImportOutcome | null) =>
+  const report = (filename: string, outcome: ImportOutcome | null, parseMillis: number | null) =>
     outcome === null
       ? Effect.void
       : Effect.logInfo(`imported "${filename}": ${outcome.status}${outcome.errorMessage ? ` (${outcome.errorMessage})` : ""}`).pipe(
-        Effect.annotateLogs({ fileImportId: outcome.fileImportId, activityIds: outcome.activityIds.join(",") }),
+        Effect.annotateLogs({
+          fileImportId: outcome.fileImportId,
+          activityIds: outcome.activityIds.join(","),
+          ...(parseMillis !== null ? { parseMs: parseMillis } : {})
+        }),
         inChannel("daemon"),
         Effect.zipRight(annotateOutcome(outcome))
       )
 
+  /** Offers the file again after `delay`, behind the files queued meanwhile; the fiber lives with the layer. */
+  const offerLater = (filename: string, delay: Duration.Duration) =>
+    Effect.sleep(delay).pipe(Effect.zipRight(queue.offer(filename)), Effect.forkIn(scope), Effect.asVoid)
+
+  /** Handles a file whose import stopped on an unexpected error; returns when to offer it again, if ever. */
+  const onUnexpected = (filename: string, cause: Cause.Cause<unknown>): Effect.Effect<Duration.Duration | null> =>
+    Effect.gen(function*() {
+      const policy = yield* ImportRetryPolicy
+      if (isStorageFull(cause)) {
+        yield* Effect.logWarning(
+          `"${filename}" could not be stored: the disk is full. It stays queued and is tried again in ${Duration.format(policy.storageFullDelay)}.`
+        ).pipe(inChannel("daemon"))
+        return policy.storageFullDelay
+      }
+      const attempt = (failures.get(filename) ?? 0) + 1
+      failures.set(filename, attempt)
+      if (attempt < policy.attempts) {
+        const delay = policy.backoff(attempt)
+        yield* Effect.logWarning(
+          `import of "${filename}" stopped unexpectedly (attempt ${attempt} of ${policy.attempts}); tried again in ${Duration.format(delay)}`,
+          cause
+        ).pipe(inChannel("daemon"))
+        return delay
+      }
+      // the same 8-hex reference as the HTTP 500s: the message shown names it, the errors log
+      // holds the stack trace under it
+      const reference = randomUUID().replaceAll("-", "").slice(0, 8)
+      yield* Effect.logError(`${reference} - import of "${filename}" failed ${attempt} times`).pipe(
+        Effect.annotateLogs({ reference, filename }),
+        Effect.annotateLogs("stack", Cause.pretty(cause, { renderErrorCause: true })),
+        inChannel("errors")
+      )
+      const file = queuedFile(filename)
+      if (file === null) return null
+      const outcome = yield* imports.abandon(file, `"${filename}" could not be stored (${attempt} attempts); reference ${reference}.`)
+      failures.delete(filename)
+      yield* report(filename, outcome, null)
+      return null
+    }).pipe(
+      Effect.catchAllCause((again) =>
+        Effect.logError(`import of "${filename}" could not be recorded as failed; it stays in the watch folder for the next rescan`, again).pipe(
+          inChannel("daemon"),
+          Effect.as(null)
+        )
+      )
+    )
+
   const commit = ({ exit, filename, trace }: { readonly filename: string; readonly exit: Exit.Exit<PreparedImport | null>; readonly trace: ImportSpan }) =>
     Effect.gen(function*() {
       const prepared = yield* exit
-      if (prepared === null) return
-      yield* report(filename, yield* imports.commit(prepared))
+      const outcome = prepared === null ? null : yield* imports.commit(prepared)
+      failures.delete(filename)
+      yield* report(filename, outcome, prepared?.parseMillis ?? null)
+      return null
     }).pipe(
-      Effect.catchAllCause((cause) =>
-        Effect.logError(`import of "${filename}" stopped unexpectedly; it stays in the watch folder for the next rescan`, cause).pipe(inChannel("daemon"))
-      ),
+      Effect.catchAllCause((cause) => onUnexpected(filename, cause)),
+      // offered again only once done, so that the queue takes the name back
       Effect.ensuring(done(filename)),
+      Effect.flatMap((retryAfter) => (retryAfter === null ? Effect.void : offerLater(filename, retryAfter))),
       trace.within,
       Effect.onExit(trace.end)
     )

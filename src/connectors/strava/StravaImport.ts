@@ -9,6 +9,7 @@ import { inChannel } from "../../services/platform/Logs.ts"
 import { type DetailedActivity, type Photo, type RateLimitSnapshot, StravaClient, StravaError } from "./StravaClient.ts"
 import { activityIdOf, gearIdOf, toActivityDraft } from "./StravaMapping.ts"
 import { encodeDraft } from "../../services/activities/StreamsCodec.ts"
+import { validateActivity } from "../../services/activities/validateActivity.ts"
 
 /**
  * The externalApi import: a full run lists every activity
@@ -187,8 +188,14 @@ export class StravaImport extends Effect.Service<StravaImport>()("connectors/str
         if (detail.gear_id !== undefined && detail.gear_id !== "" && !(yield* ensureGear(detail.gear_id))) {
           draft = { ...draft, gearId: null }
         }
+        // the same check as a file's activity: an impossible one is not stored
+        const checked = validateActivity(draft)
+        if (checked._tag === "Impossible") {
+          counters.failed++
+          return yield* Effect.logError(`activity ${stravaId} cannot be imported: ${checked.reason}`).pipe(inChannel("daemon"))
+        }
         const activityId = existingId ?? activityIdOf(stravaId)
-        const stored = encodeDraft(draft)
+        const stored = encodeDraft(checked.draft)
         yield* sql.withTransaction(
           existingId !== undefined
             ? activities.replace(activityId, stored, String(stravaId))

@@ -2,49 +2,13 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import type { ActivityStreams, EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
-import type { Activity, ActivityImage } from "../../schema/ApiModels.ts"
+import type { ActivityImage } from "../../schema/ApiModels.ts"
 import type { SportType } from "../../schema/SportType.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
+import { type ActivityRow, toActivity } from "./ActivityRow.ts"
 import { decodeStreams } from "./StreamsCodec.ts"
 
 /** Activities with their streams, laps, splits, best efforts and images, in SQLite. */
-
-interface ActivityRow {
-  readonly id: string
-  readonly external_id: string | null
-  readonly start_time: number
-  readonly start_date_local: string
-  readonly sport_type: string
-  readonly name: string
-  readonly description: string | null
-  readonly workout_type: string | null
-  readonly world_type: string
-  readonly import_source: string
-  readonly distance: number
-  readonly elevation: number
-  readonly moving_time: number
-  readonly elapsed_time: number
-  readonly average_speed: number
-  readonly max_speed: number
-  readonly calories: number | null
-  readonly kilojoules: number | null
-  readonly average_heart_rate: number | null
-  readonly max_heart_rate: number | null
-  readonly average_power: number | null
-  readonly max_power: number | null
-  readonly average_cadence: number | null
-  readonly is_commute: number
-  readonly device_name: string | null
-  readonly gear_id: string | null
-  readonly country_code: string | null
-  readonly state: string | null
-  readonly city: string | null
-  readonly passed_through_countries: string
-  readonly start_lat: number | null
-  readonly start_lng: number | null
-  readonly encoded_polyline: string | null
-  readonly has_gpx: number
-}
 
 interface ImageRow {
   readonly id: string
@@ -86,7 +50,8 @@ export interface StoredActivityTrack {
 
 export const newActivityId = () => `activity-${randomUUID()}`
 
-const round2 = (n: number) => Math.round(n * 100) / 100
+/** Values one SQLite statement may bind (SQLITE_MAX_VARIABLE_NUMBER of the bundled SQLite). */
+export const SQLITE_MAX_VARIABLES = 32_766
 
 export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activities/ActivityRepo", {
   effect: Effect.gen(function*() {
@@ -95,39 +60,6 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activ
     const imageUrl = (fileName: string) => `${config.appUrl}/files/activities/${fileName}`
 
     const toImage = (row: ImageRow): ActivityImage => ({ id: row.id, url: imageUrl(row.file_name) })
-
-    const toActivity = (row: ActivityRow, images: ReadonlyArray<ActivityImage>): Activity => ({
-      id: row.id,
-      name: row.name,
-      description: row.description ?? "",
-      sportType: row.sport_type as SportType,
-      workoutType: row.workout_type as Activity["workoutType"] ?? null,
-      worldType: row.world_type as Activity["worldType"],
-      importSource: row.import_source as Activity["importSource"],
-      startDateLocal: row.start_date_local,
-      distanceInMeter: row.distance,
-      elevationInMeter: row.elevation,
-      movingTimeInSeconds: row.moving_time,
-      elapsedTimeInSeconds: row.elapsed_time,
-      averageSpeedInKmPerHour: round2(row.average_speed),
-      maxSpeedInKmPerHour: round2(row.max_speed),
-      calories: row.calories,
-      kilojoules: row.kilojoules,
-      averageHeartRate: row.average_heart_rate,
-      maxHeartRate: row.max_heart_rate,
-      averagePower: row.average_power,
-      maxPower: row.max_power,
-      averageCadence: row.average_cadence,
-      isCommute: row.is_commute === 1,
-      deviceName: row.device_name,
-      gearId: row.gear_id,
-      location: { countryCode: row.country_code, state: row.state, city: row.city },
-      passedThroughCountries: JSON.parse(row.passed_through_countries),
-      startLatLng: row.start_lat === null || row.start_lng === null ? null : [row.start_lat, row.start_lng],
-      encodedPolyline: row.encoded_polyline === "" ? null : row.encoded_polyline,
-      hasGpx: row.has_gpx === 1,
-      images
-    })
 
     const withImages = (rows: ReadonlyArray<ActivityRow>) =>
       Effect.gen(function*() {
@@ -167,6 +99,19 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activ
         ORDER BY start_time DESC, id DESC LIMIT ${params.size} OFFSET ${(params.page - 1) * params.size}`
       return { activities: yield* withImages(rows), total }
     }, Effect.orDie)
+
+    /**
+     * Multi-row inserts in statements of at most SQLITE_MAX_VARIABLES bound values: a 12-day
+     * ride has ten thousand splits, far more than one statement may bind.
+     */
+    const insertRows = (table: string, rows: ReadonlyArray<Record<string, string | number>>) =>
+      Effect.gen(function*() {
+        if (rows.length === 0) return
+        const perStatement = Math.max(1, Math.floor(SQLITE_MAX_VARIABLES / Object.keys(rows[0]!).length))
+        for (let i = 0; i < rows.length; i += perStatement) {
+          yield* sql`INSERT INTO ${sql(table)} ${sql.insert(rows.slice(i, i + perStatement))}`
+        }
+      })
 
     /**
      * Stores a computed activity with all its parts, its streams already encoded (by the parse
@@ -211,19 +156,13 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activ
         created_at: Date.now()
       })}`
       yield* sql`INSERT INTO activity_streams ${sql.insert({ activity_id: id, data: draft.encodedStreams })}`
-      if (draft.laps.length > 0) {
-        yield* sql`INSERT INTO activity_laps ${sql.insert(draft.laps.map((lap) => ({ activity_id: id, lap_index: lap.lapIndex, data: JSON.stringify(lap) })))}`
-      }
-      if (draft.splits.length > 0) {
-        yield* sql`INSERT INTO activity_splits ${sql.insert(draft.splits.map((split) => ({
-          activity_id: id, unit: split.unit, split_index: split.splitIndex, data: JSON.stringify(split)
-        })))}`
-      }
-      if (draft.bestEfforts.length > 0) {
-        yield* sql`INSERT INTO activity_best_efforts ${sql.insert(draft.bestEfforts.map((effort) => ({
-          activity_id: id, distance: effort.distanceInMeter, time_in_seconds: Math.round(effort.timeInSeconds), start_offset: Math.round(effort.startOffsetSeconds)
-        })))}`
-      }
+      yield* insertRows("activity_laps", draft.laps.map((lap) => ({ activity_id: id, lap_index: lap.lapIndex, data: JSON.stringify(lap) })))
+      yield* insertRows("activity_splits", draft.splits.map((split) => ({
+        activity_id: id, unit: split.unit, split_index: split.splitIndex, data: JSON.stringify(split)
+      })))
+      yield* insertRows("activity_best_efforts", draft.bestEfforts.map((effort) => ({
+        activity_id: id, distance: effort.distanceInMeter, time_in_seconds: Math.round(effort.timeInSeconds), start_offset: Math.round(effort.startOffsetSeconds)
+      })))
     }, Effect.orDie)
 
     /** Replaces the computed data of an existing activity (external platform updates); keeps images. */
@@ -267,7 +206,8 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activ
         name: row.name,
         sportType: row.sport_type,
         description: row.description ?? "",
-        startTime: row.start_time,
+        // a row written before starts were checked may hold an instant no Date can show
+        startTime: Number.isFinite(new Date(row.start_time).getTime()) ? row.start_time : 0,
         startDateLocal: row.start_date_local,
         hasGpx: row.has_gpx === 1,
         streams: row.data === null ? null : decodeStreams(row.data)

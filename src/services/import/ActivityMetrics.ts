@@ -15,6 +15,8 @@ import { isNum, kmh, maxOf, meanOf, round } from "./metrics/Numbers.ts"
 import { sportProfile } from "./metrics/SportProfile.ts"
 import { computeSplits } from "./metrics/Splits.ts"
 import { buildStreams } from "./metrics/Streams.ts"
+import { distanceProblem } from "../activities/validateActivity.ts"
+import { ActivityFileError } from "./parsers/ActivityFileError.ts"
 
 /**
  * ParsedActivity -> ActivityDraft.
@@ -39,6 +41,9 @@ export const POLYLINE_TOLERANCE_DEG = 0.0001
 const POWER_MISMATCH = 0.1
 
 const NO_LOCATION: Location = { countryCode: null, state: null, city: null }
+
+/** Why a file cannot be imported when what it describes is impossible (see validateActivity). */
+export const impossibleActivityMessage = (filename: string, reason: string) => `"${filename}" cannot be imported: ${reason}.`
 
 const intOrNull = (v: number | null): number | null => (isNum(v) ? Math.round(v) : null)
 
@@ -86,6 +91,11 @@ export const computeActivity = (parsed: ParsedActivity, context: ComputeContext)
 
   // distance, elevation, speed
   const streamDistance = motion.hasDistance ? motion.distance[n - 1]! - motion.distance[0]! : 0
+  // splits are computed over the distance stream, one per kilometre and mile: an absurd
+  // distance (a single 1e308 sample) must stop the file here, before they are
+  const absurdDistance = distanceProblem(streamDistance, "the distance recorded") ??
+    distanceProblem(motion.hasDistance ? motion.distance[n - 1]! : 0, "the distance recorded")
+  if (absurdDistance !== null) throw new ActivityFileError({ message: impossibleActivityMessage(context.filename, absurdDistance) })
   const distance = Math.max(0, Math.trunc(isNum(totals.distanceMeters) ? totals.distanceMeters : streamDistance))
   const smoothedAltitude = smoothAltitude(timeS, samples.altitude, motion.segments)
   const elevation = Math.max(0, Math.round(isNum(totals.ascentMeters) ? totals.ascentMeters : hysteresisGain(smoothedAltitude)))

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
+import { MAX_IMPORT_MESSAGE_LENGTH, truncateText } from "../../schema/ActivityLimits.ts"
 import type { FileImport, FileImportSource } from "../../schema/ApiModels.ts"
 
 /** The import log: one terminal row per processed file (`success`, `skipped` or `failed`). */
@@ -33,14 +34,21 @@ interface Row {
 
 export const newFileImportId = () => `fileImport-${randomUUID()}`
 
-const isoSeconds = (epochMs: number) => new Date(Math.floor(epochMs / 1000) * 1000).toISOString().replace(".000Z", "Z")
+const isoSeconds = (epochMs: number) => {
+  const date = new Date(Math.floor(epochMs / 1000) * 1000)
+  return Number.isNaN(date.getTime()) ? null : date.toISOString().replace(".000Z", "Z")
+}
+
+/** A reason quoting the file (a name, a number of a million digits) stays readable and small. */
+const capped = (message: string | null) => (message === null ? null : truncateText(message, MAX_IMPORT_MESSAGE_LENGTH))
 
 export const toFileImport = (row: Row): FileImport => ({
   id: row.id,
   filename: row.filename,
   source: row.source as FileImportSource,
   status: row.status as StoredStatus,
-  errorMessage: row.error_message,
+  // rows stored before messages were capped are cut when served
+  errorMessage: capped(row.error_message),
   activityId: row.activity_id,
   importedOn: isoSeconds(row.imported_on)
 })
@@ -55,7 +63,7 @@ export class FileImportRepo extends Effect.Service<FileImportRepo>()("services/i
         filename: row.filename,
         source: row.source,
         status: row.status,
-        error_message: row.errorMessage,
+        error_message: capped(row.errorMessage),
         activity_id: row.activityId,
         imported_on: row.importedOn,
         content_hash: row.contentHash,

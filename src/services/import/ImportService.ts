@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Clock, Effect } from "effect"
+import { Cause, Clock, Effect, Either } from "effect"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -11,6 +11,8 @@ import { ActivityRepo, newActivityId } from "../activities/ActivityRepo.ts"
 import { FileImportRepo, newFileImportId, type StoredStatus } from "./FileImportRepo.ts"
 import { inChannel } from "../platform/Logs.ts"
 import { StoragePaths } from "../platform/StoragePaths.ts"
+import { isStorageFull } from "./isStorageFull.ts"
+import { OriginalsDisk } from "./OriginalsDisk.ts"
 import type { QueuedFile } from "./WatchDirectory.ts"
 
 /**
@@ -20,7 +22,8 @@ import type { QueuedFile } from "./WatchDirectory.ts"
  * committed by then and runs one file at a time. The row and the activity are written in one
  * transaction; the original bytes are kept first; the file leaves the watch folder only after
  * the commit. A crash at any point leaves the file in place, and the restart recognises a file
- * whose row was already committed.
+ * whose row was already committed. `abandon` records a file that could not be stored at all
+ * (the ImportWorker's retries ran out) as `failed`.
  */
 
 /** Larger files are refused before they are read (a 58 MB GPX already exhausts the parse worker's heap). */
@@ -56,6 +59,8 @@ export interface PreparedImport {
   readonly contentHash: string
   /** Unparsed: the bytes were known already, so parsing looked useless */
   readonly outcome: Parsed | { readonly _tag: "Unparsed" }
+  /** time the worker spent on the file alone, when it parsed it */
+  readonly parseMillis: number | null
 }
 
 const interval = (d: { readonly startTime: number; readonly elapsedTimeInSeconds: number }) => ({
@@ -89,13 +94,20 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
       })
 
     const keepOriginal = (source: string, id: string, format: string) =>
-      Effect.sync(() => {
-        const name = `${id}.${format}`
-        const temp = path.join(paths.originalsDir, `.${name}.part`)
-        fs.copyFileSync(source, temp)
-        fs.renameSync(temp, path.join(paths.originalsDir, name))
-        return name
-      })
+      Effect.flatMap(OriginalsDisk, (disk) =>
+        Effect.sync(() => {
+          const name = `${id}.${format}`
+          const temp = path.join(paths.originalsDir, `.${name}.part`)
+          try {
+            disk.copyFile(source, temp)
+          } catch (e) {
+            // a full disk leaves a partial copy behind
+            fs.rmSync(temp, { force: true })
+            throw e
+          }
+          fs.renameSync(temp, path.join(paths.originalsDir, name))
+          return name
+        }))
 
     const statIfPresent = (file: string) =>
       Effect.sync(() => {
@@ -117,11 +129,25 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
         }
       })
 
+    /** The worker's outcome for the file, and the time it spent on it. */
     const parse = (bytes: Uint8Array, file: QueuedFile) =>
-      files.parse(bytes, file.format, file.filename).pipe(
-        Effect.map((drafts): Parsed => ({ _tag: "Parsed", drafts })),
-        Effect.catchTag("ActivityFileError", (e) => Effect.succeed<Parsed>({ _tag: "Failed", message: e.message }))
-      )
+      Effect.map(files.parseTimed(bytes, file.format, file.filename), ({ millis, result }) => ({
+        millis,
+        outcome: Either.match(result, {
+          onLeft: (e): Parsed => ({ _tag: "Failed", message: e.message }),
+          onRight: (drafts): Parsed => ({ _tag: "Parsed", drafts })
+        })
+      }))
+
+    const rowOf = (file: QueuedFile, stat: fs.Stats) =>
+      Effect.map(Clock.currentTimeMillis, (now) => ({
+        id: newFileImportId(),
+        filename: file.filename,
+        source: importSourceOfFormat(file.format) as FileImportSource,
+        importedOn: now,
+        sourceSize: stat.size,
+        sourceMtime: Math.trunc(stat.mtimeMs)
+      }))
 
     /**
      * The first stage of an import, which may run ahead of the previous file's commit: reads
@@ -131,18 +157,10 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
     const prepare = Effect.fn("ImportService.prepare")(function*(file: QueuedFile) {
       const stat = yield* statIfPresent(file.path)
       if (stat === null) return null // gone meanwhile
-      const now = yield* Clock.currentTimeMillis
-      const row = {
-        id: newFileImportId(),
-        filename: file.filename,
-        source: importSourceOfFormat(file.format) as FileImportSource,
-        importedOn: now,
-        sourceSize: stat.size,
-        sourceMtime: Math.trunc(stat.mtimeMs)
-      }
+      const row = yield* rowOf(file, stat)
       if (stat.size > MAX_IMPORT_FILE_BYTES) {
         const outcome: Parsed = { _tag: "Failed", message: `"${file.filename}" is too large to import (${stat.size} bytes; at most ${MAX_IMPORT_FILE_BYTES}).` }
-        return { file, row, contentHash: "", outcome } satisfies PreparedImport
+        return { file, row, contentHash: "", outcome, parseMillis: null } satisfies PreparedImport
       }
       const bytes = yield* readIfPresent(file.path)
       if (bytes === null) return null
@@ -151,8 +169,9 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
       // imported already (commit checks both again, after the files before it)
       const known = (yield* fileImports.findCommitted(file.filename, contentHash, row.sourceSize, row.sourceMtime)) !== null ||
         (yield* fileImports.activityWithSameBytes(contentHash)) !== null
-      const outcome: PreparedImport["outcome"] = known ? { _tag: "Unparsed" } : yield* parse(bytes, file)
-      return { file, row, contentHash, outcome } satisfies PreparedImport
+      if (known) return { file, row, contentHash, outcome: { _tag: "Unparsed" }, parseMillis: null } satisfies PreparedImport
+      const { millis, outcome } = yield* parse(bytes, file)
+      return { file, row, contentHash, outcome, parseMillis: millis } satisfies PreparedImport
     })
 
     /**
@@ -182,13 +201,19 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
         Effect.gen(function*() {
           const originalFile = status === "skipped" || contentHash === "" ? null : yield* keepOriginal(file.path, row.id, file.format)
           const activityIds = drafts.map(() => newActivityId())
+          // SQLite may roll a transaction back by itself when the database is full; the ROLLBACK
+          // that follows then fails too and would hide the full disk: keep that cause in front
+          let full: Cause.Cause<unknown> | null = null
           yield* sql.withTransaction(Effect.gen(function*() {
             for (const [i, draft] of drafts.entries()) yield* activities.insert(activityIds[i]!, draft)
             yield* fileImports.insert({
               ...row, status, errorMessage, contentHash, originalFile,
               activityId: activityIds[0] ?? null
             })
-          })).pipe(
+          }).pipe(Effect.tapErrorCause((cause) => Effect.sync(() => {
+            if (isStorageFull(cause)) full = cause
+          })))).pipe(
+            Effect.catchAllCause((cause) => Effect.failCause(full === null ? cause : Cause.sequential(full, cause))),
             Effect.orDie,
             Effect.tapDefect(() => Effect.sync(() => originalFile && fs.rmSync(path.join(paths.originalsDir, originalFile), { force: true })))
           )
@@ -206,7 +231,7 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
       if (outcome._tag === "Unparsed") {
         const bytes = yield* readIfPresent(file.path)
         if (bytes === null) return null
-        parsed = yield* parse(bytes, file)
+        parsed = (yield* parse(bytes, file)).outcome
       } else {
         parsed = outcome
       }
@@ -227,6 +252,25 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
       return yield* finish("success", null, fresh)
     })
 
+    /**
+     * Records a file that could not be stored (its import kept stopping on an unexpected error)
+     * as `failed` with `message`, keeping its original bytes when that still works, and removes
+     * it from the watch folder. Null when the file is gone meanwhile.
+     */
+    const abandon = Effect.fn("ImportService.abandon")(function*(file: QueuedFile, message: string) {
+      const stat = yield* statIfPresent(file.path)
+      if (stat === null) return null
+      const row = yield* rowOf(file, stat)
+      const bytes = stat.size > MAX_IMPORT_FILE_BYTES ? null : yield* readIfPresent(file.path).pipe(Effect.catchAllDefect(() => Effect.succeed(null)))
+      const contentHash = bytes === null ? "" : createHash("sha256").update(bytes).digest("hex")
+      const originalFile = bytes === null ? null : yield* keepOriginal(file.path, row.id, file.format).pipe(Effect.catchAllDefect(() => Effect.succeed(null)))
+      yield* fileImports.insert({ ...row, status: "failed", errorMessage: message, contentHash, originalFile, activityId: null }).pipe(
+        Effect.tapDefect(() => Effect.sync(() => originalFile && fs.rmSync(path.join(paths.originalsDir, originalFile), { force: true })))
+      )
+      yield* Effect.sync(() => fs.rmSync(file.path, { force: true }))
+      return { fileImportId: row.id, status: "failed", activityIds: [], errorMessage: message } satisfies ImportOutcome
+    })
+
     /** Both stages at once: one file end to end. */
     const importFile = (file: QueuedFile) =>
       prepare(file).pipe(Effect.flatMap((prepared) => (prepared === null ? Effect.succeed(null) : commit(prepared))))
@@ -241,6 +285,6 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
       })
     })
 
-    return { prepare, commit, importFile, removeOrphanOriginals } as const
+    return { prepare, commit, importFile, abandon, removeOrphanOriginals } as const
   })
 }) {}

@@ -1,18 +1,21 @@
-import { Context, Deferred, Duration, Effect, Ref } from "effect"
+import { Context, Deferred, Duration, Effect, Ref, Schedule } from "effect"
 import { Worker } from "node:worker_threads"
 import type { EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
 import type { FileFormat } from "../../schema/ParsedActivity.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
+import { inChannel } from "../platform/Logs.ts"
 import { ActivityFileError } from "./parsers/ActivityFileError.ts"
 import type { ParseRequest, ParseResponse } from "./ParseWorkerThread.ts"
 
 /**
- * How long one file may take in the worker, and the worker's heap. The largest corpus file takes
- * 0.4 s and a 72-hour FIT 1.5 s. Read when a worker starts (heap) and for each file
- * (time), so that tests can drive the real worker over them.
+ * How long one file may take in the worker, the worker's heap, and how long a worker that has
+ * parsed files may idle before it is replaced by a fresh one (its heap, grown by the largest file
+ * it parsed, would otherwise stay resident while the daemon idles: hundreds of MB after a bulk
+ * import). The largest corpus file takes 0.4 s and a 72-hour FIT 1.5 s. Read when a worker
+ * starts (heap, idle) and for each file (time), so that tests can drive the real worker over them.
  */
 export class ParseLimits extends Context.Reference<ParseLimits>()("services/import/ParseLimits", {
-  defaultValue: () => ({ timeout: Duration.seconds(10), heapMb: 512 })
+  defaultValue: () => ({ timeout: Duration.seconds(10), heapMb: 512, recycleAfterIdle: Duration.seconds(10) })
 }) {}
 
 /**
@@ -28,6 +31,8 @@ interface Running {
   readonly ready: Promise<void>
   /** set once the worker timed out, crashed or ran out of memory */
   lost: boolean
+  /** when the worker last finished a file; null while it has parsed none */
+  lastUsed: number | null
 }
 
 const spawn = (heapMb: number): Running => {
@@ -48,7 +53,7 @@ const spawn = (heapMb: number): Running => {
     worker.once("exit", (code) => reject(new Error(`parse worker exited with code ${code}`)))
   })
   ready.catch(() => undefined)
-  return { worker, ready, lost: false }
+  return { worker, ready, lost: false, lastUsed: null }
 }
 
 /**
@@ -137,6 +142,15 @@ export class ParseWorker extends Effect.Service<ParseWorker>()("services/import/
       return yield* turn.withPermits(1)(parseAlone(bytes, format, filename))
     })
 
+    /**
+     * `parse` that never fails, with the time the worker spent on the file alone (not the wait
+     * for the file before it): what an import logs and a slow file is judged by.
+     */
+    const parseTimed = Effect.fn("ParseWorker.parseTimed")(function*(bytes: Uint8Array, format: FileFormat, filename: string) {
+      const [duration, result] = yield* turn.withPermits(1)(Effect.timed(Effect.either(parseAlone(bytes, format, filename))))
+      return { result, millis: Math.round(Duration.toMillis(duration)) }
+    })
+
     const parseAlone = (bytes: Uint8Array, format: FileFormat, filename: string) => Effect.gen(function*() {
       const limits = yield* ParseLimits
       const running = yield* worker
@@ -154,8 +168,17 @@ export class ParseWorker extends Effect.Service<ParseWorker>()("services/import/
           }
         }),
         // after a timeout, a crash or running out of memory the worker is not reused
-        Effect.tapError(() => (running.lost || running.worker.threadId === -1 ? discard(running) : Effect.void)),
-        Effect.onInterrupt(() => discard(running))
+        Effect.tapError((e) =>
+          running.lost || running.worker.threadId === -1
+            ? discard(running).pipe(
+              Effect.zipRight(Effect.logWarning(`parse worker replaced: ${e.message}`).pipe(inChannel("daemon")))
+            )
+            : Effect.void
+        ),
+        Effect.onInterrupt(() => discard(running)),
+        Effect.ensuring(Effect.sync(() => {
+          running.lastUsed = Date.now()
+        }))
       )
     })
 
@@ -171,6 +194,19 @@ export class ParseWorker extends Effect.Service<ParseWorker>()("services/import/
       return started && !running.lost && running.worker.threadId !== -1
     })
 
-    return { parse, alive } as const
+    // a worker idle after work is replaced between two files (the turn is held), and the fresh
+    // one started at once so that the next file does not wait for it
+    const recycleAfterIdle = Duration.toMillis((yield* ParseLimits).recycleAfterIdle)
+    const recycleIfIdle = turn.withPermits(1)(Effect.gen(function*() {
+      const running = yield* Ref.get(current)
+      if (running === null || running.lastUsed === null) return
+      if (Date.now() - running.lastUsed < recycleAfterIdle) return
+      yield* discard(running)
+      yield* worker
+      yield* Effect.logDebug("parse worker recycled after idle").pipe(inChannel("daemon"))
+    }))
+    yield* recycleIfIdle.pipe(Effect.repeat(Schedule.spaced(Duration.millis(Math.min(2000, recycleAfterIdle)))), Effect.forkScoped)
+
+    return { parse, parseTimed, alive } as const
   })
 }) {}

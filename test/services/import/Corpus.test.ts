@@ -24,6 +24,8 @@ const FAILS: Readonly<Record<string, RegExp>> = {
   "gpx/gpx10-route-only.gpx": /is a route \(<rte> only\)/,
   "gpx/mapmyfitness-route-no-time-no-ele.gpx": /has no track points with a time/,
   "gpx/osmand-empty-track.gpx": /has no track points with a time/,
+  // three traces recorded two years apart: not one activity
+  "gpx/osm-traces-partial-times-no-ele.gpx": /the elapsed time/,
   "bad/empty-zero-bytes.fit": /is empty \(0 bytes\)/,
   "bad/garmin-instinct-locations-not-activity.fit": /is a FIT locations file, not an activity/,
   "bad/gpsbabel-error-text-not-xml.gpx": /is not XML/,

@@ -1,16 +1,20 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect } from "effect"
+import { Duration, Effect, Logger, LogLevel } from "effect"
 import { ParseWorker, ParseLimits } from "../../../src/services/import/ParseWorker.ts"
 import { dayStart, fitActivity, scopedRoot, servicesLayer } from "../../support/ImportHarness.ts"
 
-const DEFAULTS = { timeout: Duration.seconds(10), heapMb: 512 }
+const DEFAULTS = { timeout: Duration.seconds(10), heapMb: 512, recycleAfterIdle: Duration.seconds(10) }
 const smallRide = () => fitActivity({ start: dayStart(1), seconds: 600 })
 const longRide = (hours: number) => fitActivity({ start: dayStart(2), seconds: hours * 3600 })
 
 describe("ParseWorker (the parse worker)", () => {
-  it.scopedLive("a file over the time limit fails with a message saying so; a fresh worker parses the next file", () =>
+  it.scopedLive("a file over the time limit fails with a message saying so and the replacement is logged; a fresh worker parses the next file", () =>
     Effect.gen(function*() {
       const root = yield* scopedRoot()
+      const logged: Array<string> = []
+      const collect = Logger.make(({ message }) => {
+        logged.push((Array.isArray(message) ? message : [message]).join(" "))
+      })
       yield* Effect.gen(function*() {
         const files = yield* ParseWorker
         const slow = yield* files.parse(longRide(10), "fit", "ten-hours.fit").pipe(
@@ -18,10 +22,12 @@ describe("ParseWorker (the parse worker)", () => {
           Effect.flip
         )
         expect(slow.message).toBe(`"ten-hours.fit" took more than 1ms to parse and was abandoned.`)
+        expect(logged).toEqual([`parse worker replaced: ${slow.message}`])
         const next = yield* files.parse(smallRide(), "fit", "next.fit").pipe(Effect.provideService(ParseLimits, DEFAULTS))
         expect(next).toHaveLength(1)
         expect(next[0]!.movingTimeInSeconds).toBe(600)
-      }).pipe(Effect.provide(servicesLayer(root)))
+        expect(logged).toHaveLength(1)
+      }).pipe(Effect.provide(servicesLayer(root)), Effect.provide(Logger.replace(Logger.defaultLogger, collect)))
     }), { timeout: 60_000 })
 
   it.scopedLive("a file that exhausts the worker's heap fails as too large; a fresh worker parses the next file", () =>
@@ -37,6 +43,38 @@ describe("ParseWorker (the parse worker)", () => {
         Effect.provide(servicesLayer(root)),
         // the worker the service starts with gets the small heap
         Effect.provideService(ParseLimits, { ...DEFAULTS, heapMb: 48 })
+      )
+    }), { timeout: 60_000 })
+
+  it.scopedLive("a worker idle after parsing is replaced by a fresh one (its grown heap given back), which parses the next file; an unused worker is kept", () =>
+    Effect.gen(function*() {
+      const root = yield* scopedRoot()
+      const recycled: Array<number> = []
+      const collect = Logger.make(({ message }) => {
+        if ((Array.isArray(message) ? message : [message]).join(" ") === "parse worker recycled after idle") recycled.push(Date.now())
+      })
+      yield* Effect.gen(function*() {
+        const files = yield* ParseWorker
+        // never used yet: nothing to give back
+        yield* Effect.sleep(Duration.millis(1200))
+        expect(recycled).toEqual([])
+        const parsedAt = Date.now()
+        expect(yield* files.parse(longRide(3), "fit", "three-hours.fit")).toHaveLength(1)
+        // polled every 300 ms: a loaded machine may take a while to terminate the old worker
+        yield* Effect.sleep(Duration.millis(100)).pipe(Effect.repeat({ until: () => recycled.length > 0 }), Effect.timeout(Duration.seconds(10)))
+        expect(recycled).toHaveLength(1)
+        expect(recycled[0]! - parsedAt).toBeGreaterThanOrEqual(300)
+        // the fresh worker has parsed nothing: it stays
+        yield* Effect.sleep(Duration.millis(1000))
+        expect(recycled).toHaveLength(1)
+        const next = yield* files.parse(smallRide(), "fit", "next.fit")
+        expect(next).toHaveLength(1)
+        expect(next[0]!.movingTimeInSeconds).toBe(600)
+      }).pipe(
+        Effect.provide(servicesLayer(root)),
+        Effect.provideService(ParseLimits, { ...DEFAULTS, recycleAfterIdle: Duration.millis(300) }),
+        Effect.provide(Logger.replace(Logger.defaultLogger, collect)),
+        Logger.withMinimumLogLevel(LogLevel.Debug)
       )
     }), { timeout: 60_000 })
 })

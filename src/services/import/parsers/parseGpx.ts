@@ -2,9 +2,9 @@ import type { ParsedActivity } from "../../../schema/ParsedActivity.ts"
 import type { SportType } from "../../../schema/SportType.ts"
 import { ActivityFileError } from "./ActivityFileError.ts"
 import { trackCalories, workoutSummary } from "./gpxSummary.ts"
-import { buildSamples, emptyRow, parseNumber, type SampleRow, validLatLng } from "./samples.ts"
+import { buildSamples, checkSampleCount, emptyRow, parseNumber, type SampleRow, validLatLng } from "./samples.ts"
 import { resolveSportName } from "./sportNames.ts"
-import { child, children, isNode, parseIsoTime, readXml, rootOf, text, type XmlNode } from "./xml.ts"
+import { child, children, countChildren, isNode, parseIsoTime, readXml, rootOf, text, type XmlNode } from "./xml.ts"
 
 const fail = (message: string): never => {
   throw new ActivityFileError({ message })
@@ -58,6 +58,8 @@ export const parseGpx = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
     if (children(gpx, "rte").length > 0) return fail(`"${name}" is a route (<rte> only), not a recorded activity`)
     return fail(`"${name}" contains no track (<trk>)`)
   }
+  const segments = tracks.flatMap((trk) => children(trk, "trkseg"))
+  checkSampleCount(segments.reduce((total, seg) => total + countChildren(seg, "trkpt"), 0), name, "track points")
   const rows: Array<SampleRow> = []
   for (const trk of tracks) {
     for (const seg of children(trk, "trkseg")) {

@@ -1,8 +1,8 @@
 import type { DeviceTotals, ParsedActivity, ParsedLap } from "../../../schema/ParsedActivity.ts"
 import { ActivityFileError } from "./ActivityFileError.ts"
-import { buildSamples, emptyRow, parseNumber, type SampleRow, validLatLng } from "./samples.ts"
+import { buildSamples, checkSampleCount, emptyRow, parseNumber, type SampleRow, validLatLng } from "./samples.ts"
 import { resolveSportName } from "./sportNames.ts"
-import { child, children, parseIsoTime, readXml, rootOf, text, type XmlNode } from "./xml.ts"
+import { child, children, countChildren, parseIsoTime, readXml, rootOf, text, type XmlNode } from "./xml.ts"
 
 const fail = (message: string): never => {
   throw new ActivityFileError({ message })
@@ -151,6 +151,9 @@ export const parseTcx = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
     if (child(root.node, "Courses") !== undefined) return fail(`"${name}" is a course, not an activity`)
     return fail(`"${name}" contains no <Activity>`)
   }
+  const trackpoints = activities.flatMap((a) => children(a, "Lap")).flatMap((lap) => children(lap, "Track"))
+    .reduce((total, track) => total + countChildren(track, "Trackpoint"), 0)
+  checkSampleCount(trackpoints, name, "trackpoints")
   const parsed = activities.map(parseActivity).filter((a): a is ParsedActivity => a !== null)
   if (parsed.length === 0) fail(`"${name}" contains no trackpoints with a time`)
   return parsed

@@ -1,4 +1,6 @@
+import { MAX_SAMPLES } from "../../../schema/ActivityLimits.ts"
 import type { ParsedSamples } from "../../../schema/ParsedActivity.ts"
+import { ActivityFileError } from "./ActivityFileError.ts"
 
 /** One sample as read from a file, before sorting and merging. */
 export interface SampleRow {
@@ -29,6 +31,18 @@ export const emptyRow = (time: number): SampleRow => ({
   temperature: null,
   segmentStart: false
 })
+
+/**
+ * Refuses a file with more samples than an activity may have (MAX_SAMPLES) before they are
+ * read: the samples and every stream computed from them grow with their count.
+ */
+export const checkSampleCount = (count: number, name: string, what = "samples"): void => {
+  if (count > MAX_SAMPLES) {
+    throw new ActivityFileError({
+      message: `"${name}" has ${count.toLocaleString("en-US")} ${what} (at most ${MAX_SAMPLES.toLocaleString("en-US")})`
+    })
+  }
+}
 
 const FIELDS = ["lat", "lng", "altitude", "distance", "speed", "heartRate", "cadence", "power", "temperature"] as const
 

@@ -2,9 +2,10 @@ import FitParser, { FitEncoder } from "fit-file-parser"
 import type { DeviceTotals, ParsedActivity, ParsedLap } from "../../../../schema/ParsedActivity.ts"
 import type { SportType } from "../../../../schema/SportType.ts"
 import { ActivityFileError } from "../ActivityFileError.ts"
-import { buildSamples, emptyRow, finite, type SampleRow, validLatLng } from "../samples.ts"
+import { buildSamples, checkSampleCount, emptyRow, finite, type SampleRow, validLatLng } from "../samples.ts"
 import { type DeveloperFieldKeys, developerFieldKeys, developerValue } from "./fitDeveloperFields.ts"
 import { fitDeviceName } from "./fitDevice.ts"
+import { countFitMessages, FIT_MESG_HR, FIT_MESG_RECORD } from "./fitMessageCounts.ts"
 import { expandStrapHeartRates, mergeStrapHeartRates } from "./fitHeartRate.ts"
 import { FIT_SPORT_TRANSITION, fitSportId, mapFitSport } from "./fitSport.ts"
 
@@ -31,6 +32,12 @@ interface DecodedFit {
  */
 const FIRST_REAL_FIT_TIME = (631_065_600 + 0x10000000) * 1000
 const MAX_UTC_OFFSET_SECONDS = 14 * 3600
+/**
+ * Messages a FIT file may hold, all segments together: fit-file-parser keeps each as an
+ * object (about 190 bytes of heap apiece). A 72-hour recording at one record per second with
+ * its events, laps and device messages has about 270,000.
+ */
+export const MAX_FIT_MESSAGES = 1_000_000
 
 /** What file_id.type says a non-activity FIT file is. */
 const FILE_TYPE_LABELS: Readonly<Record<string, string>> = {
@@ -204,6 +211,13 @@ interface SessionSlice {
 export const parseFit = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedActivity> => {
   const segments = splitSegments(bytes, name)
   const first = segments[0]!
+  // judged before decoding: the decoder's time and memory grow with these counts
+  const counts = segments.map((segment) => countFitMessages(segment.bytes, segment.headerSize, segment.dataSize))
+  const messageCount = counts.reduce((total, c) => total + c.messages, 0)
+  if (messageCount > MAX_FIT_MESSAGES) {
+    fail(`"${name}" has ${messageCount.toLocaleString("en-US")} FIT messages (at most ${MAX_FIT_MESSAGES.toLocaleString("en-US")})`)
+  }
+  checkSampleCount(counts[0]!.byGlobal.get(FIT_MESG_RECORD) ?? 0, name, "records")
   const fit = decode(first, name)
   const fileId = fit.file_ids?.[0]
   const fileType = fileId?.["type"]
@@ -223,7 +237,9 @@ export const parseFit = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
 
   // Strap heart rates: `hr` messages of this segment and of the chained segments after it.
   const hrMessages: Array<Msg> = [...(fit.messages?.["hr"] ?? [])]
-  for (const segment of segments.slice(1)) {
+  for (const [i, segment] of segments.entries()) {
+    // decoding a segment costs as much as the first one: only those holding hr messages are
+    if (i === 0 || (counts[i]!.byGlobal.get(FIT_MESG_HR) ?? 0) === 0) continue
     try {
       for (const m of decode(segment, name).messages?.["hr"] ?? []) hrMessages.push(m)
     } catch {

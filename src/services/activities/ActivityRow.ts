@@ -1,0 +1,116 @@
+import { MAX_DESCRIPTION_LENGTH, MAX_DEVICE_NAME_LENGTH, MAX_NAME_LENGTH, truncateText } from "../../schema/ActivityLimits.ts"
+import { type Activity, type ActivityImage, ImportSource, WorkoutType, WorldType } from "../../schema/ApiModels.ts"
+import { isSportType } from "../../schema/SportType.ts"
+
+/**
+ * A row of the `activities` table and how it reads back as an Activity. Reading never fails on
+ * a stored row: rows written before activities were checked (validateActivity) may hold
+ * Infinity, 1e308 or a 100 KB device name, and one of them must not make every page of the
+ * list that holds it unanswerable. Each value is brought back within its API type: a number
+ * that is not finite becomes 0 (null where the field may be null), an integer field is rounded
+ * and kept within the safe integers, a text is cut to its limit, a word outside its vocabulary
+ * takes the default.
+ */
+export interface ActivityRow {
+  readonly id: string
+  readonly external_id: string | null
+  readonly start_time: number
+  readonly start_date_local: string
+  readonly sport_type: string
+  readonly name: string
+  readonly description: string | null
+  readonly workout_type: string | null
+  readonly world_type: string
+  readonly import_source: string
+  readonly distance: number
+  readonly elevation: number
+  readonly moving_time: number
+  readonly elapsed_time: number
+  readonly average_speed: number
+  readonly max_speed: number
+  readonly calories: number | null
+  readonly kilojoules: number | null
+  readonly average_heart_rate: number | null
+  readonly max_heart_rate: number | null
+  readonly average_power: number | null
+  readonly max_power: number | null
+  readonly average_cadence: number | null
+  readonly is_commute: number
+  readonly device_name: string | null
+  readonly gear_id: string | null
+  readonly country_code: string | null
+  readonly state: string | null
+  readonly city: string | null
+  readonly passed_through_countries: string
+  readonly start_lat: number | null
+  readonly start_lng: number | null
+  readonly encoded_polyline: string | null
+  readonly has_gpx: number
+}
+
+const int = (v: unknown): number =>
+  typeof v === "number" && Number.isFinite(v) ? Math.min(Number.MAX_SAFE_INTEGER, Math.max(Number.MIN_SAFE_INTEGER, Math.round(v))) : 0
+
+const intOrNull = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? int(v) : null)
+
+/** km/h with 2 decimals; 0 when not a finite number. */
+const speed = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? Math.round(v * 100) / 100 : 0)
+
+const text = (v: unknown, max: number): string => (typeof v === "string" ? truncateText(v, max) : "")
+
+const textOrNull = (v: unknown, max: number): string | null => (typeof v === "string" ? truncateText(v, max) : null)
+
+const oneOf = <A extends string>(literals: ReadonlyArray<A>, v: unknown, fallback: A): A =>
+  typeof v === "string" && (literals as ReadonlyArray<string>).includes(v) ? (v as A) : fallback
+
+const countries = (json: string): Array<string> => {
+  try {
+    const parsed: unknown = JSON.parse(json)
+    return Array.isArray(parsed) ? parsed.filter((c): c is string => typeof c === "string") : []
+  } catch {
+    return []
+  }
+}
+
+const latLng = (lat: unknown, lng: unknown): [number, number] | null =>
+  typeof lat === "number" && typeof lng === "number" && Math.abs(lat) <= 90 && Math.abs(lng) <= 180 ? [lat, lng] : null
+
+/** Location names come from the offline city data; this only bounds what an old row may hold. */
+const MAX_PLACE_LENGTH = 255
+
+export const toActivity = (row: ActivityRow, images: ReadonlyArray<ActivityImage>): Activity => ({
+  id: row.id,
+  name: text(row.name, MAX_NAME_LENGTH),
+  description: text(row.description, MAX_DESCRIPTION_LENGTH),
+  sportType: isSportType(row.sport_type) ? row.sport_type : "Workout",
+  workoutType: row.workout_type === null ? null : oneOf(WorkoutType.literals, row.workout_type, "workout"),
+  worldType: oneOf(WorldType.literals, row.world_type, "realWorld"),
+  importSource: oneOf(ImportSource.literals, row.import_source, "fitFile"),
+  startDateLocal: text(row.start_date_local, 32),
+  distanceInMeter: int(row.distance),
+  elevationInMeter: int(row.elevation),
+  movingTimeInSeconds: int(row.moving_time),
+  elapsedTimeInSeconds: int(row.elapsed_time),
+  averageSpeedInKmPerHour: speed(row.average_speed),
+  maxSpeedInKmPerHour: speed(row.max_speed),
+  calories: intOrNull(row.calories),
+  kilojoules: intOrNull(row.kilojoules),
+  averageHeartRate: intOrNull(row.average_heart_rate),
+  maxHeartRate: intOrNull(row.max_heart_rate),
+  averagePower: intOrNull(row.average_power),
+  maxPower: intOrNull(row.max_power),
+  averageCadence: intOrNull(row.average_cadence),
+  isCommute: row.is_commute === 1,
+  deviceName: textOrNull(row.device_name, MAX_DEVICE_NAME_LENGTH),
+  gearId: row.gear_id,
+  location: {
+    countryCode: textOrNull(row.country_code, MAX_PLACE_LENGTH),
+    state: textOrNull(row.state, MAX_PLACE_LENGTH),
+    city: textOrNull(row.city, MAX_PLACE_LENGTH)
+  },
+  passedThroughCountries: countries(row.passed_through_countries),
+  startLatLng: latLng(row.start_lat, row.start_lng),
+  encodedPolyline: row.encoded_polyline === "" ? null : row.encoded_polyline,
+  hasGpx: row.has_gpx === 1,
+  images
+})
