@@ -95,7 +95,7 @@ describe("traces", () => {
       assert.strictEqual(imported!.attributes["file_import.id"], row.id)
 
       // the stages under it: parsing in the worker thread and the commit
-      for (const name of ["ImportService.prepare", "ParseWorker.parse", "ImportService.commit"]) {
+      for (const name of ["ImportService.prepare", "ParseWorker.parseTimed", "ImportService.commit"]) {
         const stage = trace.find((s) => s.name === name)
         assert.isDefined(stage, `${name} is not in the upload's trace`)
         assert.include(ancestors(stage!), imported!.spanId)
