@@ -12,6 +12,7 @@ import {
   UnsupportedFileType
 } from "../schema/ApiErrors.ts"
 import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from "../schema/ActivityLimits.ts"
+import { Activity, ActivityList } from "../schema/ApiModels.ts"
 import { isSportType, type SportType } from "../schema/SportType.ts"
 import { checkActivityFileName } from "../services/import/ActivityFileName.ts"
 import { type ActivityPatch, ActivityRepo } from "../services/activities/ActivityRepo.ts"
@@ -23,8 +24,12 @@ import { ImportQueue } from "../services/import/ImportQueue.ts"
 import { StoragePaths } from "../services/platform/StoragePaths.ts"
 import { WatchDirectory } from "../services/import/WatchDirectory.ts"
 import { WaymarkApi } from "./Api.ts"
+import { jsonResponder } from "./encode/jsonResponder.ts"
 import { checkMultipartHeaders, receiveFilePart } from "./FilePart.ts"
 import { readJsonObject, rejectUnknownFields } from "./JsonBody.ts"
+
+const activityJson = jsonResponder(Activity)
+const activityListJson = jsonResponder(ActivityList)
 
 const activityNotFound = (id: string) => new NotFound({ message: `Activity "${id}" not found.` })
 
@@ -135,14 +140,14 @@ export const ActivitiesHttpLive = HttpApiBuilder.group(WaymarkApi, "activities",
             page,
             size
           })
-          return {
+          return activityListJson({
             activities: result.activities,
             pagination: { page, size, total: result.total, totalPages: Math.ceil(result.total / size) }
-          }
+          })
         })
       )
       .handle("get", ({ path: { activityId } }) =>
-        Effect.flatMap(activities.findById(activityId), (found) => (found ? Effect.succeed(found) : Effect.fail(activityNotFound(activityId))))
+        Effect.flatMap(activities.findById(activityId), (found) => (found ? Effect.succeed(activityJson(found)) : Effect.fail(activityNotFound(activityId))))
       )
       .handleRaw("update", ({ path: { activityId }, request }) =>
         Effect.gen(function*() {
@@ -155,7 +160,7 @@ export const ActivitiesHttpLive = HttpApiBuilder.group(WaymarkApi, "activities",
           yield* activities.update(activityId, patch)
           const updated = yield* activities.findById(activityId)
           if (updated === null) return yield* activityNotFound(activityId)
-          return HttpServerResponse.unsafeJson(updated)
+          return activityJson(updated)
         })
       )
       .handle("delete", ({ path: { activityId } }) =>
