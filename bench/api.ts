@@ -16,7 +16,8 @@
  *   BENCH_SEED_DIR=dir     keep the seeded storage in `dir` and reuse it on later runs (skips the import)
  *   BENCH_DURATION=s       seconds per request and server (default 8)
  *   BENCH_ACTIVITIES=n     files imported (default 10000)
- *   BENCH_DAEMON_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/prof"   NODE_OPTIONS of the daemon
+ *   BENCH_PROFILE_DIR=dir  write a CPU profile of each daemon's main thread there (bench/cpuProfile.mjs)
+ *   BENCH_DAEMON_NODE_OPTIONS="..."   NODE_OPTIONS of the daemon (flags NODE_OPTIONS allows)
  *
  * Prints target vs measured; always exits 0.
  */
@@ -48,13 +49,22 @@ interface Running {
 
 const startDaemon = async (root: Root): Promise<Running> => {
   const scope = Effect.runSync(Scope.make())
-  const nodeOptions = process.env.BENCH_DAEMON_NODE_OPTIONS
-  const env = { ...root.env, LOG_LEVEL: "info", ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) }
+  const profileDir = process.env.BENCH_PROFILE_DIR
+  const nodeOptions = [
+    ...(profileDir ? [`--import ${path.join(import.meta.dirname, "cpuProfile.mjs")}`] : []),
+    ...(process.env.BENCH_DAEMON_NODE_OPTIONS ? [process.env.BENCH_DAEMON_NODE_OPTIONS] : [])
+  ].join(" ")
+  const env = {
+    ...root.env,
+    LOG_LEVEL: "info",
+    ...(nodeOptions !== "" ? { NODE_OPTIONS: nodeOptions } : {}),
+    ...(profileDir ? { BENCH_PROFILE_DIR: path.resolve(profileDir) } : {})
+  }
   const daemon = await Effect.runPromise(startChildDaemon({ env, apiKey: root.apiKey, built: true }).pipe(Scope.extend(scope)))
   return {
     daemon,
     stop: async () => {
-      // SIGTERM: a graceful stop, so that a --cpu-prof profile is written
+      // SIGTERM: a graceful stop, so that a CPU profile is written
       await Effect.runPromise(daemon.kill("SIGTERM"))
       await Effect.runPromise(Scope.close(scope, Exit.void))
     }

@@ -1,3 +1,4 @@
+import "./leanHeap.ts"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, ConfigError, Effect, Layer, Option } from "effect"
 import { DaemonLive } from "./Daemon.ts"
