@@ -272,6 +272,7 @@ const main = async () => {
     return
   }
   const root = makeRoot()
+  const loadAtStart = os.loadavg()
   try {
     let imported: ImportFigures | null = null
     const reusable = SEED_DIR !== undefined && fs.existsSync(seedMarker(SEED_DIR)) &&
@@ -290,7 +291,10 @@ const main = async () => {
     }
     const load = SEED_ONLY ? null : await loadBoth(root)
 
-    console.log(`\nWaymark API benchmark: ${COUNT} activities, ${CONNECTIONS} connections, ${DURATION} s per request, node ${process.version}, ${os.cpus().length} cpus\n`)
+    // the machine may be shared: its load says how far the figures are from a quiet machine's
+    const loads = (l: ReadonlyArray<number>) => l.map((v) => v.toFixed(2)).join(" ")
+    console.log(`\nWaymark API benchmark: ${COUNT} activities, ${CONNECTIONS} connections, ${DURATION} s per request, node ${process.version}, ${os.cpus().length} cpus`)
+    console.log(`load average (1, 5, 15 min): ${loads(loadAtStart)} at the start, ${loads(os.loadavg())} at the end\n`)
     if (load !== null) {
       const num = (v: number) => v.toFixed(0)
       const msOf = (v: number) => `${v.toFixed(1)}`
