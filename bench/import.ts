@@ -20,29 +20,13 @@ import { ImportService } from "../src/services/import/ImportService.ts"
 import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, loadManifest } from "../test/support/corpus.ts"
 import { startChildDaemon } from "../test/support/ChildDaemon.ts"
 import { makeRoot, servicesLayer } from "../test/support/ImportHarness.ts"
+import { mb, memoryOf, quantile, sleep } from "./measure.ts"
 
 const DEADLINE = Date.now() + 170_000
 const ONE_HOUR_FIT = "fit/garmin-fr945-treadmill-run.fit"
 const LARGEST_FIT = "fit/garmin-fr935-ironman-triathlon.fit"
 
-const quantile = (xs: ReadonlyArray<number>, q: number) => {
-  if (xs.length === 0) return NaN
-  const s = [...xs].sort((a, b) => a - b)
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!
-}
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const DIST_MAIN = path.join(import.meta.dirname, "..", "dist", "main.js")
-
-/** Peak and current resident set of a process (all its threads), from /proc; null elsewhere. */
-const memoryOf = (pid: number): { peak: number; current: number } | null => {
-  try {
-    const status = fs.readFileSync(`/proc/${pid}/status`, "utf8")
-    const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN) * 1024
-    return { peak: kb("VmHWM"), current: kb("VmRSS") }
-  } catch {
-    return null
-  }
-}
 
 const api = (base: string, key: string) => ({
   get: (p: string) => fetch(`${base}${p}`, { headers: { authorization: `Bearer ${key}` } }),
@@ -187,7 +171,6 @@ const main = async () => {
   rows.push(["per-file import p95", "-", ms(quantile(perFile, 0.95)), true])
   rows.push([`one-hour FIT p50, parse+compute in worker (${path.basename(ONE_HOUR_FIT)})`, "<= 60 ms", `${ms(p50Hour)} (whole importFile once: ${ms(importOf(ONE_HOUR_FIT))})`, p50Hour <= 60])
   rows.push([`largest FIT p50, parse+compute in worker (${path.basename(LARGEST_FIT)})`, "<= 600 ms", `${ms(p50Largest)} (whole importFile once: ${ms(importOf(LARGEST_FIT))})`, p50Largest <= 600])
-  const mb = (bytes: number | undefined) => (bytes === undefined || Number.isNaN(bytes) ? "n/a" : `${(bytes / 1048576).toFixed(0)} MB`)
   const peakRss = daemonMemory?.peak ?? NaN
   rows.push(["daemon peak RSS (process + parse worker, VmHWM)", "< 350 MB", `${mb(peakRss)} (idle after start ${mb(idleRss?.current)})`, peakRss < 350 * 1048576])
   const up50 = quantile(uploadLatencies, 0.5)

@@ -10,7 +10,7 @@ import {
   NotFound,
   UnsupportedFileType
 } from "../schema/ApiErrors.ts"
-import { ActivityUpdate } from "../schema/ApiModels.ts"
+import { Activity, ActivityList, ActivityUpdate } from "../schema/ApiModels.ts"
 import { checkActivityFileName } from "../services/import/ActivityFileName.ts"
 import { type ActivityPatch, ActivityRepo } from "../services/activities/ActivityRepo.ts"
 import { ActivityRemoval } from "../services/activities/ActivityRemoval.ts"
@@ -21,11 +21,14 @@ import { ImageStore, sniffImage } from "../services/activities/ImageStore.ts"
 import { ImportQueue } from "../services/import/ImportQueue.ts"
 import { WatchDirectory } from "../services/import/WatchDirectory.ts"
 import { WaymarkApi } from "./Api.ts"
+import { jsonResponder } from "./encode/jsonResponder.ts"
 import { checkMultipartHeaders, storeFailure, withReceivedFile } from "./FilePart.ts"
 import { decodeBody, readJsonObject } from "./JsonBody.ts"
 
 const decodeUpdate = decodeBody(ActivityUpdate)
 const updatableFields = Object.keys(ActivityUpdate.fields)
+const activityJson = jsonResponder(Activity)
+const activityListJson = jsonResponder(ActivityList)
 
 const activityNotFound = (id: string) => new NotFound({ message: `Activity "${id}" not found.` })
 
@@ -110,14 +113,14 @@ export const ActivitiesHttpLive = HttpApiBuilder.group(WaymarkApi, "activities",
             page,
             size
           })
-          return {
+          return activityListJson({
             activities: result.activities,
             pagination: { page, size, total: result.total, totalPages: Math.ceil(result.total / size) }
-          }
+          })
         })
       )
       .handle("get", ({ path: { activityId } }) =>
-        Effect.flatMap(activities.findById(activityId), (found) => (found ? Effect.succeed(found) : Effect.fail(activityNotFound(activityId))))
+        Effect.flatMap(activities.findById(activityId), (found) => (found ? Effect.succeed(activityJson(found)) : Effect.fail(activityNotFound(activityId))))
       )
       .handleRaw("update", ({ path: { activityId }, request }) =>
         Effect.gen(function*() {
@@ -130,7 +133,7 @@ export const ActivitiesHttpLive = HttpApiBuilder.group(WaymarkApi, "activities",
           yield* activities.update(activityId, patch)
           const updated = yield* activities.findById(activityId)
           if (updated === null) return yield* activityNotFound(activityId)
-          return HttpServerResponse.unsafeJson(updated)
+          return activityJson(updated)
         })
       )
       .handle("delete", ({ path: { activityId } }) =>

@@ -1,10 +1,13 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
-import type { FileImport } from "../schema/ApiModels.ts"
+import { type FileImport, FileImportList } from "../schema/ApiModels.ts"
 import { importSourceOfFormat } from "../schema/ActivityDraft.ts"
 import { FileImportRepo } from "../services/import/FileImportRepo.ts"
 import { WatchDirectory } from "../services/import/WatchDirectory.ts"
 import { WaymarkApi } from "./Api.ts"
+import { jsonResponder } from "./encode/jsonResponder.ts"
+
+const fileImportListJson = jsonResponder(FileImportList)
 
 /** Queued files of the watch folder first (whatever the status filter), then the stored rows, newest first. */
 export const FileImportsHttpLive = HttpApiBuilder.group(WaymarkApi, "fileImports", (handlers) =>
@@ -40,10 +43,10 @@ export const FileImportsHttpLive = HttpApiBuilder.group(WaymarkApi, "fileImports
           limit: size - fromQueue.length
         })
         const total = queued.length + stored.total
-        return {
+        return fileImportListJson({
           fileImports: [...fromQueue, ...stored.rows],
           pagination: { page, size, total, totalPages: Math.ceil(total / size) }
-        }
+        })
       })
     )
   })

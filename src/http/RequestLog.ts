@@ -82,7 +82,8 @@ export const makeRequestLog = (redact: (url: string) => string) => <E, R>(app: H
       Effect.tap((exit) => {
         const status = HttpServerError.exitResponse(exit).status
         return Effect.annotateCurrentSpan("http.response.status_code", status).pipe(
-          Effect.zipRight(Effect.log("Sent HTTP response")),
+          // at debug: at the default level a busy API would write a line per request
+          Effect.zipRight(Effect.logDebug("Sent HTTP response")),
           Effect.annotateLogs({ "http.method": request.method, "http.url": url, "http.status": status })
         )
       }),

@@ -5,7 +5,7 @@ import type { ActivityStreams, EncodedActivityDraft } from "../../schema/Activit
 import type { ActivityImage } from "../../schema/ApiModels.ts"
 import type { SportType } from "../../schema/SportType.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
-import { type ActivityRow, toActivity } from "./ActivityRow.ts"
+import { ACTIVITY_COLUMNS, type ActivityRow, activityRowOf, toActivity } from "./ActivityRow.ts"
 import { decodeStreams } from "./StreamsCodec.ts"
 
 /** Activities with their streams, laps, splits, best efforts and images, in SQLite. */
@@ -59,6 +59,8 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activ
     const config = yield* AppConfig
     const imageUrl = (fileName: string) => `${config.appUrl}/files/activities/${fileName}`
 
+    const activityColumns = sql.literal(ACTIVITY_COLUMNS.join(", "))
+
     const toImage = (row: ImageRow): ActivityImage => ({ id: row.id, url: imageUrl(row.file_name) })
 
     const withImages = (rows: ReadonlyArray<ActivityRow>) =>
@@ -76,7 +78,7 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activ
       })
 
     const findById = Effect.fn("ActivityRepo.findById")(function*(id: string) {
-      const rows = yield* sql<ActivityRow>`SELECT * FROM activities WHERE id = ${id}`
+      const rows = (yield* sql`SELECT ${activityColumns} FROM activities WHERE id = ${id}`.values).map(activityRowOf)
       if (rows.length === 0) return null
       return (yield* withImages(rows))[0]!
     }, Effect.orDie)
@@ -94,9 +96,15 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activ
         ...(params.hasGpx !== undefined ? [sql`has_gpx = ${params.hasGpx ? 1 : 0}`] : [])
       ]
       const where = conditions.length > 0 ? sql`WHERE ${sql.and(conditions)}` : sql``
-      const [{ total }] = (yield* sql<{ total: number }>`SELECT COUNT(*) AS total FROM activities ${where}`) as unknown as [{ total: number }]
-      const rows = yield* sql<ActivityRow>`SELECT * FROM activities ${where}
-        ORDER BY start_time DESC, id DESC LIMIT ${params.size} OFFSET ${(params.page - 1) * params.size}`
+      // Without statistics SQLite would count a date range by walking every activity of the
+      // sport type, and read a page by fetching and sorting every activity of the range: the
+      // count is named its covering index, and the page the index it is ordered by, where
+      // the filters are tested before any row is read and the walk stops at the page's end.
+      const counted = params.from !== undefined || params.to !== undefined ? sql`activities INDEXED BY activities_local_day` : sql`activities`
+      const listed = params.sportTypes?.length === 1 ? sql`activities INDEXED BY activities_list_by_sport` : sql`activities INDEXED BY activities_list`
+      const [{ total }] = (yield* sql<{ total: number }>`SELECT COUNT(*) AS total FROM ${counted} ${where}`) as unknown as [{ total: number }]
+      const rows = (yield* sql`SELECT ${activityColumns} FROM ${listed} ${where}
+        ORDER BY start_time DESC, id DESC LIMIT ${params.size} OFFSET ${(params.page - 1) * params.size}`.values).map(activityRowOf)
       return { activities: yield* withImages(rows), total }
     }, Effect.orDie)
 
@@ -214,11 +222,10 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activ
       } satisfies StoredActivityTrack
     }, Effect.orDie)
 
-    /** Activities whose time span meets [start, end] (epoch ms), for the duplicate check. */
-    const overlapping = Effect.fn("ActivityRepo.overlapping")(function*(start: number, end: number) {
+    /** Activities starting within [from, to] (epoch ms), for the duplicate check: a range of the list's index. */
+    const startingBetween = Effect.fn("ActivityRepo.startingBetween")(function*(from: number, to: number) {
       return yield* sql<{ id: string; start_time: number; elapsed_time: number }>`
-        SELECT id, start_time, elapsed_time FROM activities
-        WHERE start_time <= ${end} AND start_time + elapsed_time * 1000 >= ${start}`
+        SELECT id, start_time, elapsed_time FROM activities WHERE start_time BETWEEN ${from} AND ${to}`
     }, Effect.orDie)
 
     const addImage = Effect.fn("ActivityRepo.addImage")(function*(activityId: string, imageId: string, fileName: string, externalId: string | null = null) {
@@ -253,7 +260,7 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activ
     }, Effect.orDie)
 
     return {
-      findById, exists, search, insert, replace, update, remove, track, overlapping,
+      findById, exists, search, insert, replace, update, remove, track, startingBetween,
       addImage, findImage, removeImage, imageFileExists, imageExternalIds, externalIds
     } as const
   })

@@ -87,8 +87,11 @@ export class FileImportRepo extends Effect.Service<FileImportRepo>()("services/i
       ]
       const where = conditions.length > 0 ? sql`WHERE ${sql.and(conditions)}` : sql``
       const counted = yield* sql<{ total: number }>`SELECT COUNT(*) AS total FROM file_imports ${where}`
+      // a page is read in the list's order, its filters tested on the index: without statistics
+      // SQLite would fetch and sort every row of a status to return a few
+      const listed = params.filename === undefined ? sql`file_imports INDEXED BY file_imports_list` : sql`file_imports`
       const rows = params.limit <= 0 ? [] : yield* sql<Row>`SELECT id, filename, source, status, error_message, activity_id, imported_on
-        FROM file_imports ${where} ORDER BY imported_on DESC, rowid DESC LIMIT ${params.limit} OFFSET ${Math.max(0, params.offset)}`
+        FROM ${listed} ${where} ORDER BY imported_on DESC, rowid DESC LIMIT ${params.limit} OFFSET ${Math.max(0, params.offset)}`
       return { rows: rows.map(toFileImport), total: counted[0]!.total }
     }, Effect.orDie)
 

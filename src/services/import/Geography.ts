@@ -1,5 +1,5 @@
-import { iso1A2Code } from "@rapideditor/country-coder"
 import tzlookup from "@photostructure/tz-lookup"
+import { createRequire } from "node:module"
 import type { Location } from "../../schema/ActivityDraft.ts"
 import { nearestCity } from "./geography/CityIndex.ts"
 
@@ -15,6 +15,14 @@ export const CITY_RADIUS_KM = 30
 export const STATE_RADIUS_KM = 100
 /** Spacing (metres along the route) of the points tested by passedThroughCountries. */
 export const ROUTE_SAMPLE_METERS = 500
+
+/**
+ * The country borders, loaded on first use: building them costs ~20 MB of heap, which the
+ * daemon's main thread (where only a Strava import asks for a country) should not hold from
+ * its start.
+ */
+let countryCoder: typeof import("@rapideditor/country-coder") | undefined
+const borders = () => (countryCoder ??= createRequire(import.meta.url)("@rapideditor/country-coder") as typeof import("@rapideditor/country-coder"))
 
 const validPoint = (lat: number, lng: number): boolean =>
   Number.isFinite(lat) && Number.isFinite(lng) && Math.abs(lat) <= 90 && Math.abs(lng) <= 180
@@ -35,7 +43,7 @@ export const timeZoneAt = (lat: number, lng: number): string | null => {
  */
 export const countryAt = (lat: number, lng: number): string | null => {
   if (!validPoint(lat, lng)) return null
-  const code = iso1A2Code([lng, lat], { level: "territory" })
+  const code = borders().iso1A2Code([lng, lat], { level: "territory" })
   return code ? code.toLowerCase() : null
 }
 

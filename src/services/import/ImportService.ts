@@ -85,7 +85,7 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
     const duplicateOf = (draft: EncodedActivityDraft) =>
       Effect.gen(function*() {
         const span = interval(draft)
-        const candidates = yield* activities.overlapping(span.start - DUPLICATE_START_WINDOW_MS, span.end)
+        const candidates = yield* activities.startingBetween(draft.startTime - DUPLICATE_START_WINDOW_MS, draft.startTime + DUPLICATE_START_WINDOW_MS)
         const match = candidates.find((c) =>
           Math.abs(c.start_time - draft.startTime) <= DUPLICATE_START_WINDOW_MS &&
           overlapRatio(span, { start: c.start_time, end: c.start_time + Math.max(1, c.elapsed_time) * 1000 }) >= DUPLICATE_MIN_OVERLAP

@@ -74,6 +74,8 @@ export class ParseWorker extends Effect.Service<ParseWorker>()("services/import/
       Ref.get(current).pipe(Effect.flatMap((running) => running ? Effect.promise(() => running.worker.terminate()) : Effect.void))
     )
 
+    // started with the first file, not with the daemon: an idle daemon (most of its life) does
+    // not hold the worker's heap and the parsers it loads
     const worker = Effect.gen(function*() {
       const existing = yield* Ref.get(current)
       if (existing !== null) return existing
@@ -81,10 +83,6 @@ export class ParseWorker extends Effect.Service<ParseWorker>()("services/import/
       yield* Ref.set(current, running)
       return running
     })
-
-    // start the worker now: its start (loading the parsers through tsx) costs most of a
-    // second, which the first import would otherwise wait for
-    yield* worker
 
     const discard = (running: Running) =>
       Effect.gen(function*() {

@@ -3,10 +3,11 @@ import { SqliteClient, SqliteMigrator } from "@effect/sql-sqlite-node"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Effect, Layer } from "effect"
 import initial from "./migrations/0001_initial.ts"
+import readIndexes from "./migrations/0002_read_indexes.ts"
 import { StoragePaths } from "./StoragePaths.ts"
 
 /** Migrations, statically imported (a file-system loader breaks when bundled). */
-export const migrations = SqliteMigrator.fromRecord({ "0001_initial": initial })
+export const migrations = SqliteMigrator.fromRecord({ "0001_initial": initial, "0002_read_indexes": readIndexes })
 
 const pragmas = Layer.effectDiscard(Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

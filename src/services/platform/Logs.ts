@@ -81,9 +81,11 @@ export const makeChannelFileLogger = (dir: string) =>
         fs.writeSync(current.fd, line + "\n")
       }
       const logger = Logger.make<unknown, void>((options) => {
+        // most lines (a request's, at debug) belong to no channel: no entry is built for them
+        const channel = Option.getOrUndefined(HashMap.get(options.annotations, "channel"))
+        if (typeof channel !== "string" || !(LOG_CHANNELS as ReadonlyArray<string>).includes(channel)) return
         const entry = toEntry(options)
-        if (entry.channel === undefined || !(LOG_CHANNELS as ReadonlyArray<string>).includes(entry.channel)) return
-        const { channel, ...rest } = entry
+        const { channel: _, ...rest } = entry
         try {
           write(channel, options.date, JSON.stringify({ ...rest, channel }))
         } catch {

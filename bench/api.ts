@@ -1,0 +1,351 @@
+/**
+ * Read-path benchmark at scale, against a ceiling measured in the same run:
+ * 1. import: the built daemon (`node dist/main.js`, as `npm start` runs it, through ChildDaemon)
+ *    over a fresh STORAGE_DIR; 10,000 generated small GPX rides and runs dropped into its watch
+ *    folder at once; the rate over the first and the last thousand files, and the daemon's peak
+ *    resident set (VmHWM, all threads) meanwhile;
+ * 2. load: the daemon started again over that storage (idle RSS after start), and a plain
+ *    node:http server in its own process answering each request with the daemon's own bytes;
+ *    autocannon (16 connections) drives both for each request; the daemon's requests then run a
+ *    second time and its RSS after each pass is compared (leak check); peak RSS under load.
+ *
+ *   npm run bench:api                      builds first; about 5 minutes
+ *   npm run bench:api -- --seed-only       the import phase only
+ *
+ * Environment:
+ *   BENCH_SEED_DIR=dir     keep the seeded storage in `dir` and reuse it on later runs (skips the import)
+ *   BENCH_DURATION=s       seconds per request and server (default 8)
+ *   BENCH_ACTIVITIES=n     files imported (default 10000)
+ *   BENCH_PROFILE_DIR=dir  write a CPU profile of each daemon's main thread there (bench/cpuProfile.mjs)
+ *   BENCH_DAEMON_NODE_OPTIONS="..."   NODE_OPTIONS of the daemon (flags NODE_OPTIONS allows)
+ *
+ * Prints target vs measured; always exits 0.
+ */
+import autocannon from "autocannon"
+import { Effect, Exit, Scope } from "effect"
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { type ChildDaemon, startChildDaemon } from "../test/support/ChildDaemon.ts"
+import { gpxActivity, makeRoot, type Root } from "../test/support/ImportHarness.ts"
+import { mb, memoryOf, printTable, sleep } from "./measure.ts"
+
+const DIST_MAIN = path.join(import.meta.dirname, "..", "dist", "main.js")
+const SEED_ONLY = process.argv.includes("--seed-only")
+const SEED_DIR = process.env.BENCH_SEED_DIR
+const DURATION = Number(process.env.BENCH_DURATION ?? 8)
+const COUNT = Number(process.env.BENCH_ACTIVITIES ?? 10_000)
+const CONNECTIONS = 16
+const MB = 1048576
+
+// ---------------------------------------------------------------------------------------
+// The daemon
+
+interface Running {
+  readonly daemon: ChildDaemon
+  readonly stop: () => Promise<void>
+}
+
+const startDaemon = async (root: Root): Promise<Running> => {
+  const scope = Effect.runSync(Scope.make())
+  const profileDir = process.env.BENCH_PROFILE_DIR
+  const nodeOptions = [
+    ...(profileDir ? [`--import ${path.join(import.meta.dirname, "cpuProfile.mjs")}`] : []),
+    ...(process.env.BENCH_DAEMON_NODE_OPTIONS ? [process.env.BENCH_DAEMON_NODE_OPTIONS] : [])
+  ].join(" ")
+  const env = {
+    ...root.env,
+    LOG_LEVEL: "info",
+    ...(nodeOptions !== "" ? { NODE_OPTIONS: nodeOptions } : {}),
+    ...(profileDir ? { BENCH_PROFILE_DIR: path.resolve(profileDir) } : {})
+  }
+  const daemon = await Effect.runPromise(startChildDaemon({ env, apiKey: root.apiKey, built: true }).pipe(Scope.extend(scope)))
+  return {
+    daemon,
+    stop: async () => {
+      // SIGTERM: a graceful stop, so that a CPU profile is written
+      await Effect.runPromise(daemon.kill("SIGTERM"))
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  }
+}
+
+const rssNow = (pid: number) => memoryOf(pid)?.current ?? NaN
+const rssPeak = (pid: number) => memoryOf(pid)?.peak ?? NaN
+
+// ---------------------------------------------------------------------------------------
+// 1. Seeding through the watch folder
+
+interface ImportFigures {
+  readonly files: number
+  readonly seconds: number
+  readonly firstThousand: number
+  readonly lastThousand: number
+  readonly succeeded: number
+  readonly idleRss: number
+  readonly peakRss: number
+}
+
+const PLACES: ReadonlyArray<readonly [number, number]> = [[47.37, 8.54], [48.85, 2.35], [51.5, -0.12], [40.71, -74.0], [-33.87, 151.2], [35.68, 139.69]]
+
+/** The i-th file: a 30-minute GPX ride (three in four) or run, 8 hours after the previous one. */
+const generated = (i: number) => {
+  const ride = i % 4 !== 3
+  const [lat, lng] = PLACES[i % PLACES.length]!
+  const start = new Date(Date.parse("2016-01-01T06:00:00Z") + i * 8 * 3600_000 + (i % 7) * 660_000)
+  return {
+    name: `${ride ? "ride" : "run"}-${String(i).padStart(5, "0")}.gpx`,
+    text: gpxActivity({ start, seconds: 1800, step: 10, lat, lng, speed: ride ? 7 : 3, type: ride ? "cycling" : "running", name: `${ride ? "Ride" : "Run"} ${i}` })
+  }
+}
+
+const seedThroughWatchFolder = async (root: Root): Promise<ImportFigures> => {
+  const { daemon, stop } = await startDaemon(root)
+  try {
+    await sleep(3000)
+    const idleRss = rssNow(daemon.pid)
+    // written into a dot-folder first (ignored by the watcher), then renamed in at once
+    const staging = path.join(root.watchDir, ".bench")
+    fs.mkdirSync(staging)
+    const names: Array<string> = []
+    for (let i = 0; i < COUNT; i++) {
+      const file = generated(i)
+      fs.writeFileSync(path.join(staging, file.name), file.text)
+      names.push(file.name)
+    }
+    const started = performance.now()
+    for (const name of names) fs.renameSync(path.join(staging, name), path.join(root.watchDir, name))
+    const at = new Map<number, number>()
+    const marks = [Math.min(1000, COUNT), Math.max(0, COUNT - 1000), COUNT]
+    const deadline = Date.now() + Math.max(120_000, COUNT * 100)
+    while (Date.now() < deadline && !daemon.hasExited()) {
+      const left = fs.readdirSync(root.watchDir).filter((n) => !n.startsWith(".")).length
+      const done = COUNT - left
+      for (const mark of marks) if (done >= mark && !at.has(mark)) at.set(mark, (performance.now() - started) / 1000)
+      if (left === 0) break
+      await sleep(100)
+    }
+    const peakRss = rssPeak(daemon.pid)
+    const seconds = at.get(COUNT) ?? NaN
+    const succeeded = (await Effect.runPromise(daemon.get("/api/v1/file-imports?filters[status]=success&pagination[size]=1"))).json?.pagination?.total ?? 0
+    const t1 = at.get(marks[0]!) ?? NaN
+    const t9 = at.get(marks[1]!) ?? NaN
+    return {
+      files: COUNT,
+      seconds,
+      firstThousand: marks[0]! / t1,
+      lastThousand: (COUNT - marks[1]!) / (seconds - t9),
+      succeeded,
+      idleRss,
+      peakRss
+    }
+  } finally {
+    await stop()
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// 2. Load: the daemon and the plain server, side by side
+
+interface Row {
+  readonly label: string
+  readonly path: string
+}
+
+interface Load {
+  readonly reqPerSec: number
+  readonly p50: number
+  readonly p99: number
+  readonly failures: number
+}
+
+const drive = async (base: string, row: Row, apiKey: string, seconds: number): Promise<Load> => {
+  const result = await autocannon({
+    url: base + row.path,
+    connections: CONNECTIONS,
+    duration: seconds,
+    headers: { authorization: `Bearer ${apiKey}` }
+  })
+  return { reqPerSec: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, failures: result.errors + result.timeouts + result.non2xx }
+}
+
+/** A plain node:http server in its own process, answering each path with the given bytes. */
+const startPlainServer = async (bodies: ReadonlyMap<string, Buffer>) => {
+  const file = path.join(os.tmpdir(), `waymark-bench-bodies-${process.pid}.json`)
+  fs.writeFileSync(file, JSON.stringify(Object.fromEntries([...bodies].map(([k, v]) => [k, v.toString("base64")]))))
+  const script = `
+    const http = require("node:http")
+    const bodies = new Map(Object.entries(JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8"))).map(([k, v]) => [k, Buffer.from(v, "base64")]))
+    const server = http.createServer((req, res) => {
+      const body = bodies.get(req.url)
+      if (body === undefined) { res.writeHead(404); res.end(); return }
+      res.writeHead(200, { "content-type": "application/json", "content-length": body.length })
+      res.end(body)
+    })
+    server.listen(0, "127.0.0.1", () => console.log(server.address().port))
+  `
+  const child = spawn(process.execPath, ["-e", script, file], { stdio: ["ignore", "pipe", "inherit"] })
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout.once("data", (chunk: Buffer) => resolve(Number(chunk.toString().trim())))
+    child.once("exit", (code) => reject(new Error(`the plain server exited (${code})`)))
+  })
+  return {
+    base: `http://127.0.0.1:${port}`,
+    stop: () => {
+      child.kill("SIGKILL")
+      fs.rmSync(file, { force: true })
+    }
+  }
+}
+
+interface LoadFigures {
+  readonly rows: ReadonlyArray<{ readonly row: Row; readonly plain: Load; readonly waymark: Load; readonly again: Load; readonly bytes: number }>
+  readonly idleRss: number
+  readonly rssAfterFirst: number
+  readonly rssAfterSecond: number
+  readonly peakRss: number
+}
+
+const loadBoth = async (root: Root): Promise<LoadFigures> => {
+  const { daemon, stop } = await startDaemon(root)
+  let plain: { base: string; stop: () => void } | undefined
+  try {
+    await sleep(3000)
+    const idleRss = rssNow(daemon.pid)
+    const first = await Effect.runPromise(daemon.get("/api/v1/activities?pagination[size]=1"))
+    const id: string = first.json.activities[0].id
+    const rows: ReadonlyArray<Row> = [
+      { label: "GET /api/v1/activities?pagination[size]=25", path: "/api/v1/activities?pagination[size]=25" },
+      {
+        label: "  the same, filters[sportType]=Ride&filters[from]=2018-01-01, page 40",
+        path: "/api/v1/activities?filters[sportType]=Ride&filters[from]=2018-01-01&pagination[size]=25&pagination[page]=40"
+      },
+      { label: "GET /api/v1/activities/{id}", path: `/api/v1/activities/${id}` },
+      { label: "GET /api/v1/status", path: "/api/v1/status" },
+      { label: "GET /api/v1/file-imports?pagination[size]=25", path: "/api/v1/file-imports?pagination[size]=25" }
+    ]
+    const bodies = new Map<string, Buffer>()
+    for (const row of rows) {
+      const response = await fetch(daemon.baseUrl + row.path, { headers: { authorization: `Bearer ${root.apiKey}` } })
+      const bytes = Buffer.from(await response.arrayBuffer())
+      if (response.status !== 200) throw new Error(`${row.path} answered ${response.status}: ${bytes.toString("utf8").slice(0, 300)}`)
+      bodies.set(row.path, bytes)
+    }
+    plain = await startPlainServer(bodies)
+    // warm both up (JIT, SQLite page cache) before anything is measured
+    for (const row of rows) {
+      await drive(daemon.baseUrl, row, root.apiKey, 2)
+      await drive(plain.base, row, root.apiKey, 1)
+    }
+    const firstPass: Array<{ row: Row; plain: Load; waymark: Load }> = []
+    for (const row of rows) {
+      process.stdout.write(`  ${row.path} ...\n`)
+      firstPass.push({ row, plain: await drive(plain.base, row, root.apiKey, DURATION), waymark: await drive(daemon.baseUrl, row, root.apiKey, DURATION) })
+    }
+    await sleep(2000)
+    const rssAfterFirst = rssNow(daemon.pid)
+    const again: Array<Load> = []
+    for (const row of rows) again.push(await drive(daemon.baseUrl, row, root.apiKey, DURATION))
+    await sleep(2000)
+    const rssAfterSecond = rssNow(daemon.pid)
+    return {
+      rows: firstPass.map((r, i) => ({ ...r, again: again[i]!, bytes: bodies.get(r.row.path)!.length })),
+      idleRss,
+      rssAfterFirst,
+      rssAfterSecond,
+      peakRss: rssPeak(daemon.pid)
+    }
+  } finally {
+    plain?.stop()
+    await stop()
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+
+const seedMarker = (dir: string) => path.join(dir, "bench-seed.json")
+
+const main = async () => {
+  if (!fs.existsSync(DIST_MAIN)) {
+    console.log(`${DIST_MAIN} is missing: run \`npm run build\` first (npm run bench:api does)`)
+    return
+  }
+  const root = makeRoot()
+  const loadAtStart = os.loadavg()
+  try {
+    let imported: ImportFigures | null = null
+    const reusable = SEED_DIR !== undefined && fs.existsSync(seedMarker(SEED_DIR)) &&
+      JSON.parse(fs.readFileSync(seedMarker(SEED_DIR), "utf8")).count === COUNT
+    if (reusable && !SEED_ONLY) {
+      console.log(`reusing the seeded storage of ${SEED_DIR} (${COUNT} files)`)
+      fs.cpSync(SEED_DIR!, root.storageDir, { recursive: true })
+    } else {
+      console.log(`importing ${COUNT} generated GPX files through the watch folder...`)
+      imported = await seedThroughWatchFolder(root)
+      if (SEED_DIR !== undefined) {
+        fs.rmSync(SEED_DIR, { recursive: true, force: true })
+        fs.cpSync(root.storageDir, SEED_DIR, { recursive: true })
+        fs.writeFileSync(seedMarker(SEED_DIR), JSON.stringify({ count: COUNT }))
+      }
+    }
+    const load = SEED_ONLY ? null : await loadBoth(root)
+
+    // the machine may be shared: its load says how far the figures are from a quiet machine's
+    const loads = (l: ReadonlyArray<number>) => l.map((v) => v.toFixed(2)).join(" ")
+    console.log(`\nWaymark API benchmark: ${COUNT} activities, ${CONNECTIONS} connections, ${DURATION} s per request, node ${process.version}, ${os.cpus().length} cpus`)
+    console.log(`load average (1, 5, 15 min): ${loads(loadAtStart)} at the start, ${loads(os.loadavg())} at the end\n`)
+    if (load !== null) {
+      const num = (v: number) => v.toFixed(0)
+      const msOf = (v: number) => `${v.toFixed(1)}`
+      const page1 = load.rows[0]!.waymark
+      const targetOf = (i: number, waymark: Load, plainLoad: Load): [string, boolean] => {
+        const share = waymark.reqPerSec / plainLoad.reqPerSec
+        if (i === 0) return [">= 10%, p99 < 15 ms", share >= 0.1 && waymark.p99 < 15]
+        if (i === 1) return ["within 1.5x of page 1", waymark.reqPerSec * 1.5 >= page1.reqPerSec && waymark.p99 <= page1.p99 * 1.5 + 1]
+        if (i === 2 || i === 3) return [">= 25%", share >= 0.25]
+        return ["-", true]
+      }
+      printTable(
+        ["request", "bytes", "plain req/s", "p50 ms", "p99 ms", "waymark req/s", "p50 ms", "p99 ms", "share", "2nd run req/s", "target", "ok"],
+        load.rows.map((r, i) => {
+          const [target, ok] = targetOf(i, r.waymark, r.plain)
+          const failures = r.waymark.failures + r.again.failures + r.plain.failures
+          return [
+            r.row.label, String(r.bytes),
+            num(r.plain.reqPerSec), msOf(r.plain.p50), msOf(r.plain.p99),
+            num(r.waymark.reqPerSec), msOf(r.waymark.p50), msOf(r.waymark.p99),
+            `${(100 * r.waymark.reqPerSec / r.plain.reqPerSec).toFixed(1)}%`,
+            num(r.again.reqPerSec),
+            target, (ok && failures === 0 ? "yes" : "NO") + (failures > 0 ? ` (${failures} failed requests)` : "")
+          ]
+        })
+      )
+      console.log("")
+    }
+    const memoryRows: Array<Array<string>> = []
+    if (imported !== null) {
+      const rate = imported.files / imported.seconds
+      const steady = imported.lastThousand >= 0.9 * imported.firstThousand
+      memoryRows.push(
+        ["import through the watch folder", ">= 85 files/s", `${rate.toFixed(1)} files/s (${imported.files} files in ${imported.seconds.toFixed(1)} s; ${imported.succeeded} success)`, rate >= 85 && imported.succeeded === imported.files ? "yes" : "NO"],
+        ["  first thousand vs last thousand", "not falling", `${imported.firstThousand.toFixed(1)} vs ${imported.lastThousand.toFixed(1)} files/s`, steady ? "yes" : "NO"],
+        ["  idle RSS after start (empty database)", "< 120 MB", mb(imported.idleRss), imported.idleRss < 120 * MB ? "yes" : "NO"],
+        ["  peak RSS during the import (VmHWM)", "< 350 MB", mb(imported.peakRss), imported.peakRss < 350 * MB ? "yes" : "NO"]
+      )
+    }
+    if (load !== null) {
+      const growth = load.rssAfterSecond - load.rssAfterFirst
+      memoryRows.push(
+        [`idle RSS after start (${COUNT} activities)`, "< 120 MB", mb(load.idleRss), load.idleRss < 120 * MB ? "yes" : "NO"],
+        ["peak RSS under load (VmHWM)", "< 350 MB", mb(load.peakRss), load.peakRss < 350 * MB ? "yes" : "NO"],
+        ["leak check: RSS after 1st vs 2nd load", "< +16 MB", `${mb(load.rssAfterFirst)} -> ${mb(load.rssAfterSecond)} (${growth >= 0 ? "+" : ""}${(growth / MB).toFixed(1)} MB)`, growth < 16 * MB ? "yes" : "NO"]
+      )
+    }
+    printTable(["measure", "target", "measured", "ok"], memoryRows)
+  } finally {
+    fs.rmSync(root.root, { recursive: true, force: true })
+  }
+}
+
+main().catch((e) => console.error("benchmark failed:", e)).finally(() => process.exit(0))

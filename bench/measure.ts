@@ -1,0 +1,33 @@
+import * as fs from "node:fs"
+
+/** Helpers shared by the benchmarks. */
+
+export const quantile = (xs: ReadonlyArray<number>, q: number) => {
+  if (xs.length === 0) return NaN
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** Peak and current resident set of a process (all its threads), from /proc; null elsewhere. */
+export const memoryOf = (pid: number): { peak: number; current: number } | null => {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, "utf8")
+    const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN) * 1024
+    return { peak: kb("VmHWM"), current: kb("VmRSS") }
+  } catch {
+    return null
+  }
+}
+
+export const mb = (bytes: number | undefined) => (bytes === undefined || Number.isNaN(bytes) ? "n/a" : `${(bytes / 1048576).toFixed(0)} MB`)
+
+/** Prints rows as aligned columns under a header and a rule. */
+export const printTable = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>) => {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)))
+  const line = (cells: ReadonlyArray<string>) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd()
+  console.log(line(header))
+  console.log(line(widths.map((w) => "-".repeat(w))))
+  for (const row of rows) console.log(line(row))
+}
