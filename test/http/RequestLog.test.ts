@@ -1,7 +1,7 @@
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, HashMap, Logger } from "effect"
+import { Effect, HashMap, Logger, LogLevel } from "effect"
 import { makeRedactor, makeRequestLog, redactUrl } from "../../src/http/RequestLog.ts"
 
 describe("redactUrl", () => {
@@ -48,7 +48,9 @@ describe("the request log", () => {
       const log = makeRequestLog(makeRedactor(["cs-secret-value"]))
       const response = yield* log(app).pipe(
         Effect.provideService(HttpServerRequest.HttpServerRequest, request),
-        Effect.provide(Logger.replace(Logger.defaultLogger, logger))
+        Effect.provide(Logger.replace(Logger.defaultLogger, logger)),
+        // the request line is written at debug
+        Logger.withMinimumLogLevel(LogLevel.Debug)
       )
       expect(response.status).toBe(403)
       const redacted = "/external/webhook?hub.mode=subscribe&hub.verify_token=[redacted]&x=[redacted]"
