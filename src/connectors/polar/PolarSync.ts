@@ -2,7 +2,7 @@ import { Clock, Data, Effect, Option, Ref } from "effect"
 import { gunzipSync } from "node:zlib"
 import type { RateLimited } from "../kit/RateLimit.ts"
 import type { JsonFileError } from "../kit/JsonFile.ts"
-import { deliverFile, type DeliveryError } from "./Delivery.ts"
+import { type DeliveryError, makeDelivery } from "../kit/Delivery.ts"
 import { candidatesOf, type Ledger, type LedgerEntry, newEntry, PolarLedger, sportMatches, timeOf, withEntry } from "./Ledger.ts"
 import { PolarAuthorization } from "./PolarAuthorization.ts"
 import { type FileFormat, MAX_FILE_BYTES, PolarClient } from "./PolarClient.ts"
@@ -49,6 +49,8 @@ export class PolarSync extends Effect.Service<PolarSync>()("connectors/polar/Pol
     const ledgerFile = yield* PolarLedger
     const authorization = yield* PolarAuthorization
     const lastCycle = yield* Ref.make(Option.none<CycleReport>())
+    // the watch folder is prepared (created, probed, cleared of unfinished files) once, before the first delivery
+    const delivery = yield* Effect.cached(makeDelivery({ dir: config.watchDir, onConflict: config.onConflict }))
     const iso = (ms: number) => new Date(ms).toISOString()
 
     /** The usable token, or why there is none. */
@@ -157,7 +159,7 @@ export class PolarSync extends Effect.Service<PolarSync>()("connectors/polar/Pol
           const file = fetched.right.value
           // the file and its ledger entry land together: a stop in between would deliver it twice
           const delivered = yield* Effect.uninterruptible(Effect.gen(function*() {
-            const published = yield* deliverFile(config.watchDir, file.name, file.bytes, config.onConflict)
+            const published = yield* Effect.flatMap(delivery, (d) => d.deliver(file.name, file.bytes))
             const next = withEntry(ledger, id, { ...attempted, status: "delivered", error: null, file: file.name })
             yield* ledgerFile.save(next)
             return { published, next }
@@ -188,6 +190,8 @@ export class PolarSync extends Effect.Service<PolarSync>()("connectors/polar/Pol
     })
 
     return {
+      /** Prepares the watch folder now: a folder that cannot be written to fails at start, not at the first download. */
+      prepare: Effect.asVoid(delivery),
       cycle: (options: { readonly dryRun: boolean }): Effect.Effect<CycleReport, CycleError> => cycle(options),
       lastCycle: Ref.get(lastCycle)
     } as const

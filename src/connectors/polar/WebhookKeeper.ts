@@ -1,5 +1,7 @@
 import { Clock, Effect, Option, Redacted, Ref } from "effect"
 import { createHmac, timingSafeEqual } from "node:crypto"
+import type { JsonFileError } from "../kit/JsonFile.ts"
+import type { RateLimited } from "../kit/RateLimit.ts"
 import { PolarClient } from "./PolarClient.ts"
 import { PolarConfig } from "./PolarConfig.ts"
 import { PolarError } from "./PolarError.ts"
@@ -110,7 +112,7 @@ export class WebhookKeeper extends Effect.Service<WebhookKeeper>()("connectors/p
     })
 
     /** With WEBHOOK_URL set: registers or re-activates the webhook (the HTTP server must already answer Polar's PING). */
-    const ensure = Option.match(config.webhookUrl, {
+    const ensure: Effect.Effect<void, PolarError | RateLimited | JsonFileError> = Option.match(config.webhookUrl, {
       onNone: () => Effect.void,
       onSome: (url) => Effect.asVoid(ensureFor(url))
     })
