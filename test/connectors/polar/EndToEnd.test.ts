@@ -39,7 +39,7 @@ describe("Polar connector end to end", () => {
       const status = () =>
         Effect.promise(() =>
           fetch(`${base}/status`)
-            .then(async (r) => (r.status === 200 ? await r.json() : undefined))
+            .then(async (r): Promise<any> => (r.status === 200 ? await r.json() : undefined))
             .catch(() => undefined)
         )
       const first = yield* waitFor("the connector's /status", status(), "60 seconds").pipe(
