@@ -192,4 +192,29 @@ describe("Polar connector process", () => {
       const delivered = Object.entries(ledger.exercises).filter(([, e]: [string, any]) => e.status === "delivered").map(([id]) => `${id}.fit`)
       expect(listWatch(dirs)).toEqual(delivered.sort())
     }), { timeout: 120_000 })
+
+  it.scopedLive("`login` prints the authorize address and takes the code, or the whole address Polar redirected to, from the terminal", () =>
+    Effect.gen(function*() {
+      const fake = yield* scopedFake({ registeredRedirectUri: "http://127.0.0.1:1/callback" })
+      const dirs = yield* scopedDirs
+      const env = envFor(fake, dirs)
+      const child = yield* spawnEntry(["login"], env)
+      const printed = yield* waitFor("the authorize address", Effect.sync(() => child.output().match(/https?:\/\/\S+oauth2\/authorization\S*/)?.[0]), "60 seconds")
+      const polar = yield* Effect.promise(() => fetch(printed, { redirect: "manual" }))
+      const back = polar.headers.get("location")!
+      expect(back).toContain("code=")
+      child.process.stdin!.end(`${back}\n`)
+      const exit = yield* Effect.promise(() => child.exited)
+      expect(exit.code, child.output()).toBe(0)
+      expect(child.output()).toContain(`Authorized as Polar user ${fake.userId}.`)
+      expect(fake.registeredMembers()).toHaveLength(1)
+      expect(JSON.parse(fs.readFileSync(path.join(dirs.tokensDir, "token.json"), "utf8"))).toMatchObject({ polarUser: String(fake.userId) })
+
+      // an address from another login is refused
+      const other = yield* spawnEntry(["login"], env)
+      yield* waitFor("the second address", Effect.sync(() => (other.output().includes("oauth2/authorization") ? true : undefined)), "60 seconds")
+      other.process.stdin!.end("http://127.0.0.1:1/callback?state=someone-else&code=abc\n")
+      expect((yield* Effect.promise(() => other.exited)).code).toBe(1)
+      expect(other.output()).toContain("another authorization's state")
+    }), { timeout: 120_000 })
 })
