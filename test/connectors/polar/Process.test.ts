@@ -217,4 +217,21 @@ describe("Polar connector process", () => {
       expect((yield* Effect.promise(() => other.exited)).code).toBe(1)
       expect(other.output()).toContain("another authorization's state")
     }), { timeout: 120_000 })
+
+  it.scopedLive("a `login` in another process is taken up by the running process at its next cycle, without a restart", () =>
+    Effect.gen(function*() {
+      const fake = yield* scopedFake({ registeredRedirectUri: "http://127.0.0.1:1/callback" })
+      const dirs = yield* scopedDirs
+      const connector = yield* startConnector(envFor(fake, dirs, { POLL_INTERVAL: "3600" }))
+      expect((yield* connector.status).authorization).toBe("required")
+      const child = yield* spawnEntry(["login"], connector.env)
+      const printed = yield* waitFor("the authorize address", Effect.sync(() => child.output().match(/https?:\/\/\S+oauth2\/authorization\S*/)?.[0]), "60 seconds")
+      const polar = yield* Effect.promise(() => fetch(printed, { redirect: "manual" }))
+      child.process.stdin!.end(`${polar.headers.get("location")}\n`)
+      expect((yield* Effect.promise(() => child.exited)).code, child.output()).toBe(0)
+      fake.addExercise(exercise("L1", 1))
+      yield* pollerOf(connector).trigger
+      yield* waitFor("the delivery", Effect.sync(() => (listWatch(dirs).includes("L1.fit") ? true : undefined)))
+      expect(yield* connector.status).toMatchObject({ authorization: "ok", polarUser: String(fake.userId) })
+    }), { timeout: 120_000 })
 })

@@ -93,6 +93,19 @@ describe("Polar sync cycle", () => {
       }).pipe(Effect.provide(layer))
     }))
 
+  it.scopedLive("waits DOWNLOAD_DELAY_SECONDS between downloads", () =>
+    Effect.gen(function*() {
+      const { fake, layer } = yield* setup({ DOWNLOAD_DELAY_SECONDS: "1" })
+      yield* Effect.gen(function*() {
+        yield* authorize
+        fake.addExercise({ id: "P1", startTime: ago(2), files: { fit: fitActivity(track(2)) } })
+        fake.addExercise({ id: "P2", startTime: ago(1), files: { fit: fitActivity(track(1)) } })
+        expect((yield* cycle()).delivered).toBe(2)
+      }).pipe(Effect.provide(layer))
+      const [first, second] = fake.requests.filter((r) => r.path.endsWith("/fit")).map((r) => r.at)
+      expect(second! - first!).toBeGreaterThanOrEqual(950)
+    }))
+
   it.scopedLive("SINCE and SPORTS leave exercises `skipped`, for good", () =>
     Effect.gen(function*() {
       const { dirs, fake, layer } = yield* setup({ SINCE: "-2h", SPORTS: "cycling, walking" })
