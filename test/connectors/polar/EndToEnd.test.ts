@@ -47,7 +47,7 @@ describe("Polar connector end to end", () => {
       )
       expect(first).toMatchObject({ authorization: "required", authorizeUrl: `${base}/authorize` })
       // the webhook is registered at start, once Polar's PING was answered
-      yield* waitFor("the webhook registration", Effect.sync(() => (fake.webhook()?.active === true ? true : undefined)))
+      yield* waitFor("the webhook registration", Effect.map(status(), (s) => (s?.webhook.active === true ? true : undefined)))
 
       const answer = yield* Effect.promise(() => fake.browserAuthorize(`${base}/authorize`))
       expect(answer.status).toBe(200)

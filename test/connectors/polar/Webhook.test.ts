@@ -33,7 +33,10 @@ describe("Polar connector webhook", () => {
       const dirs = yield* scopedDirs
       const port = yield* freePort
       const connector = yield* startConnector(webhookEnv(port, envFor(fake, dirs)))
-      const hook = yield* waitFor("the registration", Effect.sync(() => (fake.webhook()?.active === true ? fake.webhook() : undefined)))
+      // Polar knows the webhook before the connector has stored its key: wait for the connector's side
+      const registered = yield* waitFor("the registration", Effect.map(connector.status, (s) => (s.webhook.active === true && s.webhook.id !== null ? s : undefined)))
+      const hook = fake.webhook()!
+      expect(registered.webhook.id).toBe(hook.id)
       expect(hook.url).toBe(`http://127.0.0.1:${port}/webhook`)
       expect(hook.events).toEqual(["EXERCISE"])
       const stored = fs.readdirSync(dirs.tokensDir).map((f) => fs.readFileSync(path.join(dirs.tokensDir, f), "utf8")).join("\n")
@@ -79,8 +82,9 @@ describe("Polar connector webhook", () => {
       const port = yield* freePort
       const env = webhookEnv(port, envFor(fake, dirs))
       const first = yield* Scope.make()
-      yield* startConnector(env).pipe(Scope.extend(first))
-      const hook = yield* waitFor("the registration", Effect.sync(() => fake.webhook()))
+      const running = yield* startConnector(env).pipe(Scope.extend(first))
+      yield* waitFor("the registration", Effect.map(running.status, (s) => (s.webhook.active === true ? true : undefined)))
+      const hook = fake.webhook()!
       yield* Scope.close(first, Exit.void)
       fake.deactivateWebhook()
       expect(fake.webhook()?.active).toBe(false)
