@@ -101,7 +101,8 @@ export const makeChannelFileLogger = (dir: string) =>
       })
   ).pipe(Effect.map(({ logger }) => logger))
 
-const stdoutLogger = (format: LogFormat) =>
+/** One line per log entry on stdout, as text or JSON. */
+export const stdoutLogger = (format: LogFormat) =>
   Logger.make<unknown, void>((options) => {
     const entry = toEntry(options)
     const line = format === "json"

@@ -1,0 +1,112 @@
+import { Clock, DateTime, Duration, Effect, Option } from "effect"
+import { shortLongStatus, type ShortLongStatus } from "../kit/RateLimit.ts"
+import { candidatesOf, countsOf, type LedgerCounts, PolarLedger } from "./Ledger.ts"
+import { type AuthorizationState, PolarAuthorization } from "./PolarAuthorization.ts"
+import { PolarClient } from "./PolarClient.ts"
+import { PolarConfig } from "./PolarConfig.ts"
+import { PolarPoller } from "./PolarPoller.ts"
+import { type CycleReport, PolarSync } from "./PolarSync.ts"
+import { type WebhookStatus, WebhookKeeper } from "./WebhookKeeper.ts"
+
+/**
+ * What `/status` and `/healthz` answer. Healthy means: authorized (a token Polar has not
+ * refused), and a cycle completed within the last three poll intervals (counted from the
+ * start while none has yet). No secret ever appears here.
+ */
+
+export interface PolarStatusBody {
+  readonly healthy: boolean
+  readonly startedAt: string
+  readonly cycles: number
+  readonly lastSuccessfulSync: string | null
+  readonly nextRunAt: string | null
+  readonly backoffSeconds: number
+  readonly authorization: AuthorizationState
+  readonly authorizeUrl: string | null
+  readonly authorizationError: string | null
+  readonly polarUser: string | null
+  readonly lastError: string | null
+  readonly lastCycle: CycleReport | null
+  readonly backlog: number
+  readonly exercises: LedgerCounts
+  readonly webhook: WebhookStatus
+  readonly rateLimit: ShortLongStatus
+}
+
+export interface HealthBody {
+  readonly healthy: boolean
+  readonly checks: {
+    readonly authorization: AuthorizationState
+    readonly lastSuccessfulSync: string | null
+    /** the latest moment a completed cycle may date from for the connector to be healthy */
+    readonly syncDueBy: string
+    readonly syncRecent: boolean
+  }
+}
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+export class PolarStatus extends Effect.Service<PolarStatus>()("connectors/polar/PolarStatus", {
+  effect: Effect.gen(function*() {
+    const config = yield* PolarConfig
+    const poller = yield* PolarPoller
+    const ledger = yield* PolarLedger
+    const authorization = yield* PolarAuthorization
+    const webhook = yield* WebhookKeeper
+    const client = yield* PolarClient
+    const sync = yield* PolarSync
+    const window = Duration.toMillis(config.pollInterval) * 3
+
+    const health = Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const state = yield* poller.status
+      const stored = (yield* ledger.get).lastSuccessfulSync
+      const last = Math.max(
+        ...[Option.map(state.lastSuccessAt, DateTime.toEpochMillis), Option.fromNullable(stored).pipe(Option.map(Date.parse))]
+          .flatMap((o) => (Option.isSome(o) && !Number.isNaN(o.value) ? [o.value] : []))
+      )
+      const lastSuccessfulSync = Number.isFinite(last) ? iso(last) : null
+      const reference = Math.max(poller.startedAt, Number.isFinite(last) ? last : 0)
+      const syncRecent = now - reference <= window
+      const { authorization: auth } = yield* authorization.view
+      return {
+        healthy: auth === "ok" && syncRecent,
+        checks: { authorization: auth, lastSuccessfulSync, syncDueBy: iso(reference + window), syncRecent }
+      } satisfies HealthBody
+    })
+
+    const status = Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const state = yield* poller.status
+      const current = yield* ledger.get
+      const h = yield* health
+      const view = yield* authorization.view
+      return {
+        healthy: h.healthy,
+        startedAt: iso(poller.startedAt),
+        cycles: state.cycles,
+        lastSuccessfulSync: h.checks.lastSuccessfulSync,
+        nextRunAt: Option.match(state.nextRunAt, { onNone: () => null, onSome: DateTime.formatIso }),
+        backoffSeconds: Math.round(Duration.toSeconds(state.backoff)),
+        ...view,
+        lastError: Option.getOrNull(state.lastError),
+        lastCycle: Option.getOrNull(yield* sync.lastCycle),
+        backlog: candidatesOf(current, config.maxAttempts).length,
+        exercises: countsOf(current),
+        webhook: yield* webhook.status,
+        rateLimit: shortLongStatus(yield* client.rateLimit, now)
+      } satisfies PolarStatusBody
+    })
+
+    return { status, health } as const
+  }),
+  dependencies: [
+    PolarConfig.Default,
+    PolarPoller.Default,
+    PolarLedger.Default,
+    PolarAuthorization.Default,
+    WebhookKeeper.Default,
+    PolarClient.Default,
+    PolarSync.Default
+  ]
+}) {}
