@@ -64,12 +64,14 @@ export type ServerServices = HttpServer.HttpServer | HttpPlatform.HttpPlatform |
 
 export const makeDaemon = <E, R>(server: Layer.Layer<ServerServices, E, R>) =>
   Layer.mergeAll(
-    makeHttpApp(WebhookRoutesLive).pipe(HttpServer.withLogAddress, Layer.provide(server)),
+    // "started" only once the listener is up: a port in use never shows it
+    Layer.effectDiscard(Effect.logInfo(`waymark v${VERSION} started`).pipe(inChannel("daemon"))).pipe(
+      Layer.provideMerge(makeHttpApp(WebhookRoutesLive).pipe(HttpServer.withLogAddress, Layer.provide(server)))
+    ),
     LogRetentionLive,
     WatchFolderLive,
     ImportWorkerLive,
-    ExternalModeLive,
-    Layer.effectDiscard(Effect.logInfo(`waymark v${VERSION} started`).pipe(inChannel("daemon")))
+    ExternalModeLive
   ).pipe(
     Layer.provide(TelemetryLive),
     Layer.provide(ServicesLive),
