@@ -4,6 +4,7 @@ import * as path from "node:path"
 import { DaemonLive } from "./Daemon.ts"
 import { appConfig, configProblems } from "./services/platform/AppConfig.ts"
 import { envFilePath, loadEnvFile } from "./services/platform/EnvFile.ts"
+import { startupProblems } from "./services/platform/StartupChecks.ts"
 import { describeStartupFailure, writeDaemonLog } from "./services/platform/StartupFailure.ts"
 import { acquireStorageLock } from "./services/platform/StorageLock.ts"
 
@@ -26,8 +27,11 @@ try {
   stop(`${envFilePath()} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): fix its permissions or remove it.`)
 }
 const validated = Effect.runSync(Effect.either(appConfig))
-if (validated._tag === "Left") {
-  const problems = ConfigError.isConfigError(validated.left) ? configProblems(validated.left) : [String(validated.left)]
+const problems = [
+  ...(validated._tag === "Left" ? (ConfigError.isConfigError(validated.left) ? configProblems(validated.left) : [String(validated.left)]) : []),
+  ...startupProblems(process.env)
+]
+if (validated._tag === "Left" || problems.length > 0) {
   process.stderr.write(`waymark: invalid configuration (${problems.length} problem${problems.length === 1 ? "" : "s"}):\n`)
   for (const problem of problems) process.stderr.write(`  - ${problem}\n`)
   process.exit(1)
