@@ -7,6 +7,7 @@ import * as path from "node:path"
 import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, readCorpusFile } from "../support/corpus.ts"
 import { REPO_DIR, startChildDaemon } from "../support/ChildDaemon.ts"
 import { generateApiKey } from "../../src/services/platform/ApiKey.ts"
+import { commandNames } from "../../src/cli/Commands.ts"
 import { readmeBlocks } from "./ReadmeCommands.ts"
 
 const blocks = readmeBlocks()
@@ -60,6 +61,12 @@ describe("README", () => {
     const named = blocks.flatMap((b) => b.commands).flatMap((c) => [...c.matchAll(/\bnpm run (?:--silent )?([\w:-]+)/g)].map((m) => m[1]!))
     expect(named.length).toBeGreaterThan(0)
     for (const name of named) expect(scripts, `npm run ${name}`).toContain(name)
+  })
+
+  it("names only commands that the command line has", () => {
+    const named = blocks.flatMap((b) => b.commands).flatMap((c) => [...c.matchAll(/\bnpm run (?:--silent )?cli -- ([\w:-]+)/g)].map((m) => m[1]!))
+    expect(named.length).toBeGreaterThan(0)
+    for (const name of named) expect([...commandNames, "--help"], `npm run cli -- ${name}`).toContain(name)
   })
 
   it("gives curl every URL with brackets with -g (curl reads unescaped brackets as a range)", () => {
