@@ -3,10 +3,14 @@ import { Clock, Effect } from "effect"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { promisify } from "node:util"
+import * as zlib from "node:zlib"
 import type { EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
 import { importSourceOfFormat } from "../../schema/ActivityDraft.ts"
 import type { FileImportSource } from "../../schema/ApiModels.ts"
+import { isGzipped } from "./ActivityFileName.ts"
 import { ParseWorker } from "./ParseWorker.ts"
+import { ActivityFileError } from "./parsers/ActivityFileError.ts"
 import { ActivityRepo, newActivityId } from "../activities/ActivityRepo.ts"
 import { FileImportRepo, newFileImportId, type StoredStatus } from "./FileImportRepo.ts"
 import { inChannel } from "../platform/Logs.ts"
@@ -58,6 +62,27 @@ export interface PreparedImport {
   readonly outcome: Parsed | { readonly _tag: "Unparsed" }
 }
 
+const gunzip = promisify(zlib.gunzip)
+
+/** The reason a gzipped file cannot be unpacked, in words for the person who sent it. */
+const gunzipProblem = (filename: string, error: unknown): string => {
+  const code = (error as NodeJS.ErrnoException).code
+  if (code === "ERR_BUFFER_TOO_LARGE") {
+    return `"${filename}" is too large to import once unpacked (more than ${MAX_IMPORT_FILE_BYTES} bytes).`
+  }
+  if (code === "Z_BUF_ERROR") return `"${filename}" is cut short: the gzip file is truncated. Download or copy it again.`
+  return `"${filename}" is not a gzip file, though its name ends in .gz: rename it without .gz, or compress it again.`
+}
+
+/** The activity file's bytes: unpacked when its name ends in .gz. */
+const unpack = (filename: string, bytes: Uint8Array): Effect.Effect<Uint8Array, ActivityFileError> =>
+  isGzipped(filename)
+    ? Effect.tryPromise({
+      try: () => gunzip(bytes, { maxOutputLength: MAX_IMPORT_FILE_BYTES }),
+      catch: (error) => new ActivityFileError({ message: gunzipProblem(filename, error) })
+    })
+    : Effect.succeed(bytes)
+
 const interval = (d: { readonly startTime: number; readonly elapsedTimeInSeconds: number }) => ({
   start: d.startTime,
   end: d.startTime + Math.max(1, d.elapsedTimeInSeconds) * 1000
@@ -90,7 +115,7 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
 
     const keepOriginal = (source: string, id: string, format: string) =>
       Effect.sync(() => {
-        const name = `${id}.${format}`
+        const name = `${id}.${format}${isGzipped(source) ? ".gz" : ""}`
         const temp = path.join(paths.originalsDir, `.${name}.part`)
         fs.copyFileSync(source, temp)
         fs.renameSync(temp, path.join(paths.originalsDir, name))
@@ -118,7 +143,8 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
       })
 
     const parse = (bytes: Uint8Array, file: QueuedFile) =>
-      files.parse(bytes, file.format, file.filename).pipe(
+      unpack(file.filename, bytes).pipe(
+        Effect.flatMap((content) => files.parse(content, file.format, file.filename)),
         Effect.map((drafts): Parsed => ({ _tag: "Parsed", drafts })),
         Effect.catchTag("ActivityFileError", (e) => Effect.succeed<Parsed>({ _tag: "Failed", message: e.message }))
       )

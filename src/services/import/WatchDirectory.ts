@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { FileFormat } from "../../schema/ParsedActivity.ts"
-import { formatOf } from "./ActivityFileName.ts"
+import { formatOf, splitExtension } from "./ActivityFileName.ts"
 import { StoragePaths } from "../platform/StoragePaths.ts"
 
 /**
@@ -51,9 +51,7 @@ export class WatchDirectory extends Effect.Service<WatchDirectory>()("services/i
      */
     const deliver = Effect.fn("WatchDirectory.deliver")(function*(tempPath: string, name: string) {
       return yield* Effect.try(() => {
-        const dot = name.lastIndexOf(".")
-        const stem = name.slice(0, dot)
-        const ext = name.slice(dot)
+        const [stem, ext] = splitExtension(name)
         for (let i = 0; i < 10_000; i++) {
           const candidate = i === 0 ? name : `${stem}-${i}${ext}`
           try {
