@@ -2,6 +2,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import * as zlib from "node:zlib"
 import { fileForm, send, TestDaemon } from "../../support/TestDaemon.ts"
 import {
   dayStart, dropFile, fitActivity, freshDaemon, gpxActivity, importRows, listFiles, tcxActivity, waitFor, waitForRow
@@ -30,6 +31,14 @@ describe("watch folder", () => {
         expect((yield* waitForRow("moved.gpx", "2 seconds")).status).toBe("success")
         expect(Date.now() - movedAt).toBeLessThan(2000)
         expect(fs.existsSync(path.join(watchDir, "moved.gpx"))).toBe(false)
+      }))
+
+    it.effect("imports a gzipped file dropped into the folder (a Strava export's activities/*.fit.gz)", () =>
+      Effect.gen(function*() {
+        const { watchDir } = yield* TestDaemon
+        dropFile(watchDir, "1234567.fit.gz", zlib.gzipSync(fitActivity({ start: dayStart(5), seconds: 900 })), "part")
+        expect((yield* waitForRow("1234567.fit.gz", "20 seconds")).status).toBe("success")
+        expect(fs.existsSync(path.join(watchDir, "1234567.fit.gz"))).toBe(false)
       }))
 
     it.effect("ignores dot-files, .part and .tmp files, subfolders and unsupported types, which stay in place with no row", () =>
