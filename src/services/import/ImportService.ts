@@ -113,6 +113,13 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
         return match?.id ?? null
       })
 
+    /** `"Col du Galibier" of 2026-07-14 at 10:02 (activity-…)`: the activity a person knows, and its id. */
+    const describeActivity = (id: string) =>
+      Effect.map(activities.findById(id), (activity) =>
+        activity === null
+          ? `"${id}"`
+          : `"${activity.name}" of ${activity.startDateLocal.slice(0, 10)} at ${activity.startDateLocal.slice(11, 16)} ("${id}")`)
+
     const keepOriginal = (source: string, id: string, format: string) =>
       Effect.sync(() => {
         const name = `${id}.${format}${isGzipped(source) ? ".gz" : ""}`
@@ -225,7 +232,7 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
       if (outcome._tag === "Failed") return yield* finish("failed", outcome.message, [])
       const sameBytes = yield* fileImports.activityWithSameBytes(contentHash)
       if (sameBytes !== null) {
-        return yield* finish("skipped", `Skipped: the same file was already imported as activity "${sameBytes}".`, [])
+        return yield* finish("skipped", `Skipped: the same file was already imported as the activity ${yield* describeActivity(sameBytes)}.`, [])
       }
       // the activity with the same bytes was deleted meanwhile: parse now
       let parsed: Parsed
@@ -248,7 +255,11 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
         else firstDuplicate ??= duplicate
       }
       if (fresh.length === 0) {
-        return yield* finish("skipped", `Skipped: activity "${firstDuplicate}" already covers the same time (same start within 60 s).`, [])
+        return yield* finish(
+          "skipped",
+          `Skipped: the activity ${yield* describeActivity(firstDuplicate!)} already covers the same time (another recording of it, starting within 60 s).`,
+          []
+        )
       }
       return yield* finish("success", null, fresh)
     })

@@ -192,6 +192,8 @@ describe("duplicates", () => {
   const skippedNaming = (outcome: { status: string; errorMessage: string | null } | null, id: string) => {
     expect(outcome?.status).toBe("skipped")
     expect(outcome?.errorMessage).toContain(`"${id}"`)
+    // the name and local start a person recognises
+    expect(outcome?.errorMessage).toMatch(/the activity "[^"]+" of 2024-03-10 at \d\d:\d\d \("activity-/)
   }
 
   it.scopedLive("the same bytes under another name are skipped, naming the existing activity", () =>
