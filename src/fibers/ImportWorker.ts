@@ -1,10 +1,12 @@
-import { Effect, Exit, Layer, Stream } from "effect"
+import { Clock, Effect, Exit, Layer, Stream } from "effect"
 import * as path from "node:path"
 import { formatOf } from "../services/import/ActivityFileName.ts"
 import { ImportQueue } from "../services/import/ImportQueue.ts"
 import { type ImportOutcome, ImportService, type PreparedImport } from "../services/import/ImportService.ts"
+import type { StoredStatus } from "../services/import/FileImportRepo.ts"
 import { inChannel } from "../services/platform/Logs.ts"
 import { WatchDirectory } from "../services/import/WatchDirectory.ts"
+import { ImportProgress } from "./ImportProgress.ts"
 import { supervise } from "./supervise.ts"
 
 /**
@@ -26,7 +28,23 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
   const done = (filename: string) => Effect.suspend(() => (inFlight.delete(filename), queue.done(filename)))
   const releaseAll = Effect.suspend(() => Effect.forEach([...inFlight], done, { discard: true }))
 
-  const take = Effect.tap(queue.take, (filename) => Effect.sync(() => inFlight.add(filename)))
+  const progress = new ImportProgress()
+  const logLines = (lines: ReadonlyArray<string>) =>
+    Effect.forEach(lines, (line) => Effect.logInfo(line).pipe(inChannel("daemon")), { discard: true })
+
+  const take = Effect.tap(queue.take, (filename) =>
+    Effect.gen(function*() {
+      inFlight.add(filename)
+      const line = progress.taken(yield* Clock.currentTimeMillis, yield* queue.size)
+      if (line !== null) yield* logLines([line])
+    }))
+
+  /** The file is done: progress and, once the queue is empty, the batch's summary. */
+  const handled = (filename: string, status: StoredStatus | null) =>
+    Effect.gen(function*() {
+      yield* done(filename)
+      yield* logLines(progress.handledOne(yield* Clock.currentTimeMillis, status, yield* queue.size))
+    })
 
   const prepare = (filename: string) => {
     const format = formatOf(filename)
@@ -44,17 +62,21 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
         inChannel("daemon")
       )
 
-  const commit = ({ exit, filename }: { readonly filename: string; readonly exit: Exit.Exit<PreparedImport | null> }) =>
-    Effect.gen(function*() {
+  const commit = ({ exit, filename }: { readonly filename: string; readonly exit: Exit.Exit<PreparedImport | null> }) => {
+    let status: StoredStatus | null = null
+    return Effect.gen(function*() {
       const prepared = yield* exit
       if (prepared === null) return
-      yield* report(filename, yield* imports.commit(prepared))
+      const outcome = yield* imports.commit(prepared)
+      status = outcome?.status ?? null
+      yield* report(filename, outcome)
     }).pipe(
       Effect.catchAllCause((cause) =>
         Effect.logError(`import of "${filename}" stopped unexpectedly; it stays in the watch folder for the next rescan`, cause).pipe(inChannel("daemon"))
       ),
-      Effect.ensuring(done(filename))
+      Effect.ensuring(Effect.suspend(() => handled(filename, status)))
     )
+  }
 
   yield* supervise(
     "ImportWorker",
