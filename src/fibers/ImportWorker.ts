@@ -1,11 +1,13 @@
 import { Clock, Effect, Exit, Layer, Stream } from "effect"
 import * as path from "node:path"
-import { formatOf } from "../services/import/ActivityFileName.ts"
+import * as fs from "node:fs"
+import { formatOf, isZipName } from "../services/import/ActivityFileName.ts"
 import { ImportQueue } from "../services/import/ImportQueue.ts"
 import { type ImportOutcome, ImportService, type PreparedImport } from "../services/import/ImportService.ts"
 import type { StoredStatus } from "../services/import/FileImportRepo.ts"
 import { inChannel } from "../services/platform/Logs.ts"
 import { WatchDirectory } from "../services/import/WatchDirectory.ts"
+import { unpackZip } from "../services/import/ZipArchive.ts"
 import { ImportProgress } from "./ImportProgress.ts"
 import { supervise } from "./supervise.ts"
 
@@ -46,9 +48,35 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
       yield* logLines(progress.handledOne(yield* Clock.currentTimeMillis, status, yield* queue.size))
     })
 
+  /**
+   * A zip is unpacked into the watch folder and removed; its activity files are then queued
+   * like any other (each with its own import row). One that cannot be unpacked stays where it
+   * is, with the reason in the log.
+   */
+  const unpack = (filename: string) => {
+    const zipPath = path.join(watchDir.watchDir, filename)
+    return Effect.tryPromise(() => unpackZip(zipPath, watchDir.watchDir)).pipe(
+      Effect.flatMap((unpacked) =>
+        Effect.gen(function*() {
+          yield* Effect.sync(() => fs.rmSync(zipPath, { force: true }))
+          yield* Effect.logInfo(
+            `unpacked "${filename}": ${unpacked.files.length} activity files` +
+              (unpacked.refused.length > 0 ? `; archives inside an archive are not unpacked: ${unpacked.refused.join(", ")}` : "")
+          ).pipe(inChannel("daemon"))
+          for (const file of unpacked.files) yield* queue.offer(file.name)
+        })),
+      Effect.catchAll((e) =>
+        Effect.logWarning(`"${filename}" was not unpacked: ${e.error instanceof Error ? e.error.message : String(e.error)}. It stays in the watch folder.`)
+          .pipe(inChannel("daemon"))),
+      Effect.as(null)
+    )
+  }
+
   const prepare = (filename: string) => {
     const format = formatOf(filename)
-    const stage: Effect.Effect<PreparedImport | null> = format === null
+    const stage: Effect.Effect<PreparedImport | null> = isZipName(filename)
+      ? unpack(filename)
+      : format === null
       ? Effect.succeed(null)
       : imports.prepare({ filename, format, path: path.join(watchDir.watchDir, filename), mtimeMs: 0 })
     return Effect.map(Effect.exit(stage), (exit) => ({ filename, exit }))

@@ -65,6 +65,11 @@ describe("POST /api/v1/activity/upload", () => {
         expect(files).toContain("run.tcx.gz")
       }))
 
+    it.effect("a zip (a Strava bulk export) is accepted: it is unpacked in the watch folder", () =>
+      Effect.gen(function*() {
+        expect((yield* upload(fileForm("export_12345.ZIP", "PK"))).status).toBe(202)
+      }))
+
     it.effect("a file of exactly the size limit and a 200-byte name are accepted", () =>
       Effect.gen(function*() {
         const name = "a".repeat(196) + ".fit"
@@ -135,7 +140,7 @@ describe("POST /api/v1/activity/upload", () => {
     // 422: unusable names
     const badNames: ReadonlyArray<[string, string | Uint8Array]> = [
       ["an unsupported extension", "notes.txt"],
-      ["a double extension ending wrong", "ride.fit.zip"],
+      ["a double extension ending wrong", "ride.fit.txt"],
       ["a .gz of no activity type", "notes.txt.gz"],
       ["only .gz", "ride.gz"],
       ["no extension", "ride"],

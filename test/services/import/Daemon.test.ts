@@ -7,6 +7,7 @@ import { fileForm, send, TestDaemon } from "../../support/TestDaemon.ts"
 import {
   dayStart, dropFile, fitActivity, freshDaemon, gpxActivity, importRows, listFiles, tcxActivity, waitFor, waitForRow
 } from "../../support/ImportHarness.ts"
+import { zipOf } from "../../support/zipOf.ts"
 
 /** The import path through the running daemon: watch folder, worker, API. */
 
@@ -41,11 +42,53 @@ describe("watch folder", () => {
         expect(fs.existsSync(path.join(watchDir, "1234567.fit.gz"))).toBe(false)
       }))
 
+    it.effect("unpacks a dropped zip (gzipped files in folders flattened, a nested zip refused), each file with its own row", () =>
+      Effect.gen(function*() {
+        const { watchDir } = yield* TestDaemon
+        const zip = zipOf([
+          { name: "activities/", data: "" },
+          { name: "activities/111.fit.gz", data: zlib.gzipSync(fitActivity({ start: dayStart(6), seconds: 900 })) },
+          { name: "activities/222.gpx", data: gpxActivity({ start: dayStart(7), seconds: 900 }) },
+          { name: "elsewhere/333.tcx", data: tcxActivity({ start: dayStart(8), seconds: 900 }) },
+          { name: "inner/more.zip", data: "PK" },
+          { name: "profile.json", data: "{}" }
+        ])
+        dropFile(watchDir, "export_123.zip", zip)
+        for (const name of ["111.fit.gz", "222.gpx", "333.tcx"]) {
+          expect((yield* waitForRow(name, "20 seconds")).status, name).toBe("success")
+        }
+        expect(fs.existsSync(path.join(watchDir, "export_123.zip"))).toBe(false)
+        expect((yield* importRows()).some((r) => r.filename === "more.zip" || r.filename === "profile.json")).toBe(false)
+      }))
+
+    it.effect("a zip with a path leading upward, or damaged half way, stays in the watch folder, unpacking none of its files", () =>
+      Effect.gen(function*() {
+        const { watchDir } = yield* TestDaemon
+        const entries = [
+          { name: "a.fit", data: fitActivity({ start: dayStart(10), seconds: 900 }) },
+          { name: "b.fit", data: fitActivity({ start: dayStart(11), seconds: 900 }) }
+        ]
+        dropFile(watchDir, "escaping.zip", zipOf([...entries, { name: "../../escape.tcx", data: tcxActivity({ start: dayStart(8), seconds: 900 }) }]))
+        // the second entry claims one byte more than it holds
+        const damaged = zipOf(entries)
+        const central = damaged.lastIndexOf(Buffer.from("b.fit")) - 46
+        damaged.writeUInt32LE(damaged.readUInt32LE(central + 24) + 1, central + 24)
+        dropFile(watchDir, "damaged.zip", damaged)
+        dropFile(watchDir, "after.gpx", gpxActivity({ start: dayStart(12), seconds: 900 }))
+        yield* waitForRow("after.gpx", "20 seconds")
+        yield* Effect.sleep("500 millis")
+        expect(fs.existsSync(path.join(watchDir, "escaping.zip"))).toBe(true)
+        expect(fs.existsSync(path.join(watchDir, "damaged.zip"))).toBe(true)
+        expect(fs.existsSync(path.join(path.dirname(watchDir), "escape.tcx"))).toBe(false)
+        expect(fs.readdirSync(watchDir).filter((f) => /\.(fit|tcx)$/.test(f))).toEqual([])
+        expect((yield* importRows()).some((r) => ["a.fit", "b.fit", "escape.tcx"].includes(r.filename))).toBe(false)
+      }))
+
     it.effect("ignores dot-files, .part and .tmp files, subfolders and unsupported types, which stay in place with no row", () =>
       Effect.gen(function*() {
         const { watchDir } = yield* TestDaemon
         const bytes = fitActivity({ start: dayStart(3), seconds: 600 })
-        const ignored = [".hidden.fit", "writing.fit.part", "writing.gpx.tmp", "notes.txt", "photo.jpg", "archive.fit.zip"]
+        const ignored = [".hidden.fit", "writing.fit.part", "writing.gpx.tmp", "notes.txt", "photo.jpg"]
         for (const name of ignored) fs.writeFileSync(path.join(watchDir, name), bytes)
         fs.mkdirSync(path.join(watchDir, "sub"))
         fs.writeFileSync(path.join(watchDir, "sub", "nested.fit"), bytes)
