@@ -1,5 +1,6 @@
 import { Clock, Effect, Exit, Layer, Stream } from "effect"
 import * as path from "node:path"
+import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import { formatOf, isZipName } from "../services/import/ActivityFileName.ts"
 import { ImportQueue } from "../services/import/ImportQueue.ts"
@@ -8,6 +9,9 @@ import type { StoredStatus } from "../services/import/FileImportRepo.ts"
 import { inChannel } from "../services/platform/Logs.ts"
 import { WatchDirectory } from "../services/import/WatchDirectory.ts"
 import { unpackZip } from "../services/import/ZipArchive.ts"
+import { type ExportedActivity, readActivitiesCsv } from "../services/import/StravaExportCsv.ts"
+import { ActivityRepo } from "../services/activities/ActivityRepo.ts"
+import { GearRepo } from "../services/activities/GearRepo.ts"
 import { ImportProgress } from "./ImportProgress.ts"
 import { supervise } from "./supervise.ts"
 
@@ -22,6 +26,32 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
   const queue = yield* ImportQueue
   const imports = yield* ImportService
   const watchDir = yield* WatchDirectory
+  const activities = yield* ActivityRepo
+  const gear = yield* GearRepo
+
+  /** What a Strava export's activities.csv said about files unpacked and not yet imported, by their name in the watch folder. */
+  const fromExport = new Map<string, ExportedActivity>()
+
+  /** The name, description, commute flag and gear given on Strava, on the activities imported from an exported file. */
+  const applyExport = (filename: string, activityIds: ReadonlyArray<string>) =>
+    Effect.gen(function*() {
+      const exported = fromExport.get(filename)
+      fromExport.delete(filename)
+      if (exported === undefined) return
+      let gearId: string | undefined
+      if (exported.gear !== null) {
+        gearId = `gear-${createHash("sha256").update(exported.gear).digest("hex").slice(0, 16)}`
+        yield* gear.upsert({ id: gearId, name: exported.gear, type: "imported", isRetired: false })
+      }
+      for (const id of activityIds) {
+        yield* activities.update(id, {
+          ...(exported.name !== null ? { name: exported.name } : {}),
+          ...(exported.description !== null ? { description: exported.description } : {}),
+          ...(gearId !== undefined ? { gearId } : {}),
+          isCommute: exported.isCommute
+        })
+      }
+    })
 
   yield* imports.removeOrphanOriginals()
 
@@ -63,7 +93,12 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
             `unpacked "${filename}": ${unpacked.files.length} activity files` +
               (unpacked.refused.length > 0 ? `; archives inside an archive are not unpacked: ${unpacked.refused.join(", ")}` : "")
           ).pipe(inChannel("daemon"))
-          for (const file of unpacked.files) yield* queue.offer(file.name)
+          const exported = unpacked.activitiesCsv === null ? new Map<string, ExportedActivity>() : readActivitiesCsv(unpacked.activitiesCsv)
+          for (const file of unpacked.files) {
+            const described = exported.get(path.posix.basename(file.entry))
+            if (described !== undefined) fromExport.set(file.name, described)
+            yield* queue.offer(file.name)
+          }
         })),
       Effect.catchAll((e) =>
         Effect.logWarning(`"${filename}" was not unpacked: ${e.error instanceof Error ? e.error.message : String(e.error)}. It stays in the watch folder.`)
@@ -97,6 +132,7 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
       if (prepared === null) return
       const outcome = yield* imports.commit(prepared)
       status = outcome?.status ?? null
+      if (outcome?.status === "success") yield* applyExport(filename, outcome.activityIds)
       yield* report(filename, outcome)
     }).pipe(
       Effect.catchAllCause((cause) =>

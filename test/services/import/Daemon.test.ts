@@ -42,7 +42,7 @@ describe("watch folder", () => {
         expect(fs.existsSync(path.join(watchDir, "1234567.fit.gz"))).toBe(false)
       }))
 
-    it.effect("unpacks a dropped zip (gzipped files in folders flattened, a nested zip refused), each file with its own row", () =>
+    it.effect("unpacks a dropped Strava export (gzipped files in folders flattened, a nested zip refused), each file with its own row and its activities.csv name, description, commute flag and gear", () =>
       Effect.gen(function*() {
         const { watchDir } = yield* TestDaemon
         const zip = zipOf([
@@ -51,13 +51,25 @@ describe("watch folder", () => {
           { name: "activities/222.gpx", data: gpxActivity({ start: dayStart(7), seconds: 900 }) },
           { name: "elsewhere/333.tcx", data: tcxActivity({ start: dayStart(8), seconds: 900 }) },
           { name: "inner/more.zip", data: "PK" },
-          { name: "profile.json", data: "{}" }
+          { name: "profile.json", data: "{}" },
+          {
+            name: "activities.csv",
+            data: "Activity ID,Activity Date,Activity Name,Activity Type,Activity Description,Commute,Activity Gear,Filename,Commute\n" +
+              "111,\"Mar 10, 2024, 6:00:00 AM\",Col de la Croix,Ride,\"Windy, then \"\"sunny\"\"\nat the top\",true,Canyon Endurace,activities/111.fit.gz,1.0\n" +
+              "222,\"Mar 10, 2024, 7:00:00 AM\",Lunch Run,Run,,false,,activities/222.gpx,0.0\n"
+          }
         ])
         dropFile(watchDir, "export_123.zip", zip)
         for (const name of ["111.fit.gz", "222.gpx", "333.tcx"]) {
           expect((yield* waitForRow(name, "20 seconds")).status, name).toBe("success")
         }
         expect(fs.existsSync(path.join(watchDir, "export_123.zip"))).toBe(false)
+        const ride = (yield* send("GET", `/api/v1/activities/${(yield* waitForRow("111.fit.gz")).activity_id}`)).json
+        expect(ride).toMatchObject({ name: "Col de la Croix", description: "Windy, then \"sunny\"\nat the top", isCommute: true })
+        const gear = (yield* send("GET", "/api/v1/gear")).json.gear as Array<{ id: string; name: string }>
+        expect(gear.find((g) => g.id === ride.gearId)?.name).toBe("Canyon Endurace")
+        const run = (yield* send("GET", `/api/v1/activities/${(yield* waitForRow("222.gpx")).activity_id}`)).json
+        expect(run).toMatchObject({ name: "Lunch Run", isCommute: false, gearId: null })
         expect((yield* importRows()).some((r) => r.filename === "more.zip" || r.filename === "profile.json")).toBe(false)
       }))
 
