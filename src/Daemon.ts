@@ -75,12 +75,16 @@ const featureBodyLimits: ReadonlyArray<BodyLimitRule> = [
 
 export const makeDaemon = <E, R>(server: Layer.Layer<ServerServices, E, R>) =>
   Layer.mergeAll(
-    Layer.merge(makeHttpApp(WebhookRoutesLive, featureBodyLimits), HttpServerRegistrationLive).pipe(HttpServer.withLogAddress, Layer.provide(server)),
+    // "started" only once the listener is up: a port in use never shows it
+    Layer.effectDiscard(Effect.logInfo(`waymark v${VERSION} started`).pipe(inChannel("daemon"))).pipe(
+      Layer.provideMerge(
+        Layer.merge(makeHttpApp(WebhookRoutesLive, featureBodyLimits), HttpServerRegistrationLive).pipe(HttpServer.withLogAddress, Layer.provide(server))
+      )
+    ),
     LogRetentionLive,
     WatchFolderLive,
     ImportWorkerLive,
-    ExternalModeLive,
-    Layer.effectDiscard(Effect.logInfo(`waymark v${VERSION} started`).pipe(inChannel("daemon")))
+    ExternalModeLive
   ).pipe(
     Layer.provide(TelemetryLive),
     Layer.provide(ServicesLive),

@@ -1,22 +1,7 @@
-import { Command } from "@effect/cli"
-import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Console, Effect } from "effect"
-import { backupCommand } from "./cli/BackupCommand.ts"
-import { externalCommands } from "./connectors/strava/ExternalCommands.ts"
-import { generateApiKey } from "./services/platform/ApiKey.ts"
-import { VERSION } from "./version.ts"
+import { commands, rootCommand } from "./cli/Commands.ts"
+import { runCommandLine } from "./cli/CliRuntime.ts"
+import { envFilePath, loadEnvFile } from "./services/platform/EnvFile.ts"
 
-/** Command-line entry: `npm run cli -- <command>`. */
-
-const apiKeyGenerate = Command.make("app:api-key:generate", {}, () =>
-  Console.log(generateApiKey())
-).pipe(Command.withDescription("Print a fresh API key (wmk_ + 64 hex characters) to put in SERVICE_API_KEY"))
-
-export const rootCommand = Command.make("waymark").pipe(
-  Command.withSubcommands([apiKeyGenerate, backupCommand, ...externalCommands])
-)
-
-const cli = Command.run(rootCommand, { name: "waymark", version: `v${VERSION}` })
-
-cli(process.argv).pipe(Effect.provide(NodeContext.layer), NodeRuntime.runMain({ disablePrettyLogger: true }))
+/** Command-line entry: `npm run cli -- <command>`; settings as for the daemon (the environment, then ./.env). */
+loadEnvFile(envFilePath())
+runCommandLine(rootCommand, commands, process.argv)

@@ -1,13 +1,21 @@
-import { Cause, Duration, Effect, Exit, Layer, Stream } from "effect"
+import { Cause, Clock, Duration, Effect, Exit, Layer, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import * as path from "node:path"
-import { formatOf } from "../services/import/ActivityFileName.ts"
+import { createHash } from "node:crypto"
+import * as fs from "node:fs"
+import { formatOf, isZipName } from "../services/import/ActivityFileName.ts"
 import { ImportQueue } from "../services/import/ImportQueue.ts"
 import { ImportRetryPolicy } from "../services/import/ImportRetryPolicy.ts"
 import { type ImportOutcome, ImportService, type PreparedImport } from "../services/import/ImportService.ts"
 import { isStorageFull } from "../services/import/isStorageFull.ts"
+import type { StoredStatus } from "../services/import/FileImportRepo.ts"
 import { inChannel } from "../services/platform/Logs.ts"
 import { type QueuedFile, WatchDirectory } from "../services/import/WatchDirectory.ts"
+import { unpackZip } from "../services/import/ZipArchive.ts"
+import { type ExportedActivity, readActivitiesCsv } from "../services/import/StravaExportCsv.ts"
+import { ActivityRepo } from "../services/activities/ActivityRepo.ts"
+import { GearRepo } from "../services/activities/GearRepo.ts"
+import { ImportProgress } from "./ImportProgress.ts"
 import { annotateOutcome, type ImportSpan, startImportSpan } from "./ImportSpan.ts"
 import { supervise } from "./supervise.ts"
 
@@ -27,6 +35,32 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
   const imports = yield* ImportService
   const watchDir = yield* WatchDirectory
   const scope = yield* Effect.scope
+  const activities = yield* ActivityRepo
+  const gear = yield* GearRepo
+
+  /** What a Strava export's activities.csv said about files unpacked and not yet imported, by their name in the watch folder. */
+  const fromExport = new Map<string, ExportedActivity>()
+
+  /** The name, description, commute flag and gear given on Strava, on the activities imported from an exported file. */
+  const applyExport = (filename: string, activityIds: ReadonlyArray<string>) =>
+    Effect.gen(function*() {
+      const exported = fromExport.get(filename)
+      fromExport.delete(filename)
+      if (exported === undefined) return
+      let gearId: string | undefined
+      if (exported.gear !== null) {
+        gearId = `gear-${createHash("sha256").update(exported.gear).digest("hex").slice(0, 16)}`
+        yield* gear.upsert({ id: gearId, name: exported.gear, type: "imported", isRetired: false })
+      }
+      for (const id of activityIds) {
+        yield* activities.update(id, {
+          ...(exported.name !== null ? { name: exported.name } : {}),
+          ...(exported.description !== null ? { description: exported.description } : {}),
+          ...(gearId !== undefined ? { gearId } : {}),
+          isCommute: exported.isCommute
+        })
+      }
+    })
 
   yield* imports.removeOrphanOriginals()
 
@@ -37,7 +71,52 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
   /** Unexpected failures so far of the files being retried (kept in memory: a restart starts over). */
   const failures = new Map<string, number>()
 
-  const take = Effect.tap(queue.take, (filename) => Effect.sync(() => inFlight.add(filename)))
+  const progress = new ImportProgress()
+  const logLines = (lines: ReadonlyArray<string>) =>
+    Effect.forEach(lines, (line) => Effect.logInfo(line).pipe(inChannel("daemon")), { discard: true })
+
+  const take = Effect.tap(queue.take, (filename) =>
+    Effect.gen(function*() {
+      inFlight.add(filename)
+      const line = progress.taken(yield* Clock.currentTimeMillis, yield* queue.size)
+      if (line !== null) yield* logLines([line])
+    }))
+
+  /** The file is done: progress and, once the queue is empty, the batch's summary. */
+  const handled = (filename: string, status: StoredStatus | null) =>
+    Effect.gen(function*() {
+      yield* done(filename)
+      yield* logLines(progress.handledOne(yield* Clock.currentTimeMillis, status, yield* queue.size))
+    })
+
+  /**
+   * A zip is unpacked into the watch folder and removed; its activity files are then queued
+   * like any other (each with its own import row). One that cannot be unpacked stays where it
+   * is, with the reason in the log.
+   */
+  const unpack = (filename: string) => {
+    const zipPath = path.join(watchDir.watchDir, filename)
+    return Effect.tryPromise(() => unpackZip(zipPath, watchDir.watchDir)).pipe(
+      Effect.flatMap((unpacked) =>
+        Effect.gen(function*() {
+          yield* Effect.sync(() => fs.rmSync(zipPath, { force: true }))
+          yield* Effect.logInfo(
+            `unpacked "${filename}": ${unpacked.files.length} activity files` +
+              (unpacked.refused.length > 0 ? `; archives inside an archive are not unpacked: ${unpacked.refused.join(", ")}` : "")
+          ).pipe(inChannel("daemon"))
+          const exported = unpacked.activitiesCsv === null ? new Map<string, ExportedActivity>() : readActivitiesCsv(unpacked.activitiesCsv)
+          for (const file of unpacked.files) {
+            const described = exported.get(path.posix.basename(file.entry))
+            if (described !== undefined) fromExport.set(file.name, described)
+            yield* queue.offer(file.name)
+          }
+        })),
+      Effect.catchAll((e) =>
+        Effect.logWarning(`"${filename}" was not unpacked: ${e.error instanceof Error ? e.error.message : String(e.error)}. It stays in the watch folder.`)
+          .pipe(inChannel("daemon"))),
+      Effect.as(null)
+    )
+  }
 
   const queuedFile = (filename: string): QueuedFile | null => {
     const format = formatOf(filename)
@@ -46,7 +125,11 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
 
   const prepare = (filename: string) => Effect.gen(function*() {
     const file = queuedFile(filename)
-    const stage: Effect.Effect<PreparedImport | null> = file === null ? Effect.succeed(null) : imports.prepare(file)
+    const stage: Effect.Effect<PreparedImport | null> = isZipName(filename)
+      ? unpack(filename)
+      : file === null
+      ? Effect.succeed(null)
+      : imports.prepare(file)
     const trace = yield* startImportSpan(filename, yield* queue.origin(filename))
     return { filename, exit: yield* Effect.exit(trace.within(stage)), trace }
   })
@@ -111,21 +194,25 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
       )
     )
 
-  const commit = ({ exit, filename, trace }: { readonly filename: string; readonly exit: Exit.Exit<PreparedImport | null>; readonly trace: ImportSpan }) =>
-    Effect.gen(function*() {
+  const commit = ({ exit, filename, trace }: { readonly filename: string; readonly exit: Exit.Exit<PreparedImport | null>; readonly trace: ImportSpan }) => {
+    let status: StoredStatus | null = null
+    return Effect.gen(function*() {
       const prepared = yield* exit
       const outcome = prepared === null ? null : yield* imports.commit(prepared)
       failures.delete(filename)
+      status = outcome?.status ?? null
+      if (outcome?.status === "success") yield* applyExport(filename, outcome.activityIds)
       yield* report(filename, outcome, prepared?.parseMillis ?? null)
       return null
     }).pipe(
       Effect.catchAllCause((cause) => onUnexpected(filename, cause)),
-      // offered again only once done, so that the queue takes the name back
-      Effect.ensuring(done(filename)),
+      // offered again only once handled, so that the queue takes the name back
+      Effect.ensuring(Effect.suspend(() => handled(filename, status))),
       Effect.flatMap((retryAfter) => (retryAfter === null ? Effect.void : offerLater(filename, retryAfter))),
       trace.within,
       Effect.onExit(trace.end)
     )
+  }
 
   yield* supervise(
     "ImportWorker",

@@ -25,11 +25,3 @@ const RUNS: ReadonlySet<SportType> = new Set(["Run", "TrailRun", "VirtualRun"])
 
 export const bestEffortDistances = (sport: SportType): ReadonlyArray<number> =>
   RIDES.has(sport) ? RIDE_EFFORT_DISTANCES : RUNS.has(sport) ? RUN_EFFORT_DISTANCES : []
-
-const NO_GEOCODING: ReadonlySet<SportType> = new Set([
-  "VirtualRide", "VirtualRun", "VirtualRow", "Swim", "IceSkate", "WeightTraining", "Crossfit", "Workout", "StairStepper",
-  "HighIntensityIntervalTraining", "Elliptical", "Yoga", "Pilates", "PhysicalTherapy", "Badminton", "Pickleball",
-  "Racquetball", "Squash", "TableTennis", "Padel", "Basketball", "Volleyball", "Dance"
-])
-/** Whether a start location is looked up for the sport (virtual, gym, court and indoor sports are not). */
-export const supportsReverseGeocoding = (sport: SportType): boolean => !NO_GEOCODING.has(sport)

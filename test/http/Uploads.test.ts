@@ -63,6 +63,23 @@ describe("POST /api/v1/activity/upload", () => {
         expect(files).toContain("骑行 🚴.fit")
       })))
 
+    it.effect("gzipped activity files are accepted under their name, a second one of the same name numbered before .fit.gz", () =>
+      Effect.gen(function*() {
+        for (const name of ["export.fit.gz", "export.fit.gz", "Track.GPX.GZ", "run.tcx.gz"]) {
+          expect((yield* upload(fileForm(name, "x"))).status).toBe(202)
+        }
+        const files = yield* watchFiles
+        expect(files).toContain("export.fit.gz")
+        expect(files).toContain("export-1.fit.gz")
+        expect(files).toContain("Track.gpx.gz")
+        expect(files).toContain("run.tcx.gz")
+      }))
+
+    it.effect("a zip (a Strava bulk export) is accepted: it is unpacked in the watch folder", () =>
+      Effect.gen(function*() {
+        expect((yield* upload(fileForm("export_12345.ZIP", "PK"))).status).toBe(202)
+      }))
+
     it.effect("a file of exactly the size limit and a 200-byte name are accepted", () =>
       importsHeld(Effect.gen(function*() {
         const name = "a".repeat(196) + ".fit"
@@ -141,7 +158,9 @@ describe("POST /api/v1/activity/upload", () => {
     // 422: unusable names
     const badNames: ReadonlyArray<[string, string | Uint8Array]> = [
       ["an unsupported extension", "notes.txt"],
-      ["a double extension ending wrong", "ride.fit.zip"],
+      ["a double extension ending wrong", "ride.fit.txt"],
+      ["a .gz of no activity type", "notes.txt.gz"],
+      ["only .gz", "ride.gz"],
       ["no extension", "ride"],
       ["only an extension", ".fit"],
       ["an empty stem before the dot", " .fit"],

@@ -1,6 +1,7 @@
 import { Duration, Effect, type Scope } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
-import { fileURLToPath } from "node:url"
+import * as path from "node:path"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import { freePort } from "./freePort.ts"
 
 /**
@@ -24,6 +25,8 @@ export interface ChildDaemonOptions {
   readonly readyTimeout?: Duration.DurationInput
   /** run the compiled daemon of `npm run build` instead of the source */
   readonly built?: boolean
+  /** the working directory (where `.env` is read); the repository by default */
+  readonly cwd?: string
 }
 
 export interface ChildExit {
@@ -77,7 +80,10 @@ const spawnOnce = (options: ChildDaemonOptions, port: number): Effect.Effect<Chi
     const child = yield* Effect.acquireRelease(
       Effect.sync(() => {
         installExitHook()
-        const child = spawn(process.execPath, options.built ? ["dist/main.js"] : ["--import", "tsx", "src/main.ts"], { cwd: REPO_DIR, env, stdio: ["ignore", "pipe", "pipe"] })
+        const args = options.built
+          ? [path.join(REPO_DIR, "dist", "main.js")]
+          : ["--import", pathToFileURL(path.join(REPO_DIR, "node_modules", "tsx", "dist", "loader.mjs")).href, path.join(REPO_DIR, "src", "main.ts")]
+        const child = spawn(process.execPath, args, { cwd: options.cwd ?? REPO_DIR, env, stdio: ["ignore", "pipe", "pipe"] })
         live.add(child)
         const append = (chunk: Buffer) => {
           output = (output + chunk.toString("utf8")).slice(-OUTPUT_LIMIT)

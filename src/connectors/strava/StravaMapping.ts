@@ -5,7 +5,7 @@ import type {
   Location,
   Split as DraftSplit
 } from "../../schema/ActivityDraft.ts"
-import { bestEffortDistances, isSportType, supportsReverseGeocoding } from "../../schema/SportType.ts"
+import { bestEffortDistances, isSportType } from "../../schema/SportType.ts"
 import { encodePolyline } from "../../services/import/ActivityMetrics.ts"
 import { locate, passedThroughCountries } from "../../services/import/Geography.ts"
 import { computeBestEfforts } from "../../services/import/metrics/BestEfforts.ts"
@@ -128,7 +128,7 @@ export const toActivityDraft = (detail: DetailedActivity, rawStreams: ActivitySt
   const positions = streams.latlng ?? []
   const positionCount = positions.reduce((c, p) => (p !== null ? c + 1 : c), 0)
   const realPlace = worldType === "realWorld" && !sportType.startsWith("Virtual") && detail.trainer !== true
-  const geocode = realPlace && supportsReverseGeocoding(sportType) && startLatLng !== null
+  const geocode = realPlace && startLatLng !== null
   const location = geocode ? locate(startLatLng[0], startLatLng[1]) : NO_LOCATION
   const countries = geocode && positionCount > 0 ? passedThroughCountries(positions) : []
   if (geocode && location.countryCode) {

@@ -30,6 +30,7 @@ export interface ActivityPatch {
   readonly sportType?: SportType
   readonly description?: string | null
   readonly gearId?: string | null
+  readonly isCommute?: boolean
 }
 
 /** What must leave the disk once an activity row is gone. */
@@ -182,11 +183,12 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activ
     }, Effect.orDie)
 
     const update = Effect.fn("ActivityRepo.update")(function*(id: string, patch: ActivityPatch) {
-      const changes: Record<string, string | null> = {}
+      const changes: Record<string, string | number | null> = {}
       if (patch.name !== undefined) changes.name = patch.name
       if (patch.sportType !== undefined) changes.sport_type = patch.sportType
       if (patch.description !== undefined) changes.description = patch.description === "" ? null : patch.description
       if (patch.gearId !== undefined) changes.gear_id = patch.gearId === "" ? null : patch.gearId
+      if (patch.isCommute !== undefined) changes.is_commute = patch.isCommute ? 1 : 0
       if (Object.keys(changes).length > 0) yield* sql`UPDATE activities SET ${sql.update(changes)} WHERE id = ${id}`
     }, Effect.orDie)
 

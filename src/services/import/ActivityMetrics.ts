@@ -3,7 +3,7 @@ import simplify from "simplify-js"
 import type { ActivityDraft, Location } from "../../schema/ActivityDraft.ts"
 import { importSourceOfFormat } from "../../schema/ActivityDraft.ts"
 import type { ParsedActivity } from "../../schema/ParsedActivity.ts"
-import { bestEffortDistances, supportsReverseGeocoding } from "../../schema/SportType.ts"
+import { bestEffortDistances } from "../../schema/SportType.ts"
 import { locate, passedThroughCountries, timeZoneAt } from "./Geography.ts"
 import { computeBestEfforts } from "./metrics/BestEfforts.ts"
 import { hysteresisGain, smoothAltitude } from "./metrics/Elevation.ts"
@@ -123,7 +123,8 @@ export const computeActivity = (parsed: ParsedActivity, context: ComputeContext)
     : null
 
   // geography
-  const geocode = realPlace && supportsReverseGeocoding(sportType) && motion.positionCount > 0
+  // whatever the sport: a Workout or a court game recorded with GPS was somewhere
+  const geocode = realPlace && motion.positionCount > 0
   const location = geocode && startLatLng ? locate(startLatLng[0], startLatLng[1]) : NO_LOCATION
   const countries = geocode ? passedThroughCountries(motion.positions) : []
   if (geocode && location.countryCode && countries[0] !== location.countryCode) {

@@ -3,10 +3,14 @@ import { Cause, Clock, Effect, Either } from "effect"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { promisify } from "node:util"
+import * as zlib from "node:zlib"
 import type { EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
 import { importSourceOfFormat } from "../../schema/ActivityDraft.ts"
 import type { FileImportSource } from "../../schema/ApiModels.ts"
+import { isGzipped } from "./ActivityFileName.ts"
 import { ParseWorker } from "./ParseWorker.ts"
+import { ActivityFileError } from "./parsers/ActivityFileError.ts"
 import { ActivityRepo, newActivityId } from "../activities/ActivityRepo.ts"
 import { FileImportRepo, newFileImportId, type StoredStatus } from "./FileImportRepo.ts"
 import { inChannel } from "../platform/Logs.ts"
@@ -63,6 +67,27 @@ export interface PreparedImport {
   readonly parseMillis: number | null
 }
 
+const gunzip = promisify(zlib.gunzip)
+
+/** The reason a gzipped file cannot be unpacked, in words for the person who sent it. */
+const gunzipProblem = (filename: string, error: unknown): string => {
+  const code = (error as NodeJS.ErrnoException).code
+  if (code === "ERR_BUFFER_TOO_LARGE") {
+    return `"${filename}" is too large to import once unpacked (more than ${MAX_IMPORT_FILE_BYTES} bytes).`
+  }
+  if (code === "Z_BUF_ERROR") return `"${filename}" is cut short: the gzip file is truncated. Download or copy it again.`
+  return `"${filename}" is not a gzip file, though its name ends in .gz: rename it without .gz, or compress it again.`
+}
+
+/** The activity file's bytes: unpacked when its name ends in .gz. */
+const unpack = (filename: string, bytes: Uint8Array): Effect.Effect<Uint8Array, ActivityFileError> =>
+  isGzipped(filename)
+    ? Effect.tryPromise({
+      try: () => gunzip(bytes, { maxOutputLength: MAX_IMPORT_FILE_BYTES }),
+      catch: (error) => new ActivityFileError({ message: gunzipProblem(filename, error) })
+    })
+    : Effect.succeed(bytes)
+
 const interval = (d: { readonly startTime: number; readonly elapsedTimeInSeconds: number }) => ({
   start: d.startTime,
   end: d.startTime + Math.max(1, d.elapsedTimeInSeconds) * 1000
@@ -93,10 +118,17 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
         return match?.id ?? null
       })
 
+    /** `"Col du Galibier" of 2026-07-14 at 10:02 (activity-…)`: the activity a person knows, and its id. */
+    const describeActivity = (id: string) =>
+      Effect.map(activities.findById(id), (activity) =>
+        activity === null
+          ? `"${id}"`
+          : `"${activity.name}" of ${activity.startDateLocal.slice(0, 10)} at ${activity.startDateLocal.slice(11, 16)} ("${id}")`)
+
     const keepOriginal = (source: string, id: string, format: string) =>
       Effect.flatMap(OriginalsDisk, (disk) =>
         Effect.sync(() => {
-          const name = `${id}.${format}`
+          const name = `${id}.${format}${isGzipped(source) ? ".gz" : ""}`
           const temp = path.join(paths.originalsDir, `.${name}.part`)
           try {
             disk.copyFile(source, temp)
@@ -131,13 +163,17 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
 
     /** The worker's outcome for the file, and the time it spent on it. */
     const parse = (bytes: Uint8Array, file: QueuedFile) =>
-      Effect.map(files.parseTimed(bytes, file.format, file.filename), ({ millis, result }) => ({
-        millis,
-        outcome: Either.match(result, {
-          onLeft: (e): Parsed => ({ _tag: "Failed", message: e.message }),
-          onRight: (drafts): Parsed => ({ _tag: "Parsed", drafts })
-        })
-      }))
+      unpack(file.filename, bytes).pipe(
+        Effect.flatMap((content) => files.parseTimed(content, file.format, file.filename)),
+        Effect.map(({ millis, result }) => ({
+          millis,
+          outcome: Either.match(result, {
+            onLeft: (e): Parsed => ({ _tag: "Failed", message: e.message }),
+            onRight: (drafts): Parsed => ({ _tag: "Parsed", drafts })
+          })
+        })),
+        Effect.catchTag("ActivityFileError", (e) => Effect.succeed({ millis: null, outcome: { _tag: "Failed", message: e.message } as Parsed }))
+      )
 
     const rowOf = (file: QueuedFile, stat: fs.Stats) =>
       Effect.map(Clock.currentTimeMillis, (now) => ({
@@ -224,7 +260,7 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
       if (outcome._tag === "Failed") return yield* finish("failed", outcome.message, [])
       const sameBytes = yield* fileImports.activityWithSameBytes(contentHash)
       if (sameBytes !== null) {
-        return yield* finish("skipped", `Skipped: the same file was already imported as activity "${sameBytes}".`, [])
+        return yield* finish("skipped", `Skipped: the same file was already imported as the activity ${yield* describeActivity(sameBytes)}.`, [])
       }
       // the activity with the same bytes was deleted meanwhile: parse now
       let parsed: Parsed
@@ -247,7 +283,11 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
         else firstDuplicate ??= duplicate
       }
       if (fresh.length === 0) {
-        return yield* finish("skipped", `Skipped: activity "${firstDuplicate}" already covers the same time (same start within 60 s).`, [])
+        return yield* finish(
+          "skipped",
+          `Skipped: the activity ${yield* describeActivity(firstDuplicate!)} already covers the same time (another recording of it, starting within 60 s).`,
+          []
+        )
       }
       return yield* finish("success", null, fresh)
     })

@@ -1,5 +1,6 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { splitExtension } from "./ActivityFileName.ts"
 
 /**
  * The one rule by which a finished file enters a folder watched by someone else (the watch
@@ -42,10 +43,10 @@ export const syncFolder = (dir: string): void => {
   }
 }
 
-/** `ride.fit` -> `ride-2.fit`; a name without extension gets the suffix at its end. */
+/** `ride.fit` -> `ride-2.fit`, `ride.fit.gz` -> `ride-2.fit.gz`; a name without extension gets the suffix at its end. */
 export const suffixedName = (name: string, i: number): string => {
-  const dot = name.lastIndexOf(".")
-  return dot <= 0 ? `${name}-${i}` : `${name.slice(0, dot)}-${i}${name.slice(dot)}`
+  const [stem, ext] = splitExtension(name)
+  return stem === "" ? `${name}-${i}` : `${stem}-${i}${ext}`
 }
 
 /**

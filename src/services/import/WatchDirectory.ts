@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { FileFormat } from "../../schema/ParsedActivity.ts"
-import { formatOf } from "./ActivityFileName.ts"
+import { formatOf, isZipName } from "./ActivityFileName.ts"
 import { publishFile } from "./PublishFile.ts"
 import { inChannel } from "../platform/Logs.ts"
 import { StoragePaths } from "../platform/StoragePaths.ts"
@@ -20,7 +20,7 @@ export interface QueuedFile {
 }
 
 export const isCandidateName = (name: string): boolean =>
-  !name.startsWith(".") && !/\.(part|tmp)$/i.test(name) && formatOf(name) !== null
+  !name.startsWith(".") && !/\.(part|tmp)$/i.test(name) && (formatOf(name) !== null || isZipName(name))
 
 /** Removes the files (not folders) of `dir`; answers their names. A missing folder has none. */
 const removeFilesIn = (dir: string): Array<string> => {
@@ -66,7 +66,8 @@ export class WatchDirectory extends Effect.Service<WatchDirectory>()("services/i
       })
       const files: Array<QueuedFile> = []
       for (const entry of entries) {
-        if (!entry.isFile() || !isCandidateName(entry.name)) continue
+        // a zip is unpacked when it arrives, not listed: a zip left here is one that could not be unpacked
+        if (!entry.isFile() || !isCandidateName(entry.name) || isZipName(entry.name)) continue
         const full = path.join(paths.watchDir, entry.name)
         try {
           files.push({ filename: entry.name, format: formatOf(entry.name)!, path: full, mtimeMs: fs.statSync(full).mtimeMs })

@@ -209,6 +209,14 @@ describe("computeActivity: streams, polyline, location", () => {
     expect(virtual.location).toEqual({ countryCode: null, state: null, city: null })
     expect(virtual.passedThroughCountries).toEqual([])
   })
+
+  it("locates an activity with positions whatever its sport (a Workout, a court game)", () => {
+    for (const sportType of ["Workout", "Badminton", "Yoga", "Swim"] as const) {
+      const located = computeActivity(syntheticActivity({ samples: 60, sportType }), context)
+      expect(located.location, sportType).toEqual({ countryCode: "be", state: "Flanders", city: "Brugge" })
+      expect(located.passedThroughCountries, sportType).toEqual(["be"])
+    }
+  })
 })
 
 describe("computeActivity: laps, splits, best efforts", () => {

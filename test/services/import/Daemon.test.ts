@@ -2,10 +2,12 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import * as zlib from "node:zlib"
 import { fileForm, send, TestDaemon } from "../../support/TestDaemon.ts"
 import {
   dayStart, dropFile, fitActivity, freshDaemon, gpxActivity, importRows, listFiles, tcxActivity, waitFor, waitForRow
 } from "../../support/ImportHarness.ts"
+import { zipOf } from "../../support/zipOf.ts"
 
 /** The import path through the running daemon: watch folder, worker, API. */
 
@@ -32,11 +34,73 @@ describe("watch folder", () => {
         expect(fs.existsSync(path.join(watchDir, "moved.gpx"))).toBe(false)
       }))
 
+    it.effect("imports a gzipped file dropped into the folder (a Strava export's activities/*.fit.gz)", () =>
+      Effect.gen(function*() {
+        const { watchDir } = yield* TestDaemon
+        dropFile(watchDir, "1234567.fit.gz", zlib.gzipSync(fitActivity({ start: dayStart(5), seconds: 900 })), "part")
+        expect((yield* waitForRow("1234567.fit.gz", "20 seconds")).status).toBe("success")
+        expect(fs.existsSync(path.join(watchDir, "1234567.fit.gz"))).toBe(false)
+      }))
+
+    it.effect("unpacks a dropped Strava export (gzipped files in folders flattened, a nested zip refused), each file with its own row and its activities.csv name, description, commute flag and gear", () =>
+      Effect.gen(function*() {
+        const { watchDir } = yield* TestDaemon
+        const zip = zipOf([
+          { name: "activities/", data: "" },
+          { name: "activities/111.fit.gz", data: zlib.gzipSync(fitActivity({ start: dayStart(6), seconds: 900 })) },
+          { name: "activities/222.gpx", data: gpxActivity({ start: dayStart(7), seconds: 900 }) },
+          { name: "elsewhere/333.tcx", data: tcxActivity({ start: dayStart(8), seconds: 900 }) },
+          { name: "inner/more.zip", data: "PK" },
+          { name: "profile.json", data: "{}" },
+          {
+            name: "activities.csv",
+            data: "Activity ID,Activity Date,Activity Name,Activity Type,Activity Description,Commute,Activity Gear,Filename,Commute\n" +
+              "111,\"Mar 10, 2024, 6:00:00 AM\",Col de la Croix,Ride,\"Windy, then \"\"sunny\"\"\nat the top\",true,Canyon Endurace,activities/111.fit.gz,1.0\n" +
+              "222,\"Mar 10, 2024, 7:00:00 AM\",Lunch Run,Run,,false,,activities/222.gpx,0.0\n"
+          }
+        ])
+        dropFile(watchDir, "export_123.zip", zip)
+        for (const name of ["111.fit.gz", "222.gpx", "333.tcx"]) {
+          expect((yield* waitForRow(name, "20 seconds")).status, name).toBe("success")
+        }
+        expect(fs.existsSync(path.join(watchDir, "export_123.zip"))).toBe(false)
+        const ride = (yield* send("GET", `/api/v1/activities/${(yield* waitForRow("111.fit.gz")).activity_id}`)).json
+        expect(ride).toMatchObject({ name: "Col de la Croix", description: "Windy, then \"sunny\"\nat the top", isCommute: true })
+        const gear = (yield* send("GET", "/api/v1/gear")).json.gear as Array<{ id: string; name: string }>
+        expect(gear.find((g) => g.id === ride.gearId)?.name).toBe("Canyon Endurace")
+        const run = (yield* send("GET", `/api/v1/activities/${(yield* waitForRow("222.gpx")).activity_id}`)).json
+        expect(run).toMatchObject({ name: "Lunch Run", isCommute: false, gearId: null })
+        expect((yield* importRows()).some((r) => r.filename === "more.zip" || r.filename === "profile.json")).toBe(false)
+      }))
+
+    it.effect("a zip with a path leading upward, or damaged half way, stays in the watch folder, unpacking none of its files", () =>
+      Effect.gen(function*() {
+        const { watchDir } = yield* TestDaemon
+        const entries = [
+          { name: "a.fit", data: fitActivity({ start: dayStart(10), seconds: 900 }) },
+          { name: "b.fit", data: fitActivity({ start: dayStart(11), seconds: 900 }) }
+        ]
+        dropFile(watchDir, "escaping.zip", zipOf([...entries, { name: "../../escape.tcx", data: tcxActivity({ start: dayStart(8), seconds: 900 }) }]))
+        // the second entry claims one byte more than it holds
+        const damaged = zipOf(entries)
+        const central = damaged.lastIndexOf(Buffer.from("b.fit")) - 46
+        damaged.writeUInt32LE(damaged.readUInt32LE(central + 24) + 1, central + 24)
+        dropFile(watchDir, "damaged.zip", damaged)
+        dropFile(watchDir, "after.gpx", gpxActivity({ start: dayStart(12), seconds: 900 }))
+        yield* waitForRow("after.gpx", "20 seconds")
+        yield* Effect.sleep("500 millis")
+        expect(fs.existsSync(path.join(watchDir, "escaping.zip"))).toBe(true)
+        expect(fs.existsSync(path.join(watchDir, "damaged.zip"))).toBe(true)
+        expect(fs.existsSync(path.join(path.dirname(watchDir), "escape.tcx"))).toBe(false)
+        expect(fs.readdirSync(watchDir).filter((f) => /\.(fit|tcx)$/.test(f))).toEqual([])
+        expect((yield* importRows()).some((r) => ["a.fit", "b.fit", "escape.tcx"].includes(r.filename))).toBe(false)
+      }))
+
     it.effect("ignores dot-files, .part and .tmp files, subfolders and unsupported types, which stay in place with no row", () =>
       Effect.gen(function*() {
         const { watchDir } = yield* TestDaemon
         const bytes = fitActivity({ start: dayStart(3), seconds: 600 })
-        const ignored = [".hidden.fit", "writing.fit.part", "writing.gpx.tmp", "notes.txt", "photo.jpg", "archive.fit.zip"]
+        const ignored = [".hidden.fit", "writing.fit.part", "writing.gpx.tmp", "notes.txt", "photo.jpg"]
         for (const name of ignored) fs.writeFileSync(path.join(watchDir, name), bytes)
         fs.mkdirSync(path.join(watchDir, "sub"))
         fs.writeFileSync(path.join(watchDir, "sub", "nested.fit"), bytes)

@@ -3,7 +3,8 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import type { FileFormat } from "../../../src/schema/ParsedActivity.ts"
+import * as zlib from "node:zlib"
+import { formatOf } from "../../../src/services/import/ActivityFileName.ts"
 import { ImportService, MAX_IMPORT_FILE_BYTES } from "../../../src/services/import/ImportService.ts"
 import { countActivities, fitActivity, gpxActivity, importRows, listFiles, type Root, scopedRoot, servicesLayer, tcxActivity } from "../../support/ImportHarness.ts"
 
@@ -21,7 +22,7 @@ const importBytes = (root: Root, name: string, bytes: Uint8Array | string, mtime
     const full = path.join(root.watchDir, name)
     fs.writeFileSync(full, bytes)
     if (mtime) fs.utimesSync(full, mtime, mtime)
-    const format = name.split(".").pop()!.toLowerCase() as FileFormat
+    const format = formatOf(name)!
     return yield* (yield* ImportService).importFile({ filename: name, format, path: full, mtimeMs: 0 })
   })
 
@@ -151,10 +152,48 @@ describe("ImportService.importFile", () => {
     ))
 })
 
+describe("gzipped files", () => {
+  it.scopedLive("a .fit.gz, .tcx.gz and .gpx.gz import like the plain files; the original is kept gzipped", () =>
+    withServices((root) =>
+      Effect.gen(function*() {
+        const files = {
+          "a.fit.gz": fitActivity({ start: T, seconds: 1800 }),
+          "b.TCX.gz": tcxActivity({ start: minutes(60), seconds: 1800 }),
+          "c.gpx.gz": gpxActivity({ start: minutes(120), seconds: 1800 })
+        }
+        for (const [name, bytes] of Object.entries(files)) {
+          const gzipped = zlib.gzipSync(bytes)
+          const outcome = yield* importBytes(root, name, gzipped)
+          expect(outcome?.status, name).toBe("success")
+          const [row] = yield* importRows(name)
+          expect(row!.original_file).toBe(`${row!.id}.${formatOf(name)}.gz`)
+          expect(fs.readFileSync(path.join(root.originalsDir, row!.original_file!))).toEqual(gzipped)
+        }
+        expect(yield* countActivities).toBe(3)
+        expect(listFiles(root.watchDir).filter((f) => !f.startsWith("."))).toEqual([])
+      })
+    ))
+
+  it.scopedLive("a truncated or a not-gzipped .gz fails saying what is wrong, and leaves the watch folder", () =>
+    withServices((root) =>
+      Effect.gen(function*() {
+        const gzipped = zlib.gzipSync(fitActivity({ start: T, seconds: 1800 }))
+        expect((yield* importBytes(root, "cut.fit.gz", gzipped.subarray(0, gzipped.length / 2)))?.status).toBe("failed")
+        expect((yield* importRows("cut.fit.gz"))[0]!.error_message).toBe('"cut.fit.gz" is cut short: the gzip file is truncated. Download or copy it again.')
+        expect((yield* importBytes(root, "plain.fit.gz", fitActivity({ start: T, seconds: 1800 })))?.status).toBe("failed")
+        expect((yield* importRows("plain.fit.gz"))[0]!.error_message).toMatch(/^"plain\.fit\.gz" is not a gzip file/)
+        expect(yield* countActivities).toBe(0)
+        expect(listFiles(root.watchDir).filter((f) => !f.startsWith("."))).toEqual([])
+      })
+    ))
+})
+
 describe("duplicates", () => {
   const skippedNaming = (outcome: { status: string; errorMessage: string | null } | null, id: string) => {
     expect(outcome?.status).toBe("skipped")
     expect(outcome?.errorMessage).toContain(`"${id}"`)
+    // the name and local start a person recognises
+    expect(outcome?.errorMessage).toMatch(/the activity "[^"]+" of 2024-03-10 at \d\d:\d\d \("activity-/)
   }
 
   it.scopedLive("the same bytes under another name are skipped, naming the existing activity", () =>

@@ -5,7 +5,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url))
+const ROOT = fileURLToPath(new URL("../..", import.meta.url))
 const TSX = path.join(ROOT, "node_modules", ".bin", "tsx")
 
 const run = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
@@ -41,6 +41,45 @@ describe("command line", () => {
       expect(result.stderr).toMatch(/6 problems/)
       // nothing was started: no database was created
       expect(fs.existsSync(path.join(dir, "storage", "database", "waymark.sqlite"))).toBe(false)
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it("the daemon refuses a malformed key, externalApi without Strava credentials and webhooks without a token, all at once", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "waymark-config-"))
+    try {
+      const result = run(["src/main.ts"], {
+        STORAGE_DIR: path.join(dir, "storage"),
+        WATCH_DIR: path.join(dir, "watch"),
+        SERVICE_API_KEY: "abc",
+        IMPORT_MODE: "externalApi",
+        STRAVA_CLIENT_ID: "1234",
+        WEBHOOKS_ENABLED: "true",
+        PORT: "eighty"
+      })
+      expect(result.status).toBe(1)
+      expect(result.stderr).toMatch(/4 problems/)
+      expect(result.stderr).toContain("SERVICE_API_KEY is not a valid key")
+      expect(result.stderr).toContain("STRAVA_CLIENT_SECRET, STRAVA_REFRESH_TOKEN are not set")
+      expect(result.stderr).toContain("WEBHOOKS_VERIFY_TOKEN")
+      expect(result.stderr).toContain("PORT")
+      expect(result.stderr).not.toMatch(/\n\s+at /)
+      expect(fs.existsSync(path.join(dir, "storage", "database", "waymark.sqlite"))).toBe(false)
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it("a generated key in upper case is refused with the reason, and the key is not repeated", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "waymark-config-"))
+    try {
+      const key = `wmk_${"ab12".repeat(16)}`.toUpperCase().replace("WMK_", "wmk_")
+      const result = run(["src/main.ts"], { STORAGE_DIR: path.join(dir, "storage"), WATCH_DIR: path.join(dir, "watch"), SERVICE_API_KEY: key })
+      expect(result.status).toBe(1)
+      expect(result.stderr).toMatch(/1 problem\b/)
+      expect(result.stderr).toContain("upper-case")
+      expect(result.stderr).not.toContain(key)
     } finally {
       fs.rmSync(dir, { recursive: true, force: true })
     }

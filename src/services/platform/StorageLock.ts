@@ -1,0 +1,74 @@
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+
+/**
+ * One daemon per storage folder: `<STORAGE_DIR>/waymark.lock` holds the pid of the daemon
+ * that owns the folder for the life of its process. A lock whose process is gone (a crash,
+ * `kill -9`) is taken over; a live one stops the second daemon before it opens anything.
+ */
+export const LOCK_FILE_NAME = "waymark.lock"
+
+export interface LockHolder {
+  readonly pid: number
+  readonly hostname: string
+  readonly startedAt: string
+}
+
+export type LockResult =
+  | { readonly _tag: "Acquired"; readonly file: string; readonly release: () => void }
+  | { readonly _tag: "Held"; readonly file: string; readonly holder: LockHolder }
+
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    // EPERM: the process exists but belongs to another user
+    return (e as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+const readHolder = (file: string): LockHolder | null => {
+  try {
+    const parsed = JSON.parse(fs.readFileSync(file, "utf8")) as Partial<LockHolder>
+    return typeof parsed.pid === "number" ? { pid: parsed.pid, hostname: String(parsed.hostname ?? ""), startedAt: String(parsed.startedAt ?? "") } : null
+  } catch {
+    return null
+  }
+}
+
+/**
+ * A holder that is this very process (a container restarted with the same pid), a process
+ * that no longer runs, or an unreadable lock file (a crash while writing it) is stale. The
+ * host name is only shown: a recreated container has a new one, and its old lock must not
+ * block it forever.
+ */
+const isStale = (holder: LockHolder | null): boolean => holder === null || holder.pid === process.pid || !isAlive(holder.pid)
+
+export const acquireStorageLock = (storageDir: string): LockResult => {
+  const file = path.join(storageDir, LOCK_FILE_NAME)
+  const me: LockHolder = { pid: process.pid, hostname: os.hostname(), startedAt: new Date().toISOString() }
+  fs.mkdirSync(storageDir, { recursive: true })
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      // "wx": created only if absent, so two daemons starting together cannot both win
+      fs.writeFileSync(file, JSON.stringify(me) + "\n", { flag: "wx" })
+      let released = false
+      const release = () => {
+        if (released) return
+        released = true
+        if (readHolder(file)?.pid === process.pid) fs.rmSync(file, { force: true })
+      }
+      process.once("exit", release)
+      return { _tag: "Acquired", file, release }
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e
+    }
+    const holder = readHolder(file)
+    if (!isStale(holder)) return { _tag: "Held", file, holder: holder! }
+    fs.rmSync(file, { force: true })
+  }
+  const holder = readHolder(file)
+  return { _tag: "Held", file, holder: holder ?? { pid: -1, hostname: "", startedAt: "" } }
+}

@@ -1,0 +1,64 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { startChildDaemon } from "../support/ChildDaemon.ts"
+import { freePort } from "../support/freePort.ts"
+import { generateApiKey } from "../../src/services/platform/ApiKey.ts"
+import { acquireStorageLock, LOCK_FILE_NAME } from "../../src/services/platform/StorageLock.ts"
+import { runDaemonToExit } from "./runDaemon.ts"
+
+const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "waymark-lock-"))
+
+/** The pid of a process that has already exited. */
+const deadPid = () => spawnSync(process.execPath, ["-e", "process.pid"]).pid!
+
+describe("storage lock", () => {
+  it("a lock held by a live process is refused with its holder; a dead holder's lock is taken over", () => {
+    const dir = tempDir()
+    const file = path.join(dir, LOCK_FILE_NAME)
+    try {
+      fs.writeFileSync(file, JSON.stringify({ pid: process.ppid, hostname: "elsewhere", startedAt: "2026-01-01T00:00:00Z" }))
+      const held = acquireStorageLock(dir)
+      expect(held._tag).toBe("Held")
+      if (held._tag === "Held") expect(held.holder.pid).toBe(process.ppid)
+
+      fs.writeFileSync(file, JSON.stringify({ pid: deadPid(), hostname: os.hostname(), startedAt: "" }))
+      const taken = acquireStorageLock(dir)
+      expect(taken._tag).toBe("Acquired")
+      expect(JSON.parse(fs.readFileSync(file, "utf8")).pid).toBe(process.pid)
+      if (taken._tag === "Acquired") taken.release()
+      expect(fs.existsSync(file)).toBe(false)
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it.scopedLive("a second daemon on the same storage folder refuses to start, naming the first one's pid, exit code 1", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
+      const key = generateApiKey()
+      const env = { STORAGE_DIR: path.join(dir, "storage"), WATCH_DIR: path.join(dir, "watch"), SERVICE_API_KEY: key, TZ: "UTC" }
+      const first = yield* startChildDaemon({ apiKey: key, env })
+      const second = yield* runDaemonToExit({ ...env, WATCH_DIR: path.join(dir, "watch2"), PORT: String(yield* freePort), HOST: "127.0.0.1" })
+      expect(second.code).toBe(1)
+      expect(second.stderr).toContain(`another Waymark daemon (pid ${first.pid}`)
+      expect(second.stderr).toContain("STORAGE_DIR")
+      expect(second.stderr.trim().split("\n")).toHaveLength(1)
+      // the first one goes on
+      expect((yield* first.get("/api/v1/status")).status).toBe(200)
+
+      // killed without a chance to clean up: its lock is stale and the next start takes it over
+      yield* first.kill("SIGKILL")
+      expect(fs.existsSync(path.join(dir, "storage", LOCK_FILE_NAME))).toBe(true)
+      const third = yield* startChildDaemon({ apiKey: key, env })
+      expect((yield* third.get("/api/v1/status")).status).toBe(200)
+      // a clean stop releases the lock
+      const exit = yield* third.kill("SIGTERM")
+      expect(exit.code).toBe(0)
+      expect(fs.existsSync(path.join(dir, "storage", LOCK_FILE_NAME))).toBe(false)
+    }), 120_000)
+})
