@@ -1,0 +1,44 @@
+import { Args, Command, Options } from "@effect/cli"
+import { Console, Effect, Layer } from "effect"
+import { ServicesLive } from "../Daemon.ts"
+import { ActivityReprocess, ReprocessError } from "../services/import/ActivityReprocess.ts"
+
+/** A progress line at most this often, so that a long run shows it is going on. */
+const PROGRESS_EVERY_MS = 5_000
+
+/**
+ * `app:activities:reprocess [--all | <id>...]`: activities computed again from their kept
+ * originals, the user's edits kept. Safe while the daemon runs (one transaction each).
+ */
+export const reprocessCommand = Command.make(
+  "app:activities:reprocess",
+  {
+    all: Options.boolean("all").pipe(Options.withDescription("every activity that has a kept original file")),
+    ids: Args.text({ name: "id" }).pipe(Args.withDescription("activity ids (activity-…)"), Args.repeated)
+  },
+  ({ all, ids }) =>
+    Effect.gen(function*() {
+      const reprocess = yield* ActivityReprocess
+      if (!all && ids.length === 0) return yield* new ReprocessError({ message: "Name the activities to reprocess, or pass --all." })
+      const targets = all ? yield* reprocess.allWithOriginals : ids
+      yield* Console.log(`Reprocessing ${targets.length} activit${targets.length === 1 ? "y" : "ies"} from their original files.`)
+      const started = Date.now()
+      let lastLine = started
+      let done = 0
+      const problems: Array<string> = []
+      for (const id of targets) {
+        yield* reprocess.one(id).pipe(Effect.catchTag("ReprocessError", (e) => Effect.sync(() => problems.push(e.message))))
+        done++
+        if (Date.now() - lastLine >= PROGRESS_EVERY_MS && done < targets.length) {
+          lastLine = Date.now()
+          const rate = done / ((lastLine - started) / 1000)
+          yield* Console.log(`${done} of ${targets.length} (${rate.toFixed(1)}/s, about ${Math.ceil((targets.length - done) / rate)} s left)`)
+        }
+      }
+      for (const problem of problems) yield* Console.error(problem)
+      yield* Console.log(`Reprocessed ${done - problems.length} of ${targets.length}; ${problems.length} left as they were.`)
+      if (problems.length > 0 && problems.length === targets.length) {
+        return yield* new ReprocessError({ message: "No activity could be reprocessed." })
+      }
+    }).pipe(Effect.provide(ActivityReprocess.Default.pipe(Layer.provide(ServicesLive))))
+).pipe(Command.withDescription("Compute activities again from their kept original files (after an upgrade), keeping name, description, sport, gear and commute"))

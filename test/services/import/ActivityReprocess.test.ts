@@ -1,0 +1,39 @@
+import { describe, expect, it } from "@effect/vitest"
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer } from "effect"
+import { ActivityReprocess } from "../../../src/services/import/ActivityReprocess.ts"
+import { daemonLayer, dayStart, dropFile, fitActivity, scopedRoot, servicesLayer, waitForRow } from "../../support/ImportHarness.ts"
+
+describe("app:activities:reprocess", () => {
+  it.scopedLive("computes an activity again from its kept original, keeping the user's edits, its import row and images", () =>
+    Effect.gen(function*() {
+      const root = yield* scopedRoot()
+      const id = yield* Effect.gen(function*() {
+        dropFile(root.watchDir, "ride.fit", fitActivity({ start: dayStart(3), seconds: 1800 }))
+        const row = yield* waitForRow("ride.fit")
+        expect(row.status).toBe("success")
+        return row.activity_id!
+      }).pipe(Effect.provide(daemonLayer(root)), Effect.scoped)
+
+      yield* Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const reprocess = yield* ActivityReprocess
+        // the user's edits, and a computed value an older version got wrong
+        yield* sql`UPDATE activities SET name = 'My ride', description = 'hills', is_commute = 1, distance = 1, max_speed = 999 WHERE id = ${id}`
+        const before = (yield* sql<{ id: string }>`SELECT id FROM file_imports WHERE activity_id = ${id}`).map((r) => r.id)
+
+        expect(yield* reprocess.allWithOriginals).toEqual([id])
+        yield* reprocess.one(id)
+
+        const [after] = yield* sql<{ name: string; description: string; is_commute: number; distance: number; max_speed: number }>`
+          SELECT name, description, is_commute, distance, max_speed FROM activities WHERE id = ${id}`
+        expect(after).toMatchObject({ name: "My ride", description: "hills", is_commute: 1 })
+        expect(after!.distance).not.toBe(1)
+        expect(after!.max_speed).toBeLessThan(999)
+        expect((yield* sql<{ id: string }>`SELECT id FROM file_imports WHERE activity_id = ${id}`).map((r) => r.id)).toEqual(before)
+
+        const missing = yield* Effect.flip(reprocess.one("activity-nope"))
+        expect(missing.message).toMatch(/not found/)
+      }).pipe(Effect.provide(ActivityReprocess.Default.pipe(Layer.provideMerge(servicesLayer(root)))))
+    }), 60_000)
+})
