@@ -5,6 +5,7 @@ import { Duration, Effect, Option, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
+import { ImportQueue } from "../services/import/ImportQueue.ts"
 import { ParseWorker } from "../services/import/ParseWorker.ts"
 import { AppConfig } from "../services/platform/AppConfig.ts"
 import { StoragePaths } from "../services/platform/StoragePaths.ts"
@@ -15,7 +16,8 @@ import { type FiberReport, reasonOf, Supervisor } from "../services/platform/Sup
  * - `GET /status`: liveness, 200 while the process serves requests, nothing else looked at;
  * - `GET /healthz`: 200 when the daemon can do its job, 503 otherwise, with each check (the
  *   database answers, the storage and watch folders take a file, the parse worker is up) and
- *   every supervised loop with its state. Nothing secret: no path, no setting, and the
+ *   the number of files waiting in the import queue, and every supervised loop with its
+ *   state. Nothing secret: no path, no setting, and the
  *   configured secrets are blanked out of error messages.
  */
 
@@ -55,6 +57,7 @@ export const HealthHttpLive = HttpApiBuilder.Router.use((router) =>
     const parseWorker = yield* ParseWorker
     const supervisor = yield* Supervisor
     const config = yield* AppConfig
+    const queue = yield* ImportQueue
 
     const secrets = [config.apiKey, config.stravaClientSecret, config.stravaRefreshToken, config.webhooksVerifyToken]
       .flatMap((secret) => Option.toArray(Option.map(secret, Redacted.value)))
@@ -82,11 +85,12 @@ export const HealthHttpLive = HttpApiBuilder.Router.use((router) =>
     yield* router.get(
       "/healthz",
       Effect.gen(function*() {
-        const [results, fibers] = yield* Effect.all([checks, supervisor.snapshot], { concurrency: "unbounded" })
+        const [results, fibers, queued] = yield* Effect.all([checks, supervisor.snapshot, queue.size], { concurrency: "unbounded" })
         const healthy = Object.values(results).every((r) => r.ok) && fibers.every((f) => !f.failing)
         return HttpServerResponse.unsafeJson({
           status: healthy ? "ok" : "failing",
           checks: results,
+          importQueue: { queued },
           fibers: Object.fromEntries(fibers.map((f) => [f.name, fiberView(f, redact)]))
         }, { status: healthy ? 200 : 503, headers: noStore })
       })

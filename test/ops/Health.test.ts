@@ -24,6 +24,7 @@ describe("GET /healthz and GET /status", () => {
           watchFolder: { ok: true },
           parseWorker: { ok: true }
         })
+        assert.deepStrictEqual(health.json.importQueue, { queued: 0 })
         assert.deepStrictEqual(Object.keys(health.json.fibers).sort(), FILES_MODE_FIBERS)
         for (const fiber of Object.values<any>(health.json.fibers)) {
           assert.strictEqual(fiber.state, "running")

@@ -186,6 +186,8 @@ export class ParseWorker extends Effect.Service<ParseWorker>()("services/import/
      * tries again.
      */
     const alive = Effect.gen(function*() {
+      // none yet: one starts with the first file, and asking must not start it
+      if ((yield* Ref.get(current)) === null) return true
       const running = yield* worker
       const started = yield* Effect.promise(() => running.ready.then(() => true, () => false))
       if (!started) yield* discard(running)
