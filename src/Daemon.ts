@@ -5,9 +5,9 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import * as Path from "@effect/platform/Path"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Effect, Layer } from "effect"
-import { ExternalModeLive, WebhookRoutesLive } from "./connectors/strava/ExternalMode.ts"
+import { StravaModeLive, StravaWebhookRoutesLive } from "./connectors/strava/StravaMode.ts"
 import { HttpServerRegistrationLive } from "./fibers/HttpServerRegistration.ts"
-import { WEBHOOK_MAX_BODY, WEBHOOK_PATH } from "./connectors/strava/WebhookRoutes.ts"
+import { WEBHOOK_MAX_BODY, WEBHOOK_PATH } from "./connectors/strava/StravaWebhookRoutes.ts"
 import { ImportWorkerLive } from "./fibers/ImportWorker.ts"
 import { LogRetentionLive } from "./fibers/LogRetention.ts"
 import { WatchFolderLive } from "./fibers/WatchFolder.ts"
@@ -78,13 +78,13 @@ export const makeDaemon = <E, R>(server: Layer.Layer<ServerServices, E, R>) =>
     // "started" only once the listener is up: a port in use never shows it
     Layer.effectDiscard(Effect.logInfo(`waymark v${VERSION} started`).pipe(inChannel("daemon"))).pipe(
       Layer.provideMerge(
-        Layer.merge(makeHttpApp(WebhookRoutesLive, featureBodyLimits), HttpServerRegistrationLive).pipe(HttpServer.withLogAddress, Layer.provide(server))
+        Layer.merge(makeHttpApp(StravaWebhookRoutesLive, featureBodyLimits), HttpServerRegistrationLive).pipe(HttpServer.withLogAddress, Layer.provide(server))
       )
     ),
     LogRetentionLive,
     WatchFolderLive,
     ImportWorkerLive,
-    ExternalModeLive
+    StravaModeLive
   ).pipe(
     Layer.provide(TelemetryLive),
     Layer.provide(ServicesLive),

@@ -79,7 +79,7 @@ export const runCommandLine = (
         return exitWith(EXIT_USAGE, "This command asks for a confirmation, but there is no terminal to ask on: pass --yes to confirm.")
       }
       // a command's own failure has said what failed on its output channel already
-      if (typeof failure === "object" && failure !== null && (failure as { _tag?: unknown })._tag === "ExternalCommandError") return exitWith(EXIT_FAILURE)
+      if (typeof failure === "object" && failure !== null && (failure as { _tag?: unknown })._tag === "StravaCommandError") return exitWith(EXIT_FAILURE)
       const error = failure ?? Option.getOrUndefined(Cause.dieOption(cause))
       return exitWith(EXIT_FAILURE, `error: ${error === undefined ? Cause.pretty(cause).split("\n")[0] : plainMessage(error)}`)
     }),

@@ -103,8 +103,8 @@ describe("GET /healthz and GET /status", () => {
         WEBHOOKS_VERIFY_TOKEN: "verify-token-value"
       })
       yield* Effect.gen(function*() {
-        const health = yield* probeUntil("/healthz", (a) => a.json?.fibers?.WebhookDrain !== undefined && a.json?.fibers?.ExternalImport !== undefined)
-        assert.deepStrictEqual(Object.keys(health.json.fibers).sort(), [...FILES_MODE_FIBERS, "ExternalImport", "WebhookDrain"].sort())
+        const health = yield* probeUntil("/healthz", (a) => a.json?.fibers?.StravaWebhookDrain !== undefined && a.json?.fibers?.StravaScheduledImport !== undefined)
+        assert.deepStrictEqual(Object.keys(health.json.fibers).sort(), [...FILES_MODE_FIBERS, "StravaScheduledImport", "StravaWebhookDrain"].sort())
         for (const secret of ["client-secret-value", "refresh-token-value", "verify-token-value", root.apiKey]) {
           assert.notInclude(health.text, secret)
         }

@@ -1,10 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option, Redacted } from "effect"
 import * as fs from "node:fs"
-import { drainWebhookEvents } from "../../../src/connectors/strava/WebhookDrain.ts"
+import { drainWebhookEvents } from "../../../src/connectors/strava/StravaWebhookDrain.ts"
 import { ActivityRepo } from "../../../src/services/activities/ActivityRepo.ts"
 import { StravaImport } from "../../../src/connectors/strava/StravaImport.ts"
-import { WebhookEventRepo } from "../../../src/connectors/strava/WebhookEventRepo.ts"
+import { StravaWebhookEventRepo } from "../../../src/connectors/strava/StravaWebhookEventRepo.ts"
 import { channel, get, post, runCli, VERIFY_TOKEN, withHarness } from "./harness.ts"
 
 const validationUrl = (callbackUrl: string, token: string, challenge = "challenge-123") =>
@@ -80,7 +80,7 @@ describe("POST /external/webhook (events)", () => {
         const weird = yield* post(h.callbackUrl, JSON.stringify({ object_type: "activity", aspect_type: "archive", object_id: 5 }))
         assert.strictEqual(weird.status, 200)
 
-        const repo = yield* WebhookEventRepo
+        const repo = yield* StravaWebhookEventRepo
         assert.strictEqual(yield* repo.pending(), 2)
         const events = yield* repo.grab()
         assert.deepStrictEqual(events.map((e) => [e.objectId, e.aspectType]), [["42", "create"], ["43", "delete"]])
@@ -114,12 +114,12 @@ describe("POST /external/webhook (events)", () => {
         // the drain does not run while the lock is taken
         const busy = yield* strava.withLock(drainWebhookEvents)
         assert.strictEqual(busy._tag, "Busy")
-        assert.strictEqual(yield* (yield* WebhookEventRepo).pending(), 1)
+        assert.strictEqual(yield* (yield* StravaWebhookEventRepo).pending(), 1)
       })
     ))
 })
 
-describe("WebhookDrain", () => {
+describe("StravaWebhookDrain", () => {
   it.live("an update and a delete arriving by webhook are applied by the drain", () =>
     withHarness((h) =>
       Effect.gen(function*() {
@@ -155,7 +155,7 @@ describe("WebhookDrain", () => {
         assert.isNull(yield* repo.findById(`activity-${removed.id}`))
         assert.isNotNull(yield* repo.findById(`activity-${created.id}`))
         assert.strictEqual(fs.readdirSync(h.imagesDir).filter((f) => f.endsWith(".jpg")).length, 1)
-        assert.strictEqual(yield* (yield* WebhookEventRepo).pending(), 0)
+        assert.strictEqual(yield* (yield* StravaWebhookEventRepo).pending(), 0)
         assert.strictEqual((yield* drainWebhookEvents)._tag, "Idle")
       })
     ))
@@ -165,7 +165,7 @@ describe("WebhookDrain", () => {
       Effect.gen(function*() {
         const activity = h.fake.addActivity({}, { photos: 0 })
         const strava = yield* StravaImport
-        const events = yield* WebhookEventRepo
+        const events = yield* StravaWebhookEventRepo
         yield* Effect.promise(() => h.fake.sendWebhookEvent(h.callbackUrl, { aspect_type: "create", object_id: activity.id }))
 
         h.fake.setFailure("unauthorized")
@@ -256,7 +256,7 @@ describe("app:external:* commands", () => {
     ))
 })
 
-describe("ExternalModeLive", () => {
+describe("StravaModeLive", () => {
   it.live("starts the scheduled import and the webhook drain in externalApi mode", () =>
     withHarness((h) =>
       Effect.gen(function*() {

@@ -7,11 +7,11 @@ import { createServer } from "node:http"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { makeExternalCommands } from "../../../src/connectors/strava/ExternalCommands.ts"
-import { ExternalModeLive, ExternalServicesLive } from "../../../src/connectors/strava/ExternalMode.ts"
+import { makeStravaCommands } from "../../../src/connectors/strava/StravaCommands.ts"
+import { StravaModeLive, StravaServicesLive } from "../../../src/connectors/strava/StravaMode.ts"
 import { ApiLive } from "../../../src/http/ApiLive.ts"
 import { PublicRoutesLive } from "../../../src/http/PublicRoutes.ts"
-import { WEBHOOK_PATH, WebhookRoutesLive } from "../../../src/connectors/strava/WebhookRoutes.ts"
+import { WEBHOOK_PATH, StravaWebhookRoutesLive } from "../../../src/connectors/strava/StravaWebhookRoutes.ts"
 import { ServicesLive } from "../../../src/Daemon.ts"
 import { AppConfig } from "../../../src/services/platform/AppConfig.ts"
 import { type FakeStrava, type FakeStravaOptions, startFakeStrava } from "../../fakes/FakeStrava.ts"
@@ -19,7 +19,7 @@ import { freePort } from "../../support/freePort.ts"
 
 /**
  * One externalApi-mode service for a test: a fake Strava, a temporary STORAGE_DIR, the real
- * ServicesLive + StravaImport + WebhookEventRepo, and the HTTP app (public routes + the
+ * ServicesLive + StravaImport + StravaWebhookEventRepo, and the HTTP app (public routes + the
  * webhook route) listening on a free loopback port, which is also APP_URL. Every log line is
  * collected in `logs`. Real clock only (it.live).
  */
@@ -44,7 +44,7 @@ export interface Harness {
 export interface HarnessOptions {
   readonly env?: Readonly<Record<string, string>>
   readonly fake?: FakeStravaOptions
-  /** also start ExternalModeLive (the scheduled import and the webhook drain) */
+  /** also start StravaModeLive (the scheduled import and the webhook drain) */
   readonly fibers?: boolean
 }
 
@@ -64,11 +64,11 @@ const collector = (logs: Array<LogLine>) =>
 
 const makeLayer = (port: number, fibers = false) => {
   const http = HttpApiBuilder.serve().pipe(
-    Layer.provide([PublicRoutesLive, WebhookRoutesLive]),
+    Layer.provide([PublicRoutesLive, StravaWebhookRoutesLive]),
     Layer.provide(ApiLive),
     Layer.provide(NodeHttpServer.layer(createServer, { port, host: "127.0.0.1" }))
   )
-  return Layer.mergeAll(http, ExternalServicesLive, fibers ? ExternalModeLive : Layer.empty).pipe(Layer.provideMerge(ServicesLive))
+  return Layer.mergeAll(http, StravaServicesLive, fibers ? StravaModeLive : Layer.empty).pipe(Layer.provideMerge(ServicesLive))
 }
 
 export type HarnessServices = Layer.Layer.Success<ReturnType<typeof makeLayer>>
@@ -136,7 +136,7 @@ export const runCli = (args: ReadonlyArray<string>, config: Partial<AppConfig> =
     const layer = Layer.succeedContext(context).pipe(
       Layer.merge(Layer.succeed(AppConfig, AppConfig.make({ ...base, ...config })))
     )
-    const root = Command.make("waymark").pipe(Command.withSubcommands(makeExternalCommands(layer)))
+    const root = Command.make("waymark").pipe(Command.withSubcommands(makeStravaCommands(layer)))
     const cli = Command.run(root, { name: "waymark", version: "test" })
     return yield* cli(["node", "waymark", ...args]).pipe(Effect.provide(NodeContext.layer), Effect.either)
   })

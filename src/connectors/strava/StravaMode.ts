@@ -2,11 +2,11 @@ import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Layer } from "effect"
 import { StravaClient } from "./StravaClient.ts"
 import { StravaImport } from "./StravaImport.ts"
-import { WebhookEventRepo } from "./WebhookEventRepo.ts"
-import { ExternalImportLive } from "./ExternalImport.ts"
-import { WebhookDrainLive } from "./WebhookDrain.ts"
+import { StravaWebhookEventRepo } from "./StravaWebhookEventRepo.ts"
+import { StravaScheduledImportLive } from "./StravaScheduledImport.ts"
+import { StravaWebhookDrainLive } from "./StravaWebhookDrain.ts"
 
-export { WebhookRoutesLive } from "./WebhookRoutes.ts"
+export { StravaWebhookRoutesLive } from "./StravaWebhookRoutes.ts"
 
 /** The Strava client over undici (STRAVA_BASE_URL from AppConfig). */
 export const StravaClientLive = StravaClient.Default.pipe(Layer.provide(NodeHttpClient.layerUndici))
@@ -15,7 +15,7 @@ export const StravaClientLive = StravaClient.Default.pipe(Layer.provide(NodeHttp
  * The services of externalApi mode: StravaImport (with its lock and status) and the webhook
  * event store. Requires AppConfig, SqlClient, ActivityRepo, GearRepo, ImageStore.
  */
-export const ExternalServicesLive = Layer.mergeAll(StravaImport.Default, WebhookEventRepo.Default).pipe(
+export const StravaServicesLive = Layer.mergeAll(StravaImport.Default, StravaWebhookEventRepo.Default).pipe(
   Layer.provideMerge(StravaClientLive)
 )
 
@@ -23,6 +23,6 @@ export const ExternalServicesLive = Layer.mergeAll(StravaImport.Default, Webhook
  * Both loops of externalApi mode (each does nothing in files mode / with webhooks off):
  * the scheduled full import and the webhook drain, sharing one StravaImport (one lock).
  */
-export const ExternalModeLive = Layer.mergeAll(ExternalImportLive, WebhookDrainLive).pipe(
-  Layer.provide(ExternalServicesLive)
+export const StravaModeLive = Layer.mergeAll(StravaScheduledImportLive, StravaWebhookDrainLive).pipe(
+  Layer.provide(StravaServicesLive)
 )

@@ -9,7 +9,7 @@ import { supervise } from "../../fibers/supervise.ts"
  * import lock, so it never overlaps with the webhook drain or another run. A run never fails
  * (rate limits and refused tokens end it with a logged reason), so the schedule keeps going.
  */
-export const ExternalImportLive = Layer.scopedDiscard(Effect.gen(function*() {
+export const StravaScheduledImportLive = Layer.scopedDiscard(Effect.gen(function*() {
   const config = yield* AppConfig
   if (config.importMode !== "externalApi") return
   const strava = yield* StravaImport
@@ -21,7 +21,7 @@ export const ExternalImportLive = Layer.scopedDiscard(Effect.gen(function*() {
   }
   yield* Effect.logInfo(`scheduled Strava import: "${config.externalImportCron}" (${config.timeZone})`).pipe(inChannel("daemon"))
   yield* supervise(
-    "ExternalImport",
+    "StravaScheduledImport",
     strava.run({ full: true }).pipe(Effect.schedule(Schedule.cron(parsed.right)))
   )
 }))

@@ -34,12 +34,12 @@ interface Row {
   readonly received_at: number
 }
 
-export class WebhookEventRepo extends Effect.Service<WebhookEventRepo>()("connectors/strava/WebhookEventRepo", {
+export class StravaWebhookEventRepo extends Effect.Service<StravaWebhookEventRepo>()("connectors/strava/StravaWebhookEventRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
     /** Stores the event unless one is already pending for the object or the store is full. */
-    const store = Effect.fn("WebhookEventRepo.store")(function*(event: WebhookEvent) {
+    const store = Effect.fn("StravaWebhookEventRepo.store")(function*(event: WebhookEvent) {
       // one statement: the count and the insert cannot be split by another request
       const rows = yield* sql<{ object_id: string }>`INSERT INTO webhook_events
         (object_id, object_type, aspect_type, payload, received_at)
@@ -52,7 +52,7 @@ export class WebhookEventRepo extends Effect.Service<WebhookEventRepo>()("connec
     }, Effect.orDie)
 
     /** Reads and deletes every pending event in one transaction, oldest first. */
-    const grab = Effect.fn("WebhookEventRepo.grab")(function*() {
+    const grab = Effect.fn("StravaWebhookEventRepo.grab")(function*() {
       return yield* sql.withTransaction(Effect.gen(function*() {
         const rows = yield* sql<Row>`SELECT * FROM webhook_events ORDER BY received_at, object_id`
         if (rows.length > 0) yield* sql`DELETE FROM webhook_events WHERE ${sql.in("object_id", rows.map((r) => r.object_id))}`
@@ -66,7 +66,7 @@ export class WebhookEventRepo extends Effect.Service<WebhookEventRepo>()("connec
       }))
     }, Effect.orDie)
 
-    const pending = Effect.fn("WebhookEventRepo.pending")(function*() {
+    const pending = Effect.fn("StravaWebhookEventRepo.pending")(function*() {
       const [row] = yield* sql<{ n: number }>`SELECT COUNT(*) AS n FROM webhook_events`
       return row?.n ?? 0
     }, Effect.orDie)

@@ -6,15 +6,15 @@ import { createHash, timingSafeEqual } from "node:crypto"
 import { AppConfig } from "../../services/platform/AppConfig.ts"
 import { inChannel } from "../../services/platform/Logs.ts"
 import { errorWire } from "../../schema/ApiErrors.ts"
-import { WEBHOOK_MAX_PENDING, WebhookEventRepo } from "./WebhookEventRepo.ts"
-import { readEvent } from "./WebhookPayload.ts"
+import { WEBHOOK_MAX_PENDING, StravaWebhookEventRepo } from "./StravaWebhookEventRepo.ts"
+import { readEvent } from "./StravaWebhookPayload.ts"
 
 /**
  * `/external/webhook`, outside bearer auth:
  * - GET: the platform's subscription validation (`hub.mode`, `hub.challenge`, `hub.verify_token`);
  *   200 `{"hub.challenge": ...}` when the token matches, else 403; 404 when webhooks are off.
  * - POST: an event, answered at once. Activity create/update/delete events are stored (one
- *   pending event per activity, a bounded number in all) for the WebhookDrain fiber; no
+ *   pending event per activity, a bounded number in all) for the StravaWebhookDrain fiber; no
  *   platform call here. A body that is not an event (not JSON, not an object, nested too
  *   deep, missing members) answers 400, one that is not `application/json` 415, one over
  *   WEBHOOK_MAX_BODY 413 (the composition root limits it while it arrives).
@@ -57,10 +57,10 @@ const isJson = (contentType: string | undefined) => {
 
 const tooLarge = () => refuse("PayloadTooLarge", `An event is at most ${WEBHOOK_MAX_BODY / 1024} KB.`)
 
-export const WebhookRoutesLive = HttpApiBuilder.Router.use((router) =>
+export const StravaWebhookRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const config = yield* AppConfig
-    const events = yield* WebhookEventRepo
+    const events = yield* StravaWebhookEventRepo
     const enabled = config.webhooksEnabled && config.importMode === "externalApi"
 
     yield* router.get(
@@ -148,4 +148,4 @@ export const WebhookRoutesLive = HttpApiBuilder.Router.use((router) =>
       })
     )
   })
-).pipe(Layer.provide(WebhookEventRepo.Default))
+).pipe(Layer.provide(StravaWebhookEventRepo.Default))

@@ -2,7 +2,7 @@ import { Effect, Layer, Ref, Schedule } from "effect"
 import { AppConfig } from "../../services/platform/AppConfig.ts"
 import { inChannel } from "../../services/platform/Logs.ts"
 import { type ImportReport, StravaImport } from "./StravaImport.ts"
-import { type WebhookEvent, WebhookEventRepo } from "./WebhookEventRepo.ts"
+import { type WebhookEvent, StravaWebhookEventRepo } from "./StravaWebhookEventRepo.ts"
 import { supervise } from "../../fibers/supervise.ts"
 
 /**
@@ -24,7 +24,7 @@ const log = (message: string) => Effect.logInfo(message).pipe(inChannel("daemon"
 /** One pass over the queued events (exported for tests and one-off runs). */
 export const drainWebhookEvents = Effect.gen(function*() {
   const strava = yield* StravaImport
-  const events = yield* WebhookEventRepo
+  const events = yield* StravaWebhookEventRepo
   const status = yield* strava.status
   if (status._tag === "Blocked") {
     return { _tag: "Blocked", message: status.message } satisfies DrainResult as DrainResult
@@ -44,12 +44,12 @@ export const drainWebhookEvents = Effect.gen(function*() {
     return { _tag: "Processed", deleted, imported: ids, report } satisfies DrainResult as DrainResult
   }))
   return outcome._tag === "Some" ? outcome.value : ({ _tag: "Busy" } satisfies DrainResult as DrainResult)
-}).pipe(Effect.withSpan("WebhookDrain.drain"))
+}).pipe(Effect.withSpan("StravaWebhookDrain.drain"))
 
 /** Puts events back in the queue (an event that arrived since keeps its place). */
 const requeue = (batch: ReadonlyArray<WebhookEvent>) =>
   Effect.gen(function*() {
-    const events = yield* WebhookEventRepo
+    const events = yield* StravaWebhookEventRepo
     let dropped = 0
     for (const event of batch) if ((yield* events.store(event)) === "full") dropped++
     yield* log(`${batch.length - dropped} webhook events queued again for the next check`)
@@ -58,7 +58,7 @@ const requeue = (batch: ReadonlyArray<WebhookEvent>) =>
     }
   })
 
-export const WebhookDrainLive = Layer.scopedDiscard(Effect.gen(function*() {
+export const StravaWebhookDrainLive = Layer.scopedDiscard(Effect.gen(function*() {
   const config = yield* AppConfig
   if (config.importMode !== "externalApi" || !config.webhooksEnabled) return
   const lastBlocked = yield* Ref.make<string | null>(null)
@@ -74,7 +74,7 @@ export const WebhookDrainLive = Layer.scopedDiscard(Effect.gen(function*() {
   )
   yield* log(`webhook events are processed every ${config.webhooksCheckIntervalMinutes} minutes`)
   yield* supervise(
-    "WebhookDrain",
+    "StravaWebhookDrain",
     tick.pipe(Effect.repeat(Schedule.spaced(`${config.webhooksCheckIntervalMinutes} minutes`)))
   )
 }))

@@ -1,7 +1,7 @@
 import { Args, Command, Options, Prompt } from "@effect/cli"
 import { Data, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
-import { ExternalServicesLive } from "./ExternalMode.ts"
-import { WEBHOOK_PATH } from "./WebhookRoutes.ts"
+import { StravaServicesLive } from "./StravaMode.ts"
+import { WEBHOOK_PATH } from "./StravaWebhookRoutes.ts"
 import { ServicesLive } from "../../Daemon.ts"
 import { AppConfig } from "../../services/platform/AppConfig.ts"
 import { inChannel, makeChannelFileLogger } from "../../services/platform/Logs.ts"
@@ -16,14 +16,14 @@ import { StravaImport } from "./StravaImport.ts"
  * to `daemon`).
  */
 
-export class ExternalCommandError extends Data.TaggedError("ExternalCommandError")<{ readonly message: string }> {}
+export class StravaCommandError extends Data.TaggedError("StravaCommandError")<{ readonly message: string }> {}
 
 const say = (message: string) => Effect.logInfo(message).pipe(inChannel("console-output"))
 const sayWarning = (message: string) => Effect.logWarning(message).pipe(inChannel("console-output"))
 const sayError = (message: string) => Effect.logError(message).pipe(inChannel("console-output"))
 
 /** Prints an error line and fails the command (exit code 1). */
-const fail = (message: string) => sayError(message).pipe(Effect.zipRight(new ExternalCommandError({ message })))
+const fail = (message: string) => sayError(message).pipe(Effect.zipRight(new StravaCommandError({ message })))
 
 const ECHOED_CHANNELS = new Set(["console-output", "daemon"])
 
@@ -58,7 +58,7 @@ export const CliLoggingLive = Layer.unwrapEffect(Effect.map(StoragePaths, (paths
  * What the commands need: configuration, database, repositories (ServicesLive of src/Daemon.ts),
  * the Strava client and import, and the CLI logging.
  */
-export const ExternalCliLive = Layer.mergeAll(ExternalServicesLive, CliLoggingLive).pipe(Layer.provideMerge(ServicesLive))
+export const StravaCliLive = Layer.mergeAll(StravaServicesLive, CliLoggingLive).pipe(Layer.provideMerge(ServicesLive))
 
 const describeStravaError = (e: StravaError) => e.message
 
@@ -89,7 +89,7 @@ const importCommand = Command.make(
       // the summary is already on the terminal (daemon line): only the log file gets it again
       yield* say(report.message).pipe(Effect.annotateLogs("echo", false))
       if (report.outcome === "blocked" || report.outcome === "failed") {
-        return yield* new ExternalCommandError({ message: report.message })
+        return yield* new StravaCommandError({ message: report.message })
       }
     })
 ).pipe(Command.withDescription("Run one Strava import now (a full run, or --ids for given activities)"))
@@ -155,10 +155,10 @@ const webhooksDelete = Command.make(
 ).pipe(Command.withDescription("Delete a webhook subscription of the external platform (asks for confirmation)"))
 
 /** The commands with their services left to the caller (tests provide their own). */
-export const externalCommandsWithout = [importCommand, webhooksCreate, webhooksView, webhooksDelete] as const
+export const stravaCommandsWithout = [importCommand, webhooksCreate, webhooksView, webhooksDelete] as const
 
-/** The commands, each building ExternalCliLive when it runs; add them to the root command. */
-export const makeExternalCommands = <E>(
+/** The commands, each building StravaCliLive when it runs; add them to the root command. */
+export const makeStravaCommands = <E>(
   layer: Layer.Layer<AppConfig | StravaClient | StravaImport, E, never>
 ) =>
   [
@@ -168,4 +168,4 @@ export const makeExternalCommands = <E>(
     Command.provide(webhooksDelete, layer)
   ] as const
 
-export const externalCommands = makeExternalCommands(ExternalCliLive)
+export const stravaCommands = makeStravaCommands(StravaCliLive)
