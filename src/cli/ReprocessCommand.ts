@@ -21,7 +21,7 @@ export const reprocessCommand = Command.make(
       const reprocess = yield* ActivityReprocess
       if (!all && ids.length === 0) return yield* new ReprocessError({ message: "Name the activities to reprocess, or pass --all." })
       const targets = all ? yield* reprocess.allWithOriginals : ids
-      yield* Console.log(`Reprocessing ${targets.length} activit${targets.length === 1 ? "y" : "ies"} from their original files.`)
+      yield* Console.log(`Reprocessing ${targets.length} activit${targets.length === 1 ? "y from its original file" : "ies from their original files"}.`)
       const started = Date.now()
       let lastLine = started
       let done = 0

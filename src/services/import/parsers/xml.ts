@@ -122,8 +122,8 @@ export const readXml = (bytes: Uint8Array, name: string): XmlNode => {
     const { msg, line } = valid.err
     const unclosed = /unclosed|closing tag|not closed|end of/i.test(msg)
     fail(unclosed
-      ? `"${name}" is truncated or not well-formed XML: ${msg} (line ${line})`
-      : `"${name}" is not well-formed XML: ${msg} (line ${line})`)
+      ? `"${name}" is truncated or not well-formed XML: ${msg} (line ${line}). The file was probably cut short: copy or download it again.`
+      : `"${name}" is not well-formed XML: ${msg} (line ${line}). The file is damaged: export it again from the device or its app.`)
   }
   try {
     return parser.parse(content) as XmlNode

@@ -88,7 +88,7 @@ const splitSegments = (bytes: Uint8Array, name: string): Array<Segment> => {
     const end = offset + headerSize + dataSize
     if (end > bytes.length) {
       if (offset === 0) {
-        fail(`"${name}" is truncated: the file ends before its declared data size (${bytes.length - headerSize} of ${dataSize} data bytes present)`)
+        fail(`"${name}" is truncated: the file ends before its declared data size (${bytes.length - headerSize} of ${dataSize} data bytes present). Copy or download it again, or export it again from the device or its app.`)
       }
       break // a truncated chained segment only loses strap heart rates
     }
@@ -127,7 +127,7 @@ const decode = (segment: Segment, name: string): DecodedFit => {
   }
   if (result === undefined) {
     const detail = error instanceof Error ? error.message : typeof error === "string" ? error : "unknown error"
-    fail(`"${name}" is corrupt: the FIT data cannot be decoded (${detail})`)
+    fail(`"${name}" is corrupt: the FIT data cannot be decoded (${detail}). Export it again from the device or its app.`)
   }
   return result!
 }
@@ -232,7 +232,7 @@ export const parseFit = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
   }
   if (sessions.length === 0 && records.length === 0) fail(`"${name}" contains no activity data (no session and no record messages)`)
   if (sessions.length === 0 && !isCourse && !crcMatches(first)) {
-    fail(`"${name}" is truncated: it ends without its activity summary (no session message) and its CRC does not match`)
+    fail(`"${name}" is truncated: it ends without its activity summary (no session message, and its checksum does not match). Copy or download it again, or export it again from the device or its app.`)
   }
 
   // Strap heart rates: `hr` messages of this segment and of the chained segments after it.
