@@ -1,10 +1,11 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { SqlClient } from "@effect/sql"
-import { Duration, Effect, Option, Redacted } from "effect"
+import { Duration, Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
+import { configuredSecrets } from "./RequestLog.ts"
 import { ImportQueue } from "../services/import/ImportQueue.ts"
 import { ParseWorker } from "../services/import/ParseWorker.ts"
 import { AppConfig } from "../services/platform/AppConfig.ts"
@@ -59,9 +60,7 @@ export const HealthHttpLive = HttpApiBuilder.Router.use((router) =>
     const config = yield* AppConfig
     const queue = yield* ImportQueue
 
-    const secrets = [config.apiKey, config.stravaClientSecret, config.stravaRefreshToken, config.webhooksVerifyToken]
-      .flatMap((secret) => Option.toArray(Option.map(secret, Redacted.value)))
-      .filter((value) => value.length >= 4)
+    const secrets = configuredSecrets(config).filter((value) => value.length >= 4)
     const redact = (text: string) =>
       secrets.reduce((out, secret) => out.split(secret).join("[redacted]"), text).replace(/wmk_[a-f0-9]{64}/g, "[redacted]")
 
