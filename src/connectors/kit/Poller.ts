@@ -56,6 +56,8 @@ export interface PollerStatus {
 export type TriggerResult = "started" | "queued" | "deferred" | "stopped"
 
 export interface PollerOptions<E, R> {
+  /** The cloud the cycles talk to, named on each cycle's span. */
+  readonly cloud: string
   readonly cycle: Effect.Effect<unknown, E, R>
   /** Time between cycles: `every(interval, jitterPct)` or `Schedule.cron(...)`. */
   readonly cadence: Schedule.Schedule<unknown>
@@ -142,7 +144,9 @@ export const makePoller = <E, R>(options: PollerOptions<E, R>): Effect.Effect<Po
     const runCycle = Effect.gen(function*() {
       yield* Queue.takeAll(wake) // triggers so far are served by this cycle
       yield* update((s) => ({ phase: "running", cycles: s.cycles + 1, nextRunAt: Option.none() }))
-      const outcome = outcomeOf(yield* Effect.exit(options.cycle))
+      const outcome = outcomeOf(yield* Effect.exit(options.cycle.pipe(
+        Effect.withSpan("connector.cycle", { attributes: { cloud: options.cloud } })
+      )))
       const ended = yield* Clock.currentTimeMillis
       switch (outcome.result) {
         case "completed":

@@ -16,6 +16,7 @@ export class PolarPoller extends Effect.Service<PolarPoller>()("connectors/polar
     const sync = yield* PolarSync
     const startedAt = yield* Clock.currentTimeMillis
     const poller = yield* makePoller({
+      cloud: "polar",
       cycle: sync.cycle({ dryRun: config.dryRun }),
       cadence: every(config.pollInterval, config.pollJitterPct),
       backoff: { initial: Duration.times(config.pollInterval, 2), max: config.maxBackoff },

@@ -270,6 +270,7 @@ export class StravaClient extends Effect.Service<StravaClient>()("connectors/str
             onTimeout: () => transport(spec, "timed out")
           })
         )
+        yield* Effect.annotateCurrentSpan("http.response.status_code", response.status)
         const headers = response.headers
         const observedAt = yield* Clock.currentTimeMillis
         const snapshot = parseStrava(headers, observedAt)
@@ -283,7 +284,12 @@ export class StravaClient extends Effect.Service<StravaClient>()("connectors/str
           yield* Ref.update(tokensRef, Option.map(({ accessToken: _, expiresAt: __, ...rest }) => rest))
         }
         return yield* failureFor(spec, response.status, body, windowOf429(snapshot, observedAt))
-      })
+      }).pipe(
+        // the path only: a query or a form may carry a secret
+        Effect.withSpan("Strava.call", {
+          attributes: { cloud: "strava", endpoint: `${spec.method} ${pathOf(spec.kind === "download" ? spec.url : `${baseUrl}${spec.url}`)}` }
+        })
+      )
 
     const withTransientRetry = (spec: CallSpec) => <A>(effect: Effect.Effect<A, StravaError>) =>
       spec.method === "GET" || spec.kind === "oauth"

@@ -39,6 +39,7 @@ export class WahooScheduler extends Effect.Service<WahooScheduler>()("connectors
     })
 
     const poller = yield* makePoller({
+      cloud: "wahoo",
       cycle,
       cadence: Schedule.cron(config.cron),
       backoff: { initial: BACKOFF_INITIAL, max: BACKOFF_MAX },

@@ -31,7 +31,7 @@ describe("Poller", () => {
   it.scoped("runs a cycle at once, then one per interval", () =>
     Effect.gen(function*() {
       const { cycle, starts } = yield* scripted([])
-      const poller = yield* makePoller({ cycle, cadence: every(Duration.minutes(10), 0), backoff: { initial: "20 minutes", max: "2 hours" } })
+      const poller = yield* makePoller({ cloud: "test", cycle, cadence: every(Duration.minutes(10), 0), backoff: { initial: "20 minutes", max: "2 hours" } })
       yield* Effect.forkScoped(poller.run)
       yield* settle
       expect(yield* starts).toEqual([0])
@@ -54,6 +54,7 @@ describe("Poller", () => {
     Effect.gen(function*() {
       const { cycle, starts } = yield* scripted([])
       const poller = yield* makePoller({
+        cloud: "test",
         cycle,
         cadence: every(Duration.minutes(5), 0),
         backoff: { initial: "10 minutes", max: "1 hour" },
@@ -71,7 +72,7 @@ describe("Poller", () => {
   it.effect("jitter randomises each interval within plus or minus the percentage", () =>
     Effect.gen(function*() {
       const { cycle } = yield* scripted([])
-      const poller = yield* makePoller({ cycle, cadence: every(Duration.minutes(10), 20), backoff: { initial: "20 minutes", max: "2 hours" } })
+      const poller = yield* makePoller({ cloud: "test", cycle, cadence: every(Duration.minutes(10), 20), backoff: { initial: "20 minutes", max: "2 hours" } })
       const fiber = yield* Effect.fork(poller.run)
       const delays: Array<number> = []
       for (let i = 0; i < 40; i++) {
@@ -93,7 +94,7 @@ describe("Poller", () => {
   it.scoped("after rate limits it backs off twice the interval, then doubling, capped, and resets after a success", () =>
     Effect.gen(function*() {
       const { cycle, starts } = yield* scripted(["limit", "limit", "limit", "limit", "ok", "limit"])
-      const poller = yield* makePoller({ cycle, cadence: every(Duration.minutes(10), 30), backoff: { initial: "20 minutes", max: "1 hour" } })
+      const poller = yield* makePoller({ cloud: "test", cycle, cadence: every(Duration.minutes(10), 30), backoff: { initial: "20 minutes", max: "1 hour" } })
       yield* Effect.forkScoped(poller.run)
       yield* settle
       const backoffs: Array<number> = []
@@ -123,7 +124,7 @@ describe("Poller", () => {
   it.scoped("a Retry-After longer than the backoff wins, even beyond the cap", () =>
     Effect.gen(function*() {
       const { cycle, starts } = yield* scripted([{ limitFor: 3 * 60 * MIN }])
-      const poller = yield* makePoller({ cycle, cadence: every(Duration.minutes(10), 0), backoff: { initial: "20 minutes", max: "1 hour" } })
+      const poller = yield* makePoller({ cloud: "test", cycle, cadence: every(Duration.minutes(10), 0), backoff: { initial: "20 minutes", max: "1 hour" } })
       yield* Effect.forkScoped(poller.run)
       yield* settle
       expect(Duration.toMillis((yield* poller.status).backoff)).toBe(180 * MIN)
@@ -138,7 +139,7 @@ describe("Poller", () => {
   it.scoped("a failed cycle is reported and the next one follows the normal cadence", () =>
     Effect.gen(function*() {
       const { cycle, starts } = yield* scripted(["fail"])
-      const poller = yield* makePoller({ cycle, cadence: every(Duration.minutes(10), 0), backoff: { initial: "20 minutes", max: "1 hour" } })
+      const poller = yield* makePoller({ cloud: "test", cycle, cadence: every(Duration.minutes(10), 0), backoff: { initial: "20 minutes", max: "1 hour" } })
       yield* Effect.forkScoped(poller.run)
       yield* settle
       const status = yield* poller.status
@@ -158,7 +159,7 @@ describe("Poller", () => {
       const cycle = Ref.updateAndGet(count, (n) => n + 1).pipe(
         Effect.flatMap((n) => n === 1 ? Effect.die(new Error("boom")) : Effect.void)
       )
-      const poller = yield* makePoller({ cycle, cadence: every(Duration.minutes(1), 0), backoff: { initial: "2 minutes", max: "1 hour" } })
+      const poller = yield* makePoller({ cloud: "test", cycle, cadence: every(Duration.minutes(1), 0), backoff: { initial: "2 minutes", max: "1 hour" } })
       yield* Effect.forkScoped(poller.run)
       yield* settle
       expect((yield* poller.status).lastError).toEqual(Option.some("boom"))
@@ -175,7 +176,7 @@ describe("Poller", () => {
         onNone: () => Effect.void,
         onSome: Deferred.await
       }))))
-      const poller = yield* makePoller({ cycle, cadence: every(Duration.hours(1), 0), backoff: { initial: "2 hours", max: "8 hours" } })
+      const poller = yield* makePoller({ cloud: "test", cycle, cadence: every(Duration.hours(1), 0), backoff: { initial: "2 hours", max: "8 hours" } })
       yield* Effect.forkScoped(poller.run)
       yield* settle
       yield* TestClock.adjust(Duration.minutes(5))
@@ -210,6 +211,7 @@ describe("Poller", () => {
     Effect.gen(function*() {
       const { cycle, starts } = yield* scripted([])
       const poller = yield* makePoller({
+        cloud: "test",
         cycle,
         cadence: every(Duration.seconds(30), 0),
         backoff: { initial: "1 minute", max: "1 hour" },
@@ -230,6 +232,7 @@ describe("Poller", () => {
     Effect.gen(function*() {
       const { cycle, starts } = yield* scripted([])
       const poller = yield* makePoller({
+        cloud: "test",
         cycle,
         cadence: Schedule.cron("30 2 * * *", "UTC"),
         backoff: { initial: "1 hour", max: "6 hours" },

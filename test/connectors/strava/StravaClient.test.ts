@@ -1,4 +1,6 @@
+import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Fiber, HashMap, Layer, Logger, Option, Redacted, TestClock } from "effect"
 import * as fs from "node:fs"
@@ -134,6 +136,21 @@ const closedPort = Effect.promise(() =>
 
 describe("StravaClient", () => {
   describe("OAuth", () => {
+    it.scopedLive("each call is a Strava.call span naming the cloud, the endpoint (its path, never a query) and the status", () =>
+      Effect.gen(function*() {
+        const exporter = new InMemorySpanExporter()
+        // read before the SDK shuts down, which empties the exporter
+        const finished = yield* withStrava(({ client }) => client.getAthlete()).pipe(
+          Effect.zipRight(Effect.sync(() => exporter.getFinishedSpans())),
+          Effect.provide(NodeSdk.layer(() => ({ resource: { serviceName: "test" }, spanProcessor: new SimpleSpanProcessor(exporter) })))
+        )
+        const calls = finished.filter((span) => span.name === "Strava.call")
+        assert.deepStrictEqual(calls.map((span) => [span.attributes.cloud, span.attributes.endpoint, span.attributes["http.response.status_code"]]), [
+          ["strava", "POST /oauth/token", 200],
+          ["strava", "GET /api/v3/athlete", 200]
+        ])
+      }))
+
     it.scopedLive("grants one access token and reuses it for several calls", () =>
       withStrava(({ client, fake }) =>
         Effect.gen(function*() {
