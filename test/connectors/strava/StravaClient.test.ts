@@ -10,6 +10,7 @@ import * as path from "node:path"
 import type { AddressInfo } from "node:net"
 import { AppConfig, type AppConfigShape } from "../../../src/services/platform/AppConfig.ts"
 import { RATE_LIMIT_WAIT_MARGIN, StravaClient, type StravaError } from "../../../src/connectors/strava/StravaClient.ts"
+import { middayClock } from "../../support/middayClock.ts"
 import { type FakeStrava, type FakeStravaOptions, startFakeStrava, TINY_JPEG } from "../../fakes/FakeStrava.ts"
 
 interface LogLine {
@@ -571,7 +572,7 @@ describe("StravaClient", () => {
           assert.strictEqual(error.window, "daily")
           assert.strictEqual(fake.apiRequests.length, sent)
         })
-      ))
+      ).pipe(Effect.withClock(middayClock())))
 
     it.scopedLive("a 429 in the 15-minute window fails RateLimited (15min)", () =>
       withStrava(({ client, fake }) =>
@@ -610,7 +611,7 @@ describe("StravaClient", () => {
           assert.strictEqual(error.status, 401)
           assert.include(error.message, "activity:read_all")
         })
-      ))
+      ).pipe(Effect.withClock(middayClock())))
 
     it.scopedLive("403 Inactive fails Inactive", () =>
       withStrava(({ client, fake }) =>

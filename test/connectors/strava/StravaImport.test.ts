@@ -8,6 +8,7 @@ import { StravaImport } from "../../../src/connectors/strava/StravaImport.ts"
 import { wallTime, workoutTypeOf } from "../../../src/connectors/strava/StravaMapping.ts"
 import { DEFAULT_GEAR_ID } from "../../fakes/FakeStrava.ts"
 import { channel, withHarness } from "./harness.ts"
+import { middayClock } from "../../support/middayClock.ts"
 
 const count = (table: string, activityId: string) =>
   Effect.gen(function*() {
@@ -160,7 +161,7 @@ describe("StravaImport", () => {
         assert.strictEqual(report.outcome, "rateLimited")
         assert.include(report.message, "daily rate limit")
       })
-    ))
+    ).pipe(Effect.withClock(middayClock())))
 
   it.live("401 and 403 Inactive become a logged Blocked state, cleared by a successful run", () =>
     withHarness((h) =>
