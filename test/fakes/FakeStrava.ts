@@ -9,6 +9,7 @@ import { randomBytes, randomUUID } from "node:crypto"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { localInZone } from "../../src/services/import/metrics/LocalTime.ts"
+import { readBody } from "./readBody.ts"
 
 export interface FakeRateLimits {
   readonly overall15: number
@@ -293,14 +294,6 @@ const streamsOf = (track: Track) => {
     grade_smooth: s(track.grade)
   }
 }
-
-const readBody = (req: http.IncomingMessage) =>
-  new Promise<string>((resolve, reject) => {
-    const chunks: Array<Buffer> = []
-    req.on("data", (c: Buffer) => chunks.push(c))
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
-    req.on("error", reject)
-  })
 
 const parseForm = (req: http.IncomingMessage, body: string): Record<string, string> => {
   const type = req.headers["content-type"] ?? ""

@@ -17,6 +17,7 @@
 import { randomBytes } from "node:crypto"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
+import { readBody } from "./readBody.ts"
 
 export interface FakeWahooLimits {
   readonly day: number
@@ -98,14 +99,6 @@ export interface FakeWahoo {
   requestsTo(path: string): ReadonlyArray<FakeRequest>
   close(): Promise<void>
 }
-
-const readBody = (req: http.IncomingMessage) =>
-  new Promise<string>((resolve, reject) => {
-    const chunks: Array<Buffer> = []
-    req.on("data", (c: Buffer) => chunks.push(c))
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
-    req.on("error", reject)
-  })
 
 const token = (prefix: string) => `${prefix}-${randomBytes(12).toString("hex")}`
 
