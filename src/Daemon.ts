@@ -13,13 +13,16 @@ import { LogRetentionLive } from "./fibers/LogRetention.ts"
 import { WatchFolderLive } from "./fibers/WatchFolder.ts"
 import { makeHttpApp } from "./http/ApiLive.ts"
 import { type BodyLimitRule, makeBodyLimit, uploadBodyRules } from "./http/BodyLimits.ts"
+import { DirectRoutes } from "./http/DirectRoutes.ts"
 import { makeNodeServer } from "./http/NodeListener.ts"
 import { ParseWorker } from "./services/import/ParseWorker.ts"
+import { ActivityReads } from "./services/activities/ActivityReads.ts"
 import { ActivityRepo } from "./services/activities/ActivityRepo.ts"
 import { ActivityRemoval } from "./services/activities/ActivityRemoval.ts"
 import { ApiKey } from "./services/platform/ApiKey.ts"
 import { AppConfig } from "./services/platform/AppConfig.ts"
 import { DatabaseLive } from "./services/platform/Database.ts"
+import { ReadConnection } from "./services/platform/ReadConnection.ts"
 import { FileImportRepo } from "./services/import/FileImportRepo.ts"
 import { GearRepo } from "./services/activities/GearRepo.ts"
 import { ImageStore } from "./services/activities/ImageStore.ts"
@@ -40,7 +43,9 @@ import { VERSION } from "./version.ts"
 
 const FoundationLive = StoragePaths.Default.pipe(Layer.provideMerge(AppConfig.Default))
 
-const StorageLive = DatabaseLive.pipe(Layer.provideMerge(FoundationLive))
+const StorageLive = ReadConnection.Default.pipe(Layer.provideMerge(DatabaseLive), Layer.provideMerge(FoundationLive))
+
+const ReadsLive = ActivityReads.Default.pipe(Layer.provideMerge(StorageLive))
 
 const RepositoriesLive = Layer.mergeAll(
   ActivityRepo.Default,
@@ -53,7 +58,7 @@ const RepositoriesLive = Layer.mergeAll(
   ParseWorker.Default,
   ImportQueue.Default,
   Supervisor.Default
-).pipe(Layer.provideMerge(StorageLive))
+).pipe(Layer.provideMerge(ReadsLive))
 
 export const ServicesLive = Layer.mergeAll(ImportService.Default, ActivityRemoval.Default).pipe(Layer.provideMerge(RepositoriesLive))
 
@@ -91,11 +96,17 @@ export const makeDaemon = <E, R>(server: Layer.Layer<ServerServices, E, R>) =>
     Layer.provide(LoggingLive)
   )
 
-const ListenerLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) => {
-    const limitOf = makeBodyLimit([...uploadBodyRules(config.postMaxSize), ...featureBodyLimits])
-    return NodeHttpServer.layer(() => makeNodeServer(limitOf), { port: config.port, host: config.host })
-  })
-).pipe(Layer.provide(AppConfig.Default))
+/** The Node listener at `address`: the body limits, and the direct routes in front of the app. */
+export const makeListener = (address: { readonly port: number; readonly host?: string }) =>
+  Layer.unwrapEffect(
+    Effect.gen(function*() {
+      const config = yield* AppConfig
+      const direct = yield* DirectRoutes
+      const limitOf = makeBodyLimit([...uploadBodyRules(config.postMaxSize), ...featureBodyLimits])
+      return NodeHttpServer.layer(() => makeNodeServer(limitOf, direct.answer), address)
+    })
+  ).pipe(Layer.provide(DirectRoutes.Default))
+
+const ListenerLive = Layer.unwrapEffect(Effect.map(AppConfig, (config) => makeListener({ port: config.port, host: config.host })))
 
 export const DaemonLive = makeDaemon(ListenerLive)

@@ -11,6 +11,8 @@ import {
   UnsupportedFileType
 } from "../schema/ApiErrors.ts"
 import { Activity, ActivityList, ActivityUpdate } from "../schema/ApiModels.ts"
+import type { ActivitySearchParams } from "../schema/QueryParams.ts"
+import type { ActivitySearch, ActivitySearchResult } from "../services/activities/ActivityReads.ts"
 import { checkActivityFileName } from "../services/import/ActivityFileName.ts"
 import { type ActivityPatch, ActivityRepo } from "../services/activities/ActivityRepo.ts"
 import { ActivityRemoval } from "../services/activities/ActivityRemoval.ts"
@@ -29,6 +31,29 @@ const decodeUpdate = decodeBody(ActivityUpdate)
 const updatableFields = Object.keys(ActivityUpdate.fields)
 const activityJson = jsonResponder(Activity)
 const activityListJson = jsonResponder(ActivityList)
+
+/** Why a search cannot be answered, beyond what its parameters' schema checks. */
+export const searchProblem = (params: ActivitySearchParams): string | undefined => {
+  const from = params["filters[from]"]
+  const to = params["filters[to]"]
+  return from !== undefined && to !== undefined && from > to ? '"filters[from]" must not be later than "filters[to]".' : undefined
+}
+
+/** A search of the list as the repository reads it, with the parameters' pagination. */
+export const searchOf = (params: ActivitySearchParams): ActivitySearch => ({
+  from: params["filters[from]"],
+  to: params["filters[to]"],
+  sportTypes: params["filters[sportType]"],
+  hasGpx: params["filters[hasGpx]"],
+  page: params["pagination[page]"],
+  size: params["pagination[size]"]
+})
+
+/** The page answered for a search. */
+export const activityListOf = (search: ActivitySearch, result: ActivitySearchResult): ActivityList => ({
+  activities: result.activities,
+  pagination: { page: search.page, size: search.size, total: result.total, totalPages: Math.ceil(result.total / search.size) }
+})
 
 const activityNotFound = (id: string) => new NotFound({ message: `Activity "${id}" not found.` })
 
@@ -98,25 +123,10 @@ export const ActivitiesHttpLive = HttpApiBuilder.group(WaymarkApi, "activities",
       )
       .handle("search", ({ urlParams }) =>
         Effect.gen(function*() {
-          const from = urlParams["filters[from]"]
-          const to = urlParams["filters[to]"]
-          if (from !== undefined && to !== undefined && from > to) {
-            return yield* new BadRequest({ message: '"filters[from]" must not be later than "filters[to]".' })
-          }
-          const page = urlParams["pagination[page]"]
-          const size = urlParams["pagination[size]"]
-          const result = yield* activities.search({
-            from,
-            to,
-            sportTypes: urlParams["filters[sportType]"],
-            hasGpx: urlParams["filters[hasGpx]"],
-            page,
-            size
-          })
-          return activityListJson({
-            activities: result.activities,
-            pagination: { page, size, total: result.total, totalPages: Math.ceil(result.total / size) }
-          })
+          const problem = searchProblem(urlParams)
+          if (problem !== undefined) return yield* new BadRequest({ message: problem })
+          const search = searchOf(urlParams)
+          return activityListJson(activityListOf(search, yield* activities.search(search)))
         })
       )
       .handle("get", ({ path: { activityId } }) =>

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from "node:http"
 import type { Socket } from "node:net"
 import { type BodyLimit, declaredLength } from "./BodyLimits.ts"
+import type { DirectAnswer } from "./DirectRoutes.ts"
 
 /**
  * The Node server under the HTTP app.
@@ -8,6 +9,9 @@ import { type BodyLimit, declaredLength } from "./BodyLimits.ts"
  * It answers `Expect: 100-continue` itself: a body declared over its route's limit is not
  * invited (no `100 Continue`), and the app refuses it with 413 before reading a byte; any
  * other request is invited and handed on as usual.
+ *
+ * A request a direct route answers (DirectRoutes) never reaches the app: the server's
+ * "request" event goes to the app only when `direct` leaves the request alone.
  *
  * A connection closed after an answer (`Connection: close`, as every 413 is) lingers: the
  * rest of a refused body is read and dropped for a moment, up to a bound. Closed at once,
@@ -50,8 +54,13 @@ const lingeringClose = (socket: Socket, request: () => IncomingMessage | undefin
   else socket.once("finish", drain)
 }
 
-export const makeNodeServer = (limitOf: (method: string, url: string) => BodyLimit): Server => {
+export const makeNodeServer = (limitOf: (method: string, url: string) => BodyLimit, direct: DirectAnswer = () => false): Server => {
   const server = createServer()
+  const emit = server.emit
+  server.emit = function(this: Server, event: string | symbol, ...args: Array<any>) {
+    if (event === "request" && direct(args[0], args[1])) return true
+    return emit.apply(this, [event, ...args] as Parameters<typeof emit>)
+  } as typeof emit
   const current = new WeakMap<Socket, IncomingMessage>()
   server.on("connection", (socket: Socket) => {
     socket.destroySoon = () => lingeringClose(socket, () => current.get(socket))

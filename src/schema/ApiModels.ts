@@ -79,6 +79,7 @@ export const ActivityList = Schema.Struct({
   activities: Schema.Array(Activity),
   pagination: Pagination
 }).annotations({ identifier: "ActivityList" })
+export type ActivityList = typeof ActivityList.Type
 
 export const Gear = Schema.Struct({
   id: Schema.String.pipe(Schema.startsWith("gear-")),
@@ -128,6 +129,7 @@ export const Status = Schema.Struct({
   version: Schema.String.annotations({ examples: ["v0.1.0"] }),
   canUpload: Schema.Boolean
 }).annotations({ identifier: "Status" })
+export type Status = typeof Status.Type
 
 export const UploadAccepted = Schema.Struct({
   status: Schema.Literal("queued"),

@@ -1,10 +1,10 @@
 import * as HttpClient from "@effect/platform/HttpClient"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { ConfigProvider, Duration, Effect, Layer } from "effect"
 import * as path from "node:path"
 import { makeDaemon, type ServerServices, ServicesLive } from "../../src/Daemon.ts"
 import { SupervisionPolicy, type Supervisor } from "../../src/services/platform/Supervisor.ts"
 import type { Root } from "../support/ImportHarness.ts"
+import { testListener } from "../support/testListener.ts"
 
 /** Pauses short enough for a test to see a loop fail several times in a row. */
 export const FAST_POLICY = {
@@ -15,7 +15,7 @@ export const FAST_POLICY = {
 }
 
 /**
- * The whole daemon (makeDaemon) over `root` on NodeHttpServer.layerTest, with `extra` (for
+ * The whole daemon (makeDaemon) over `root` on the daemon's listener (testListener), with `extra` (for
  * example a loop broken on purpose) supervised by the same Supervisor, and `policy`.
  */
 export const healthDaemon = (
@@ -24,7 +24,7 @@ export const healthDaemon = (
 ) => {
   const server = Layer.effectContext(Effect.context<ServerServices>())
   return Layer.mergeAll(makeDaemon(server), (options.extra ?? Layer.empty).pipe(Layer.provide(ServicesLive)), ServicesLive).pipe(
-    Layer.provideMerge(NodeHttpServer.layerTest),
+    Layer.provideMerge(testListener),
     Layer.provide(Layer.succeed(SupervisionPolicy, options.policy ?? FAST_POLICY)),
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(root.env)))))
   )

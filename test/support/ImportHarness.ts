@@ -1,4 +1,3 @@
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { SqlClient } from "@effect/sql"
 import { ConfigProvider, Duration, Effect, Layer } from "effect"
 import * as fs from "node:fs"
@@ -8,6 +7,7 @@ import { makeDaemon, type ServerServices, ServicesLive } from "../../src/Daemon.
 import { generateApiKey } from "../../src/services/platform/ApiKey.ts"
 import { encodeFit, fitSeconds, Mesg, semicircles } from "../services/import/parsers/fitFixtures.ts"
 import { TestDaemon, type TestDaemonInfo } from "./TestDaemon.ts"
+import { testListener } from "./testListener.ts"
 
 /**
  * Helpers of the import tests (test/import). TestDaemon.ts builds its temporary folders
@@ -72,11 +72,11 @@ const infoOf = (root: Root): TestDaemonInfo => ({
   env: root.env
 })
 
-/** The whole daemon (makeDaemon) over `root`, on NodeHttpServer.layerTest, plus its services. */
+/** The whole daemon (makeDaemon) over `root`, on the daemon's listener (testListener), plus its services. */
 export const daemonLayer = (root: Root) => {
   const server = Layer.effectContext(Effect.context<ServerServices>())
   return Layer.mergeAll(makeDaemon(server), ServicesLive, Layer.succeed(TestDaemon, infoOf(root))).pipe(
-    Layer.provideMerge(NodeHttpServer.layerTest),
+    Layer.provideMerge(testListener),
     Layer.provide(configOf(root))
   )
 }

@@ -2,7 +2,6 @@ import * as HttpBody from "@effect/platform/HttpBody"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { SqlClient } from "@effect/sql"
 import { ConfigProvider, Context, Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
@@ -11,17 +10,22 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { makeDaemon, type ServerServices, ServicesLive } from "../../src/Daemon.ts"
 import type { ActivityDraft } from "../../src/schema/ActivityDraft.ts"
+import type { ActivityReads } from "../../src/services/activities/ActivityReads.ts"
 import { ActivityRepo } from "../../src/services/activities/ActivityRepo.ts"
+import type { ApiKey } from "../../src/services/platform/ApiKey.ts"
+import type { AppConfig } from "../../src/services/platform/AppConfig.ts"
+import type { ReadConnection } from "../../src/services/platform/ReadConnection.ts"
 import { generateApiKey } from "../../src/services/platform/ApiKey.ts"
 import { FileImportRepo } from "../../src/services/import/FileImportRepo.ts"
 import { GearRepo } from "../../src/services/activities/GearRepo.ts"
 import { encodeDraft } from "../../src/services/activities/StreamsCodec.ts"
 import { WeightRepo } from "../../src/services/activities/WeightRepo.ts"
+import { testListener } from "./testListener.ts"
 
 /**
  * The real daemon (`makeDaemon` of src/Daemon.ts) for one test block: a temporary STORAGE_DIR
  * and WATCH_DIR, the environment given here and nothing from `process.env`, and
- * `NodeHttpServer.layerTest` as the listener (a real socket on a free port, with an
+ * the daemon's own listener on a free port (`testListener`, with an
  * HttpClient bound to it). The repositories and the SqlClient are the daemon's own
  * instances (layers are memoised within one build), so seeding through them is seen by
  * the HTTP handlers.
@@ -64,6 +68,10 @@ export type TestDaemonServices =
   | GearRepo
   | WeightRepo
   | FileImportRepo
+  | ActivityReads
+  | ReadConnection
+  | ApiKey
+  | AppConfig
 
 const removeTree = (dir: string) => fs.rmSync(dir, { recursive: true, force: true })
 
@@ -103,7 +111,7 @@ const makeTestDaemon = (options: TestDaemonOptions): Layer.Layer<TestDaemonServi
       // HttpClient stays available to the tests
       const server = Layer.effectContext(Effect.context<ServerServices>())
       const daemon = Layer.mergeAll(makeDaemon(server), ServicesLive, Layer.succeed(TestDaemon, info)).pipe(
-        Layer.provideMerge(NodeHttpServer.layerTest)
+        Layer.provideMerge(testListener)
       )
       return daemon.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))))
     })

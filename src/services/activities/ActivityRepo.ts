@@ -5,7 +5,7 @@ import type { ActivityStreams, EncodedActivityDraft } from "../../schema/Activit
 import type { ActivityImage } from "../../schema/ApiModels.ts"
 import type { SportType } from "../../schema/SportType.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
-import { ACTIVITY_COLUMNS, type ActivityRow, activityRowOf, toActivity } from "./ActivityRow.ts"
+import { type ActivitySearch, ActivityReads } from "./ActivityReads.ts"
 import { decodeStreams } from "./StreamsCodec.ts"
 
 /** Activities with their streams, laps, splits, best efforts and images, in SQLite. */
@@ -14,15 +14,6 @@ interface ImageRow {
   readonly id: string
   readonly activity_id: string
   readonly file_name: string
-}
-
-export interface ActivitySearch {
-  readonly from?: string | undefined
-  readonly to?: string | undefined
-  readonly sportTypes?: ReadonlyArray<string> | undefined
-  readonly hasGpx?: boolean | undefined
-  readonly page: number
-  readonly size: number
 }
 
 export interface ActivityPatch {
@@ -58,31 +49,15 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activ
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const config = yield* AppConfig
+    const reads = yield* ActivityReads
     const imageUrl = (fileName: string) => `${config.appUrl}/files/activities/${fileName}`
-
-    const activityColumns = sql.literal(ACTIVITY_COLUMNS.join(", "))
 
     const toImage = (row: ImageRow): ActivityImage => ({ id: row.id, url: imageUrl(row.file_name) })
 
-    const withImages = (rows: ReadonlyArray<ActivityRow>) =>
-      Effect.gen(function*() {
-        if (rows.length === 0) return []
-        const images = yield* sql<ImageRow>`SELECT id, activity_id, file_name FROM activity_images
-          WHERE ${sql.in("activity_id", rows.map((r) => r.id))} ORDER BY created_at, id`
-        const byActivity = new Map<string, Array<ActivityImage>>()
-        for (const image of images) {
-          const list = byActivity.get(image.activity_id) ?? []
-          list.push(toImage(image))
-          byActivity.set(image.activity_id, list)
-        }
-        return rows.map((row) => toActivity(row, byActivity.get(row.id) ?? []))
-      })
-
+    // the API's reads: one code with DirectRoutes, over the read connection
     const findById = Effect.fn("ActivityRepo.findById")(function*(id: string) {
-      const rows = (yield* sql`SELECT ${activityColumns} FROM activities WHERE id = ${id}`.values).map(activityRowOf)
-      if (rows.length === 0) return null
-      return (yield* withImages(rows))[0]!
-    }, Effect.orDie)
+      return reads.findById(id)
+    })
 
     const exists = Effect.fn("ActivityRepo.exists")(function*(id: string) {
       const rows = yield* sql`SELECT 1 FROM activities WHERE id = ${id}`
@@ -90,24 +65,8 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activ
     }, Effect.orDie)
 
     const search = Effect.fn("ActivityRepo.search")(function*(params: ActivitySearch) {
-      const conditions = [
-        ...(params.from !== undefined ? [sql`start_date_local >= ${params.from}`] : []),
-        ...(params.to !== undefined ? [sql`start_date_local < ${params.to + "T99"}`] : []),
-        ...(params.sportTypes !== undefined && params.sportTypes.length > 0 ? [sql.in("sport_type", params.sportTypes)] : []),
-        ...(params.hasGpx !== undefined ? [sql`has_gpx = ${params.hasGpx ? 1 : 0}`] : [])
-      ]
-      const where = conditions.length > 0 ? sql`WHERE ${sql.and(conditions)}` : sql``
-      // Without statistics SQLite would count a date range by walking every activity of the
-      // sport type, and read a page by fetching and sorting every activity of the range: the
-      // count is named its covering index, and the page the index it is ordered by, where
-      // the filters are tested before any row is read and the walk stops at the page's end.
-      const counted = params.from !== undefined || params.to !== undefined ? sql`activities INDEXED BY activities_local_day` : sql`activities`
-      const listed = params.sportTypes?.length === 1 ? sql`activities INDEXED BY activities_list_by_sport` : sql`activities INDEXED BY activities_list`
-      const [{ total }] = (yield* sql<{ total: number }>`SELECT COUNT(*) AS total FROM ${counted} ${where}`) as unknown as [{ total: number }]
-      const rows = (yield* sql`SELECT ${activityColumns} FROM ${listed} ${where}
-        ORDER BY start_time DESC, id DESC LIMIT ${params.size} OFFSET ${(params.page - 1) * params.size}`.values).map(activityRowOf)
-      return { activities: yield* withImages(rows), total }
-    }, Effect.orDie)
+      return reads.search(params)
+    })
 
     /**
      * Multi-row inserts in statements of at most SQLITE_MAX_VARIABLES bound values: a 12-day

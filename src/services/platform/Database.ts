@@ -26,6 +26,3 @@ const withMigrations = <E, R>(client: Layer.Layer<SqliteClient.SqliteClient | Sq
 export const DatabaseLive = withMigrations(
   Layer.unwrapEffect(Effect.map(StoragePaths, (paths) => SqliteClient.layer({ filename: paths.databaseFile })))
 )
-
-/** An in-memory database for tests of repositories. */
-export const DatabaseMemory = withMigrations(SqliteClient.layer({ filename: ":memory:" }))

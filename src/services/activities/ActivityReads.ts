@@ -1,0 +1,123 @@
+import { Effect } from "effect"
+import type { Activity, ActivityImage } from "../../schema/ApiModels.ts"
+import { AppConfig } from "../platform/AppConfig.ts"
+import { ReadConnection } from "../platform/ReadConnection.ts"
+import { makeVersionedCache } from "../platform/VersionedCache.ts"
+import { ACTIVITY_COLUMNS, activityRowOf, toActivity } from "./ActivityRow.ts"
+
+/**
+ * The activity reads of the API (one activity, a page of the list), as plain synchronous
+ * functions over the ReadConnection: the HTTP handlers call them through ActivityRepo, and
+ * DirectRoutes calls them on the hot path without a fiber. Both answer from this one code.
+ */
+
+export interface ActivitySearch {
+  readonly from?: string | undefined
+  readonly to?: string | undefined
+  readonly sportTypes?: ReadonlyArray<string> | undefined
+  readonly hasGpx?: boolean | undefined
+  readonly page: number
+  readonly size: number
+}
+
+export interface ActivitySearchResult {
+  readonly activities: ReadonlyArray<Activity>
+  readonly total: number
+}
+
+const COLUMNS = ACTIVITY_COLUMNS.join(", ")
+
+const placeholders = (n: number) => Array.from({ length: n }, () => "?").join(", ")
+
+/** One activity and its images (none: one row of nulls), in one statement. */
+export const ONE_ACTIVITY = `SELECT ${ACTIVITY_COLUMNS.map((c) => `a.${c}`).join(", ")}, i.id, i.file_name
+  FROM activities a LEFT JOIN activity_images i ON i.activity_id = a.id WHERE a.id = ? ORDER BY i.created_at, i.id`
+
+/** The images of the activities of a page. */
+export const imagesStatement = (activityIds: ReadonlyArray<string>) => ({
+  sql: `SELECT id, activity_id, file_name FROM activity_images WHERE activity_id IN (${placeholders(activityIds.length)}) ORDER BY created_at, id`,
+  params: activityIds
+})
+
+/** The count and the page of a search, as statement texts and their parameters. */
+export const searchStatements = (search: ActivitySearch) => {
+  const conditions: Array<string> = []
+  const params: Array<string | number> = []
+  if (search.from !== undefined) {
+    conditions.push("start_date_local >= ?")
+    params.push(search.from)
+  }
+  if (search.to !== undefined) {
+    // every local time of the day `to` sorts below "<to>T99"
+    conditions.push("start_date_local < ?")
+    params.push(search.to + "T99")
+  }
+  if (search.sportTypes !== undefined && search.sportTypes.length > 0) {
+    conditions.push(`sport_type IN (${placeholders(search.sportTypes.length)})`)
+    params.push(...search.sportTypes)
+  }
+  if (search.hasGpx !== undefined) {
+    conditions.push("has_gpx = ?")
+    params.push(search.hasGpx ? 1 : 0)
+  }
+  const where = conditions.length > 0 ? ` WHERE ${conditions.join(" AND ")}` : ""
+  // Without statistics SQLite would count a date range by walking every activity of the
+  // sport type, and read a page by fetching and sorting every activity of the range: the
+  // count is named its covering index, and the page the index it is ordered by, where the
+  // filters are tested before any row is read and the walk stops at the page's end.
+  const counted = search.from !== undefined || search.to !== undefined ? "activities INDEXED BY activities_local_day" : "activities"
+  const listed = search.sportTypes?.length === 1 ? "activities INDEXED BY activities_list_by_sport" : "activities INDEXED BY activities_list"
+  return {
+    count: { sql: `SELECT COUNT(*) FROM ${counted}${where}`, params },
+    page: {
+      sql: `SELECT ${COLUMNS} FROM ${listed}${where} ORDER BY start_time DESC, id DESC LIMIT ? OFFSET ?`,
+      params: [...params, search.size, (search.page - 1) * search.size]
+    }
+  }
+}
+
+/** Totals kept per filter until the next commit: counting a filtered range walks all of it. */
+const MAX_COUNTS = 256
+
+export class ActivityReads extends Effect.Service<ActivityReads>()("services/activities/ActivityReads", {
+  effect: Effect.gen(function*() {
+    const db = yield* ReadConnection
+    const config = yield* AppConfig
+    const imageUrl = (fileName: string) => `${config.appUrl}/files/activities/${fileName}`
+
+    const withImages = (rows: ReadonlyArray<Array<unknown>>): Array<Activity> => {
+      if (rows.length === 0) return []
+      const statement = imagesStatement(rows.map((r) => r[0] as string))
+      const images = db.rows(statement.sql, statement.params)
+      const byActivity = new Map<string, Array<ActivityImage>>()
+      for (const [id, activityId, fileName] of images as Array<[string, string, string]>) {
+        const list = byActivity.get(activityId) ?? []
+        list.push({ id, url: imageUrl(fileName) })
+        byActivity.set(activityId, list)
+      }
+      return rows.map((values) => toActivity(activityRowOf(values), byActivity.get(values[0] as string) ?? []))
+    }
+
+    const counts = makeVersionedCache<number>({ version: db.dataVersion, capacity: MAX_COUNTS, weigh: () => 1 })
+    const countOf = (sql: string, params: ReadonlyArray<string | number>): number =>
+      counts(`${sql}\u0000${params.join("\u0000")}`, () => Number(db.rows(sql, params)[0]![0]))!
+
+    const findById = (id: string): Activity | null => {
+      const rows = db.rows(ONE_ACTIVITY, [id])
+      if (rows.length === 0) return null
+      const images: Array<ActivityImage> = []
+      for (const row of rows) {
+        if (row[ACTIVITY_COLUMNS.length] !== null) images.push({ id: row[ACTIVITY_COLUMNS.length] as string, url: imageUrl(row[ACTIVITY_COLUMNS.length + 1] as string) })
+      }
+      return toActivity(activityRowOf(rows[0]!), images)
+    }
+
+    const search = (params: ActivitySearch): ActivitySearchResult => {
+      const { count, page } = searchStatements(params)
+      const total = countOf(count.sql, count.params)
+      return { activities: withImages(db.rows(page.sql, page.params)), total }
+    }
+
+    return { findById, search } as const
+  })
+}) {}

@@ -1,0 +1,114 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Duration, Effect, Layer, Option } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { SETTLE_MS, WatchFolderLive } from "../../src/fibers/WatchFolder.ts"
+import { ImportQueue } from "../../src/services/import/ImportQueue.ts"
+import { type Root, scopedRoot, servicesLayer } from "../support/ImportHarness.ts"
+
+/**
+ * The watcher alone (no import worker): what it offers to the ImportQueue, and when. A name
+ * taken is marked done at once, so that a second offer of it would be seen.
+ */
+
+const watching = (root: Root) => WatchFolderLive.pipe(Layer.provideMerge(servicesLayer(root)))
+
+/** The next name offered within `within`, marked done; none if nothing came. */
+const nextOffered = (within: Duration.DurationInput) =>
+  Effect.gen(function*() {
+    const queue = yield* ImportQueue
+    const name = yield* queue.take.pipe(Effect.timeoutOption(within))
+    if (Option.isSome(name)) yield* queue.done(name.value)
+    return Option.getOrUndefined(name)
+  })
+
+const GPX = '<?xml version="1.0"?><gpx version="1.1" creator="test"><trk><trkseg></trkseg></trk></gpx>'
+
+/** Writes `name` in a dot-folder of the watch folder, then renames it in: it appears whole. */
+const dropWhole = (root: Root, name: string, text = GPX) => {
+  const staging = path.join(root.watchDir, ".staging")
+  fs.mkdirSync(staging, { recursive: true })
+  fs.writeFileSync(path.join(staging, name), text)
+  fs.renameSync(path.join(staging, name), path.join(root.watchDir, name))
+}
+
+describe("WatchFolder", () => {
+  it.scopedLive("offers the files there before it started", () =>
+    Effect.gen(function*() {
+      const root = yield* scopedRoot()
+      fs.writeFileSync(path.join(root.watchDir, "before.gpx"), GPX)
+      yield* Effect.gen(function*() {
+        expect(yield* nextOffered("5 seconds")).toBe("before.gpx")
+      }).pipe(Effect.provide(watching(root)))
+    }))
+
+  it.scopedLive("offers a file renamed into the folder once", () =>
+    Effect.gen(function*() {
+      const root = yield* scopedRoot()
+      yield* Effect.gen(function*() {
+        yield* Effect.sleep("200 millis")
+        dropWhole(root, "ride.gpx")
+        expect(yield* nextOffered("5 seconds")).toBe("ride.gpx")
+        expect(yield* nextOffered(Duration.millis(SETTLE_MS * 3))).toBeUndefined()
+      }).pipe(Effect.provide(watching(root)))
+    }))
+
+  it.scopedLive("offers a file being written only once it has stopped changing", () =>
+    Effect.gen(function*() {
+      const root = yield* scopedRoot()
+      yield* Effect.gen(function*() {
+        yield* Effect.sleep("200 millis")
+        const file = path.join(root.watchDir, "slow-copy.gpx")
+        const fd = fs.openSync(file, "w")
+        // written in pieces, each sooner after the last than the settling time
+        const piece = Math.ceil(GPX.length / 7)
+        for (let i = 0; i < 6; i++) {
+          fs.writeSync(fd, GPX.slice(i * piece, (i + 1) * piece))
+          const early = yield* nextOffered(Duration.millis(SETTLE_MS / 2))
+          expect(early).toBeUndefined()
+        }
+        fs.writeSync(fd, GPX.slice(6 * piece))
+        fs.closeSync(fd)
+        const lastWrite = Date.now()
+        expect(yield* nextOffered("5 seconds")).toBe("slow-copy.gpx")
+        expect(Date.now() - lastWrite).toBeGreaterThanOrEqual(SETTLE_MS - 50)
+        expect(fs.readFileSync(file, "utf8")).toBe(GPX)
+        expect(yield* nextOffered(Duration.millis(SETTLE_MS * 3))).toBeUndefined()
+      }).pipe(Effect.provide(watching(root)))
+    }))
+
+  it.scopedLive("never offers dot-files, .part and .tmp files, other types or subfolders", () =>
+    Effect.gen(function*() {
+      const root = yield* scopedRoot()
+      yield* Effect.gen(function*() {
+        yield* Effect.sleep("200 millis")
+        for (const name of [".hidden.gpx", "ride.gpx.part", "ride.fit.tmp", "notes.txt", "photo.jpg"]) {
+          fs.writeFileSync(path.join(root.watchDir, name), GPX)
+        }
+        fs.mkdirSync(path.join(root.watchDir, "folder.gpx"))
+        fs.writeFileSync(path.join(root.watchDir, "folder.gpx", "inside.gpx"), GPX)
+        dropWhole(root, "real.tcx")
+        expect(yield* nextOffered("5 seconds")).toBe("real.tcx")
+        expect(yield* nextOffered(Duration.millis(SETTLE_MS * 3))).toBeUndefined()
+      }).pipe(Effect.provide(watching(root)))
+    }))
+
+  it.scopedLive("offers each of 5,000 files renamed in at once, once", () =>
+    Effect.gen(function*() {
+      const root = yield* scopedRoot()
+      yield* Effect.gen(function*() {
+        yield* Effect.sleep("200 millis")
+        const names = Array.from({ length: 5000 }, (_, i) => `bulk-${String(i).padStart(4, "0")}.gpx`)
+        for (const name of names) dropWhole(root, name)
+        const offered = new Set<string>()
+        const started = Date.now()
+        while (offered.size < names.length && Date.now() - started < 60_000) {
+          const name = yield* nextOffered("5 seconds")
+          if (name === undefined) break
+          expect(offered.has(name)).toBe(false)
+          offered.add(name)
+        }
+        expect(offered.size).toBe(names.length)
+      }).pipe(Effect.provide(watching(root)))
+    }), 90_000)
+})

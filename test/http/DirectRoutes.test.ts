@@ -1,0 +1,168 @@
+import { describe, expect, layer } from "@effect/vitest"
+import Database from "better-sqlite3"
+import { Effect, Layer, Option } from "effect"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+import { DirectRoutes } from "../../src/http/DirectRoutes.ts"
+import { ActivityRepo } from "../../src/services/activities/ActivityRepo.ts"
+import { AppConfig } from "../../src/services/platform/AppConfig.ts"
+import { type Answer, seedActivity, seedGear, send, TestDaemon } from "../support/TestDaemon.ts"
+
+/**
+ * The direct routes answer the busiest reads before the HTTP app. What they answer must be the
+ * app's answer byte for byte, they must leave every other request to the app, and no answer may
+ * outlive the state of the database it was read from.
+ */
+
+const LEFT_TO_THE_APP = 599
+
+/** A server whose only handler is `answer`: 599 marks a request it left to the app. */
+const serverOf = (answer: (request: IncomingMessage, response: ServerResponse) => boolean) =>
+  Effect.acquireRelease(
+    Effect.async<ReturnType<typeof createServer>>((resume) => {
+      const server = createServer((request, response) => {
+        if (!answer(request, response)) {
+          response.writeHead(LEFT_TO_THE_APP)
+          response.end()
+        }
+      })
+      server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
+    }),
+    (server) =>
+      Effect.async<void>((resume) => {
+        server.close(() => resume(Effect.void))
+      })
+  ).pipe(Effect.map((server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`))
+
+const statusAt = (base: string, path: string, init: RequestInit = {}) =>
+  Effect.promise(() => fetch(base + path, init).then(async (r) => ({ status: r.status, text: await r.text() })))
+
+/** Every header but the date, which differs from one second to the next. */
+const headersOf = (answer: Answer) => Object.fromEntries(Object.entries(answer.headers).filter(([name]) => name !== "date"))
+
+const seedHistory = Effect.gen(function*() {
+  const repo = yield* ActivityRepo
+  const gear = yield* seedGear({ name: "Gravel bike" })
+  const ids: Array<string> = []
+  for (let i = 0; i < 30; i++) {
+    const day = String(1 + i).padStart(2, "0")
+    ids.push(yield* seedActivity({
+      startTime: Date.parse(`2023-01-${day}T08:00:00Z`),
+      startDateLocal: `2023-01-${day}T09:00:00`,
+      sportType: (["Ride", "Run", "Hike"] as const)[i % 3],
+      hasGpx: i % 4 !== 0,
+      name: i === 7 ? "Côte de la Redoute 🚴 \"quoted\"" : `Activity ${i}`,
+      gearId: i === 5 ? gear : null
+    }))
+  }
+  yield* repo.addImage(ids[3]!, "activityImage-a", "a.png")
+  yield* repo.addImage(ids[3]!, "activityImage-b", "b.jpg")
+  return ids
+})
+
+describe("direct routes", () => {
+  layer(TestDaemon.layer(), { excludeTestServices: true })("over the daemon", (it) => {
+    it.scoped("answer each hot read with the app's status, headers and bytes, and leave the rest to the app", () =>
+      Effect.gen(function*() {
+        const ids = yield* seedHistory
+        const daemon = yield* TestDaemon
+        // the app alone: a second daemon over the same storage, exporting traces (to a closed port)
+        const appOnly = yield* Layer.build(TestDaemon.layer({
+          apiKey: daemon.apiKey,
+          env: { STORAGE_DIR: daemon.storageDir, WATCH_DIR: daemon.watchDir, OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9" }
+        }))
+        const answered = [
+          "/api/v1/status",
+          "/api/v1/activities",
+          "/api/v1/activities?pagination[size]=5",
+          "/api/v1/activities?pagination[size]=5&pagination[page]=3",
+          "/api/v1/activities?pagination[page]=99",
+          "/api/v1/activities?filters[sportType]=Ride",
+          "/api/v1/activities?filters[sportType]=Ride,Run&filters[from]=2023-01-10&filters[to]=2023-01-20",
+          "/api/v1/activities?filters[hasGpx]=false&pagination[size]=100",
+          "/api/v1/activities?filters%5BsportType%5D=Run&pagination%5Bsize%5D=2",
+          `/api/v1/activities/${ids[3]}`,
+          `/api/v1/activities/${ids[5]}`,
+          `/api/v1/activities/${ids[7]}`
+        ]
+        const refused = [
+          "/api/v1/activities/activity-unknown",
+          "/api/v1/activities?pagination[size]=101",
+          "/api/v1/activities?filters[sportType]=Ride&filters[sportType]=Run",
+          "/api/v1/activities?filters[from]=2023-02-01&filters[to]=2023-01-01",
+          "/api/v1/activities?filters[sportType]=Swimming",
+          "/api/v1/activities/"
+        ]
+        for (const url of [...answered, ...refused]) {
+          for (const options of [{}, { key: null }, { key: "wmk_wrong" }]) {
+            const direct = yield* send("GET", url, options)
+            const app = yield* send("GET", url, options).pipe(Effect.provide(appOnly))
+            expect({ url, status: direct.status, headers: headersOf(direct) }).toEqual({ url, status: app.status, headers: headersOf(app) })
+            expect(direct.text).toBe(app.text)
+          }
+        }
+
+        // and the direct routes did answer the first list themselves
+        const base = yield* serverOf((yield* DirectRoutes).answer)
+        const auth = { headers: { authorization: `Bearer ${daemon.apiKey}` } }
+        for (const url of answered) expect({ url, status: (yield* statusAt(base, url, auth)).status }).toEqual({ url, status: 200 })
+        for (const url of refused) expect({ url, status: (yield* statusAt(base, url, auth)).status }).toEqual({ url, status: LEFT_TO_THE_APP })
+      }).pipe(Effect.provide(DirectRoutes.Default)))
+
+    it.scoped("leave to the app a wrong or missing key, another method, a request with a body, and paths they do not serve", () =>
+      Effect.gen(function*() {
+        const daemon = yield* TestDaemon
+        const base = yield* serverOf((yield* DirectRoutes).answer)
+        const auth = `Bearer ${daemon.apiKey}`
+        expect((yield* statusAt(base, "/api/v1/status", { headers: { authorization: auth } })).status).toBe(200)
+        expect((yield* statusAt(base, "/api/v1/status")).status).toBe(LEFT_TO_THE_APP)
+        expect((yield* statusAt(base, "/api/v1/status", { headers: { authorization: "Bearer wmk_" + "0".repeat(64) } })).status).toBe(LEFT_TO_THE_APP)
+        expect((yield* statusAt(base, "/api/v1/status", { headers: { authorization: `Basic ${daemon.apiKey}` } })).status).toBe(LEFT_TO_THE_APP)
+        expect((yield* statusAt(base, "/api/v1/activities", { method: "DELETE", headers: { authorization: auth } })).status).toBe(LEFT_TO_THE_APP)
+        expect((yield* statusAt(base, "/api/v1/activities", { method: "HEAD", headers: { authorization: auth } })).status).toBe(LEFT_TO_THE_APP)
+        expect((yield* statusAt(base, "/api/v1/activities", { method: "POST", body: "{}", headers: { authorization: auth } })).status).toBe(LEFT_TO_THE_APP)
+        for (const path of ["/api/v1/file-imports", "/api/v1/gear", "/api/v1/activities/x/gpx", "/healthz", "/status", "/api/openapi.yaml"]) {
+          expect({ path, status: (yield* statusAt(base, path, { headers: { authorization: auth } })).status }).toEqual({ path, status: LEFT_TO_THE_APP })
+        }
+      }).pipe(Effect.provide(DirectRoutes.Default)))
+
+    it.scoped("stand aside while the request log is at debug or traces are exported, so that every request is logged and traced", () =>
+      Effect.gen(function*() {
+        const daemon = yield* TestDaemon
+        const config = yield* AppConfig
+        const auth = { headers: { authorization: `Bearer ${daemon.apiKey}` } }
+        for (const observed of [{ logLevel: "debug" as const }, { logLevel: "trace" as const }, { otlpEndpoint: Option.some("http://127.0.0.1:4318") }]) {
+          const routes = yield* Effect.provide(DirectRoutes, DirectRoutes.Default.pipe(Layer.provide(Layer.succeed(AppConfig, AppConfig.make({ ...config, ...observed })))))
+          const base = yield* serverOf(routes.answer)
+          expect((yield* statusAt(base, "/api/v1/status", auth)).status).toBe(LEFT_TO_THE_APP)
+        }
+      }))
+
+    it.effect("answer what was committed last: an edit, a new activity, a change by another process, a deletion", () =>
+      Effect.gen(function*() {
+        const daemon = yield* TestDaemon
+        const id = yield* seedActivity({ name: "Before", startTime: Date.parse("2030-01-01T08:00:00Z"), startDateLocal: "2030-01-01T09:00:00" })
+        const list = "/api/v1/activities?filters[from]=2029-01-01"
+        expect((yield* send("GET", `/api/v1/activities/${id}`)).json.name).toBe("Before")
+        expect((yield* send("GET", list)).json.pagination.total).toBe(1)
+
+        expect((yield* send("PATCH", `/api/v1/activities/${id}`, { json: { name: "After" } })).status).toBe(200)
+        expect((yield* send("GET", `/api/v1/activities/${id}`)).json.name).toBe("After")
+        expect((yield* send("GET", list)).json.activities[0].name).toBe("After")
+
+        const second = yield* seedActivity({ startTime: Date.parse("2030-02-01T08:00:00Z"), startDateLocal: "2030-02-01T09:00:00" })
+        const grown = (yield* send("GET", list)).json
+        expect({ total: grown.pagination.total, first: grown.activities[0].id }).toEqual({ total: 2, first: second })
+
+        // a command of the CLI writes through its own connection
+        const other = new Database(daemon.databaseFile)
+        other.prepare("UPDATE activities SET name = ? WHERE id = ?").run("Renamed elsewhere", id)
+        other.close()
+        expect((yield* send("GET", `/api/v1/activities/${id}`)).json.name).toBe("Renamed elsewhere")
+
+        expect((yield* send("DELETE", `/api/v1/activities/${id}`)).status).toBe(204)
+        expect((yield* send("GET", `/api/v1/activities/${id}`)).status).toBe(404)
+        expect((yield* send("GET", list)).json.pagination.total).toBe(1)
+      }))
+  })
+})
