@@ -26,6 +26,7 @@ import { ReadConnection } from "./services/platform/ReadConnection.ts"
 import { FileImportRepo } from "./services/import/FileImportRepo.ts"
 import { GearRepo } from "./services/activities/GearRepo.ts"
 import { ImageStore } from "./services/activities/ImageStore.ts"
+import { ExportMetadata } from "./services/import/ExportMetadata.ts"
 import { ImportQueue } from "./services/import/ImportQueue.ts"
 import { ImportService } from "./services/import/ImportService.ts"
 import { inChannel, LogsLive } from "./services/platform/Logs.ts"
@@ -57,6 +58,7 @@ const RepositoriesLive = Layer.mergeAll(
   WatchDirectory.DefaultWithoutDependencies,
   ParseWorker.Default,
   ImportQueue.Default,
+  ExportMetadata.Default,
   Supervisor.Default
 ).pipe(Layer.provideMerge(ReadsLive))
 

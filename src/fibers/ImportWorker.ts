@@ -12,6 +12,7 @@ import type { StoredStatus } from "../services/import/FileImportRepo.ts"
 import { inChannel } from "../services/platform/Logs.ts"
 import { type QueuedFile, WatchDirectory } from "../services/import/WatchDirectory.ts"
 import { unpackZip } from "../services/import/ZipArchive.ts"
+import { ExportMetadata } from "../services/import/ExportMetadata.ts"
 import { type ExportedActivity, readActivitiesCsv } from "../services/import/StravaExportCsv.ts"
 import { ActivityRepo } from "../services/activities/ActivityRepo.ts"
 import { GearRepo } from "../services/activities/GearRepo.ts"
@@ -38,15 +39,13 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
   const activities = yield* ActivityRepo
   const gear = yield* GearRepo
 
-  /** What a Strava export's activities.csv said about files unpacked and not yet imported, by their name in the watch folder. */
-  const fromExport = new Map<string, ExportedActivity>()
+  const exportMetadata = yield* ExportMetadata
 
   /** The name, description, commute flag and gear given on Strava, on the activities imported from an exported file. */
   const applyExport = (filename: string, activityIds: ReadonlyArray<string>) =>
     Effect.gen(function*() {
-      const exported = fromExport.get(filename)
-      fromExport.delete(filename)
-      if (exported === undefined) return
+      const exported = yield* exportMetadata.take(filename)
+      if (exported === null) return
       let gearId: string | undefined
       if (exported.gear !== null) {
         gearId = `gear-${createHash("sha256").update(exported.gear).digest("hex").slice(0, 16)}`
@@ -63,6 +62,8 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
     })
 
   yield* imports.removeOrphanOriginals()
+  // what an export said about files that have left the watch folder (while the daemon was stopped) is of no use
+  yield* exportMetadata.keepOnly((yield* watchDir.queued()).map((file) => file.filename))
 
   /** Names taken from the queue and not yet done: released if the loop stops, so that a rescan offers them again. */
   const inFlight = new Set<string>()
@@ -105,11 +106,13 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
               (unpacked.refused.length > 0 ? `; archives inside an archive are not unpacked: ${unpacked.refused.join(", ")}` : "")
           ).pipe(inChannel("daemon"))
           const exported = unpacked.activitiesCsv === null ? new Map<string, ExportedActivity>() : readActivitiesCsv(unpacked.activitiesCsv)
+          const described = new Map<string, ExportedActivity>()
           for (const file of unpacked.files) {
-            const described = exported.get(path.posix.basename(file.entry))
-            if (described !== undefined) fromExport.set(file.name, described)
-            yield* queue.offer(file.name)
+            const about = exported.get(path.posix.basename(file.entry))
+            if (about !== undefined) described.set(file.name, about)
           }
+          yield* exportMetadata.keep(described)
+          for (const file of unpacked.files) yield* queue.offer(file.name)
         })),
       Effect.catchAll((e) =>
         Effect.logWarning(`"${filename}" was not unpacked: ${e.error instanceof Error ? e.error.message : String(e.error)}. It stays in the watch folder.`)
@@ -182,6 +185,7 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
       const file = queuedFile(filename)
       if (file === null) return null
       const outcome = yield* imports.abandon(file, `"${filename}" could not be stored (${attempt} attempts); reference ${reference}.`)
+      yield* exportMetadata.take(filename)
       failures.delete(filename)
       yield* report(filename, outcome, null)
       return null
@@ -202,6 +206,7 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
       failures.delete(filename)
       status = outcome?.status ?? null
       if (outcome?.status === "success") yield* applyExport(filename, outcome.activityIds)
+      else if (outcome !== null) yield* exportMetadata.take(filename)
       yield* report(filename, outcome, prepared?.parseMillis ?? null)
       return null
     }).pipe(

@@ -1,3 +1,4 @@
+import { Schema } from "effect"
 import * as path from "node:path"
 
 /**
@@ -5,12 +6,13 @@ import * as path from "node:path"
  * file's base name (`activities/123.fit.gz` → `123.fit.gz`): the name, description, commute
  * flag and gear the person gave the activity on Strava.
  */
-export interface ExportedActivity {
-  readonly name: string | null
-  readonly description: string | null
-  readonly isCommute: boolean
-  readonly gear: string | null
-}
+export const ExportedActivity = Schema.Struct({
+  name: Schema.NullOr(Schema.String),
+  description: Schema.NullOr(Schema.String),
+  isCommute: Schema.Boolean,
+  gear: Schema.NullOr(Schema.String)
+})
+export type ExportedActivity = typeof ExportedActivity.Type
 
 /** RFC 4180 rows: quoted fields may hold commas, doubled quotes and line breaks. */
 export const csvRows = (text: string): Array<Array<string>> => {

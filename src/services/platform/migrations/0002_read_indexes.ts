@@ -8,7 +8,7 @@ import { Effect } from "effect"
  *   flag read from the index, with its own index per sport type; scanned backwards, an
  *   ascending index gives `start_time DESC, id DESC`;
  * - the count of a list filtered by date, over the local day with the other filters in the
- *   index (ActivityRepo names it: without statistics SQLite would pick the sport type's);
+ *   index (ActivityReads names it: without statistics SQLite would pick the sport type's);
  * - the import log, newest first (imported_on, then the rowid every index entry ends with:
  *   scanned backwards, `imported_on DESC, rowid DESC`), filtered on the status and source read
  *   from the index (FileImportRepo names it), counted by status and source, and looked up by
