@@ -1,12 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Stream } from "effect"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { makeDelivery, partNameOf } from "../../../src/connectors/kit/Delivery.ts"
 import { isCandidateName } from "../../../src/services/import/WatchDirectory.ts"
+import { tempDirs } from "../../support/tempDirs.ts"
 
-const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "waymark-kit-delivery-"))
+const tempDir = tempDirs("waymark-kit-delivery-")
 const bytes = (s: string) => new TextEncoder().encode(s)
 
 describe("Delivery", () => {

@@ -2,16 +2,16 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Option, Redacted, Schema } from "effect"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { type JsonFileError, writeFileAtomic } from "../../../src/connectors/kit/JsonFile.ts"
 import { makeStateFile } from "../../../src/connectors/kit/StateFile.ts"
 import { makeTokenStore } from "../../../src/connectors/kit/TokenStore.ts"
+import { tempDirs } from "../../support/tempDirs.ts"
 
 const HELPER = fileURLToPath(new URL("./interruptedWrite.ts", import.meta.url))
 
-const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "waymark-kit-files-"))
+const tempDir = tempDirs("waymark-kit-files-")
 
 /** Runs the helper, which blocks in rename; kills it (SIGKILL) once the temporary file is written. */
 const killBeforeRename = (kind: "state" | "tokens", file: string, value: string) =>

@@ -1,13 +1,15 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Exit, Layer } from "effect"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { publishFile } from "../../../src/services/import/PublishFile.ts"
 import { WatchDirectory } from "../../../src/services/import/WatchDirectory.ts"
+import { tempDirs } from "../../support/tempDirs.ts"
+
+const tempDir = tempDirs("waymark-watchdir-")
 
 const makeRoot = () => {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "waymark-watchdir-"))
+  const root = tempDir()
   const watchDir = path.join(root, "watch")
   const uploadsDir = path.join(watchDir, ".uploads")
   fs.mkdirSync(uploadsDir, { recursive: true })

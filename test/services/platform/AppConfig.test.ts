@@ -1,9 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Either, Option, Redacted } from "effect"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { appConfig, type AppConfigShape, configProblems } from "../../../src/services/platform/AppConfig.ts"
+import { tempDirs } from "../../support/tempDirs.ts"
 
 const read = (env: Record<string, string>): Either.Either<AppConfigShape, Array<string>> =>
   Effect.runSync(
@@ -14,8 +14,10 @@ const read = (env: Record<string, string>): Either.Either<AppConfigShape, Array<
     )
   )
 
+const tempDir = tempDirs("waymark-appconfig-")
+
 const secretFile = (content: string) => {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "waymark-appconfig-")), "secret")
+  const file = path.join(tempDir(), "secret")
   fs.writeFileSync(file, content)
   return file
 }

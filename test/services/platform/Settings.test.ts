@@ -4,6 +4,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as Settings from "../../../src/services/platform/Settings.ts"
+import { tempDirs } from "../../support/tempDirs.ts"
 
 /** Reads `config` from `env`: the value, or every problem line. */
 const read = <A>(config: Config.Config<A>, env: Record<string, string>): Either.Either<A, ReadonlyArray<string>> =>
@@ -18,8 +19,10 @@ const read = <A>(config: Config.Config<A>, env: Record<string, string>): Either.
 const value = <A>(config: Config.Config<A>, env: Record<string, string>): A => Either.getOrThrow(read(config, env))
 const problems = <A>(config: Config.Config<A>, env: Record<string, string>) => Either.flip(read(config, env)).pipe(Either.getOrThrow)
 
+const tempDir = tempDirs("waymark-settings-")
+
 const tempFile = (content: string) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "waymark-settings-"))
+  const dir = tempDir()
   const file = path.join(dir, "value")
   fs.writeFileSync(file, content)
   return file
