@@ -23,6 +23,7 @@ import { ApiKey } from "./services/platform/ApiKey.ts"
 import { AppConfig } from "./services/platform/AppConfig.ts"
 import { DatabaseLive } from "./services/platform/Database.ts"
 import { ReadConnection } from "./services/platform/ReadConnection.ts"
+import { FileImportReads } from "./services/import/FileImportReads.ts"
 import { FileImportRepo } from "./services/import/FileImportRepo.ts"
 import { GearRepo } from "./services/activities/GearRepo.ts"
 import { ImageStore } from "./services/activities/ImageStore.ts"
@@ -46,7 +47,7 @@ const FoundationLive = StoragePaths.Default.pipe(Layer.provideMerge(AppConfig.De
 
 const StorageLive = ReadConnection.Default.pipe(Layer.provideMerge(DatabaseLive), Layer.provideMerge(FoundationLive))
 
-const ReadsLive = ActivityReads.Default.pipe(Layer.provideMerge(StorageLive))
+const ReadsLive = Layer.merge(ActivityReads.Default, FileImportReads.Default).pipe(Layer.provideMerge(StorageLive))
 
 const RepositoriesLive = Layer.mergeAll(
   ActivityRepo.Default,

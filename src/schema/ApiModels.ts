@@ -115,6 +115,7 @@ export const FileImportList = Schema.Struct({
   fileImports: Schema.Array(FileImport),
   pagination: Pagination
 }).annotations({ identifier: "FileImportList" })
+export type FileImportList = typeof FileImportList.Type
 
 export const Weight = Schema.Struct({
   on: Schema.String.annotations({ description: "Calendar date", jsonSchema: { type: "string", format: "date" } }),

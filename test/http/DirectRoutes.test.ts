@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net"
 import { DirectRoutes } from "../../src/http/DirectRoutes.ts"
 import { ActivityRepo } from "../../src/services/activities/ActivityRepo.ts"
+import { FileImportRepo } from "../../src/services/import/FileImportRepo.ts"
 import { AppConfig } from "../../src/services/platform/AppConfig.ts"
 import { type Answer, seedActivity, seedGear, send, TestDaemon } from "../support/TestDaemon.ts"
 
@@ -57,6 +58,15 @@ const seedHistory = Effect.gen(function*() {
   }
   yield* repo.addImage(ids[3]!, "activityImage-a", "a.png")
   yield* repo.addImage(ids[3]!, "activityImage-b", "b.jpg")
+  const imports = yield* FileImportRepo
+  for (let i = 0; i < 12; i++) {
+    yield* imports.insert({
+      id: `fileImport-${i}`, filename: `ride-${i % 5}.${i % 2 === 0 ? "fit" : "gpx"}`, source: i % 2 === 0 ? "fitFile" : "gpxFile",
+      status: (["success", "failed", "skipped"] as const)[i % 3], errorMessage: i % 3 === 1 ? "The file is truncated: copy it again." : null,
+      activityId: i % 3 === 0 ? ids[i]! : null, importedOn: 1_700_000_000_000 + i * 1000, contentHash: `hash-${i}`,
+      sourceSize: 1, sourceMtime: 1, originalFile: null
+    })
+  }
   return ids
 })
 
@@ -83,7 +93,12 @@ describe("direct routes", () => {
           "/api/v1/activities?filters%5BsportType%5D=Run&pagination%5Bsize%5D=2",
           `/api/v1/activities/${ids[3]}`,
           `/api/v1/activities/${ids[5]}`,
-          `/api/v1/activities/${ids[7]}`
+          `/api/v1/activities/${ids[7]}`,
+          "/api/v1/file-imports",
+          "/api/v1/file-imports?pagination[size]=5&pagination[page]=2",
+          "/api/v1/file-imports?filters[status]=failed,skipped",
+          "/api/v1/file-imports?filters[status]=queued",
+          "/api/v1/file-imports?filters[source]=gpxFile&filters[filename]=ride-1.gpx"
         ]
         const refused = [
           "/api/v1/activities/activity-unknown",
@@ -91,7 +106,9 @@ describe("direct routes", () => {
           "/api/v1/activities?filters[sportType]=Ride&filters[sportType]=Run",
           "/api/v1/activities?filters[from]=2023-02-01&filters[to]=2023-01-01",
           "/api/v1/activities?filters[sportType]=Swimming",
-          "/api/v1/activities/"
+          "/api/v1/activities/",
+          "/api/v1/file-imports?filters[status]=done",
+          "/api/v1/file-imports?pagination[page]=0"
         ]
         for (const url of [...answered, ...refused]) {
           for (const options of [{}, { key: null }, { key: "wmk_wrong" }]) {
@@ -121,7 +138,7 @@ describe("direct routes", () => {
         expect((yield* statusAt(base, "/api/v1/activities", { method: "DELETE", headers: { authorization: auth } })).status).toBe(LEFT_TO_THE_APP)
         expect((yield* statusAt(base, "/api/v1/activities", { method: "HEAD", headers: { authorization: auth } })).status).toBe(LEFT_TO_THE_APP)
         expect((yield* statusAt(base, "/api/v1/activities", { method: "POST", body: "{}", headers: { authorization: auth } })).status).toBe(LEFT_TO_THE_APP)
-        for (const path of ["/api/v1/file-imports", "/api/v1/gear", "/api/v1/activities/x/gpx", "/healthz", "/status", "/api/openapi.yaml"]) {
+        for (const path of ["/api/v1/gear", "/api/v1/activities/x/gpx", "/healthz", "/status", "/api/openapi.yaml"]) {
           expect({ path, status: (yield* statusAt(base, path, { headers: { authorization: auth } })).status }).toEqual({ path, status: LEFT_TO_THE_APP })
         }
       }).pipe(Effect.provide(DirectRoutes.Default)))

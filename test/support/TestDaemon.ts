@@ -15,6 +15,8 @@ import { ActivityRepo } from "../../src/services/activities/ActivityRepo.ts"
 import type { ApiKey } from "../../src/services/platform/ApiKey.ts"
 import type { AppConfig } from "../../src/services/platform/AppConfig.ts"
 import type { ReadConnection } from "../../src/services/platform/ReadConnection.ts"
+import type { FileImportReads } from "../../src/services/import/FileImportReads.ts"
+import type { WatchDirectory } from "../../src/services/import/WatchDirectory.ts"
 import { generateApiKey } from "../../src/services/platform/ApiKey.ts"
 import { FileImportRepo } from "../../src/services/import/FileImportRepo.ts"
 import { GearRepo } from "../../src/services/activities/GearRepo.ts"
@@ -69,6 +71,8 @@ export type TestDaemonServices =
   | WeightRepo
   | FileImportRepo
   | ActivityReads
+  | FileImportReads
+  | WatchDirectory
   | ReadConnection
   | ApiKey
   | AppConfig

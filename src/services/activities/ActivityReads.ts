@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import type { Activity, ActivityImage } from "../../schema/ApiModels.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
-import { ReadConnection } from "../platform/ReadConnection.ts"
+import { placeholders, ReadConnection } from "../platform/ReadConnection.ts"
 import { makeVersionedCache } from "../platform/VersionedCache.ts"
 import { ACTIVITY_COLUMNS, activityRowOf, toActivity } from "./ActivityRow.ts"
 
@@ -26,8 +26,6 @@ export interface ActivitySearchResult {
 }
 
 const COLUMNS = ACTIVITY_COLUMNS.join(", ")
-
-const placeholders = (n: number) => Array.from({ length: n }, () => "?").join(", ")
 
 /** One activity and its images (none: one row of nulls), in one statement. */
 export const ONE_ACTIVITY = `SELECT ${ACTIVITY_COLUMNS.map((c) => `a.${c}`).join(", ")}, i.id, i.file_name

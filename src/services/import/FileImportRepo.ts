@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
-import { MAX_IMPORT_MESSAGE_LENGTH, truncateText } from "../../schema/ActivityLimits.ts"
-import type { FileImport, FileImportSource } from "../../schema/ApiModels.ts"
+import type { FileImportSource } from "../../schema/ApiModels.ts"
+import { capped, type FileImportSearch, FileImportReads } from "./FileImportReads.ts"
 
 /** The import log: one terminal row per processed file (`success`, `skipped` or `failed`). */
 
@@ -22,40 +22,12 @@ export interface NewFileImport {
   readonly originalFile: string | null
 }
 
-interface Row {
-  readonly id: string
-  readonly filename: string
-  readonly source: string
-  readonly status: string
-  readonly error_message: string | null
-  readonly activity_id: string | null
-  readonly imported_on: number
-}
-
 export const newFileImportId = () => `fileImport-${randomUUID()}`
-
-const isoSeconds = (epochMs: number) => {
-  const date = new Date(Math.floor(epochMs / 1000) * 1000)
-  return Number.isNaN(date.getTime()) ? null : date.toISOString().replace(".000Z", "Z")
-}
-
-/** A reason quoting the file (a name, a number of a million digits) stays readable and small. */
-const capped = (message: string | null) => (message === null ? null : truncateText(message, MAX_IMPORT_MESSAGE_LENGTH))
-
-export const toFileImport = (row: Row): FileImport => ({
-  id: row.id,
-  filename: row.filename,
-  source: row.source as FileImportSource,
-  status: row.status as StoredStatus,
-  // rows stored before messages were capped are cut when served
-  errorMessage: capped(row.error_message),
-  activityId: row.activity_id,
-  importedOn: isoSeconds(row.imported_on)
-})
 
 export class FileImportRepo extends Effect.Service<FileImportRepo>()("services/import/FileImportRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const reads = yield* FileImportReads
 
     const insert = Effect.fn("FileImportRepo.insert")(function*(row: NewFileImport) {
       yield* sql`INSERT INTO file_imports ${sql.insert({
@@ -73,27 +45,10 @@ export class FileImportRepo extends Effect.Service<FileImportRepo>()("services/i
       })}`
     }, Effect.orDie)
 
-    const search = Effect.fn("FileImportRepo.search")(function*(params: {
-      readonly filename?: string | undefined
-      readonly statuses?: ReadonlyArray<string> | undefined
-      readonly sources?: ReadonlyArray<string> | undefined
-      readonly offset: number
-      readonly limit: number
-    }) {
-      const conditions = [
-        ...(params.filename !== undefined ? [sql`filename = ${params.filename}`] : []),
-        ...(params.statuses !== undefined ? [sql.in("status", params.statuses.length > 0 ? params.statuses : ["-"])] : []),
-        ...(params.sources !== undefined && params.sources.length > 0 ? [sql.in("source", params.sources)] : [])
-      ]
-      const where = conditions.length > 0 ? sql`WHERE ${sql.and(conditions)}` : sql``
-      const counted = yield* sql<{ total: number }>`SELECT COUNT(*) AS total FROM file_imports ${where}`
-      // a page is read in the list's order, its filters tested on the index: without statistics
-      // SQLite would fetch and sort every row of a status to return a few
-      const listed = params.filename === undefined ? sql`file_imports INDEXED BY file_imports_list` : sql`file_imports`
-      const rows = params.limit <= 0 ? [] : yield* sql<Row>`SELECT id, filename, source, status, error_message, activity_id, imported_on
-        FROM ${listed} ${where} ORDER BY imported_on DESC, rowid DESC LIMIT ${params.limit} OFFSET ${Math.max(0, params.offset)}`
-      return { rows: rows.map(toFileImport), total: counted[0]!.total }
-    }, Effect.orDie)
+    // the API's read: one code with DirectRoutes, over the read connection
+    const search = Effect.fn("FileImportRepo.search")(function*(params: FileImportSearch) {
+      return reads.search(params)
+    })
 
     /** The activity an earlier successful import of the same bytes produced, if it still exists. */
     const activityWithSameBytes = Effect.fn("FileImportRepo.activityWithSameBytes")(function*(contentHash: string) {

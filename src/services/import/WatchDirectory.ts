@@ -55,15 +55,14 @@ export class WatchDirectory extends Effect.Service<WatchDirectory>()("services/i
       )
     }
 
-    /** Supported files present in the watch folder, oldest first. */
-    const queued = Effect.fn("WatchDirectory.queued")(function*() {
-      const entries = yield* Effect.sync(() => {
-        try {
-          return fs.readdirSync(paths.watchDir, { withFileTypes: true })
-        } catch {
-          return []
-        }
-      })
+    /** Supported files present in the watch folder, oldest first (read at once: DirectRoutes answers with it). */
+    const waiting = (): Array<QueuedFile> => {
+      let entries: Array<fs.Dirent> = []
+      try {
+        entries = fs.readdirSync(paths.watchDir, { withFileTypes: true })
+      } catch {
+        return []
+      }
       const files: Array<QueuedFile> = []
       for (const entry of entries) {
         // a zip is unpacked when it arrives, not listed: a zip left here is one that could not be unpacked
@@ -76,6 +75,10 @@ export class WatchDirectory extends Effect.Service<WatchDirectory>()("services/i
         }
       }
       return files.sort((a, b) => a.mtimeMs - b.mtimeMs || a.filename.localeCompare(b.filename))
+    }
+
+    const queued = Effect.fn("WatchDirectory.queued")(function*() {
+      return waiting()
     })
 
     /**
@@ -86,7 +89,7 @@ export class WatchDirectory extends Effect.Service<WatchDirectory>()("services/i
       return yield* Effect.try(() => publishFile(tempPath, paths.watchDir, name, "suffix").name)
     })
 
-    return { queued, deliver, uploadsDir: paths.uploadsDir, watchDir: paths.watchDir } as const
+    return { queued, waiting, deliver, uploadsDir: paths.uploadsDir, watchDir: paths.watchDir } as const
   }),
   dependencies: [StoragePaths.Default]
 }) {}

@@ -11,6 +11,9 @@ import { StoragePaths } from "./StoragePaths.ts"
  * never waiting for it.
  */
 
+/** `?, ?, ?` for a list of `n` values in a statement. */
+export const placeholders = (n: number) => Array.from({ length: n }, () => "?").join(", ")
+
 /** Distinct statement texts kept prepared: the list's filters and page sizes make a few hundred at most. */
 const MAX_STATEMENTS = 512
 

@@ -1,0 +1,101 @@
+import { Effect } from "effect"
+import { MAX_IMPORT_MESSAGE_LENGTH, truncateText } from "../../schema/ActivityLimits.ts"
+import type { FileImport, FileImportSource } from "../../schema/ApiModels.ts"
+import { placeholders, ReadConnection } from "../platform/ReadConnection.ts"
+import { makeVersionedCache } from "../platform/VersionedCache.ts"
+
+/**
+ * The import log as the API reads it, as a plain synchronous function over the ReadConnection:
+ * the HTTP handler calls it through FileImportRepo, and DirectRoutes calls it without a fiber.
+ */
+
+export interface FileImportRow {
+  readonly id: string
+  readonly filename: string
+  readonly source: string
+  readonly status: string
+  readonly error_message: string | null
+  readonly activity_id: string | null
+  readonly imported_on: number
+}
+
+const isoSeconds = (epochMs: number) => {
+  const date = new Date(Math.floor(epochMs / 1000) * 1000)
+  return Number.isNaN(date.getTime()) ? null : date.toISOString().replace(".000Z", "Z")
+}
+
+/** A reason quoting the file (a name, a number of a million digits) stays readable and small. */
+export const capped = (message: string | null) => (message === null ? null : truncateText(message, MAX_IMPORT_MESSAGE_LENGTH))
+
+export const toFileImport = (row: FileImportRow): FileImport => ({
+  id: row.id,
+  filename: row.filename,
+  source: row.source as FileImportSource,
+  status: row.status as FileImport["status"],
+  // rows stored before messages were capped are cut when served
+  errorMessage: capped(row.error_message),
+  activityId: row.activity_id,
+  importedOn: isoSeconds(row.imported_on)
+})
+
+export interface FileImportSearch {
+  readonly filename?: string | undefined
+  /** an empty list matches no stored row (only queued files were asked for) */
+  readonly statuses?: ReadonlyArray<string> | undefined
+  readonly sources?: ReadonlyArray<string> | undefined
+  readonly offset: number
+  readonly limit: number
+}
+
+/** The count and the page of a search of the import log, as statement texts and their parameters. */
+export const fileImportStatements = (search: FileImportSearch) => {
+  const conditions: Array<string> = []
+  const params: Array<string | number> = []
+  if (search.filename !== undefined) {
+    conditions.push("filename = ?")
+    params.push(search.filename)
+  }
+  if (search.statuses !== undefined) {
+    const statuses = search.statuses.length > 0 ? search.statuses : ["-"]
+    conditions.push(`status IN (${placeholders(statuses.length)})`)
+    params.push(...statuses)
+  }
+  if (search.sources !== undefined && search.sources.length > 0) {
+    conditions.push(`source IN (${placeholders(search.sources.length)})`)
+    params.push(...search.sources)
+  }
+  const where = conditions.length > 0 ? ` WHERE ${conditions.join(" AND ")}` : ""
+  // a page is read in the list's order, its filters tested on the index: without statistics
+  // SQLite would fetch and sort every row of a status to return a few
+  const listed = search.filename === undefined ? "file_imports INDEXED BY file_imports_list" : "file_imports"
+  return {
+    count: { sql: `SELECT COUNT(*) FROM file_imports${where}`, params },
+    page: {
+      sql: `SELECT id, filename, source, status, error_message, activity_id, imported_on FROM ${listed}${where}
+        ORDER BY imported_on DESC, rowid DESC LIMIT ? OFFSET ?`,
+      params: [...params, search.limit, Math.max(0, search.offset)]
+    }
+  }
+}
+
+/** Totals kept per filter until the next commit. */
+const MAX_COUNTS = 64
+
+export class FileImportReads extends Effect.Service<FileImportReads>()("services/import/FileImportReads", {
+  effect: Effect.gen(function*() {
+    const db = yield* ReadConnection
+    const counts = makeVersionedCache<number>({ version: db.dataVersion, capacity: MAX_COUNTS, weigh: () => 1 })
+
+    const search = (params: FileImportSearch): { readonly rows: ReadonlyArray<FileImport>; readonly total: number } => {
+      const { count, page } = fileImportStatements(params)
+      const total = counts(`${count.sql}\u0000${count.params.join("\u0000")}`, () => Number(db.rows(count.sql, count.params)[0]![0]))!
+      if (params.limit <= 0) return { rows: [], total }
+      const rows = db.rows(page.sql, page.params).map(([id, filename, source, status, error_message, activity_id, imported_on]) =>
+        toFileImport({ id, filename, source, status, error_message, activity_id, imported_on } as FileImportRow)
+      )
+      return { rows, total }
+    }
+
+    return { search } as const
+  })
+}) {}
