@@ -35,29 +35,34 @@ const isFileIn = (dir: string, name: string) => {
 const events = (dir: string) =>
   Stream.asyncPush<string, WatchError>((emit) =>
     Effect.acquireRelease(
-      Effect.sync(() => {
-        const settling = new Map<string, NodeJS.Timeout>()
-        const settled = (name: string) => {
-          settling.delete(name)
-          // a removal is an event too; a subfolder is not an import
-          if (isFileIn(dir, name)) emit.single(name)
+      Effect.try({
+        // a folder that cannot be watched (removed, not permitted) fails the loop, which the
+        // supervisor restarts and /healthz reports
+        catch: (e) => new WatchError(`cannot watch ${dir}: ${e instanceof Error ? e.message : String(e)}`),
+        try: () => {
+          const settling = new Map<string, NodeJS.Timeout>()
+          const settled = (name: string) => {
+            settling.delete(name)
+            // a removal is an event too; a subfolder is not an import
+            if (isFileIn(dir, name)) emit.single(name)
+          }
+          const watcher = fs.watch(dir, { persistent: false }, (_event, name) => {
+            if (name === null || !isCandidateName(name)) return
+            clearTimeout(settling.get(name))
+            settling.set(name, setTimeout(settled, SETTLE_MS, name))
+          })
+          watcher.on("error", (e) => emit.fail(new WatchError(String(e))))
+          // Files already there, or arrived before the watch began, have no event: offer what
+          // the folder holds once watching (the queue drops names already pending).
+          let names: Array<string> = []
+          try {
+            names = fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile() && isCandidateName(e.name)).map((e) => e.name)
+          } catch {
+            // the folder vanished: the rescan reports it
+          }
+          if (names.length > 0) emit.chunk(Chunk.unsafeFromArray(names))
+          return { watcher, settling }
         }
-        const watcher = fs.watch(dir, { persistent: false }, (_event, name) => {
-          if (name === null || !isCandidateName(name)) return
-          clearTimeout(settling.get(name))
-          settling.set(name, setTimeout(settled, SETTLE_MS, name))
-        })
-        watcher.on("error", (e) => emit.fail(new WatchError(String(e))))
-        // Files already there, or arrived before the watch began, have no event: offer what the
-        // folder holds once watching (the queue drops names already pending).
-        let names: Array<string> = []
-        try {
-          names = fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile() && isCandidateName(e.name)).map((e) => e.name)
-        } catch {
-          // the folder vanished: the rescan reports it
-        }
-        if (names.length > 0) emit.chunk(Chunk.unsafeFromArray(names))
-        return { watcher, settling }
       }),
       ({ settling, watcher }) =>
         Effect.sync(() => {
