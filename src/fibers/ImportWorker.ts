@@ -63,7 +63,7 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
 
   yield* imports.removeOrphanOriginals()
   // what an export said about files that have left the watch folder (while the daemon was stopped) is of no use
-  yield* exportMetadata.keepOnly((yield* watchDir.queued()).map((file) => file.filename))
+  yield* exportMetadata.keepOnly(() => watchDir.waiting().map((file) => file.filename))
 
   /** Names taken from the queue and not yet done: released if the loop stops, so that a rescan offers them again. */
   const inFlight = new Set<string>()

@@ -7,6 +7,10 @@ import { REPO_DIR } from "../support/ChildDaemon.ts"
 import { runCli } from "./runCli.ts"
 
 const ESC = "\u001b["
+
+/** `script` (util-linux) gives the command a terminal; without it the colour test cannot run. */
+const HAS_SCRIPT = spawnSync("script", ["--version"]).status === 0
+if (!HAS_SCRIPT) console.warn("[command line] skipped: the colour test needs `script` (util-linux) to give the CLI a terminal")
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "waymark-cli-"))
 
 const noEmptyErrorLine = (output: string) => expect(output.split("\n").filter((l) => /^\[error\]\s*$/.test(l))).toEqual([])
@@ -49,7 +53,7 @@ describe("command line", () => {
     expect(result.stdout).not.toContain(ESC)
   })
 
-  it.skipIf(spawnSync("script", ["--version"]).status !== 0)("--help on a terminal is coloured unless NO_COLOR is set", () => {
+  it.skipIf(!HAS_SCRIPT)("--help on a terminal is coloured unless NO_COLOR is set", () => {
     const onTerminal = (env: string) =>
       spawnSync("script", ["-qec", `${env} ${path.join(REPO_DIR, "node_modules", ".bin", "tsx")} ${path.join(REPO_DIR, "src", "cli.ts")} --help`, "/dev/null"], {
         cwd: os.tmpdir(),

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Logger } from "effect"
+import { Duration, Effect } from "effect"
 import { MAX_IMPORT_MESSAGE_LENGTH } from "../../src/schema/ActivityLimits.ts"
 import { validateActivity } from "../../src/services/activities/validateActivity.ts"
 import { ParseLimits, ParseWorker } from "../../src/services/import/ParseWorker.ts"
 import { CORPUS_DIR, CORPUS_MISSING_MESSAGE } from "../support/corpus.ts"
 import { scopedRoot, servicesLayer } from "../support/ImportHarness.ts"
+import { loggedMessages } from "../support/loggedMessages.ts"
 import { corpusSources, mutatedFiles } from "./mutateActivityFile.ts"
 
 /**
@@ -23,10 +24,7 @@ describe.skipIf(!CORPUS_DIR)("fuzz: mutated activity files through the parse wor
   it.scopedLive(`${COUNT} mutated FIT, TCX and GPX files each end as valid activities or a clear failure, within the limits`, () =>
     Effect.gen(function*() {
       const root = yield* scopedRoot()
-      const logged: Array<string> = []
-      const collect = Logger.make(({ message }) => {
-        logged.push((Array.isArray(message) ? message : [message]).join(" "))
-      })
+      const { logged, layer: collectLogs } = loggedMessages()
       yield* Effect.gen(function*() {
         const worker = yield* ParseWorker
         const limits = yield* ParseLimits
@@ -57,7 +55,7 @@ describe.skipIf(!CORPUS_DIR)("fuzz: mutated activity files through the parse wor
         expect(outcomes.imported).toBeGreaterThan(COUNT / 20)
         expect(outcomes.failed).toBeGreaterThan(COUNT / 4)
         expect(logged.filter((l) => l.startsWith("parse worker replaced"))).toEqual([])
-      }).pipe(Effect.provide(servicesLayer(root)), Effect.provide(Logger.replace(Logger.defaultLogger, collect)))
+      }).pipe(Effect.provide(servicesLayer(root)), Effect.provide(collectLogs))
     }), { timeout: 60_000 })
 })
 

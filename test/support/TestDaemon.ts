@@ -256,6 +256,22 @@ export const seedActivity = (overrides: Partial<ActivityDraft> = {}, id = `activ
     return id
   })
 
+/**
+ * An activity row as an older version could have stored it, written with SQL past every check:
+ * a plain ride of 2022 with `values` over it.
+ */
+export const seedRawActivityRow = (id: string, values: Record<string, unknown>) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const row = {
+      id, start_time: Date.parse("2022-05-01T08:00:00Z"), start_date_local: "2022-05-01T10:00:00", sport_type: "Ride", name: "Old ride",
+      world_type: "realWorld", import_source: "fitFile", distance: 1000, elevation: 10, moving_time: 100, elapsed_time: 100,
+      average_speed: 10, max_speed: 20, is_commute: 0, passed_through_countries: "[]", has_gpx: 0, created_at: 0,
+      ...values
+    }
+    yield* sql`INSERT INTO activities ${sql.insert(row as Record<string, string | number | null>)}`
+  }).pipe(Effect.orDie)
+
 /** Stores gear through GearRepo.upsert; returns its id. */
 export const seedGear = (gear: { readonly id?: string; readonly name?: string; readonly type?: "imported" | "custom"; readonly isRetired?: boolean } = {}) =>
   Effect.gen(function*() {

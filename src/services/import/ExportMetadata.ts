@@ -29,10 +29,11 @@ export class ExportMetadata extends Effect.Service<ExportMetadata>()("services/i
       return row === undefined ? null : Either.getOrNull(decode(row.metadata))
     }, Effect.orDie)
 
-    /** Forgets what was kept about files no longer waiting in the watch folder. */
-    const keepOnly = Effect.fn("ExportMetadata.keepOnly")(function*(waiting: ReadonlyArray<string>) {
+    /** Forgets what was kept about files no longer waiting in the watch folder (listed only if anything is kept). */
+    const keepOnly = Effect.fn("ExportMetadata.keepOnly")(function*(waiting: () => ReadonlyArray<string>) {
       const kept = yield* sql<{ filename: string }>`SELECT filename FROM export_metadata`
-      const present = new Set(waiting)
+      if (kept.length === 0) return
+      const present = new Set(waiting())
       const gone = kept.map((row) => row.filename).filter((name) => !present.has(name))
       if (gone.length === 0) return
       yield* sql.withTransaction(Effect.forEach(gone, (filename) => sql`DELETE FROM export_metadata WHERE filename = ${filename}`, { discard: true }))

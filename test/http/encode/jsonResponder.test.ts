@@ -1,5 +1,4 @@
 import { describe, expect, it, layer } from "@effect/vitest"
-import { SqlClient } from "@effect/sql"
 import { Arbitrary, Effect, FastCheck as fc, Schema } from "effect"
 import { jsonResponder } from "../../../src/http/encode/jsonResponder.ts"
 import { Activity, ActivityList, FileImportList, Status } from "../../../src/schema/ApiModels.ts"
@@ -7,7 +6,7 @@ import { SPORT_TYPES } from "../../../src/schema/SportType.ts"
 import { ActivityRepo } from "../../../src/services/activities/ActivityRepo.ts"
 import { ACTIVITY_COLUMNS, type ActivityRow, activityRowOf, toActivity } from "../../../src/services/activities/ActivityRow.ts"
 import { FileImportRepo } from "../../../src/services/import/FileImportRepo.ts"
-import { makeDraft, seedActivity, send, TestDaemon } from "../../support/TestDaemon.ts"
+import { makeDraft, seedActivity, seedRawActivityRow, send, TestDaemon } from "../../support/TestDaemon.ts"
 
 /**
  * The list, activity and status responses are serialised as they are, without the framework's
@@ -131,17 +130,6 @@ const expectSchemaBytes = <A, I>(schema: Schema.Schema<A, I, never>, text: strin
   expect(text).toBe(schemaBytes(schema, value))
 }
 
-const insertRawRow = (id: string, values: Record<string, unknown>) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const row = {
-      id, start_time: Date.parse("2021-05-01T08:00:00Z"), start_date_local: "2021-05-01T10:00:00", sport_type: "Ride", name: "Old ride",
-      world_type: "realWorld", import_source: "fitFile", distance: 1000, elevation: 10, moving_time: 100, elapsed_time: 100,
-      average_speed: 10, max_speed: 20, is_commute: 0, passed_through_countries: "[]", has_gpx: 0, created_at: 0,
-      ...values
-    }
-    yield* sql`INSERT INTO activities ${sql.insert(row as Record<string, string | number | null>)}`
-  }).pipe(Effect.orDie)
 
 describe("jsonResponder in the API", () => {
   layer(TestDaemon.layer(), { excludeTestServices: true })((it) => {
@@ -151,11 +139,11 @@ describe("jsonResponder in the API", () => {
           yield* seedActivity(makeDraft({ name: "Plain \"ride\" \\ ünïcødé 🚴", description: "line\nbreak\u2028", deviceName: "Edge 530" })),
           yield* seedActivity(makeDraft({ startTime: Date.parse("2020-02-29T23:59:59Z"), startDateLocal: "2020-03-01T00:59:59", sportType: "Run", workoutType: "race", isCommute: true, calories: null, startLatLng: null, encodedPolyline: null }))
         ]
-        yield* insertRawRow("activity-huge", {
+        yield* seedRawActivityRow("activity-huge", {
           distance: 1.7976931348623157e308, elevation: Infinity, moving_time: -Infinity, elapsed_time: 1e300, average_speed: Infinity,
           max_speed: -0.0000001, calories: 1e308, kilojoules: Infinity, average_heart_rate: 140.5, max_power: -1e300, start_lat: -90, start_lng: 180
         })
-        yield* insertRawRow("activity-texts", {
+        yield* seedRawActivityRow("activity-texts", {
           start_time: Date.parse("2021-05-01T09:00:00Z"), name: "n".repeat(100_000), description: "😀".repeat(6_000), device_name: "\u0000\u001f",
           sport_type: "Hovercraft", world_type: "mars", import_source: "floppy", workout_type: "nap", passed_through_countries: "[\"ch\",7,null]",
           country_code: "ch", state: "Zürich", city: "Zürich", gear_id: null, encoded_polyline: "", start_lat: 95, start_lng: 3

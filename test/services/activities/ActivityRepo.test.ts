@@ -3,7 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { Split } from "../../../src/schema/ActivityDraft.ts"
 import { SQLITE_MAX_VARIABLES } from "../../../src/services/activities/ActivityRepo.ts"
-import { makeDraft, seedActivity, send, TestDaemon } from "../../support/TestDaemon.ts"
+import { makeDraft, seedActivity, seedRawActivityRow, send, TestDaemon } from "../../support/TestDaemon.ts"
 
 /**
  * ActivityRepo: inserts of any size, and reads that never fail on a stored row, whatever an
@@ -15,18 +15,6 @@ const split = (unit: Split["unit"], i: number): Split => ({
   elevationDifferenceInMeter: 0, averageSpeedInKmPerHour: 18, averageHeartRate: null
 })
 
-/** A row as an older version could have stored it, written with SQL. */
-const insertRawRow = (id: string, values: Record<string, unknown>) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const row = {
-      id, start_time: Date.parse("2022-05-01T08:00:00Z"), start_date_local: "2022-05-01T10:00:00", sport_type: "Ride", name: "Old ride",
-      world_type: "realWorld", import_source: "fitFile", distance: 1000, elevation: 10, moving_time: 100, elapsed_time: 100,
-      average_speed: 10, max_speed: 20, is_commute: 0, passed_through_countries: "[]", has_gpx: 0, created_at: 0,
-      ...values
-    }
-    yield* sql`INSERT INTO activities ${sql.insert(row as Record<string, string | number | null>)}`
-  }).pipe(Effect.orDie)
 
 describe("ActivityRepo", () => {
   layer(TestDaemon.layer(), { excludeTestServices: true })((it) => {
@@ -51,20 +39,20 @@ describe("ActivityRepo", () => {
     it.effect("GET /activities answers 200 over rows holding Infinity, 1e308, starts in the years 1000 and 2126, durations of millennia, huge texts and unknown words, each value brought within its type", () =>
       Effect.gen(function*() {
         const good = yield* seedActivity(makeDraft({ startTime: Date.parse("2022-05-02T08:00:00Z"), startDateLocal: "2022-05-02T10:00:00" }))
-        yield* insertRawRow("activity-huge", {
+        yield* seedRawActivityRow("activity-huge", {
           distance: 1.7976931348623157e308, elevation: Infinity, moving_time: -Infinity, elapsed_time: 1e300,
           average_speed: Infinity, max_speed: -Infinity, calories: 1e308, kilojoules: Infinity, average_heart_rate: 140.6,
           max_power: -1e300, start_lat: Infinity, start_lng: 3
         })
-        yield* insertRawRow("activity-texts", {
+        yield* seedRawActivityRow("activity-texts", {
           start_time: Date.parse("2022-05-01T09:00:00Z"), name: "n".repeat(100_000), description: "d".repeat(50_000),
           device_name: "x".repeat(100_000), sport_type: "Hovercraft", world_type: "mars", import_source: "floppy",
           workout_type: "nap", passed_through_countries: "not json", start_lat: 95, start_lng: 3
         })
         // starts in the year 1000, in 2126 and beyond what a date can hold; durations of millennia
-        yield* insertRawRow("activity-year-1000", { start_time: Date.UTC(1000, 0, 1, 8), start_date_local: "1000-01-01T09:00:00", elapsed_time: 1e11, moving_time: 1e11 })
-        yield* insertRawRow("activity-year-2126", { start_time: Date.UTC(2126, 0, 1, 8), start_date_local: "2126-01-01T09:00:00" })
-        yield* insertRawRow("activity-no-date", { start_time: 1e300, start_date_local: "+275760-09-13T00:00:00".repeat(100), elapsed_time: 3.2e16 })
+        yield* seedRawActivityRow("activity-year-1000", { start_time: Date.UTC(1000, 0, 1, 8), start_date_local: "1000-01-01T09:00:00", elapsed_time: 1e11, moving_time: 1e11 })
+        yield* seedRawActivityRow("activity-year-2126", { start_time: Date.UTC(2126, 0, 1, 8), start_date_local: "2126-01-01T09:00:00" })
+        yield* seedRawActivityRow("activity-no-date", { start_time: 1e300, start_date_local: "+275760-09-13T00:00:00".repeat(100), elapsed_time: 3.2e16 })
         const answer = yield* send("GET", "/api/v1/activities?pagination[size]=100")
         expect(answer.status).toBe(200)
         const byId = new Map<string, any>(answer.json.activities.map((a: any) => [a.id, a]))

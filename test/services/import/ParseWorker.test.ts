@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Logger, LogLevel } from "effect"
 import { ParseWorker, ParseLimits } from "../../../src/services/import/ParseWorker.ts"
 import { dayStart, fitActivity, scopedRoot, servicesLayer } from "../../support/ImportHarness.ts"
+import { loggedMessages } from "../../support/loggedMessages.ts"
 
 const DEFAULTS = { timeout: Duration.seconds(10), heapMb: 512, recycleAfterIdle: Duration.seconds(10) }
 const smallRide = () => fitActivity({ start: dayStart(1), seconds: 600 })
@@ -11,10 +12,7 @@ describe("ParseWorker (the parse worker)", () => {
   it.scopedLive("a file over the time limit fails with a message saying so and the replacement is logged; a fresh worker parses the next file", () =>
     Effect.gen(function*() {
       const root = yield* scopedRoot()
-      const logged: Array<string> = []
-      const collect = Logger.make(({ message }) => {
-        logged.push((Array.isArray(message) ? message : [message]).join(" "))
-      })
+      const { logged, layer: collectLogs } = loggedMessages()
       yield* Effect.gen(function*() {
         const files = yield* ParseWorker
         const slow = yield* files.parse(longRide(10), "fit", "ten-hours.fit").pipe(
@@ -27,7 +25,7 @@ describe("ParseWorker (the parse worker)", () => {
         expect(next).toHaveLength(1)
         expect(next[0]!.movingTimeInSeconds).toBe(600)
         expect(logged).toHaveLength(1)
-      }).pipe(Effect.provide(servicesLayer(root)), Effect.provide(Logger.replace(Logger.defaultLogger, collect)))
+      }).pipe(Effect.provide(servicesLayer(root)), Effect.provide(collectLogs))
     }), { timeout: 60_000 })
 
   it.scopedLive("a file that exhausts the worker's heap fails as too large; a fresh worker parses the next file", () =>
@@ -51,6 +49,7 @@ describe("ParseWorker (the parse worker)", () => {
       const root = yield* scopedRoot()
       const recycled: Array<number> = []
       const collect = Logger.make(({ message }) => {
+        // when, not only what: the recycling must wait for the idle time
         if ((Array.isArray(message) ? message : [message]).join(" ") === "parse worker recycled after idle") recycled.push(Date.now())
       })
       yield* Effect.gen(function*() {
