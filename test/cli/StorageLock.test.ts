@@ -1,13 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { spawnSync } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { startChildDaemon } from "../support/ChildDaemon.ts"
+import { REPO_DIR, startChildDaemon } from "../support/ChildDaemon.ts"
 import { freePort } from "../support/freePort.ts"
 import { generateApiKey } from "../../src/services/platform/ApiKey.ts"
-import { acquireStorageLock, LOCK_FILE_NAME } from "../../src/services/platform/StorageLock.ts"
+import { acquireStorageLock, isProcessRunning, LOCK_FILE_NAME } from "../../src/services/platform/StorageLock.ts"
 import { runDaemonToExit } from "./runDaemon.ts"
 
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "waymark-lock-"))
@@ -15,7 +15,75 @@ const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "waymark-lock-"))
 /** The pid of a process that has already exited. */
 const deadPid = () => spawnSync(process.execPath, ["-e", "process.pid"]).pid!
 
+/** The state letter of `/proc/<pid>/stat` (Z for a zombie). */
+const procState = (pid: number) => {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+  return stat[stat.lastIndexOf(")") + 2]
+}
+
+/**
+ * Runs `command` in the background under a parent that never reaps it (`sh` replaced by
+ * `sleep` through exec): once it ends, it stays a zombie until the parent is killed.
+ * Returns the command's pid and the parent.
+ */
+const underNonReapingParent = (command: ReadonlyArray<string>, env: Record<string, string>) =>
+  Effect.acquireRelease(
+    Effect.async<{ pid: number; parent: ReturnType<typeof spawn> }>((resume) => {
+      const parent = spawn("sh", ["-c", '"$@" >/dev/null 2>&1 & echo $!; exec sleep 300', "sh", ...command], {
+        env: { PATH: process.env.PATH ?? "", HOME: os.tmpdir(), ...env },
+        stdio: ["ignore", "pipe", "ignore"]
+      })
+      parent.stdout!.once("data", (chunk: Buffer) => resume(Effect.succeed({ pid: Number(chunk.toString().trim()), parent })))
+    }),
+    ({ parent }) => Effect.sync(() => parent.kill("SIGKILL"))
+  )
+
+const waitUntil = (check: () => boolean, what: string) =>
+  Effect.gen(function*() {
+    const deadline = Date.now() + 45_000
+    while (!check()) {
+      if (Date.now() > deadline) return yield* Effect.dieMessage(`timed out waiting for ${what}`)
+      yield* Effect.sleep("50 millis")
+    }
+  })
+
 describe("storage lock", () => {
+  it.scopedLive("a zombie holder (killed, not yet reaped) counts as gone", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
+      const { pid } = yield* underNonReapingParent(["sleep", "0.3"], {})
+      yield* waitUntil(() => procState(pid) === "Z", "the zombie")
+      expect(isProcessRunning(pid)).toBe(false)
+      fs.writeFileSync(path.join(dir, LOCK_FILE_NAME), JSON.stringify({ pid, hostname: os.hostname(), startedAt: "" }))
+      const taken = acquireStorageLock(dir)
+      expect(taken._tag).toBe("Acquired")
+      if (taken._tag === "Acquired") taken.release()
+    }))
+
+  it.scopedLive("a daemon killed with kill -9 and not yet reaped leaves a lock the next start takes over at once", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
+      const key = generateApiKey()
+      const env = { STORAGE_DIR: path.join(dir, "storage"), WATCH_DIR: path.join(dir, "watch"), SERVICE_API_KEY: key, TZ: "UTC" }
+      const loader = new URL(`file://${path.join(REPO_DIR, "node_modules", "tsx", "dist", "loader.mjs")}`).href
+      const port = yield* freePort
+      const first = yield* underNonReapingParent([process.execPath, "--import", loader, path.join(REPO_DIR, "src", "main.ts")], {
+        ...env,
+        PORT: String(port),
+        HOST: "127.0.0.1"
+      })
+      const lockFile = path.join(dir, "storage", LOCK_FILE_NAME)
+      yield* waitUntil(() => fs.existsSync(lockFile) && JSON.parse(fs.readFileSync(lockFile, "utf8")).pid === first.pid, "the first daemon's lock")
+      process.kill(first.pid, "SIGKILL")
+      yield* waitUntil(() => procState(first.pid) === "Z", "the killed daemon to be a zombie")
+      const second = yield* startChildDaemon({ apiKey: key, env })
+      expect((yield* second.get("/api/v1/status")).status).toBe(200)
+      expect(JSON.parse(fs.readFileSync(lockFile, "utf8")).pid).toBe(second.pid)
+    }), 120_000)
+
+
   it("a lock held by a live process is refused with its holder; a dead holder's lock is taken over", () => {
     const dir = tempDir()
     const file = path.join(dir, LOCK_FILE_NAME)

@@ -5,7 +5,8 @@ import * as path from "node:path"
 /**
  * One daemon per storage folder: `<STORAGE_DIR>/waymark.lock` holds the pid of the daemon
  * that owns the folder for the life of its process. A lock whose process is gone (a crash,
- * `kill -9`) is taken over; a live one stops the second daemon before it opens anything.
+ * `kill -9`, a zombie its parent has not reaped yet) is taken over; a live one stops the
+ * second daemon before it opens anything. `acquirePidLock` is the same rule for any lock file.
  */
 export const LOCK_FILE_NAME = "waymark.lock"
 
@@ -19,14 +20,33 @@ export type LockResult =
   | { readonly _tag: "Acquired"; readonly file: string; readonly release: () => void }
   | { readonly _tag: "Held"; readonly file: string; readonly holder: LockHolder }
 
-const isAlive = (pid: number): boolean => {
+/**
+ * The state letter of `/proc/<pid>/stat` ("R", "S", "Z", ...), or undefined where there is
+ * no procfs. The command name in parentheses may itself hold spaces and parentheses: the
+ * state follows the last ")".
+ */
+const procState = (pid: number): string | undefined => {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) || undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Whether `pid` still runs. A zombie (killed, not yet reaped by its parent: for about a
+ * second after `kill -9` under a container's init) has released everything and counts as gone.
+ */
+export const isProcessRunning = (pid: number): boolean => {
   try {
     process.kill(pid, 0)
-    return true
   } catch (e) {
     // EPERM: the process exists but belongs to another user
-    return (e as NodeJS.ErrnoException).code === "EPERM"
+    if ((e as NodeJS.ErrnoException).code !== "EPERM") return false
   }
+  const state = procState(pid)
+  return state !== "Z" && state !== "X"
 }
 
 const readHolder = (file: string): LockHolder | null => {
@@ -44,20 +64,23 @@ const readHolder = (file: string): LockHolder | null => {
  * host name is only shown: a recreated container has a new one, and its old lock must not
  * block it forever.
  */
-const isStale = (holder: LockHolder | null): boolean => holder === null || holder.pid === process.pid || !isAlive(holder.pid)
+const isStale = (holder: LockHolder | null): boolean => holder === null || holder.pid === process.pid || !isProcessRunning(holder.pid)
 
-export const acquireStorageLock = (storageDir: string): LockResult => {
-  const file = path.join(storageDir, LOCK_FILE_NAME)
+/**
+ * Takes `file` for this process (its pid, host and start time inside) unless a running
+ * process holds it; released by `release` or when the process exits. The folder must exist.
+ */
+export const acquirePidLock = (file: string): LockResult => {
   const me: LockHolder = { pid: process.pid, hostname: os.hostname(), startedAt: new Date().toISOString() }
-  fs.mkdirSync(storageDir, { recursive: true })
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      // "wx": created only if absent, so two daemons starting together cannot both win
+      // "wx": created only if absent, so two processes starting together cannot both win
       fs.writeFileSync(file, JSON.stringify(me) + "\n", { flag: "wx" })
       let released = false
       const release = () => {
         if (released) return
         released = true
+        process.removeListener("exit", release)
         if (readHolder(file)?.pid === process.pid) fs.rmSync(file, { force: true })
       }
       process.once("exit", release)
@@ -71,4 +94,9 @@ export const acquireStorageLock = (storageDir: string): LockResult => {
   }
   const holder = readHolder(file)
   return { _tag: "Held", file, holder: holder ?? { pid: -1, hostname: "", startedAt: "" } }
+}
+
+export const acquireStorageLock = (storageDir: string): LockResult => {
+  fs.mkdirSync(storageDir, { recursive: true })
+  return acquirePidLock(path.join(storageDir, LOCK_FILE_NAME))
 }
