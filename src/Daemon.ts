@@ -15,63 +15,16 @@ import { makeHttpApp } from "./http/ApiLive.ts"
 import { type BodyLimitRule, makeBodyLimit, uploadBodyRules } from "./http/BodyLimits.ts"
 import { DirectRoutes } from "./http/DirectRoutes.ts"
 import { makeNodeServer } from "./http/NodeListener.ts"
-import { ParseWorker } from "./services/import/ParseWorker.ts"
-import { ActivityReads } from "./services/activities/ActivityReads.ts"
-import { ActivityRepo } from "./services/activities/ActivityRepo.ts"
-import { ActivityRemoval } from "./services/activities/ActivityRemoval.ts"
-import { ApiKey } from "./services/platform/ApiKey.ts"
 import { AppConfig } from "./services/platform/AppConfig.ts"
-import { DatabaseLive } from "./services/platform/Database.ts"
-import { ReadConnection } from "./services/platform/ReadConnection.ts"
-import { FileImportReads } from "./services/import/FileImportReads.ts"
-import { FileImportRepo } from "./services/import/FileImportRepo.ts"
-import { GearRepo } from "./services/activities/GearRepo.ts"
-import { ImageStore } from "./services/activities/ImageStore.ts"
-import { ExportMetadata } from "./services/import/ExportMetadata.ts"
-import { ImportQueue } from "./services/import/ImportQueue.ts"
-import { ImportService } from "./services/import/ImportService.ts"
-import { inChannel, LogsLive } from "./services/platform/Logs.ts"
-import { StoragePaths } from "./services/platform/StoragePaths.ts"
-import { Supervisor } from "./services/platform/Supervisor.ts"
+import { inChannel } from "./services/platform/Logs.ts"
+import { LoggingLive, ServicesLive } from "./Layers.ts"
 import { TelemetryLive } from "./services/platform/Telemetry.ts"
-import { WatchDirectory } from "./services/import/WatchDirectory.ts"
-import { WeightRepo } from "./services/activities/WeightRepo.ts"
 import { VERSION } from "./version.ts"
 
 /**
- * The daemon's one composition root: configuration, storage and database, the services,
- * and the supervised tree (HTTP server and background fibers), launched as one layer.
+ * The daemon's composition root: the shared services (src/Layers.ts) under the supervised
+ * tree (HTTP server and background fibers), launched as one layer by the entry point.
  */
-
-const FoundationLive = StoragePaths.Default.pipe(Layer.provideMerge(AppConfig.Default))
-
-const StorageLive = ReadConnection.Default.pipe(Layer.provideMerge(DatabaseLive), Layer.provideMerge(FoundationLive))
-
-const ReadsLive = Layer.merge(ActivityReads.Default, FileImportReads.Default).pipe(Layer.provideMerge(StorageLive))
-
-const RepositoriesLive = Layer.mergeAll(
-  ActivityRepo.Default,
-  FileImportRepo.Default,
-  GearRepo.Default,
-  WeightRepo.Default,
-  ApiKey.DefaultWithoutDependencies,
-  ImageStore.DefaultWithoutDependencies,
-  WatchDirectory.DefaultWithoutDependencies,
-  ParseWorker.Default,
-  ImportQueue.Default,
-  ExportMetadata.Default,
-  Supervisor.Default
-).pipe(Layer.provideMerge(ReadsLive))
-
-export const ServicesLive = Layer.mergeAll(ImportService.Default, ActivityRemoval.Default).pipe(Layer.provideMerge(RepositoriesLive))
-
-const LoggingLive = Layer.unwrapEffect(
-  Effect.gen(function*() {
-    const config = yield* AppConfig
-    const paths = yield* StoragePaths
-    return LogsLive({ logsDir: paths.logsDir, format: config.logFormat, level: config.logLevel })
-  })
-).pipe(Layer.provide(FoundationLive))
 
 /** The whole daemon around a given HTTP server layer (a real listener, or a test one). */
 export type ServerServices = HttpServer.HttpServer | HttpPlatform.HttpPlatform | Etag.Generator | FileSystem.FileSystem | Path.Path

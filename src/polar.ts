@@ -1,33 +1,13 @@
 import { Command } from "@effect/cli"
-import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Cause, Effect, Exit } from "effect"
-import { polarCommand } from "./connectors/polar/PolarCommands.ts"
-import { VERSION } from "./version.ts"
+import { runCommandLine } from "./cli/CliRuntime.ts"
+import { polarCommand, polarSubcommands } from "./connectors/polar/PolarCommands.ts"
 
 /**
  * Entry of the Polar connector: `node dist/polar.js [login | sync-once [--dry-run] | status |
- * webhook register|show|delete]`; without a subcommand it runs until stopped (SIGTERM).
+ * webhook register|show|delete | help]`; without a subcommand it runs until stopped (SIGTERM).
+ * Exit codes as every Waymark command line: 0 done, 1 failed, 2 called wrongly.
  */
-
-const cli = Command.run(polarCommand, { name: "polar", version: `v${VERSION}` })
-
-cli(process.argv).pipe(
-  Effect.catchTag("CommandFailed", (e) =>
-    Effect.sync(() => {
-      process.stderr.write(`${e.message}\n`)
-      process.exitCode = 1
-    })),
-  Effect.provide(NodeContext.layer),
-  NodeRuntime.runMain({
-    disablePrettyLogger: true,
-    disableErrorReporting: false,
-    // the HTTP client may keep idle connections: the process ends when its work has
-    teardown: (exit, onExit) => {
-      const failed = Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)
-      const code = failed ? 1 : typeof process.exitCode === "number" ? process.exitCode : 0
-      onExit(code)
-      process.exit(code)
-    }
-  })
-)
+runCommandLine(polarCommand as Command.Command<any, any, any, any>, polarSubcommands, process.argv, {
+  name: "polar",
+  invocation: "node dist/polar.js"
+})

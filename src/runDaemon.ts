@@ -1,42 +1,34 @@
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Cause, ConfigError, Effect, Layer, Option } from "effect"
+import { Cause, Layer, Option } from "effect"
 import * as path from "node:path"
 import { DaemonLive } from "./Daemon.ts"
-import { appConfig, configProblems } from "./services/platform/AppConfig.ts"
+import { checkedSettings, EXIT_FAILURE, runProgram, type Say } from "./EntryPoint.ts"
+import { appConfig } from "./services/platform/AppConfig.ts"
 import { envFilePath, loadEnvFile } from "./services/platform/EnvFile.ts"
 import { startupProblems } from "./services/platform/StartupChecks.ts"
 import { describeStartupFailure, writeDaemonLog } from "./services/platform/StartupFailure.ts"
 import { acquireStorageLock } from "./services/platform/StorageLock.ts"
+import { VERSION } from "./version.ts"
 
 /**
  * Starts the daemon: settings come from the environment, then from ./.env for what the
  * environment leaves unset; they are checked first (every problem at once, exit code 1).
  * One daemon per storage folder: a second one exits before it opens anything. A start that
- * fails says why in one sentence, on stderr and in the `daemon` log, and exits with code 1.
+ * fails says why in one sentence, on stderr and in the `daemon` log, and exits with code 1;
+ * a stop (SIGTERM) is the daemon log's last line.
  */
 
-const stop = (message: string, logsDir?: string, detail?: string): never => {
+const fail = (message: string, logsDir?: string): never => {
   process.stderr.write(`waymark: ${message}\n`)
-  if (logsDir !== undefined) writeDaemonLog(logsDir, "FATAL", message, detail)
-  process.exit(1)
+  if (logsDir !== undefined) writeDaemonLog(logsDir, "FATAL", message)
+  process.exit(EXIT_FAILURE)
 }
 
 try {
   loadEnvFile(envFilePath())
 } catch (e) {
-  stop(`${envFilePath()} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): fix its permissions or remove it.`)
+  fail(`${envFilePath()} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): fix its permissions or remove it.`)
 }
-const validated = Effect.runSync(Effect.either(appConfig))
-const problems = [
-  ...(validated._tag === "Left" ? (ConfigError.isConfigError(validated.left) ? configProblems(validated.left) : [String(validated.left)]) : []),
-  ...startupProblems(process.env)
-]
-if (validated._tag === "Left" || problems.length > 0) {
-  process.stderr.write(`waymark: invalid configuration (${problems.length} problem${problems.length === 1 ? "" : "s"}):\n`)
-  for (const problem of problems) process.stderr.write(`  - ${problem}\n`)
-  process.exit(1)
-}
-const config = validated.right
+const config = checkedSettings("waymark", appConfig, () => startupProblems(process.env))
 // where the daemon channel is written (the StoragePaths layout), usable before any layer exists
 const logsDir = path.join(config.storageDir, "files", "logs")
 
@@ -45,11 +37,11 @@ try {
   lock = acquireStorageLock(config.storageDir)
 } catch (e) {
   const error = e as NodeJS.ErrnoException
-  lock = stop(`Cannot use the storage folder ${config.storageDir} (${error.code ?? error.message}): make it writable for this user, or set STORAGE_DIR to a writable folder.`)
+  lock = fail(`Cannot use the storage folder ${config.storageDir} (${error.code ?? error.message}): make it writable for this user, or set STORAGE_DIR to a writable folder.`)
 }
 if (lock._tag === "Held") {
   const { holder } = lock
-  stop(
+  fail(
     `another Waymark daemon (pid ${holder.pid}${holder.startedAt ? `, started ${holder.startedAt}` : ""}) already uses the storage folder ${config.storageDir}: stop it, or set STORAGE_DIR to another folder (lock file ${lock.file}).`,
     logsDir
   )
@@ -60,14 +52,23 @@ if (Option.isNone(config.apiKey)) {
   process.stderr.write("waymark: SERVICE_API_KEY is not set: the API answers 401 until it is (npm run cli -- app:setup writes one into .env)\n")
 }
 
-Layer.launch(DaemonLive).pipe(
-  Effect.catchAllCause((cause) =>
-    Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : Effect.sync(() => {
-      const message = describeStartupFailure(cause, config)
-      process.stderr.write(`waymark: ${message}\n`)
-      writeDaemonLog(logsDir, "FATAL", message, Cause.pretty(cause, { renderErrorCause: true }))
-    }).pipe(Effect.zipRight(Effect.failCause(cause)))
-  ),
-  Effect.ensuring(Effect.sync(release)),
-  NodeRuntime.runMain({ disablePrettyLogger: true, disableErrorReporting: true })
-)
+/** The daemon's own lines once its logger is gone: stdout as LOG_FORMAT says, stderr for a failure, and the `daemon` log. */
+const say: Say = (level, message, detail) => {
+  if (level === "FATAL") process.stderr.write(`waymark: ${message}\n`)
+  else {
+    const timestamp = new Date().toISOString()
+    process.stdout.write(
+      (config.logFormat === "json"
+        ? JSON.stringify({ timestamp, level, channel: "daemon", message, annotations: {}, spans: {} })
+        : `${timestamp} ${level.padEnd(5)} [daemon] ${message}`) + "\n"
+    )
+  }
+  writeDaemonLog(logsDir, level, message, detail)
+}
+
+runProgram(Layer.launch(DaemonLive), {
+  title: `waymark v${VERSION}`,
+  say,
+  describeFailure: (cause: Cause.Cause<unknown>) => describeStartupFailure(cause, config),
+  finally: release
+})

@@ -3,6 +3,7 @@ import * as Terminal from "@effect/platform/Terminal"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, ConfigError, Data, Effect, Layer, Option } from "effect"
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, stoppedBy, watchStopSignals } from "../EntryPoint.ts"
 import { configProblems } from "../services/platform/AppConfig.ts"
 import { VERSION } from "../version.ts"
 
@@ -12,9 +13,7 @@ import { VERSION } from "../version.ts"
  * line per error on stderr; no colour codes when stdout is not a terminal or NO_COLOR is set;
  * never a prompt without a terminal.
  */
-export const EXIT_OK = 0
-export const EXIT_FAILURE = 1
-export const EXIT_USAGE = 2
+export { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "../EntryPoint.ts"
 
 /** A prompt was needed while stdin is not a terminal. */
 export class NoTerminal extends Data.TaggedError("NoTerminal") {}
@@ -36,16 +35,28 @@ const PromptOnlyOnTerminal = Layer.effect(
 const commandNamed = (commands: ReadonlyArray<Command.Command<any, any, any, any>>, name: string | undefined) =>
   commands.find((c) => Command.getNames(c).pipe((names) => name !== undefined && [...names].includes(name)))
 
+/** The tool as its usage lines name it, and how a person runs it ("npm run cli --"). */
+export interface Tool {
+  readonly name: string
+  readonly invocation: string
+}
+
+const WAYMARK: Tool = { name: "waymark", invocation: "npm run cli --" }
+
 /** "Usage: waymark <command> [options] <args>" of the command named in argv, or of the whole tool. */
-const usageLine = (commands: ReadonlyArray<Command.Command<any, any, any, any>>, name: string | undefined) => {
+const usageLine = (tool: Tool, commands: ReadonlyArray<Command.Command<any, any, any, any>>, name: string | undefined) => {
   const command = commandNamed(commands, name)
   if (command === undefined) {
     const names = commands.flatMap((c) => [...Command.getNames(c)])
-    return `Usage: waymark <command> [options], one of: ${names.join(", ")}\nMore: npm run cli -- --help`
+    return `Usage: ${tool.name} <command> [options], one of: ${names.join(", ")}\nMore: ${tool.invocation} --help`
   }
   const usage = HelpDoc.toAnsiText(Usage.getHelp(Command.getUsage(command))).replace(ANSI, "").replace(/\s+/g, " ").trim()
-  return `Usage: waymark ${usage}\nMore: npm run cli -- ${name} --help`
+  return `Usage: ${tool.name} ${usage}\nMore: ${tool.invocation} ${name} --help`
 }
+
+/** `help` and `help <command>` as the words for `--help` and `<command> --help`, unless a command is named help. */
+const helpWord = (commands: ReadonlyArray<Command.Command<any, any, any, any>>, argv: ReadonlyArray<string>) =>
+  argv[2] === "help" && commandNamed(commands, "help") === undefined ? [...argv.slice(0, 2), ...argv.slice(3), "--help"] : argv
 
 const plainMessage = (error: unknown): string => {
   if (ConfigError.isConfigError(error)) return `invalid configuration: ${configProblems(error).join("; ")}`
@@ -59,27 +70,35 @@ const plainMessage = (error: unknown): string => {
 export const runCommandLine = (
   root: Command.Command<any, any, any, any>,
   commands: ReadonlyArray<Command.Command<any, any, any, any>>,
-  argv: ReadonlyArray<string>
+  givenArgv: ReadonlyArray<string>,
+  tool: Tool = WAYMARK
 ) => {
+  watchStopSignals()
+  const argv = helpWord(commands, givenArgv)
   let code = EXIT_OK
   const exitWith = (next: number, line?: string) =>
     Effect.sync(() => {
       code = next
       if (line !== undefined) process.stderr.write(`${line}\n`)
     })
-  const program = Command.run(root, { name: "waymark", version: `v${VERSION}` })(argv).pipe(
+  const program = Command.run(root, { name: tool.name, version: `v${VERSION}` })(argv).pipe(
     Effect.catchAllCause((cause): Effect.Effect<void> => {
-      if (Cause.isInterruptedOnly(cause)) return exitWith(130)
+      // a long-running command asked to stop by its service manager has done what it should
+      if (Cause.isInterruptedOnly(cause)) return exitWith(stoppedBy() === "SIGTERM" ? EXIT_OK : 130)
       const failure = Option.getOrUndefined(Cause.failureOption(cause))
       if (ValidationError.isValidationError(failure)) {
         // @effect/cli has printed what is wrong already
-        return exitWith(EXIT_USAGE, usageLine(commands, argv[2]))
+        return exitWith(EXIT_USAGE, usageLine(tool, commands, argv[2]))
       }
       if (Cause.dieOption(cause).pipe(Option.exists((d) => d instanceof NoTerminal))) {
         return exitWith(EXIT_USAGE, "This command asks for a confirmation, but there is no terminal to ask on: pass --yes to confirm.")
       }
       // a command's own failure has said what failed on its output channel already
       if (typeof failure === "object" && failure !== null && (failure as { _tag?: unknown })._tag === "StravaCommandError") return exitWith(EXIT_FAILURE)
+      // a command's own sentence, already in the tool's words
+      if (typeof failure === "object" && failure !== null && (failure as { _tag?: unknown })._tag === "CommandFailed") {
+        return exitWith(EXIT_FAILURE, String((failure as { message?: unknown }).message))
+      }
       const error = failure ?? Option.getOrUndefined(Cause.dieOption(cause))
       return exitWith(EXIT_FAILURE, `error: ${error === undefined ? Cause.pretty(cause).split("\n")[0] : plainMessage(error)}`)
     }),
@@ -100,6 +119,10 @@ export const runCommandLine = (
   NodeRuntime.runMain(withPlainConsole, {
     disablePrettyLogger: true,
     disableErrorReporting: true,
-    teardown: (_exit, onExit) => onExit(code)
+    // an HTTP client may keep idle connections open: the process ends when its work has
+    teardown: (_exit, onExit) => {
+      onExit(code)
+      process.exit(code)
+    }
   })
 }

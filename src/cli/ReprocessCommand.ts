@@ -1,6 +1,6 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Layer } from "effect"
-import { ServicesLive } from "../Daemon.ts"
+import { ServicesLive } from "../Layers.ts"
 import { ActivityReprocess, ReprocessError } from "../services/import/ActivityReprocess.ts"
 
 /** A progress line at most this often, so that a long run shows it is going on. */

@@ -1,4 +1,4 @@
-import { Cause, Clock, Duration, Effect, Exit, Layer, Stream } from "effect"
+import { Cause, Clock, Duration, Effect, Exit, Layer, LogLevel, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import * as path from "node:path"
 import { createHash } from "node:crypto"
@@ -140,7 +140,11 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
   const report = (filename: string, outcome: ImportOutcome | null, parseMillis: number | null) =>
     outcome === null
       ? Effect.void
-      : Effect.logInfo(`imported "${filename}": ${outcome.status}${outcome.errorMessage ? ` (${outcome.errorMessage})` : ""}`).pipe(
+      // a file that could not be imported is something to look at: a warning, not news
+      : Effect.logWithLevel(
+        outcome.status === "failed" ? LogLevel.Warning : LogLevel.Info,
+        `imported "${filename}": ${outcome.status}${outcome.errorMessage ? ` (${outcome.errorMessage})` : ""}`
+      ).pipe(
         Effect.annotateLogs({
           fileImportId: outcome.fileImportId,
           activityIds: outcome.activityIds.join(","),

@@ -1,5 +1,8 @@
 import { Command, Options } from "@effect/cli"
-import { Data, Effect, Layer, Option } from "effect"
+import { Cause, Data, Effect, Layer, Option } from "effect"
+import { announceStop, sayOnConsole } from "../../EntryPoint.ts"
+import { describeStartupFailure } from "../../services/platform/StartupFailure.ts"
+import { VERSION } from "../../version.ts"
 import * as readline from "node:readline"
 import { type InvalidSettings, load } from "../../services/platform/Settings.ts"
 import { PolarAuthorization } from "./PolarAuthorization.ts"
@@ -161,16 +164,32 @@ const webhook = Command.make("webhook").pipe(
   Command.withDescription("Manage the EXERCISE webhook")
 )
 
+export const polarSubcommands = [login, syncOnce, status, webhook] as const
+
+/** The connector's own sentence for a failed run: a busy port named with HTTP_ADDR. */
+const runFailure = (config: PolarConfigShape) => (cause: Cause.Cause<unknown>) =>
+  new CommandFailed({
+    message: describeStartupFailure(cause, {
+      port: Option.match(config.httpAddr, { onNone: () => 0, onSome: (a) => a.port }),
+      host: Option.match(config.httpAddr, { onNone: () => "", onSome: (a) => a.host }),
+      storageDir: config.stateDir,
+      watchDir: config.watchDir,
+      program: "The Polar connector",
+      listenSetting: { name: "HTTP_ADDR", holds: "host:port (or off)" }
+    })
+  })
+
 export const polarCommand = Command.make("polar", {}, () =>
   Effect.gen(function*() {
     const config = yield* checkedConfig
     const notes = applyProcessSettings(config)
     yield* Effect.forEach(notes, (note) => Effect.logInfo(note)).pipe(
       Effect.zipRight(runProcess),
-      Effect.mapError((e) => new CommandFailed({ message: e.message })),
+      Effect.catchAllCause((cause) => Cause.isInterruptedOnly(cause) ? Effect.failCause(cause as Cause.Cause<never>) : Effect.fail(runFailure(config)(cause))),
+      announceStop(`the Polar connector v${VERSION}`, sayOnConsole("polar")),
       Effect.provide(loggingFor(config))
     )
   })).pipe(
     Command.withDescription("Polar connector: delivers Polar exercises into the watch folder (runs until stopped)"),
-    Command.withSubcommands([login, syncOnce, status, webhook])
+    Command.withSubcommands(polarSubcommands)
   )

@@ -62,7 +62,7 @@ export const polarConfig = Config.all({
   clientSecret: Settings.secret("PROVIDER_A_CLIENT_SECRET", { aliases: ["POLAR_CLIENT_SECRET"] }),
   publicUrl: Config.option(Settings.url("PUBLIC_URL")),
   redirectUri,
-  watchDir: Settings.filePath("WATCH_DIR", { default: "/watch" }),
+  watchDir: Settings.folderInExisting("WATCH_DIR", { default: "/watch" }),
   stateDir: Settings.filePath("STATE_DIR", { default: "/state" }),
   tokensDir: Settings.filePath("POLAR_TOKENS", { default: "/tokens" }),
   since,

@@ -69,7 +69,8 @@ const WebhookLoopLive = Layer.scopedDiscard(
 /** The long-running process around the services; the HTTP server is up before the webhook is registered. */
 export const PolarProcessLive = Layer.mergeAll(
   PolarHttpLive,
-  PollerLoopLive,
+  // the listener first: a busy port stops the start before any cycle runs
+  PollerLoopLive.pipe(Layer.provide(PolarHttpLive)),
   WebhookLoopLive.pipe(Layer.provide(PolarHttpLive))
 )
 

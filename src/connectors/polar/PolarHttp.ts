@@ -5,6 +5,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Chunk, Effect, Either, Layer, Option, Schema, Stream } from "effect"
 import { createServer } from "node:http"
+import { healthStatusCode } from "../kit/ConnectorHealth.ts"
 import { PolarAuthorization } from "./PolarAuthorization.ts"
 import { PolarConfig } from "./PolarConfig.ts"
 import { PolarPoller } from "./PolarPoller.ts"
@@ -132,7 +133,7 @@ export const makeRouter = Effect.gen(function*() {
   })
 
   const router = HttpRouter.empty.pipe(
-    HttpRouter.get("/healthz", Effect.map(status.health, (h) => json(h, h.healthy ? 200 : 503))),
+    HttpRouter.get("/healthz", Effect.map(status.health, (h) => json(h, healthStatusCode(h)))),
     HttpRouter.get("/status", Effect.map(status.status, (s) => json(s))),
     HttpRouter.get(
       "/authorize",

@@ -1,3 +1,4 @@
+import type { ConnectorHealth } from "../kit/ConnectorHealth.ts"
 import { Clock, DateTime, Duration, Effect, Option } from "effect"
 import { shortLongStatus, type ShortLongStatus } from "../kit/RateLimit.ts"
 import { candidatesOf, countsOf, type LedgerCounts, PolarLedger } from "./Ledger.ts"
@@ -33,16 +34,13 @@ export interface PolarStatusBody {
   readonly rateLimit: ShortLongStatus
 }
 
-export interface HealthBody {
-  readonly healthy: boolean
-  readonly checks: {
-    readonly authorization: AuthorizationState
-    readonly lastSuccessfulSync: string | null
-    /** the latest moment a completed cycle may date from for the connector to be healthy */
-    readonly syncDueBy: string
-    readonly syncRecent: boolean
-  }
-}
+export type HealthBody = ConnectorHealth<{
+  readonly authorization: AuthorizationState
+  readonly lastSuccessfulSync: string | null
+  /** the latest moment a completed cycle may date from for the connector to be healthy */
+  readonly syncDueBy: string
+  readonly syncRecent: boolean
+}>
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
@@ -68,9 +66,15 @@ export class PolarStatus extends Effect.Service<PolarStatus>()("connectors/polar
       const lastSuccessfulSync = Number.isFinite(last) ? iso(last) : null
       const reference = Math.max(poller.startedAt, Number.isFinite(last) ? last : 0)
       const syncRecent = now - reference <= window
-      const { authorization: auth } = yield* authorization.view
+      const { authorization: auth, authorizationError } = yield* authorization.view
+      const reason = auth !== "ok"
+        ? authorizationError ?? `authorization ${auth}`
+        : syncRecent
+        ? null
+        : `no cycle has completed since ${iso(reference)} (due by ${iso(reference + window)})`
       return {
-        healthy: auth === "ok" && syncRecent,
+        healthy: reason === null,
+        reason,
         checks: { authorization: auth, lastSuccessfulSync, syncDueBy: iso(reference + window), syncRecent }
       } satisfies HealthBody
     })

@@ -2,9 +2,9 @@ import { Args, Command, Options, Prompt } from "@effect/cli"
 import { Data, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
 import { StravaServicesLive } from "./StravaMode.ts"
 import { WEBHOOK_PATH } from "./StravaWebhookRoutes.ts"
-import { ServicesLive } from "../../Daemon.ts"
+import { ServicesLive } from "../../Layers.ts"
 import { AppConfig } from "../../services/platform/AppConfig.ts"
-import { inChannel, makeChannelFileLogger } from "../../services/platform/Logs.ts"
+import { channelFileLevel, inChannel, makeChannelFileLogger } from "../../services/platform/Logs.ts"
 import { StoragePaths } from "../../services/platform/StoragePaths.ts"
 import { StravaClient, type StravaError } from "./StravaClient.ts"
 import { StravaImport } from "./StravaImport.ts"
@@ -46,16 +46,16 @@ const echoLogger = Logger.make<unknown, void>(({ annotations, logLevel, message 
 })
 
 /** Logging of the CLI: the echo above plus every channel line into its daily file. */
-export const CliLoggingLive = Layer.unwrapEffect(Effect.map(StoragePaths, (paths) =>
+export const CliLoggingLive = Layer.unwrapEffect(Effect.zipWith(StoragePaths, AppConfig, (paths, config) =>
   Layer.mergeAll(
     Logger.replace(Logger.defaultLogger, echoLogger),
     Logger.addScoped(makeChannelFileLogger(paths.logsDir)),
-    Logger.minimumLogLevel(LogLevel.Debug)
+    Logger.minimumLogLevel(channelFileLevel(config.logLevel))
   )
 ))
 
 /**
- * What the commands need: configuration, database, repositories (ServicesLive of src/Daemon.ts),
+ * What the commands need: configuration, database, repositories (the shared ServicesLive),
  * the Strava client and import, and the CLI logging.
  */
 export const StravaCliLive = Layer.mergeAll(StravaServicesLive, CliLoggingLive).pipe(Layer.provideMerge(ServicesLive))

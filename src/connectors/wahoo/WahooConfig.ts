@@ -51,7 +51,7 @@ export const wahooConfig = Config.all({
   host: Settings.text("HOST", { default: "0.0.0.0" }),
   dataDir: Settings.filePath("DATA_DIR", { default: "/data" }),
   stateDir: Config.option(Settings.filePath("STATE_DIR")),
-  watchDir: Config.option(Settings.filePath("WATCH_DIR", { aliases: ["DOWNLOADS_DIR"] })),
+  watchDir: Config.option(Settings.folderInExisting("WATCH_DIR", { aliases: ["DOWNLOADS_DIR"] })),
   logLevel: Settings.oneOf<WahooLogLevel>("LOG_LEVEL", LOG_LEVELS, { default: "INFO" }),
   verifyFilesOnDisk: Settings.boolean("VERIFY_FILES_ON_DISK", { default: false })
 }).pipe(

@@ -9,6 +9,7 @@ import { WahooClient } from "./WahooClient.ts"
 import { isTimeWindow, TIME_WINDOWS, type TimeWindow, type WahooConfig } from "./WahooConfig.ts"
 import { WahooScheduler } from "./WahooScheduler.ts"
 import { currentStatus, Status } from "./WahooStatus.ts"
+import { type ConnectorHealth, healthStatusCode } from "../kit/ConnectorHealth.ts"
 import type { WahooSync } from "./WahooSync.ts"
 
 /**
@@ -16,7 +17,8 @@ import type { WahooSync } from "./WahooSync.ts"
  * - `GET /` the dashboard; `GET /connect` starts the authorization at Wahoo with a fresh
  *   single-use `state`; `GET /callback` checks that state, exchanges the code, stores the
  *   tokens and starts a sync in the background, then shows the dashboard with what happened.
- * - `GET /healthz` liveness (200 while the process serves); `GET /api/status` the status (JSON); `POST /api/sync` asks for a sync now, with an
+ * - `GET /healthz` 200 once an account is connected and Wahoo has not refused its tokens,
+ *   else 503 saying why (the shape every connector answers); `GET /api/status` the status (JSON); `POST /api/sync` asks for a sync now, with an
  *   optional `time_window` (JSON body, form body or query): 202 started or deferred by a rate
  *   limit, 409 when one is in progress or no account is connected, 400 for a bad window.
  */
@@ -199,13 +201,34 @@ export const makeWahooRoutes = Effect.gen(function*() {
     HttpRouter.get("/connect", connect),
     HttpRouter.get("/callback", callback),
     HttpRouter.get("/api/status", apiStatus),
-    // liveness for container and service managers: answering at all is the check
-    HttpRouter.get("/healthz", Effect.map(status, (s) => json({ status: "ok", authenticated: s.authenticated, is_syncing: s.is_syncing }))),
+    HttpRouter.get("/healthz", Effect.map(status, (s) => {
+      const health = healthOf(s)
+      return json(health, healthStatusCode(health))
+    })),
     HttpRouter.post("/api/sync", apiSync),
     // the handlers cannot fail: what is caught here is a path no route takes
     HttpRouter.catchAll(() => Effect.succeed(json({ status: "error", message: "Not found." }, 404)))
   )
 })
+
+/** The connector's health: delivering needs an account whose tokens Wahoo accepts. */
+export const healthOf = (s: Status): WahooHealth => {
+  const authorization = s.authenticated ? "ok" : s.auth_error === null ? "required" : "revoked"
+  return {
+    healthy: authorization === "ok",
+    reason: authorization === "ok"
+      ? null
+      : s.auth_error ?? "nobody has connected a Wahoo account yet: open the dashboard and use the Connect button",
+    checks: { authorization, lastSuccessfulSync: s.last_sync_time, lastError: s.last_error, isSyncing: s.is_syncing }
+  }
+}
+
+export type WahooHealth = ConnectorHealth<{
+  readonly authorization: "ok" | "required" | "revoked"
+  readonly lastSuccessfulSync: string | null
+  readonly lastError: string | null
+  readonly isSyncing: boolean
+}>
 
 const logAddress = HttpServer.addressWith((address) =>
   Effect.logInfo(

@@ -124,14 +124,21 @@ const LEVELS: Record<LogLevelName, LogLevel.LogLevel> = {
 }
 
 /**
+ * The level of the channel files: info, or LOG_LEVEL when that is lower (debug, trace). A
+ * quieter stdout (LOG_LEVEL=error) keeps the files whole: they are what a person reads later.
+ */
+export const channelFileLevel = (level: LogLevelName): LogLevel.LogLevel =>
+  LogLevel.lessThan(LEVELS[level], LogLevel.Info) ? LEVELS[level] : LogLevel.Info
+
+/**
  * Replaces the default logger: stdout in `text` or `json` at LOG_LEVEL, and every channel
- * line (at debug and above) into its daily file under `logsDir`.
+ * line into its daily file under `logsDir` at `channelFileLevel`.
  */
 export const LogsLive = (options: { readonly logsDir: string; readonly format: LogFormat; readonly level: LogLevelName }) =>
   Layer.mergeAll(
     Logger.replace(Logger.defaultLogger, Logger.filterLogLevel(stdoutLogger(options.format), LogLevel.greaterThanEqual(LEVELS[options.level]))),
     Logger.addScoped(makeChannelFileLogger(options.logsDir)),
-    Logger.minimumLogLevel(LogLevel.Debug)
+    Logger.minimumLogLevel(channelFileLevel(options.level))
   )
 
 /** Deletes channel files older than the retention; returns the names removed. */

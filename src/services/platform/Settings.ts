@@ -131,6 +131,21 @@ export const list = (name: string, options: Options<ReadonlyArray<string>> = {})
 export const filePath = (name: string, options: Options<string> = {}): Config.Config<string> =>
   setting(name, options, (raw) => Either.right(raw)).pipe(Config.map((p) => path.resolve(p)))
 
+/**
+ * A folder the process creates when missing, resolved against the working directory. A
+ * configured one whose parent folder does not exist is refused: such a path is a typo or a
+ * missing volume, and files written there would go where nothing looks. The default is
+ * always accepted (created at start).
+ */
+export const folderInExisting = (name: string, options: Options<string> = {}): Config.Config<string> =>
+  setting(name, options, (raw) => {
+    const folder = path.resolve(raw)
+    const parent = path.dirname(folder)
+    return fs.existsSync(folder) || fs.existsSync(parent)
+      ? Either.right(raw)
+      : Either.left(`must be a folder whose parent exists (${parent} does not): create it, or correct the path`)
+  }).pipe(Config.map((p) => path.resolve(p)))
+
 const TRUE = ["true", "1", "yes", "on"]
 const FALSE = ["false", "0", "no", "off"]
 

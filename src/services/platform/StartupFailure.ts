@@ -13,6 +13,10 @@ export interface StartupSettings {
   readonly host: string
   readonly storageDir: string
   readonly watchDir: string
+  /** The program, as a sentence names it ("Waymark" unless said). */
+  readonly program?: string
+  /** The setting that moves the listener and what it holds (PORT, a port, unless said). */
+  readonly listenSetting?: { readonly name: string; readonly holds: string }
 }
 
 interface SystemError {
@@ -55,23 +59,24 @@ export const describeStartupFailure = (cause: Cause.Cause<unknown>, settings: St
   const system = errors.find(isSystemError)
   if (system !== undefined) {
     const where = `${settings.host}:${settings.port}`
+    const listen = settings.listenSetting ?? { name: "PORT", holds: "port" }
     switch (system.code) {
       case "EADDRINUSE":
-        return `Port ${settings.port} is already in use (${where}, EADDRINUSE): stop the program that uses it, or set PORT to a free port.`
+        return `Port ${settings.port} is already in use (${where}, EADDRINUSE): stop the program that uses it, or set ${listen.name} to a free ${listen.holds}.`
       case "EACCES":
       case "EPERM":
         if (system.syscall === "listen" || system.syscall === "bind") {
-          return `Port ${settings.port} cannot be opened without more privileges (${where}, ${system.code}): set PORT to 1024 or above.`
+          return `Port ${settings.port} cannot be opened without more privileges (${where}, ${system.code}): set ${listen.name} to a port of 1024 or above.`
         }
         if (system.path !== undefined) {
           return `No permission to write ${system.path} (${system.code}): make it writable for this user, or set ${settingOfPath(system.path, settings)} to a writable folder.`
         }
         break
       case "EADDRNOTAVAIL":
-        return `HOST ${settings.host} is not an address of this machine (EADDRNOTAVAIL): set HOST to one of its addresses, or to 0.0.0.0.`
+        return `${settings.host} is not an address of this machine (EADDRNOTAVAIL): set ${listen.name === "PORT" ? "HOST" : listen.name} to one of its addresses, or to 0.0.0.0.`
       case "ENOTFOUND":
       case "EAI_AGAIN":
-        return `HOST ${settings.host} cannot be resolved (${system.code}): set HOST to an address such as 0.0.0.0 or 127.0.0.1.`
+        return `${settings.host} cannot be resolved (${system.code}): set ${listen.name === "PORT" ? "HOST" : listen.name} to an address such as 0.0.0.0 or 127.0.0.1.`
       case "EROFS":
       case "ENOSPC":
       case "ENOTDIR":
@@ -89,11 +94,11 @@ export const describeStartupFailure = (cause: Cause.Cause<unknown>, settings: St
     }
   }
   const first = errors.find((e) => firstLine(e) !== "" && !/^(An error has occurred|ServeError)$/.test(firstLine(e)))
-  return `Waymark could not start: ${first === undefined ? Cause.pretty(cause).split("\n")[0] : firstLine(first)}`
+  return `${settings.program ?? "Waymark"} could not start: ${first === undefined ? Cause.pretty(cause).split("\n")[0] : firstLine(first)}`
 }
 
 /** Appends a line to the `daemon` channel file, in the channel logger's format; never throws. */
-export const writeDaemonLog = (logsDir: string, level: "FATAL" | "ERROR", message: string, detail?: string): void => {
+export const writeDaemonLog = (logsDir: string, level: "FATAL" | "ERROR" | "INFO", message: string, detail?: string): void => {
   try {
     const now = new Date()
     fs.mkdirSync(logsDir, { recursive: true })

@@ -22,6 +22,7 @@ describe("Polar connector authorization", () => {
       const health = yield* connector.get("/healthz")
       expect(health.status).toBe(503)
       expect(health.json).toMatchObject({ healthy: false, checks: { authorization: "required" } })
+      expect(health.json.reason).toMatch(/nobody has authorized/)
       expect(health.text).not.toContain(fake.clientSecret)
       expect(JSON.stringify(status)).not.toContain(fake.clientSecret)
     }))

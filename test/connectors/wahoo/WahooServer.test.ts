@@ -269,11 +269,12 @@ describe("Wahoo connector server (HTTPS, dashboard, OAuth, API)", () => {
       })
     ))
 
-  it.scopedLive("/healthz answers 200 while the process serves, for container and service health checks", () =>
+  it.scopedLive("/healthz answers 503 with healthy: false and why until an account is connected, as every connector does", () =>
     withRunning((running) =>
       Effect.map(httpsRequest(`${running.base}/healthz`, { ca: running.ca }), (answer) => {
-        expect(answer.status).toBe(200)
-        expect(answer.json).toMatchObject({ status: "ok", authenticated: false, is_syncing: false })
+        expect(answer.status).toBe(503)
+        expect(answer.json).toMatchObject({ healthy: false, checks: { authorization: "required", isSyncing: false } })
+        expect(answer.json.reason).toMatch(/Connect/)
       })
     ))
 

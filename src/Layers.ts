@@ -1,0 +1,58 @@
+import { Effect, Layer } from "effect"
+import { ParseWorker } from "./services/import/ParseWorker.ts"
+import { ActivityReads } from "./services/activities/ActivityReads.ts"
+import { ActivityRepo } from "./services/activities/ActivityRepo.ts"
+import { ActivityRemoval } from "./services/activities/ActivityRemoval.ts"
+import { ApiKey } from "./services/platform/ApiKey.ts"
+import { AppConfig } from "./services/platform/AppConfig.ts"
+import { DatabaseLive } from "./services/platform/Database.ts"
+import { ReadConnection } from "./services/platform/ReadConnection.ts"
+import { FileImportReads } from "./services/import/FileImportReads.ts"
+import { FileImportRepo } from "./services/import/FileImportRepo.ts"
+import { GearRepo } from "./services/activities/GearRepo.ts"
+import { ImageStore } from "./services/activities/ImageStore.ts"
+import { ExportMetadata } from "./services/import/ExportMetadata.ts"
+import { ImportQueue } from "./services/import/ImportQueue.ts"
+import { ImportService } from "./services/import/ImportService.ts"
+import { LogsLive } from "./services/platform/Logs.ts"
+import { StoragePaths } from "./services/platform/StoragePaths.ts"
+import { Supervisor } from "./services/platform/Supervisor.ts"
+import { WatchDirectory } from "./services/import/WatchDirectory.ts"
+import { WeightRepo } from "./services/activities/WeightRepo.ts"
+
+/**
+ * The services every program over the storage folder shares, composed once: configuration,
+ * storage and database, reads, repositories and the import. The daemon runs its supervised
+ * tree on them; the command line (reprocess, the Strava commands) opens them for one command.
+ */
+
+export const FoundationLive = StoragePaths.Default.pipe(Layer.provideMerge(AppConfig.Default))
+
+const StorageLive = ReadConnection.Default.pipe(Layer.provideMerge(DatabaseLive), Layer.provideMerge(FoundationLive))
+
+const ReadsLive = Layer.merge(ActivityReads.Default, FileImportReads.Default).pipe(Layer.provideMerge(StorageLive))
+
+const RepositoriesLive = Layer.mergeAll(
+  ActivityRepo.Default,
+  FileImportRepo.Default,
+  GearRepo.Default,
+  WeightRepo.Default,
+  ApiKey.DefaultWithoutDependencies,
+  ImageStore.DefaultWithoutDependencies,
+  WatchDirectory.DefaultWithoutDependencies,
+  ParseWorker.Default,
+  ImportQueue.Default,
+  ExportMetadata.Default,
+  Supervisor.Default
+).pipe(Layer.provideMerge(ReadsLive))
+
+export const ServicesLive = Layer.mergeAll(ImportService.Default, ActivityRemoval.Default).pipe(Layer.provideMerge(RepositoriesLive))
+
+/** The daemon's logging: stdout at LOG_LEVEL as LOG_FORMAT says, and the channel files under the storage folder. */
+export const LoggingLive = Layer.unwrapEffect(
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    const paths = yield* StoragePaths
+    return LogsLive({ logsDir: paths.logsDir, format: config.logFormat, level: config.logLevel })
+  })
+).pipe(Layer.provide(FoundationLive))
