@@ -15,6 +15,9 @@ import { VERSION } from "../version.ts"
  */
 export { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "../EntryPoint.ts"
 
+/** A command was called wrongly in a way its declared arguments cannot say (exit code 2, with its usage). */
+export class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string }> {}
+
 /** A prompt was needed while stdin is not a terminal. */
 export class NoTerminal extends Data.TaggedError("NoTerminal") {}
 
@@ -90,6 +93,7 @@ export const runCommandLine = (
         // @effect/cli has printed what is wrong already
         return exitWith(EXIT_USAGE, usageLine(tool, commands, argv[2]))
       }
+      if (failure instanceof UsageError) return exitWith(EXIT_USAGE, `${failure.message}\n${usageLine(tool, commands, argv[2])}`)
       if (Cause.dieOption(cause).pipe(Option.exists((d) => d instanceof NoTerminal))) {
         return exitWith(EXIT_USAGE, "This command asks for a confirmation, but there is no terminal to ask on: pass --yes to confirm.")
       }

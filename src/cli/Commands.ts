@@ -1,4 +1,5 @@
 import { backupCommand } from "./BackupCommand.ts"
+import { logsCommand } from "./LogsCommand.ts"
 import { reprocessCommand } from "./ReprocessCommand.ts"
 import { Command } from "@effect/cli"
 import { Console } from "effect"
@@ -12,7 +13,7 @@ const apiKeyGenerate = Command.make("app:api-key:generate", {}, () => Console.lo
   Command.withDescription("Print a fresh API key (wmk_ + 64 hex characters) to put in SERVICE_API_KEY; writes nothing (app:setup writes .env)")
 )
 
-export const commands = [setupCommand, apiKeyGenerate, backupCommand, reprocessCommand, ...stravaCommands] as const
+export const commands = [setupCommand, apiKeyGenerate, backupCommand, reprocessCommand, logsCommand, ...stravaCommands] as const
 
 /** The names a user types after `npm run cli --`. */
 export const commandNames: ReadonlyArray<string> = (commands as ReadonlyArray<Command.Command<any, any, any, any>>).flatMap((c) => [...Command.getNames(c)])

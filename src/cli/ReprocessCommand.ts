@@ -2,6 +2,7 @@ import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Layer } from "effect"
 import { ServicesLive } from "../Layers.ts"
 import { ActivityReprocess, ReprocessError } from "../services/import/ActivityReprocess.ts"
+import { UsageError } from "./CliRuntime.ts"
 
 /** A progress line at most this often, so that a long run shows it is going on. */
 const PROGRESS_EVERY_MS = 5_000
@@ -18,27 +19,33 @@ export const reprocessCommand = Command.make(
   },
   ({ all, ids }) =>
     Effect.gen(function*() {
-      const reprocess = yield* ActivityReprocess
-      if (!all && ids.length === 0) return yield* new ReprocessError({ message: "Name the activities to reprocess, or pass --all." })
-      const targets = all ? yield* reprocess.allWithOriginals : ids
-      yield* Console.log(`Reprocessing ${targets.length} activit${targets.length === 1 ? "y from its original file" : "ies from their original files"}.`)
-      const started = Date.now()
-      let lastLine = started
-      let done = 0
-      const problems: Array<string> = []
-      for (const id of targets) {
-        yield* reprocess.one(id).pipe(Effect.catchTag("ReprocessError", (e) => Effect.sync(() => problems.push(e.message))))
-        done++
-        if (Date.now() - lastLine >= PROGRESS_EVERY_MS && done < targets.length) {
-          lastLine = Date.now()
-          const rate = done / ((lastLine - started) / 1000)
-          yield* Console.log(`${done} of ${targets.length} (${rate.toFixed(1)}/s, about ${Math.ceil((targets.length - done) / rate)} s left)`)
-        }
-      }
-      for (const problem of problems) yield* Console.error(problem)
-      yield* Console.log(`Reprocessed ${done - problems.length} of ${targets.length}; ${problems.length} left as they were.`)
-      if (problems.length > 0 && problems.length === targets.length) {
-        return yield* new ReprocessError({ message: "No activity could be reprocessed." })
-      }
-    }).pipe(Effect.provide(ActivityReprocess.Default.pipe(Layer.provide(ServicesLive))))
+      // checked before the database is opened
+      if (!all && ids.length === 0) return yield* new UsageError({ message: "Name the activities to reprocess, or pass --all." })
+      yield* reprocessAll(all, ids)
+    })
 ).pipe(Command.withDescription("Compute activities again from their kept original files (after an upgrade), keeping name, description, sport, gear and commute"))
+
+const reprocessAll = (all: boolean, ids: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const reprocess = yield* ActivityReprocess
+    const targets = all ? yield* reprocess.allWithOriginals : ids
+    yield* Console.log(`Reprocessing ${targets.length} activit${targets.length === 1 ? "y from its original file" : "ies from their original files"}.`)
+    const started = Date.now()
+    let lastLine = started
+    let done = 0
+    const problems: Array<string> = []
+    for (const id of targets) {
+      yield* reprocess.one(id).pipe(Effect.catchTag("ReprocessError", (e) => Effect.sync(() => problems.push(e.message))))
+      done++
+      if (Date.now() - lastLine >= PROGRESS_EVERY_MS && done < targets.length) {
+        lastLine = Date.now()
+        const rate = done / ((lastLine - started) / 1000)
+        yield* Console.log(`${done} of ${targets.length} (${rate.toFixed(1)}/s, about ${Math.ceil((targets.length - done) / rate)} s left)`)
+      }
+    }
+    for (const problem of problems) yield* Console.error(problem)
+    yield* Console.log(`Reprocessed ${done - problems.length} of ${targets.length}; ${problems.length} left as they were.`)
+    if (problems.length > 0 && problems.length === targets.length) {
+      return yield* new ReprocessError({ message: "No activity could be reprocessed." })
+    }
+  }).pipe(Effect.provide(ActivityReprocess.Default.pipe(Layer.provide(ServicesLive))))
