@@ -124,9 +124,17 @@ describe("storage lock", () => {
       expect(fs.existsSync(path.join(dir, "storage", LOCK_FILE_NAME))).toBe(true)
       const third = yield* startChildDaemon({ apiKey: key, env })
       expect((yield* third.get("/api/v1/status")).status).toBe(200)
-      // a clean stop releases the lock
+      // a clean stop releases the lock, and says so in the daemon log: a stop is not a crash
       const exit = yield* third.kill("SIGTERM")
       expect(exit.code).toBe(0)
       expect(fs.existsSync(path.join(dir, "storage", LOCK_FILE_NAME))).toBe(false)
+      const logs = path.join(dir, "storage", "files", "logs")
+      const daemonLog = fs.readdirSync(logs).filter((n) => n.startsWith("daemon-")).map((n) => fs.readFileSync(path.join(logs, n), "utf8")).join("")
+      const messages = daemonLog.trim().split("\n").map((l) => JSON.parse(l) as { level: string; message: string })
+      expect(messages.filter((m) => /^waymark v\S+ started/.test(m.message))).toHaveLength(2)
+      const last = messages[messages.length - 1]!
+      expect(last.level).toBe("INFO")
+      expect(last.message).toMatch(/^waymark v\S+ stopped cleanly on SIGTERM after \d+ s$/)
+      expect(third.output()).toContain("stopped cleanly on SIGTERM")
     }), 120_000)
 })

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
+import * as net from "node:net"
 import * as path from "node:path"
 import { fitActivity } from "../../support/ImportHarness.ts"
 import { freePort } from "../../support/freePort.ts"
@@ -58,6 +59,40 @@ const reachable = (fake: FakePolar, dirs: Dirs, extra: Record<string, string> = 
     envFor(fake, dirs, { HTTP_ADDR: `127.0.0.1:${port}`, PUBLIC_URL: `http://127.0.0.1:${port}`, ...extra }))
 
 describe("Polar connector process", () => {
+  it.scopedLive("`help` prints the usage only, exit code 0; an unknown subcommand is a usage error, exit code 2", () =>
+    Effect.gen(function*() {
+      const help = yield* runEntry(["help"], {})
+      expect(help.code, help.output).toBe(0)
+      expect(help.output).toContain("sync-once")
+      expect(help.output).not.toMatch(/ERROR|CommandMismatch|_tag/)
+      const wrong = yield* runEntry(["synch"], {})
+      expect(wrong.code, wrong.output).toBe(2)
+      expect(wrong.output).toContain("Usage: polar <command> [options], one of: login, sync-once, status, webhook")
+    }))
+
+  it.scopedLive("a busy port is named with HTTP_ADDR, before any cycle runs; a configured WATCH_DIR under a missing folder is refused; exit code 1", () =>
+    Effect.gen(function*() {
+      const fake = yield* scopedFake()
+      const dirs = yield* scopedDirs
+      const port = yield* freePort
+      const holder = net.createServer()
+      yield* Effect.acquireRelease(
+        Effect.async<void>((resume) => void holder.listen(port, "127.0.0.1", () => resume(Effect.void))),
+        () => Effect.sync(() => void holder.close())
+      )
+      const busy = yield* runEntry([], envFor(fake, dirs, { HTTP_ADDR: `127.0.0.1:${port}` }))
+      expect(busy.code, busy.output).toBe(1)
+      expect(busy.output).toContain(`Port ${port} is already in use (127.0.0.1:${port}, EADDRINUSE): stop the program that uses it, or set HTTP_ADDR to a free host:port`)
+      expect(busy.output).not.toContain("cycle failed")
+      expect(busy.output).not.toContain("An error has occurred")
+
+      const missing = path.join(dirs.root, "no-such-volume", "watch")
+      const refused = yield* runEntry([], envFor(fake, dirs, { WATCH_DIR: missing }))
+      expect(refused.code).toBe(1)
+      expect(refused.output).toContain(`WATCH_DIR must be a folder whose parent exists (${path.dirname(missing)} does not)`)
+      expect(fs.existsSync(missing)).toBe(false)
+    }))
+
   it.scopedLive("reports every configuration problem at once and exits with code 1", () =>
     Effect.gen(function*() {
       const dirs = yield* scopedDirs
@@ -187,7 +222,8 @@ describe("Polar connector process", () => {
       child.process.kill("SIGTERM")
       const exit = yield* Effect.promise(() => child.exited)
       expect(Date.now() - sent).toBeLessThan(5_000)
-      expect(exit.code === 0 || exit.signal === "SIGTERM", child.output()).toBe(true)
+      expect(exit.code, child.output()).toBe(0)
+      expect(child.output()).toMatch(/the Polar connector v\S+ stopped cleanly on SIGTERM/)
       const ledger = readLedger(dirs)
       const delivered = Object.entries(ledger.exercises).filter(([, e]: [string, any]) => e.status === "delivered").map(([id]) => `${id}.fit`)
       expect(listWatch(dirs)).toEqual(delivered.sort())

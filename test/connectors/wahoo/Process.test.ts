@@ -1,7 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { spawn } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
+import * as net from "node:net"
 import * as path from "node:path"
 import { REPO_DIR } from "../../support/ChildDaemon.ts"
 import { connectThroughDashboard, daysAgo, eventually, httpsRequest, listDir, listeningEnv, scopedDirs, scopedFake } from "./harness.ts"
@@ -11,6 +12,15 @@ import { connectThroughDashboard, daysAgo, eventually, httpsRequest, listDir, li
  * serves the dashboard over HTTPS, connects against the fake and downloads, and a SIGTERM
  * ends it cleanly.
  */
+
+/** The entry run to its end with only `env` (plus PATH and HOME). */
+const runWahoo = (env: Record<string, string>) =>
+  spawnSync(process.execPath, ["--import", "tsx", "src/wahoo.ts"], {
+    cwd: REPO_DIR,
+    env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "", ...env },
+    encoding: "utf8",
+    timeout: 60_000
+  })
 
 describe("Wahoo connector process", () => {
   it.scopedLive("starts from its entry, serves HTTPS, syncs after connecting, and stops on SIGTERM", () =>
@@ -50,8 +60,34 @@ describe("Wahoo connector process", () => {
       yield* eventually("the download", Effect.sync(() => (published().length === 1 ? true : undefined)))
       expect(published()).toEqual([`${workout.starts.slice(0, 10)}_workout_${workout.id}.fit`])
       expect(output).toContain("dashboard on https://127.0.0.1:")
+      const health = yield* httpsRequest(`${base}/healthz`, { ca })
+      expect(health.status).toBe(200)
+      expect(health.json).toMatchObject({ healthy: true, reason: null, checks: { authorization: "ok" } })
       child.kill("SIGTERM")
       const code = yield* Effect.promise(() => exited)
       expect(code).toBe(0)
+      expect(output).toMatch(/waymark Wahoo connector v\S+ stopped cleanly on SIGTERM/)
+    }), 90_000)
+
+  it.scopedLive("a busy port is named with the PORT setting, without a stack; a configured WATCH_DIR under a missing folder is refused; exit code 1", () =>
+    Effect.gen(function*() {
+      const fake = yield* scopedFake()
+      const dirs = yield* scopedDirs
+      const env = yield* listeningEnv(fake, dirs, {})
+      const holder = net.createServer()
+      yield* Effect.acquireRelease(
+        Effect.async<void>((resume) => void holder.listen(Number(env["PORT"]), "127.0.0.1", () => resume(Effect.void))),
+        () => Effect.sync(() => void holder.close())
+      )
+      const busy = runWahoo(env)
+      expect(busy.status, busy.stderr).toBe(1)
+      expect(busy.stderr).toContain(`waymark-wahoo: Port ${env["PORT"]} is already in use`)
+      expect(busy.stderr).toContain("set PORT to a free port")
+      expect(busy.stdout + busy.stderr).not.toMatch(/ServeError|An error has occurred|\n\s+at /)
+
+      const missing = path.join(path.dirname(dirs.watchDir), "no-such-volume", "watch")
+      const refused = runWahoo({ ...env, WATCH_DIR: missing })
+      expect(refused.status).toBe(1)
+      expect(refused.stderr).toContain(`WATCH_DIR must be a folder whose parent exists (${path.dirname(missing)} does not)`)
     }), 90_000)
 })
