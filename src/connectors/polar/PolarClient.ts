@@ -1,19 +1,20 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { Chunk, Duration, Effect, Option, Redacted, Schedule, Schema, Stream } from "effect"
+import { Duration, Effect, Option, Redacted, Schedule, Schema } from "effect"
+import { type CloudErrors, makeCloud, pathOf, trackerBudget } from "../kit/Cloud.ts"
 import { makeRateLimitTracker, parsePolar, type RateLimited } from "../kit/RateLimit.ts"
 import { PolarConfig } from "./PolarConfig.ts"
 import { isTransient, PolarError } from "./PolarError.ts"
 import { CreatedWebhook, Exercise, PolarFault, TokenResponse, WebhookList } from "./PolarSchemas.ts"
 
 /**
- * Polar AccessLink v3 over HTTP: the OAuth token exchange (client credentials as HTTP Basic),
- * user registration, the exercises of the last 30 days and their files, and the client's
- * webhook. Every answer's `RateLimit-*` headers are recorded; before each call a spent window
- * is waited out when it resets within a minute, else the call fails with RateLimited, as a
- * 429 does. GETs are retried twice on a transport error or a 5xx. Bodies are read with a limit.
+ * Polar AccessLink v3 over HTTP, on the kit's Cloud pipeline: the OAuth token exchange
+ * (client credentials as HTTP Basic), user registration, the exercises of the last 30 days
+ * and their files, and the client's webhook. Every answer's `RateLimit-*` headers are
+ * recorded; before each call a spent window is waited out when it resets within a minute,
+ * else the call fails with RateLimited, as a 429 does. GETs are retried twice on a transport
+ * error or a 5xx. Bodies are read with a limit.
  */
 
 export const REQUEST_TIMEOUT = Duration.seconds(30)
@@ -32,19 +33,6 @@ const ACCEPT: Record<FileFormat, string> = {
   tcx: "application/vnd.garmin.tcx+xml",
   gpx: "application/gpx+xml"
 }
-
-interface Answer {
-  readonly status: number
-  readonly body: Uint8Array
-}
-
-type Kind =
-  /** a user call with the bearer token */
-  | "user"
-  /** a client call with HTTP Basic (webhooks) */
-  | "client"
-  /** the token endpoint */
-  | "oauth"
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
 
@@ -65,106 +53,68 @@ export const describeFault = (body: Uint8Array): string => {
   })
 }
 
-const pathOf = (url: string) => {
-  try {
-    return new URL(url).pathname
-  } catch {
-    return url
-  }
-}
-
 export class PolarClient extends Effect.Service<PolarClient>()("connectors/polar/PolarClient", {
   effect: Effect.gen(function*() {
     const config = yield* PolarConfig
-    const http = yield* HttpClient.HttpClient
     const rate = yield* makeRateLimitTracker({ cloud: "Polar", parse: parsePolar, maxWait: Duration.minutes(1) })
-    const api = (path: string) => `${config.apiUrl}${path}`
     const basic = Redacted.make(
       "Basic " +
         Buffer.from(`${Redacted.value(config.clientId)}:${Redacted.value(config.clientSecret)}`).toString("base64")
     )
+    /** Who a request speaks for: the token endpoint, the client (HTTP Basic, webhooks), or the user (bearer). */
+    const kindOf = (request: HttpClientRequest.HttpClientRequest): "oauth" | "client" | "user" =>
+      request.url === config.tokenUrl ? "oauth" : request.headers["authorization"]?.startsWith("Basic ") ? "client" : "user"
+    const where = (request: HttpClientRequest.HttpClientRequest) => `${request.method} ${pathOf(request.url)}`
 
-    const transport = (request: HttpClientRequest.HttpClientRequest) => (cause: unknown) =>
-      new PolarError({
-        reason: "Transport",
-        message: `${request.method} ${pathOf(request.url)}: no answer from Polar (${
-          cause instanceof Error ? cause.message : String(cause)
-        })`
-      })
-
-    const readBody = (
-      request: HttpClientRequest.HttpClientRequest,
-      response: HttpClientResponse.HttpClientResponse,
-      limit: number
-    ) =>
-      response.stream.pipe(
-        Stream.mapError(transport(request)),
-        Stream.runFoldEffect({ chunks: Chunk.empty<Uint8Array>(), size: 0 }, (read, chunk) =>
-          read.size + chunk.length > limit
-            ? Effect.fail(
-              new PolarError({
-                reason: "InvalidResponse",
-                message: `${request.method} ${pathOf(request.url)}: the answer is larger than ${limit} bytes`
-              })
-            )
-            : Effect.succeed({ chunks: Chunk.append(read.chunks, chunk), size: read.size + chunk.length })),
-        Effect.map((read) => Buffer.concat(Chunk.toArray(read.chunks)))
-      )
-
-    const failureFor = (request: HttpClientRequest.HttpClientRequest, kind: Kind, answer: Answer): PolarError => {
-      const where = `${request.method} ${pathOf(request.url)}`
-      const detail = describeFault(answer.body)
-      const status = answer.status
-      if (kind === "oauth" && (status === 400 || status === 401)) {
-        return new PolarError({ reason: "Unauthorized", status, message: `Polar refused the authorization (${status}: ${detail})` })
+    const errors: CloudErrors<PolarError> = {
+      transport: (request, detail) =>
+        new PolarError({ reason: "Transport", message: `${where(request)}: no answer from Polar (${detail})` }),
+      invalid: (request, status, detail) =>
+        new PolarError({ reason: "InvalidResponse", status, message: detail.startsWith(where(request)) ? detail : `${where(request)}: ${detail}` }),
+      answered: (request, status, body) => {
+        const kind = kindOf(request)
+        const detail = describeFault(new TextEncoder().encode(body))
+        if (kind === "oauth" && (status === 400 || status === 401)) {
+          return new PolarError({ reason: "Unauthorized", status, message: `Polar refused the authorization (${status}: ${detail})` })
+        }
+        if (status === 401) {
+          return new PolarError({
+            reason: "Unauthorized",
+            status,
+            message: kind === "client"
+              ? `Polar refused the client credentials (401: ${detail}); check PROVIDER_A_CLIENT_ID and PROVIDER_A_CLIENT_SECRET`
+              : `Polar refused the access token (401: ${detail})`
+          })
+        }
+        if (status === 403 && kind === "user") {
+          return new PolarError({ reason: "ConsentRequired", status, message: `Polar refused access (403: ${detail})` })
+        }
+        const reason = status === 404 ? "NotFound" : status === 409 ? "Conflict" : "ApiError"
+        return new PolarError({ reason, status, message: `${where(request)} answered ${status}: ${detail}` })
       }
-      if (status === 401) {
-        return new PolarError({
-          reason: "Unauthorized",
-          status,
-          message: kind === "client"
-            ? `Polar refused the client credentials (401: ${detail}); check PROVIDER_A_CLIENT_ID and PROVIDER_A_CLIENT_SECRET`
-            : `Polar refused the access token (401: ${detail})`
-        })
-      }
-      if (status === 403 && kind === "user") {
-        return new PolarError({ reason: "ConsentRequired", status, message: `Polar refused access (403: ${detail})` })
-      }
-      const reason = status === 404 ? "NotFound" : status === 409 ? "Conflict" : "ApiError"
-      return new PolarError({ reason, status, message: `${where} answered ${status}: ${detail}` })
     }
+    const budget = trackerBudget(rate)
+    const cloud = makeCloud(yield* HttpClient.HttpClient, {
+      cloud: "Polar",
+      baseUrl: config.apiUrl,
+      timeout: REQUEST_TIMEOUT,
+      errors,
+      // the token endpoint does not count against the API's windows
+      budget: {
+        ...budget,
+        awaitBudget: (request) => (kindOf(request) === "oauth" ? Effect.void : budget.awaitBudget(request)),
+        observe: (request, headers) => (kindOf(request) === "oauth" ? Effect.void : budget.observe(request, headers))
+      }
+    })
 
-    /** One call: budget, send, record rate limits, read the body; outside 2xx it fails. */
+    /** One call, its answer read within `limit`; GETs retried twice on no answer or a 5xx. */
     const send = (
       request: HttpClientRequest.HttpClientRequest,
-      kind: Kind,
       options: { readonly limit?: number; readonly timeout?: Duration.Duration } = {}
-    ): Effect.Effect<Answer, PolarError | RateLimited> => {
-      const attempt = Effect.gen(function*() {
-        if (kind !== "oauth") yield* rate.awaitBudget()
-        const response = yield* http.execute(request).pipe(Effect.mapError(transport(request)))
-        const headers = response.headers as Readonly<Record<string, string>>
-        if (kind !== "oauth") yield* rate.observe(headers)
-        if (response.status === 429) {
-          yield* response.stream.pipe(Stream.runDrain, Effect.ignore)
-          return yield* Effect.flip(rate.refused(headers))
-        }
-        const body = yield* readBody(request, response, options.limit ?? MAX_JSON_BYTES)
-        const answer = { status: response.status, body }
-        if (response.status < 200 || response.status >= 300) return yield* failureFor(request, kind, answer)
-        return answer
-      }).pipe(
-        Effect.timeoutFail({
-          duration: options.timeout ?? REQUEST_TIMEOUT,
-          onTimeout: () => transport(request)(new Error("timed out"))
-        }),
-        Effect.scoped
-      )
+    ): Effect.Effect<{ readonly status: number; readonly body: Uint8Array }, PolarError | RateLimited> => {
+      const attempt = cloud.bytes(request, { limit: options.limit ?? MAX_JSON_BYTES, timeout: options.timeout ?? REQUEST_TIMEOUT })
       return request.method === "GET"
-        ? Effect.retry(attempt, {
-          schedule: TRANSIENT_RETRY,
-          while: (e) => e._tag === "PolarError" && isTransient(e)
-        })
+        ? Effect.retry(attempt, { schedule: TRANSIENT_RETRY, while: (e) => e._tag === "PolarError" && isTransient(e) })
         : attempt
     }
 
@@ -195,17 +145,17 @@ export class PolarClient extends Effect.Service<PolarClient>()("connectors/polar
           ...(Option.isSome(redirectUri) ? { redirect_uri: redirectUri.value } : {})
         })
       )
-      const answer = yield* send(request, "oauth")
+      const answer = yield* send(request)
       return yield* decodeJson("token exchange", TokenResponse, answer.body)
     })
 
     /** Registers the user with this client; answers false when it was registered already (409). */
     const registerUser = Effect.fn("PolarClient.registerUser")(function*(token: Redacted.Redacted, memberId: string) {
-      const request = user(token, HttpClientRequest.post(api("/v3/users"))).pipe(
+      const request = user(token, HttpClientRequest.post("/v3/users")).pipe(
         HttpClientRequest.acceptJson,
         HttpClientRequest.bodyUnsafeJson({ "member-id": memberId })
       )
-      return yield* send(request, "user").pipe(
+      return yield* send(request).pipe(
         Effect.as(true),
         Effect.catchIf((e) => e._tag === "PolarError" && e.reason === "Conflict", () => Effect.succeed(false))
       )
@@ -213,7 +163,7 @@ export class PolarClient extends Effect.Service<PolarClient>()("connectors/polar
 
     /** The exercises Polar offers (the last 30 days); items it describes oddly are logged and left out. */
     const listExercises = Effect.fn("PolarClient.listExercises")(function*(token: Redacted.Redacted) {
-      const answer = yield* send(user(token, HttpClientRequest.get(api("/v3/exercises"))).pipe(HttpClientRequest.acceptJson), "user")
+      const answer = yield* send(user(token, HttpClientRequest.get("/v3/exercises")).pipe(HttpClientRequest.acceptJson))
       if (answer.status === 204 || answer.body.length === 0) return []
       const items = yield* decodeJson("GET /v3/exercises", Schema.Array(Schema.Unknown), answer.body)
       const exercises: Array<Exercise> = []
@@ -227,44 +177,44 @@ export class PolarClient extends Effect.Service<PolarClient>()("connectors/polar
 
     /** One file of an exercise; None when Polar has none in that format (404, or an empty answer). */
     const downloadFile = Effect.fn("PolarClient.downloadFile")(function*(token: Redacted.Redacted, id: string, format: FileFormat) {
-      const request = user(token, HttpClientRequest.get(api(`/v3/exercises/${encodeURIComponent(id)}/${format}`))).pipe(
+      const request = user(token, HttpClientRequest.get(`/v3/exercises/${encodeURIComponent(id)}/${format}`)).pipe(
         HttpClientRequest.setHeader("accept", ACCEPT[format])
       )
-      return yield* send(request, "user", { limit: MAX_FILE_BYTES, timeout: DOWNLOAD_TIMEOUT }).pipe(
+      return yield* send(request, { limit: MAX_FILE_BYTES, timeout: DOWNLOAD_TIMEOUT }).pipe(
         Effect.map((answer) => (answer.status === 204 || answer.body.length === 0 ? Option.none() : Option.some(answer.body))),
         Effect.catchIf((e) => e._tag === "PolarError" && e.reason === "NotFound", () => Effect.succeed(Option.none<Uint8Array>()))
       )
     })
 
     const listWebhooks = Effect.fn("PolarClient.listWebhooks")(function*() {
-      const answer = yield* send(client(HttpClientRequest.get(api("/v3/webhooks"))), "client")
+      const answer = yield* send(client(HttpClientRequest.get("/v3/webhooks")))
       if (answer.status === 204 || answer.body.length === 0) return []
       return (yield* decodeJson("GET /v3/webhooks", WebhookList, answer.body)).data
     })
 
     /** Creates the EXERCISE webhook; Polar pings `url` first and refuses when it does not answer 200. */
     const createWebhook = Effect.fn("PolarClient.createWebhook")(function*(url: string) {
-      const request = client(HttpClientRequest.post(api("/v3/webhooks"))).pipe(
+      const request = client(HttpClientRequest.post("/v3/webhooks")).pipe(
         HttpClientRequest.bodyUnsafeJson({ events: ["EXERCISE"], url })
       )
-      const answer = yield* send(request, "client")
+      const answer = yield* send(request)
       return (yield* decodeJson("POST /v3/webhooks", CreatedWebhook, answer.body)).data
     })
 
     const updateWebhook = Effect.fn("PolarClient.updateWebhook")(function*(id: string, url: string) {
-      const request = client(HttpClientRequest.patch(api(`/v3/webhooks/${encodeURIComponent(id)}`))).pipe(
+      const request = client(HttpClientRequest.patch(`/v3/webhooks/${encodeURIComponent(id)}`)).pipe(
         HttpClientRequest.bodyUnsafeJson({ events: ["EXERCISE"], url })
       )
-      yield* send(request, "client")
+      yield* send(request)
     })
 
     const deleteWebhook = Effect.fn("PolarClient.deleteWebhook")(function*(id: string) {
-      yield* send(client(HttpClientRequest.del(api(`/v3/webhooks/${encodeURIComponent(id)}`))), "client")
+      yield* send(client(HttpClientRequest.del(`/v3/webhooks/${encodeURIComponent(id)}`)))
     })
 
     /** Re-activates the client's webhook; false when Polar has none (204). */
     const activateWebhook = Effect.fn("PolarClient.activateWebhook")(function*() {
-      const answer = yield* send(client(HttpClientRequest.post(api("/v3/webhooks/activate"))), "client")
+      const answer = yield* send(client(HttpClientRequest.post("/v3/webhooks/activate")))
       return answer.status !== 204
     })
 
@@ -278,7 +228,7 @@ export class PolarClient extends Effect.Service<PolarClient>()("connectors/polar
       updateWebhook,
       deleteWebhook,
       activateWebhook,
-      rateLimit: rate.snapshot
+      rateLimit: cloud.rateLimits
     } as const
   }),
   dependencies: [PolarConfig.Default, NodeHttpClient.layerUndici]
