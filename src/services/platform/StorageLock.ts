@@ -46,8 +46,11 @@ const readHolder = (file: string): LockHolder | null => {
  */
 const isStale = (holder: LockHolder | null): boolean => holder === null || holder.pid === process.pid || !isAlive(holder.pid)
 
-export const acquireStorageLock = (storageDir: string): LockResult => {
-  const file = path.join(storageDir, LOCK_FILE_NAME)
+/** The same lock for the watch folder: a dot-file, so that it is never taken for an import. */
+export const WATCH_LOCK_FILE_NAME = ".waymark.lock"
+
+export const acquireStorageLock = (storageDir: string, fileName: string = LOCK_FILE_NAME): LockResult => {
+  const file = path.join(storageDir, fileName)
   const me: LockHolder = { pid: process.pid, hostname: os.hostname(), startedAt: new Date().toISOString() }
   fs.mkdirSync(storageDir, { recursive: true })
   for (let attempt = 0; attempt < 3; attempt++) {
