@@ -88,15 +88,17 @@ const dropInto = async (main: string | undefined, files: ReadonlyArray<{ name: s
     const cpu0 = cpuMillisOf(daemon.pid)
     const started = performance.now()
     for (const f of files) fs.renameSync(path.join(staging, f.name), path.join(env.watchDir, f.name))
-    let total = 0
+    let imported = 0
     const deadline = Date.now() + WATCH_DEADLINE_MS
     while (Date.now() < deadline) {
-      const body = await (await client.get("/api/v1/file-imports?pagination[size]=1&filters[status]=success,skipped,failed")).json() as { pagination: { total: number } }
-      total = body.pagination.total
-      if (total >= files.length) break
+      // the list counts the rows and the files still waiting in the folder
+      const body = await (await client.get("/api/v1/file-imports?pagination[size]=1")).json() as { pagination: { total: number } }
+      const waiting = fs.readdirSync(env.watchDir).filter((n) => !n.startsWith(".")).length
+      imported = body.pagination.total - waiting
+      if (waiting === 0 && imported >= files.length) break
       await sleep(100)
     }
-    return { imported: total, seconds: (performance.now() - started) / 1000, cpuMillis: cpuMillisOf(daemon.pid) - cpu0 }
+    return { imported, seconds: (performance.now() - started) / 1000, cpuMillis: cpuMillisOf(daemon.pid) - cpu0 }
   } finally {
     await Effect.runPromise(Scope.close(scope, Exit.void))
     fs.rmSync(env.root, { recursive: true, force: true })

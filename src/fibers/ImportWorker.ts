@@ -125,6 +125,15 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
     )
   }
 
+  /** A zip is opened only if it is a regular file: a link or a pipe named `.zip` gets its one `failed` row. */
+  const unpackRegular = (filename: string) =>
+    Effect.flatMap(Effect.sync(() => fs.lstatSync(path.join(watchDir.watchDir, filename), { throwIfNoEntry: false })), (stat) =>
+      stat === undefined
+        ? Effect.succeed(null)
+        : stat.isFile()
+        ? unpack(filename)
+        : imports.refuseNotRegular(filename, "zipFile").pipe(Effect.flatMap((outcome) => report(filename, outcome, null)), Effect.as(null)))
+
   const queuedFile = (filename: string): QueuedFile | null => {
     const format = formatOf(filename)
     return format === null ? null : { filename, format, path: path.join(watchDir.watchDir, filename), mtimeMs: 0 }
@@ -133,7 +142,7 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
   const prepare = (filename: string) => Effect.gen(function*() {
     const file = queuedFile(filename)
     const stage: Effect.Effect<PreparedImport | null> = isZipName(filename)
-      ? unpack(filename)
+      ? unpackRegular(filename)
       : file === null
       ? Effect.succeed(null)
       : imports.prepare(file)

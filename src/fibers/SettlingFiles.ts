@@ -9,6 +9,10 @@ import * as path from "node:path"
  *
  * What is not a regular file (a link, a pipe, a socket, a device) is handed on at once: it is
  * never read, only refused, and it can be refused right away.
+ *
+ * A file handed on and seen again unchanged (a scan passing by) is not handed on again for
+ * `quietMs`: a file that failed while young stays in the folder for the import to look at it
+ * again at its own time; past `quietMs` it is, so that a name the queue lost is found.
  */
 
 /** What the import compares to tell whether a file changed since it was looked at. */
@@ -32,12 +36,14 @@ const lstatIfPresent = (file: string): fs.Stats | null => {
 
 export class SettlingFiles {
   private readonly waiting = new Map<string, { identity: FileIdentity; since: number }>()
+  private readonly handedOn = new Map<string, { identity: FileIdentity; at: number }>()
   private timer: NodeJS.Timeout | null = null
   private readonly tickMs: number
 
   constructor(
     private readonly root: string,
     private readonly settleMs: number,
+    private readonly quietMs: number,
     private readonly settled: (relative: string) => void
   ) {
     this.tickMs = Math.max(50, Math.min(500, Math.round(settleMs / 4)))
@@ -48,11 +54,13 @@ export class SettlingFiles {
     const stat = lstatIfPresent(path.join(this.root, relative))
     if (stat === null) return this.forget(relative)
     if (stat.isDirectory()) return
-    if (!stat.isFile()) {
-      this.forget(relative)
-      return this.settled(relative)
-    }
     const identity = identityOf(stat)
+    const before = this.handedOn.get(relative)
+    if (before !== undefined && sameIdentity(before.identity, identity) && Date.now() - before.at < this.quietMs) return
+    if (!stat.isFile()) {
+      this.waiting.delete(relative)
+      return this.handOn(relative, identity)
+    }
     const known = this.waiting.get(relative)
     if (known !== undefined && sameIdentity(known.identity, identity)) return
     this.waiting.set(relative, { identity, since: Date.now() })
@@ -60,6 +68,7 @@ export class SettlingFiles {
   }
 
   forget(relative: string): void {
+    this.handedOn.delete(relative)
     this.waiting.delete(relative)
     if (this.waiting.size === 0) this.stopTimer()
   }
@@ -70,7 +79,15 @@ export class SettlingFiles {
 
   close(): void {
     this.waiting.clear()
+    this.handedOn.clear()
     this.stopTimer()
+  }
+
+  private handOn(relative: string, identity: FileIdentity) {
+    // names whose removal went unseen are not kept for ever
+    if (this.handedOn.size >= 100_000) this.handedOn.clear()
+    this.handedOn.set(relative, { identity, at: Date.now() })
+    this.settled(relative)
   }
 
   private stopTimer() {
@@ -87,7 +104,7 @@ export class SettlingFiles {
         this.waiting.delete(relative)
       } else if (!stat.isFile() || sameIdentity(seen.identity, identityOf(stat))) {
         this.waiting.delete(relative)
-        this.settled(relative)
+        this.handOn(relative, identityOf(stat))
       } else {
         this.waiting.set(relative, { identity: identityOf(stat), since: now })
       }

@@ -4,6 +4,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { SUPPORTED_EXTENSIONS } from "../services/import/ActivityFileName.ts"
 import { ImportQueue } from "../services/import/ImportQueue.ts"
+import { FAILED_RECHECK_SETTLES } from "../services/import/ImportService.ts"
 import { isCandidateName, isHiddenName, isHiddenPath, MAX_FOLDER_DEPTH, walkFolder, WatchDirectory } from "../services/import/WatchDirectory.ts"
 import { AppConfig } from "../services/platform/AppConfig.ts"
 import { inChannel } from "../services/platform/Logs.ts"
@@ -70,7 +71,9 @@ export const WatchFolderLive = Layer.scopedDiscard(Effect.gen(function*() {
     Stream.asyncPush<string, FolderProblem>((emit) =>
       Effect.acquireRelease(
         Effect.sync(() => {
-          const settling = new SettlingFiles(dir, settleMs, (relative) => emit.single(relative))
+          // quiet past the time a young failed file stays for (ImportService), and past a rescan
+          const quietMs = Math.max(2 * settleMs * FAILED_RECHECK_SETTLES, Duration.toMillis(RESCAN_INTERVAL))
+          const settling = new SettlingFiles(dir, settleMs, quietMs, (relative) => emit.single(relative))
           const look = (relative: string) => {
             if (relative === "" || isHiddenPath(relative) || isHiddenName(path.posix.basename(relative))) return
             if (isCandidateName(relative)) return settling.observe(relative)

@@ -283,18 +283,14 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
       if (prepared === null) return null
       const { file, row, contentHash, identity, outcome } = prepared
 
-      // crash recovery: this very file was committed before the process stopped (or, for a
-      // link or a pipe, was refused already: it stays, and is not reported again)
+      // a link or a pipe: refused once, left where it is
+      if (outcome._tag === "Refused") return yield* refuseNotRegular(file.filename, row.source)
+      // crash recovery: this very file was committed before the process stopped
       const committed = yield* fileImports.findCommitted(file.filename, contentHash, row.sourceSize, row.sourceMtime)
-      if (committed !== null && outcome._tag === "Refused") return null
       if (committed !== null) {
         yield* removeFromWatch(file)
         yield* Effect.logInfo(`"${file.filename}" was already imported as ${committed}; removed from the watch folder`).pipe(inChannel("daemon"))
         return null
-      }
-      if (outcome._tag === "Refused") {
-        yield* fileImports.insert({ ...row, status: "failed", errorMessage: outcome.message, contentHash, originalFile: null, activityId: null })
-        return { fileImportId: row.id, status: "failed", activityIds: [], errorMessage: outcome.message } satisfies ImportOutcome
       }
       const changed = Effect.logInfo(`"${file.filename}" changed while it was imported; it is read again once it holds still`).pipe(
         inChannel("daemon"),
@@ -388,6 +384,21 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
       return yield* recordFailed(filename, path.join(paths.watchDir, filename), "zipFile", "zip", message)
     })
 
+    /**
+     * Records an entry of the watch folder that is not a regular file (a link, a pipe, ...) as
+     * `failed`, once: it is never read, and stays where it is. Null when it is a regular file,
+     * is gone, or was recorded already.
+     */
+    const refuseNotRegular = Effect.fn("ImportService.refuseNotRegular")(function*(filename: string, source: FileImportSource) {
+      const stat = yield* statIfPresent(path.join(paths.watchDir, filename))
+      if (stat === null || stat.isFile()) return null
+      if ((yield* fileImports.findCommitted(filename, "", stat.size, Math.trunc(stat.mtimeMs))) !== null) return null
+      const message = `"${filename}": ${notRegularReason(stat)}.`
+      const row = { ...yield* rowOf({ filename, format: "fit", path: "", mtimeMs: 0 }, stat), source }
+      yield* fileImports.insert({ ...row, status: "failed", errorMessage: message, contentHash: "", originalFile: null, activityId: null })
+      return { fileImportId: row.id, status: "failed", activityIds: [], errorMessage: message } satisfies ImportOutcome
+    })
+
     const recordFailed = (filename: string, file: string, source: FileImportSource, extension: string, message: string) =>
       Effect.gen(function*() {
         const stat = yield* statIfPresent(file)
@@ -422,6 +433,6 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
       })
     })
 
-    return { prepare, commit, importFile, abandon, refuseArchive, removeOrphanOriginals } as const
+    return { prepare, commit, importFile, abandon, refuseArchive, refuseNotRegular, removeOrphanOriginals } as const
   })
 }) {}
