@@ -1,5 +1,10 @@
 /**
  * Import benchmark, fed the shared corpus:
+ * 0. the watch folder, this build beside the baseline (the daemon of BENCH_BASELINE_REF, `main`
+ *    by default, built once into a temporary git worktree) in the same run: 10,000 small GPX
+ *    files dropped at once and the corpus dropped at once, files per second from the drop to
+ *    the last row; then, for this build, the CPU an idle daemon uses with an empty folder and
+ *    with 1,000 files left in it, with and without WATCH_POLLING, over 10 s;
  * 1. the built daemon (`node dist/main.js`, as `npm start` runs it) in a child process over a
  *    fresh temporary STORAGE_DIR / WATCH_DIR on a loopback port: bulk import of the whole
  *    corpus dropped into the watch folder at once, GET /status latency meanwhile, then uploads
@@ -12,6 +17,7 @@
  * Prints target vs measured; always exits 0. Bounded to about 3 minutes.
  */
 import { Effect, Exit, Scope } from "effect"
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -19,10 +25,11 @@ import { ParseWorker } from "../src/services/import/ParseWorker.ts"
 import { ImportService } from "../src/services/import/ImportService.ts"
 import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, loadManifest } from "../test/support/corpus.ts"
 import { startChildDaemon } from "../test/support/ChildDaemon.ts"
-import { makeRoot, servicesLayer } from "../test/support/ImportHarness.ts"
-import { mb, memoryOf, quantile, sleep } from "./measure.ts"
+import { dayStart, gpxActivity, makeRoot, servicesLayer } from "../test/support/ImportHarness.ts"
+import { cpuMillisOf, mb, memoryOf, printTable, quantile, sleep } from "./measure.ts"
 
-const DEADLINE = Date.now() + 170_000
+const WATCH_DEADLINE_MS = 300_000
+let DEADLINE = Date.now() + 170_000
 const ONE_HOUR_FIT = "fit/garmin-fr945-treadmill-run.fit"
 const LARGEST_FIT = "fit/garmin-fr935-ironman-triathlon.fit"
 
@@ -37,6 +44,114 @@ const api = (base: string, key: string) => ({
   }
 })
 
+const REPO = path.join(import.meta.dirname, "..")
+
+/** The baseline's built daemon: BENCH_BASELINE_REF checked out into a temporary worktree and built there, once per commit. */
+const baselineMain = (): { main: string; ref: string } | null => {
+  const ref = process.env.BENCH_BASELINE_REF ?? "main"
+  try {
+    const commit = execFileSync("git", ["rev-parse", ref], { cwd: REPO, encoding: "utf8" }).trim()
+    const dir = path.join(os.tmpdir(), `waymark-baseline-${commit.slice(0, 12)}`)
+    const main = path.join(dir, "dist", "main.js")
+    if (!fs.existsSync(main)) {
+      console.log(`building the baseline ${ref} (${commit.slice(0, 12)}) in ${dir} ...`)
+      fs.rmSync(dir, { recursive: true, force: true })
+      execFileSync("git", ["worktree", "prune"], { cwd: REPO })
+      execFileSync("git", ["worktree", "add", "--detach", dir, commit], { cwd: REPO, stdio: "ignore" })
+      // the baseline's own dependencies are a subset of this build's
+      fs.symlinkSync(path.join(REPO, "node_modules"), path.join(dir, "node_modules"))
+      execFileSync("npm", ["run", "build"], { cwd: dir, stdio: "ignore" })
+    }
+    return { main, ref: `${ref} ${commit.slice(0, 12)}` }
+  } catch (e) {
+    console.log(`the baseline ${ref} could not be built (${(e as Error).message}); only this build is measured`)
+    return null
+  }
+}
+
+interface DropResult {
+  readonly imported: number
+  readonly seconds: number
+  readonly cpuMillis: number
+}
+
+/** Drops `files` into a fresh daemon's watch folder at once; files per second until every one has its row. */
+const dropInto = async (main: string | undefined, files: ReadonlyArray<{ name: string; bytes: Uint8Array }>): Promise<DropResult> => {
+  const env = makeRoot({ LOG_LEVEL: "warning", WATCH_SETTLE: "" })
+  const scope = Effect.runSync(Scope.make())
+  try {
+    const daemon = await Effect.runPromise(startChildDaemon({ env: env.env, apiKey: env.apiKey, built: true, ...(main ? { main } : {}) }).pipe(Scope.extend(scope)))
+    const client = api(daemon.baseUrl, env.apiKey)
+    const staging = path.join(env.watchDir, ".bench")
+    fs.mkdirSync(staging)
+    for (const f of files) fs.writeFileSync(path.join(staging, f.name), f.bytes)
+    const cpu0 = cpuMillisOf(daemon.pid)
+    const started = performance.now()
+    for (const f of files) fs.renameSync(path.join(staging, f.name), path.join(env.watchDir, f.name))
+    let imported = 0
+    const deadline = Date.now() + WATCH_DEADLINE_MS
+    while (Date.now() < deadline) {
+      // the list counts the rows and the files still waiting in the folder
+      const body = await (await client.get("/api/v1/file-imports?pagination[size]=1")).json() as { pagination: { total: number } }
+      const waiting = fs.readdirSync(env.watchDir).filter((n) => !n.startsWith(".")).length
+      imported = body.pagination.total - waiting
+      if (waiting === 0 && imported >= files.length) break
+      await sleep(100)
+    }
+    return { imported, seconds: (performance.now() - started) / 1000, cpuMillis: cpuMillisOf(daemon.pid) - cpu0 }
+  } finally {
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+    fs.rmSync(env.root, { recursive: true, force: true })
+  }
+}
+
+/** CPU an idle daemon uses over 10 s with `leftFiles` files it does not import in its folder (percent of one core). */
+const idleCpu = async (leftFiles: number, polling: boolean): Promise<number> => {
+  const env = makeRoot({ LOG_LEVEL: "error", WATCH_SETTLE: "", WATCH_POLLING: String(polling) })
+  for (let i = 0; i < leftFiles; i++) fs.writeFileSync(path.join(env.watchDir, `photo-${i}.jpg`), "not an activity")
+  const scope = Effect.runSync(Scope.make())
+  try {
+    const daemon = await Effect.runPromise(startChildDaemon({ env: env.env, apiKey: env.apiKey, built: true }).pipe(Scope.extend(scope)))
+    await sleep(5000) // past the first scan and the first polls
+    const cpu0 = cpuMillisOf(daemon.pid)
+    const t0 = performance.now()
+    await sleep(10_000)
+    return (cpuMillisOf(daemon.pid) - cpu0) / (performance.now() - t0) * 100
+  } finally {
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+    fs.rmSync(env.root, { recursive: true, force: true })
+  }
+}
+
+const smallFiles = (count: number) =>
+  Array.from({ length: count }, (_, i) => ({
+    name: `small-${String(i).padStart(5, "0")}.gpx`,
+    // one a day apart: none is a duplicate of another
+    bytes: Buffer.from(gpxActivity({ start: dayStart(i), seconds: 60, step: 10 }))
+  }))
+
+const watchFolderPart = async (corpus: ReadonlyArray<{ name: string; bytes: Uint8Array }>) => {
+  const baseline = baselineMain()
+  const small = smallFiles(10_000)
+  const rate = (r: DropResult | null) => (r === null ? "n/a" : `${(r.imported / r.seconds).toFixed(1)} files/s (${r.imported} in ${r.seconds.toFixed(1)} s, CPU ${(r.cpuMillis / 1000).toFixed(1)} s)`)
+  const rows: Array<Array<string>> = []
+  for (const [label, files, target] of [["10,000 small GPX dropped at once", small, ">= 150 files/s"], [`corpus (${corpus.length} files) dropped at once`, corpus, "-"]] as const) {
+    const before = baseline === null ? null : await dropInto(baseline.main, files)
+    const after = await dropInto(undefined, files)
+    rows.push([label, target, rate(before), rate(after)])
+  }
+  console.log(`\nWatch folder: this build beside the baseline (${baseline?.ref ?? "none"}), load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}\n`)
+  printTable(["drop", "target", "baseline", "this build"], rows)
+  const idle = [
+    ["idle, empty folder", await idleCpu(0, false)],
+    ["idle, 1,000 files left in the folder", await idleCpu(1000, false)],
+    ["idle, 1,000 files left, WATCH_POLLING=true (every 5 s)", await idleCpu(1000, true)]
+  ] as const
+  console.log("")
+  printTable(["daemon CPU over 10 s (this build)", "% of one core"], idle.map(([l, v]) => [l, v.toFixed(2)]))
+  console.log(`load average after: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`)
+}
+
 const main = async () => {
   if (!CORPUS_DIR) {
     console.log(CORPUS_MISSING_MESSAGE)
@@ -44,6 +159,9 @@ const main = async () => {
   }
   const entries = loadManifest().filter((e) => /^(fit|tcx|gpx|bad)\//.test(e.file))
   const files = entries.map((e) => ({ file: e.file, name: path.basename(e.file), bytes: fs.readFileSync(path.join(CORPUS_DIR!, e.file)) }))
+  if (process.env.BENCH_WATCH !== "false") await watchFolderPart(files)
+  if (process.env.BENCH_WATCH === "only") return
+  DEADLINE = Date.now() + 170_000
 
   if (!fs.existsSync(DIST_MAIN)) {
     console.log(`${DIST_MAIN} is missing: run \`npm run build\` first (npm run bench:import does)`)

@@ -6,15 +6,15 @@ import { appConfig } from "./services/platform/AppConfig.ts"
 import { envFilePath, loadEnvFile } from "./services/platform/EnvFile.ts"
 import { startupProblems } from "./services/platform/StartupChecks.ts"
 import { describeStartupFailure, writeDaemonLog } from "./services/platform/StartupFailure.ts"
-import { acquireStorageLock } from "./services/platform/StorageLock.ts"
+import { acquireStorageLock, acquireWatchLock } from "./services/platform/StorageLock.ts"
 import { VERSION } from "./version.ts"
 
 /**
  * Starts the daemon: settings come from the environment, then from ./.env for what the
  * environment leaves unset; they are checked first (every problem at once, exit code 1).
- * One daemon per storage folder: a second one exits before it opens anything. A start that
- * fails says why in one sentence, on stderr and in the `daemon` log, and exits with code 1;
- * a stop (SIGTERM) is the daemon log's last line.
+ * One daemon per storage folder and per watch folder: a second one exits before it opens
+ * anything. A start that fails says why in one sentence, on stderr and in the `daemon` log,
+ * and exits with code 1; a stop (SIGTERM) is the daemon log's last line.
  */
 
 const fail = (message: string, logsDir?: string): never => {
@@ -46,7 +46,25 @@ if (lock._tag === "Held") {
     logsDir
   )
 }
-const release = lock._tag === "Acquired" ? lock.release : () => {}
+// one daemon per watch folder too: two would race for the same files
+let watchLock: ReturnType<typeof acquireStorageLock>
+try {
+  watchLock = acquireWatchLock(config.watchDir)
+} catch (e) {
+  const error = e as NodeJS.ErrnoException
+  watchLock = fail(`Cannot use the watch folder ${config.watchDir} (${error.code ?? error.message}): make it writable for this user, or set WATCH_DIR to a writable folder.`, logsDir)
+}
+if (watchLock._tag === "Held") {
+  const { holder } = watchLock
+  fail(
+    `another Waymark daemon (pid ${holder.pid}${holder.hostname ? ` on ${holder.hostname}` : ""}${holder.startedAt ? `, started ${holder.startedAt}` : ""}) already watches the folder ${config.watchDir}: stop it, or set WATCH_DIR to another folder (lock file ${watchLock.file}).`,
+    logsDir
+  )
+}
+const release = () => {
+  if (lock._tag === "Acquired") lock.release()
+  if (watchLock._tag === "Acquired") watchLock.release()
+}
 
 if (Option.isNone(config.apiKey)) {
   process.stderr.write("waymark: SERVICE_API_KEY is not set: the API answers 401 until it is (npm run cli -- app:setup writes one into .env)\n")

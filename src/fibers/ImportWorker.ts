@@ -10,7 +10,7 @@ import { type ImportOutcome, ImportService, type PreparedImport } from "../servi
 import { isStorageFull } from "../services/import/isStorageFull.ts"
 import type { StoredStatus } from "../services/import/FileImportRepo.ts"
 import { inChannel } from "../services/platform/Logs.ts"
-import { type QueuedFile, WatchDirectory } from "../services/import/WatchDirectory.ts"
+import { type QueuedFile, removeEmptiedFolders, WatchDirectory } from "../services/import/WatchDirectory.ts"
 import { unpackZip } from "../services/import/ZipArchive.ts"
 import { ExportMetadata } from "../services/import/ExportMetadata.ts"
 import { type ExportedActivity, readActivitiesCsv } from "../services/import/StravaExportCsv.ts"
@@ -92,15 +92,18 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
 
   /**
    * A zip is unpacked into the watch folder and removed; its activity files are then queued
-   * like any other (each with its own import row). One that cannot be unpacked stays where it
-   * is, with the reason in the log.
+   * like any other (each with its own import row). One that cannot be unpacked gets a `failed`
+   * row with the reason and is kept in storage like every failed original.
    */
   const unpack = (filename: string) => {
     const zipPath = path.join(watchDir.watchDir, filename)
     return Effect.tryPromise(() => unpackZip(zipPath, watchDir.watchDir)).pipe(
       Effect.flatMap((unpacked) =>
         Effect.gen(function*() {
-          yield* Effect.sync(() => fs.rmSync(zipPath, { force: true }))
+          yield* Effect.sync(() => {
+            fs.rmSync(zipPath, { force: true })
+            removeEmptiedFolders(watchDir.watchDir, filename)
+          })
           yield* Effect.logInfo(
             `unpacked "${filename}": ${unpacked.files.length} activity files` +
               (unpacked.refused.length > 0 ? `; archives inside an archive are not unpacked: ${unpacked.refused.join(", ")}` : "")
@@ -115,11 +118,21 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
           for (const file of unpacked.files) yield* queue.offer(file.name)
         })),
       Effect.catchAll((e) =>
-        Effect.logWarning(`"${filename}" was not unpacked: ${e.error instanceof Error ? e.error.message : String(e.error)}. It stays in the watch folder.`)
-          .pipe(inChannel("daemon"))),
+        imports.refuseArchive(filename, `"${filename}" was not unpacked: ${e.error instanceof Error ? e.error.message : String(e.error)}.`).pipe(
+          Effect.flatMap((outcome) => report(filename, outcome, null))
+        )),
       Effect.as(null)
     )
   }
+
+  /** A zip is opened only if it is a regular file: a link or a pipe named `.zip` gets its one `failed` row. */
+  const unpackRegular = (filename: string) =>
+    Effect.flatMap(Effect.sync(() => fs.lstatSync(path.join(watchDir.watchDir, filename), { throwIfNoEntry: false })), (stat) =>
+      stat === undefined
+        ? Effect.succeed(null)
+        : stat.isFile()
+        ? unpack(filename)
+        : imports.refuseNotRegular(filename, "zipFile").pipe(Effect.flatMap((outcome) => report(filename, outcome, null)), Effect.as(null)))
 
   const queuedFile = (filename: string): QueuedFile | null => {
     const format = formatOf(filename)
@@ -129,7 +142,7 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
   const prepare = (filename: string) => Effect.gen(function*() {
     const file = queuedFile(filename)
     const stage: Effect.Effect<PreparedImport | null> = isZipName(filename)
-      ? unpack(filename)
+      ? unpackRegular(filename)
       : file === null
       ? Effect.succeed(null)
       : imports.prepare(file)
@@ -206,13 +219,14 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
     let status: StoredStatus | null = null
     return Effect.gen(function*() {
       const prepared = yield* exit
-      const outcome = prepared === null ? null : yield* imports.commit(prepared)
+      const outcome: ImportOutcome | null = prepared === null ? null : yield* imports.commit(prepared)
       failures.delete(filename)
       status = outcome?.status ?? null
       if (outcome?.status === "success") yield* applyExport(filename, outcome.activityIds)
-      else if (outcome !== null) yield* exportMetadata.take(filename)
+      else if (outcome !== null && outcome.recheckAfter === undefined) yield* exportMetadata.take(filename)
       yield* report(filename, outcome, prepared?.parseMillis ?? null)
-      return null
+      // a young file that failed stays in the folder a while, in case it was still being written
+      return outcome?.recheckAfter ?? null
     }).pipe(
       Effect.catchAllCause((cause) => onUnexpected(filename, cause)),
       // offered again only once handled, so that the queue takes the name back

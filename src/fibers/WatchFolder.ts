@@ -1,89 +1,144 @@
-import { Chunk, Effect, Layer, Schedule, Stream } from "effect"
+import * as chokidar from "chokidar"
+import { Duration, Effect, Either, Layer, Runtime, Stream } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { SUPPORTED_EXTENSIONS } from "../services/import/ActivityFileName.ts"
 import { ImportQueue } from "../services/import/ImportQueue.ts"
+import { FAILED_RECHECK_SETTLES } from "../services/import/ImportService.ts"
+import { isCandidateName, isHiddenName, isHiddenPath, MAX_FOLDER_DEPTH, walkFolder, WatchDirectory } from "../services/import/WatchDirectory.ts"
+import { AppConfig } from "../services/platform/AppConfig.ts"
 import { inChannel } from "../services/platform/Logs.ts"
-import { isCandidateName, WatchDirectory } from "../services/import/WatchDirectory.ts"
+import { SettlingFiles } from "./SettlingFiles.ts"
 import { supervise } from "./supervise.ts"
 
 /**
- * Offers every supported file of the watch folder to the ImportQueue: the folder's own change
- * events (non-recursive; dot-files, .part/.tmp and subfolders ignored), each file offered once
- * it has stopped changing for SETTLE_MS, plus a full rescan at start and every minute, so that
- * nothing is missed if an event is (a network share, a full event queue).
+ * Offers every supported file of the watch folder and its subfolders to the ImportQueue once
+ * it has held still for WATCH_SETTLE (SettlingFiles): chokidar's events say which file to
+ * look at, a scan of the folder once chokidar is ready and every minute after finds what an
+ * event missed (a network share, a full event queue). WATCH_POLLING=true has chokidar poll
+ * instead (NFS and SMB send no events).
  *
- * The events are the operating system's (inotify, FSEvents), one per change naming the file. A
- * watcher that re-reads the folder on each change (chokidar reads and stats every entry, once
- * a second while files keep arriving or leaving) spent a third of the main thread on a folder
- * of 10,000 waiting files, and slowed their import by half.
+ * chokidar is configured for a folder that may hold 10,000 files: no stats of its own
+ * (`alwaysStat: false`), no `awaitWriteFinish` (its polling of every new file is what
+ * SettlingFiles does with one timer), no initial events (the scan of our own offers the
+ * files already there), dot-files and dot-folders (`.uploads`) not entered, and subfolders
+ * down to MAX_FOLDER_DEPTH.
+ *
+ * The folder itself is checked every few seconds: a folder that is missing, is not a folder
+ * or cannot be read is said once at error level, and once more when it is back, when it is
+ * watched again from a new scan. /healthz reports it meanwhile (its folder probe).
  */
-export const RESCAN_INTERVAL = "1 minute"
+export const RESCAN_INTERVAL = Duration.minutes(1)
+export const FOLDER_CHECK_INTERVAL = Duration.seconds(5)
 
-/** A file is offered once no change of it was seen for this long: a copy in progress is not read. */
-export const SETTLE_MS = 300
+/** At most this many names of unsupported files are remembered as already mentioned. */
+const MAX_MENTIONED = 10_000
 
-class WatchError extends Error {}
-
-const isFileIn = (dir: string, name: string) => {
+/** What is wrong with the watch folder, in a sentence; null when it can be watched. */
+export const folderProblem = (dir: string): string | null => {
   try {
-    return fs.statSync(path.join(dir, name)).isFile()
-  } catch {
-    return false
+    if (!fs.statSync(dir).isDirectory()) return `the watch folder ${dir} is not a folder`
+    fs.accessSync(dir, fs.constants.R_OK | fs.constants.X_OK)
+    return null
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code
+    if (code === "ENOENT") return `the watch folder ${dir} does not exist`
+    if (code === "ENOTDIR") return `the watch folder ${dir} is not a folder`
+    return `the watch folder ${dir} cannot be read (${code ?? String(e)})`
   }
 }
 
-const events = (dir: string) =>
-  Stream.asyncPush<string, WatchError>((emit) =>
-    Effect.acquireRelease(
-      Effect.try({
-        // a folder that cannot be watched (removed, not permitted) fails the loop, which the
-        // supervisor restarts and /healthz reports
-        catch: (e) => new WatchError(`cannot watch ${dir}: ${e instanceof Error ? e.message : String(e)}`),
-        try: () => {
-          const settling = new Map<string, NodeJS.Timeout>()
-          const settled = (name: string) => {
-            settling.delete(name)
-            // a removal is an event too; a subfolder is not an import
-            if (isFileIn(dir, name)) emit.single(name)
-          }
-          const watcher = fs.watch(dir, { persistent: false }, (_event, name) => {
-            if (name === null || !isCandidateName(name)) return
-            clearTimeout(settling.get(name))
-            settling.set(name, setTimeout(settled, SETTLE_MS, name))
-          })
-          watcher.on("error", (e) => emit.fail(new WatchError(String(e))))
-          // Files already there, or arrived before the watch began, have no event: offer what
-          // the folder holds once watching (the queue drops names already pending).
-          let names: Array<string> = []
-          try {
-            names = fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile() && isCandidateName(e.name)).map((e) => e.name)
-          } catch {
-            // the folder vanished: the rescan reports it
-          }
-          if (names.length > 0) emit.chunk(Chunk.unsafeFromArray(names))
-          return { watcher, settling }
-        }
-      }),
-      ({ settling, watcher }) =>
-        Effect.sync(() => {
-          watcher.close()
-          for (const timer of settling.values()) clearTimeout(timer)
-        })
-    )
-  )
+class FolderProblem {
+  constructor(readonly message: string) {}
+}
+
+const supportedTypes = `${SUPPORTED_EXTENSIONS.map((e) => `.${e}`).join(", ")} (also gzipped, ${SUPPORTED_EXTENSIONS.map((e) => `.${e}.gz`).join(", ")}) and .zip archives of them`
 
 export const WatchFolderLive = Layer.scopedDiscard(Effect.gen(function*() {
   const watchDir = yield* WatchDirectory
   const queue = yield* ImportQueue
+  const config = yield* AppConfig
+  const dir = watchDir.watchDir
+  const settleMs = Duration.toMillis(config.watchSettle)
+  const interval = Duration.toMillis(config.watchPollingInterval)
+  const mentioned = new Set<string>()
 
-  const rescan = Effect.gen(function*() {
-    for (const file of yield* watchDir.queued()) yield* queue.offer(file.filename)
+  const daemonLog = (level: "Info" | "Warning" | "Error", message: string) =>
+    (level === "Info" ? Effect.logInfo(message) : level === "Warning" ? Effect.logWarning(message) : Effect.logError(message)).pipe(inChannel("daemon"))
+
+  /** The folder watched until it can no longer be: the names that settled, failing with the folder's problem. */
+  const watching = (log: (level: "Warning", message: string) => void) =>
+    Stream.asyncPush<string, FolderProblem>((emit) =>
+      Effect.acquireRelease(
+        Effect.sync(() => {
+          // quiet past the time a young failed file stays for (ImportService), and past a rescan
+          const quietMs = Math.max(2 * settleMs * FAILED_RECHECK_SETTLES, Duration.toMillis(RESCAN_INTERVAL))
+          const settling = new SettlingFiles(dir, settleMs, quietMs, (relative) => emit.single(relative))
+          const look = (relative: string) => {
+            if (relative === "" || isHiddenPath(relative) || isHiddenName(path.posix.basename(relative))) return
+            if (isCandidateName(relative)) return settling.observe(relative)
+            if (mentioned.has(relative) || mentioned.size >= MAX_MENTIONED) return
+            mentioned.add(relative)
+            log("Warning", `"${relative}" in the watch folder is not imported: only ${supportedTypes} are. It is left where it is.`)
+          }
+          const relativeOf = (full: string) => path.relative(dir, full).split(path.sep).join("/")
+          const scan = () => walkFolder(dir, (relative) => look(relative))
+          const watcher = chokidar.watch(dir, {
+            ignoreInitial: true,
+            alwaysStat: false,
+            followSymlinks: false,
+            depth: MAX_FOLDER_DEPTH,
+            ignorePermissionErrors: true,
+            usePolling: config.watchPolling,
+            interval,
+            binaryInterval: interval,
+            ignored: (full: string) => {
+              const relative = relativeOf(full)
+              return relative !== "" && isHiddenPath(relative)
+            }
+          })
+          watcher
+            .on("add", (full) => look(relativeOf(full)))
+            .on("change", (full) => look(relativeOf(full)))
+            .on("unlink", (full) => settling.forget(relativeOf(full)))
+            .on("error", (e) => log("Warning", `the watch folder's watcher reported a problem (${e instanceof Error ? e.message : String(e)}); the scan every minute still finds new files`))
+            .on("ready", scan)
+          const rescan = setInterval(scan, Duration.toMillis(RESCAN_INTERVAL))
+          const check = setInterval(() => {
+            const problem = folderProblem(dir)
+            if (problem !== null) emit.fail(new FolderProblem(problem))
+          }, Duration.toMillis(FOLDER_CHECK_INTERVAL))
+          return { watcher, settling, timers: [rescan, check] }
+        }),
+        ({ settling, timers, watcher }) =>
+          Effect.promise(() => {
+            for (const timer of timers) clearInterval(timer)
+            settling.close()
+            return watcher.close()
+          })
+      )
+    )
+
+  const loop = Effect.gen(function*() {
+    const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+    const log = (level: "Warning", message: string) => void runFork(daemonLog(level, message))
+    let reported: string | null = null
+    while (true) {
+      let problem = folderProblem(dir)
+      if (problem === null) {
+        if (reported !== null) yield* daemonLog("Info", `the watch folder ${dir} is back: watching it again`)
+        reported = null
+        const ended = yield* Effect.either(Stream.runForEach(watching(log), queue.offer))
+        problem = Either.isLeft(ended) ? ended.left.message : folderProblem(dir)
+      }
+      if (problem !== null && problem !== reported) {
+        yield* daemonLog("Error", `${problem}: nothing is imported from it until it is back`)
+        reported = problem
+      }
+      yield* Effect.sleep(FOLDER_CHECK_INTERVAL)
+    }
   })
 
-  yield* supervise("WatchFolder", Stream.runForEach(events(watchDir.watchDir), queue.offer))
-  yield* supervise(
-    "WatchFolderRescan",
-    rescan.pipe(Effect.repeat(Schedule.spaced(RESCAN_INTERVAL)))
-  )
-  yield* Effect.logInfo(`watching ${watchDir.watchDir}`).pipe(inChannel("daemon"))
+  yield* supervise("WatchFolder", loop)
+  yield* Effect.logInfo(`watching ${dir}${config.watchPolling ? ` (polling every ${Duration.format(config.watchPollingInterval)})` : ""}`).pipe(inChannel("daemon"))
 }))

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Layer, Option } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { SETTLE_MS, WatchFolderLive } from "../../src/fibers/WatchFolder.ts"
+import { WatchFolderLive } from "../../src/fibers/WatchFolder.ts"
 import { ImportQueue } from "../../src/services/import/ImportQueue.ts"
 import { type Root, scopedRoot, servicesLayer } from "../support/ImportHarness.ts"
 
@@ -10,6 +10,11 @@ import { type Root, scopedRoot, servicesLayer } from "../support/ImportHarness.t
  * The watcher alone (no import worker): what it offers to the ImportQueue, and when. A name
  * taken is marked done at once, so that a second offer of it would be seen.
  */
+
+/** The settle time of these tests (WATCH_SETTLE). */
+const SETTLE_MS = 300
+
+const rootSettling = () => scopedRoot({ WATCH_SETTLE: `${SETTLE_MS}ms` })
 
 const watching = (root: Root) => WatchFolderLive.pipe(Layer.provideMerge(servicesLayer(root)))
 
@@ -35,7 +40,7 @@ const dropWhole = (root: Root, name: string, text = GPX) => {
 describe("WatchFolder", () => {
   it.scopedLive("offers the files there before it started", () =>
     Effect.gen(function*() {
-      const root = yield* scopedRoot()
+      const root = yield* rootSettling()
       fs.writeFileSync(path.join(root.watchDir, "before.gpx"), GPX)
       yield* Effect.gen(function*() {
         expect(yield* nextOffered("5 seconds")).toBe("before.gpx")
@@ -44,7 +49,7 @@ describe("WatchFolder", () => {
 
   it.scopedLive("offers a file renamed into the folder once", () =>
     Effect.gen(function*() {
-      const root = yield* scopedRoot()
+      const root = yield* rootSettling()
       yield* Effect.gen(function*() {
         yield* Effect.sleep("200 millis")
         dropWhole(root, "ride.gpx")
@@ -55,7 +60,7 @@ describe("WatchFolder", () => {
 
   it.scopedLive("offers a file being written only once it has stopped changing", () =>
     Effect.gen(function*() {
-      const root = yield* scopedRoot()
+      const root = yield* rootSettling()
       yield* Effect.gen(function*() {
         yield* Effect.sleep("200 millis")
         const file = path.join(root.watchDir, "slow-copy.gpx")
@@ -77,25 +82,28 @@ describe("WatchFolder", () => {
       }).pipe(Effect.provide(watching(root)))
     }))
 
-  it.scopedLive("never offers dot-files, .part and .tmp files, other types or subfolders", () =>
+  it.scopedLive("never offers dot-files, dot-folders, .part and .tmp files or other types; offers the files of subfolders by their path", () =>
     Effect.gen(function*() {
-      const root = yield* scopedRoot()
+      const root = yield* rootSettling()
       yield* Effect.gen(function*() {
         yield* Effect.sleep("200 millis")
         for (const name of [".hidden.gpx", "ride.gpx.part", "ride.fit.tmp", "notes.txt", "photo.jpg"]) {
           fs.writeFileSync(path.join(root.watchDir, name), GPX)
         }
-        fs.mkdirSync(path.join(root.watchDir, "folder.gpx"))
-        fs.writeFileSync(path.join(root.watchDir, "folder.gpx", "inside.gpx"), GPX)
+        fs.mkdirSync(path.join(root.watchDir, ".hidden-folder"))
+        fs.writeFileSync(path.join(root.watchDir, ".hidden-folder", "inside.gpx"), GPX)
+        fs.mkdirSync(path.join(root.watchDir, "folder.gpx", "deeper"), { recursive: true })
+        fs.writeFileSync(path.join(root.watchDir, "folder.gpx", "deeper", "inside.gpx"), GPX)
         dropWhole(root, "real.tcx")
-        expect(yield* nextOffered("5 seconds")).toBe("real.tcx")
+        const offered = [yield* nextOffered("5 seconds"), yield* nextOffered("5 seconds")]
+        expect(offered.sort()).toEqual(["folder.gpx/deeper/inside.gpx", "real.tcx"])
         expect(yield* nextOffered(Duration.millis(SETTLE_MS * 3))).toBeUndefined()
       }).pipe(Effect.provide(watching(root)))
     }))
 
   it.scopedLive("offers each of 5,000 files renamed in at once, once", () =>
     Effect.gen(function*() {
-      const root = yield* scopedRoot()
+      const root = yield* rootSettling()
       yield* Effect.gen(function*() {
         yield* Effect.sleep("200 millis")
         const names = Array.from({ length: 5000 }, (_, i) => `bulk-${String(i).padStart(4, "0")}.gpx`)

@@ -25,6 +25,8 @@ export interface ChildDaemonOptions {
   readonly readyTimeout?: Duration.DurationInput
   /** run the compiled daemon of `npm run build` instead of the source */
   readonly built?: boolean
+  /** with `built`: another compiled daemon than this repository's `dist/main.js` (the benchmark's baseline) */
+  readonly main?: string
   /** the working directory (where `.env` is read); the repository by default */
   readonly cwd?: string
 }
@@ -81,7 +83,7 @@ const spawnOnce = (options: ChildDaemonOptions, port: number): Effect.Effect<Chi
       Effect.sync(() => {
         installExitHook()
         const args = options.built
-          ? [path.join(REPO_DIR, "dist", "main.js")]
+          ? [options.main ?? path.join(REPO_DIR, "dist", "main.js")]
           : ["--import", pathToFileURL(path.join(REPO_DIR, "node_modules", "tsx", "dist", "loader.mjs")).href, path.join(REPO_DIR, "src", "main.ts")]
         const child = spawn(process.execPath, args, { cwd: options.cwd ?? REPO_DIR, env, stdio: ["ignore", "pipe", "pipe"] })
         live.add(child)

@@ -4,25 +4,38 @@ import { Effect, Option, Queue, type Tracer } from "effect"
  * File names of the watch folder waiting for the ImportWorker, each at most once in the
  * queue however often the watcher and the rescans offer it. A name offered from within a
  * span (an upload's request) keeps that span as its origin, so that its import joins the
- * request's trace.
+ * request's trace. A name offered while it is being imported (the file changed meanwhile) is
+ * queued again once that import is done, so that the change is read.
  */
 export class ImportQueue extends Effect.Service<ImportQueue>()("services/import/ImportQueue", {
   scoped: Effect.gen(function*() {
     const queue = yield* Effect.acquireRelease(Queue.unbounded<string>(), Queue.shutdown)
     const pending = new Set<string>()
+    /** taken and not done yet */
+    const taken = new Set<string>()
+    /** offered again while taken */
+    const again = new Set<string>()
     const origins = new Map<string, Tracer.AnySpan>()
 
     const offer = (filename: string) =>
       Effect.flatMap(Effect.option(Effect.currentParentSpan), (span) => {
         if (Option.isSome(span) && !origins.has(filename)) origins.set(filename, span.value)
+        if (taken.has(filename)) return Effect.sync(() => again.add(filename))
         if (pending.has(filename)) return Effect.void
         pending.add(filename)
         return Queue.offer(queue, filename)
       })
 
     /** Takes the next name; `done` must be called once it has been handled. */
-    const take = Queue.take(queue)
-    const done = (filename: string) => Effect.sync(() => (origins.delete(filename), pending.delete(filename)))
+    const take = Effect.tap(Queue.take(queue), (filename) => Effect.sync(() => taken.add(filename)))
+    const done = (filename: string) =>
+      Effect.suspend(() => {
+        taken.delete(filename)
+        if (again.delete(filename)) return Queue.offer(queue, filename)
+        origins.delete(filename)
+        pending.delete(filename)
+        return Effect.void
+      })
     /** The span of the request that queued the file, if one did. */
     const origin = (filename: string) => Effect.sync(() => Option.fromNullable(origins.get(filename)))
 

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Cause, Clock, Effect, Either } from "effect"
+import { Cause, Clock, Duration, Effect, Either } from "effect"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -17,7 +17,9 @@ import { inChannel } from "../platform/Logs.ts"
 import { StoragePaths } from "../platform/StoragePaths.ts"
 import { isStorageFull } from "./isStorageFull.ts"
 import { OriginalsDisk } from "./OriginalsDisk.ts"
-import type { QueuedFile } from "./WatchDirectory.ts"
+import { type QueuedFile, removeEmptiedFolders } from "./WatchDirectory.ts"
+import { type FileIdentity, identityOf, sameIdentity } from "../../fibers/SettlingFiles.ts"
+import { AppConfig } from "../platform/AppConfig.ts"
 
 /**
  * Imports one file of the watch folder: it ends as an activity (`success`), a duplicate
@@ -27,8 +29,18 @@ import type { QueuedFile } from "./WatchDirectory.ts"
  * transaction; the original bytes are kept first; the file leaves the watch folder only after
  * the commit. A crash at any point leaves the file in place, and the restart recognises a file
  * whose row was already committed. `abandon` records a file that could not be stored at all
- * (the ImportWorker's retries ran out) as `failed`.
+ * (the ImportWorker's retries ran out) as `failed`, `refuseArchive` a zip that was not unpacked.
+ *
+ * Only regular files are read, opened without following a link; a link, a pipe, a socket or a
+ * device gets one `failed` row saying so and stays where it is. A file that changes while it
+ * is imported (size, modification time or inode) is not taken out of the folder: the watch
+ * folder offers it again once it holds still. A file that fails to parse while it is young (a
+ * copy that paused longer than the settle time looks truncated) stays in the folder a while:
+ * if it grows meanwhile it is imported again from its whole content, else it leaves then.
  */
+
+/** A young file that failed stays in the folder for this many settle times, in case it grows. */
+export const FAILED_RECHECK_SETTLES = 10
 
 /** Larger files are refused before they are read (a 58 MB GPX already exhausts the parse worker's heap). */
 export const MAX_IMPORT_FILE_BYTES = 64 * 1024 * 1024
@@ -41,12 +53,26 @@ export interface ImportOutcome {
   readonly status: StoredStatus
   readonly activityIds: ReadonlyArray<string>
   readonly errorMessage: string | null
+  /** set when the file failed while young and stays in the watch folder: offer it again after this */
+  readonly recheckAfter?: Duration.Duration
 }
 
 /** What the worker made of a file: its activities, or the reason it failed. */
 type Parsed =
   | { readonly _tag: "Parsed"; readonly drafts: ReadonlyArray<EncodedActivityDraft> }
   | { readonly _tag: "Failed"; readonly message: string }
+
+/** Why an entry of the watch folder that is not a regular file is not read. */
+const notRegularReason = (stat: fs.Stats): string =>
+  stat.isSymbolicLink()
+    ? "a symbolic link is not imported: copy the file itself into the watch folder"
+    : stat.isFIFO()
+    ? "a named pipe (FIFO) is not imported: copy a regular file into the watch folder"
+    : stat.isSocket()
+    ? "a socket is not imported: copy a regular file into the watch folder"
+    : stat.isBlockDevice() || stat.isCharacterDevice()
+    ? "a device is not imported: copy a regular file into the watch folder"
+    : "only regular files are imported: copy a regular file into the watch folder"
 
 /** A file read, hashed and parsed, not yet decided nor written. */
 export interface PreparedImport {
@@ -61,8 +87,10 @@ export interface PreparedImport {
   }
   /** empty when the file was too large to read */
   readonly contentHash: string
-  /** Unparsed: the bytes were known already, so parsing looked useless */
-  readonly outcome: Parsed | { readonly _tag: "Unparsed" }
+  /** what the file was when read: it leaves the folder only if it is still that */
+  readonly identity: FileIdentity
+  /** Unparsed: the bytes were known already, so parsing looked useless; Refused: not a regular file, never read */
+  readonly outcome: Parsed | { readonly _tag: "Unparsed" } | { readonly _tag: "Refused"; readonly message: string }
   /** time the worker spent on the file alone, when it parsed it */
   readonly parseMillis: number | null
 }
@@ -106,6 +134,7 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
     const files = yield* ParseWorker
     const activities = yield* ActivityRepo
     const fileImports = yield* FileImportRepo
+    const recheckAfter = Duration.times((yield* AppConfig).watchSettle, FAILED_RECHECK_SETTLES)
 
     const duplicateOf = (draft: EncodedActivityDraft) =>
       Effect.gen(function*() {
@@ -125,10 +154,10 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
           ? `"${id}"`
           : `"${activity.name}" of ${activity.startDateLocal.slice(0, 10)} at ${activity.startDateLocal.slice(11, 16)} ("${id}")`)
 
-    const keepOriginal = (source: string, id: string, format: string) =>
+    const keepOriginal = (source: string, id: string, extension: string) =>
       Effect.flatMap(OriginalsDisk, (disk) =>
         Effect.sync(() => {
-          const name = `${id}.${format}${isGzipped(source) ? ".gz" : ""}`
+          const name = `${id}.${extension}`
           const temp = path.join(paths.originalsDir, `.${name}.part`)
           try {
             disk.copyFile(source, temp)
@@ -141,24 +170,48 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
           return name
         }))
 
+    /** The entry itself (a link is not followed); null when it is gone or is a folder. */
     const statIfPresent = (file: string) =>
       Effect.sync(() => {
         try {
-          const stat = fs.statSync(file)
-          return stat.isFile() ? stat : null
+          const stat = fs.lstatSync(file)
+          return stat.isDirectory() ? null : stat
         } catch {
           return null
         }
       })
 
+    /**
+     * The bytes of a regular file and what it was when read (opened without following a link
+     * nor waiting on a pipe); null when it is gone or is no longer a regular file.
+     */
     const readIfPresent = (file: string) =>
       Effect.sync(() => {
+        let fd: number
         try {
-          return fs.readFileSync(file)
+          fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK)
         } catch (e) {
-          if ((e as NodeJS.ErrnoException).code === "ENOENT") return null
+          const code = (e as NodeJS.ErrnoException).code
+          if (code === "ENOENT" || code === "ELOOP" || code === "ENXIO") return null
           throw e
         }
+        try {
+          const stat = fs.fstatSync(fd)
+          return stat.isFile() ? { bytes: fs.readFileSync(fd), stat } : null
+        } finally {
+          fs.closeSync(fd)
+        }
+      })
+
+    /** Whether the file is still the one read: a regular file of the same size, modification time and inode. */
+    const stillSame = (file: string, identity: FileIdentity) =>
+      Effect.map(statIfPresent(file), (stat) => stat !== null && stat.isFile() && sameIdentity(identityOf(stat), identity))
+
+    /** Takes an imported file out of the watch folder, and the subfolders it leaves empty. */
+    const removeFromWatch = (file: QueuedFile) =>
+      Effect.sync(() => {
+        fs.rmSync(file.path, { force: true })
+        removeEmptiedFolders(paths.watchDir, file.filename)
       })
 
     /** The worker's outcome for the file, and the time it spent on it. */
@@ -193,21 +246,27 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
     const prepare = Effect.fn("ImportService.prepare")(function*(file: QueuedFile) {
       const stat = yield* statIfPresent(file.path)
       if (stat === null) return null // gone meanwhile
-      const row = yield* rowOf(file, stat)
+      if (!stat.isFile()) {
+        const outcome = { _tag: "Refused", message: `"${file.filename}": ${notRegularReason(stat)}.` } as const
+        return { file, row: yield* rowOf(file, stat), identity: identityOf(stat), contentHash: "", outcome, parseMillis: null } satisfies PreparedImport
+      }
       if (stat.size > MAX_IMPORT_FILE_BYTES) {
         const outcome: Parsed = { _tag: "Failed", message: `"${file.filename}" is too large to import (${stat.size} bytes; at most ${MAX_IMPORT_FILE_BYTES}).` }
-        return { file, row, contentHash: "", outcome, parseMillis: null } satisfies PreparedImport
+        return { file, row: yield* rowOf(file, stat), identity: identityOf(stat), contentHash: "", outcome, parseMillis: null } satisfies PreparedImport
       }
-      const bytes = yield* readIfPresent(file.path)
-      if (bytes === null) return null
+      const read = yield* readIfPresent(file.path)
+      if (read === null) return null
+      const { bytes } = read
+      const row = yield* rowOf(file, read.stat)
+      const identity = identityOf(read.stat)
       const contentHash = createHash("sha256").update(bytes).digest("hex")
       // not worth parsing: this very file was committed before a crash, or the same bytes are
       // imported already (commit checks both again, after the files before it)
       const known = (yield* fileImports.findCommitted(file.filename, contentHash, row.sourceSize, row.sourceMtime)) !== null ||
         (yield* fileImports.activityWithSameBytes(contentHash)) !== null
-      if (known) return { file, row, contentHash, outcome: { _tag: "Unparsed" }, parseMillis: null } satisfies PreparedImport
+      if (known) return { file, row, identity, contentHash, outcome: { _tag: "Unparsed" }, parseMillis: null } satisfies PreparedImport
       const { millis, outcome } = yield* parse(bytes, file)
-      return { file, row, contentHash, outcome, parseMillis: millis } satisfies PreparedImport
+      return { file, row, identity, contentHash, outcome, parseMillis: millis } satisfies PreparedImport
     })
 
     /**
@@ -219,23 +278,34 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
       // the file may have been removed, or replaced under the same name, since it was read
       const current = yield* statIfPresent(ahead.file.path)
       if (current === null) return null
-      const unchanged = current.size === ahead.row.sourceSize && Math.trunc(current.mtimeMs) === ahead.row.sourceMtime
+      const unchanged = current.isFile() === (ahead.outcome._tag !== "Refused") && sameIdentity(identityOf(current), ahead.identity)
       const prepared = unchanged ? ahead : yield* prepare(ahead.file)
       if (prepared === null) return null
-      const { file, row, contentHash, outcome } = prepared
-      const removeFromWatch = Effect.sync(() => fs.rmSync(file.path, { force: true }))
+      const { file, row, contentHash, identity, outcome } = prepared
 
+      // a link or a pipe: refused once, left where it is
+      if (outcome._tag === "Refused") return yield* refuseNotRegular(file.filename, row.source)
       // crash recovery: this very file was committed before the process stopped
       const committed = yield* fileImports.findCommitted(file.filename, contentHash, row.sourceSize, row.sourceMtime)
       if (committed !== null) {
-        yield* removeFromWatch
+        yield* removeFromWatch(file)
         yield* Effect.logInfo(`"${file.filename}" was already imported as ${committed}; removed from the watch folder`).pipe(inChannel("daemon"))
         return null
       }
+      const changed = Effect.logInfo(`"${file.filename}" changed while it was imported; it is read again once it holds still`).pipe(
+        inChannel("daemon"),
+        Effect.as(null)
+      )
+      const extension = `${file.format}${isGzipped(file.filename) ? ".gz" : ""}`
 
       const finish = (status: StoredStatus, errorMessage: string | null, drafts: ReadonlyArray<EncodedActivityDraft>) =>
         Effect.gen(function*() {
-          const originalFile = status === "skipped" || contentHash === "" ? null : yield* keepOriginal(file.path, row.id, file.format)
+          const originalFile = status === "skipped" ? null : yield* keepOriginal(file.path, row.id, extension)
+          // the original kept must be the bytes that were read: a file still being written is not taken
+          if (originalFile !== null && !(yield* stillSame(file.path, identity))) {
+            yield* Effect.sync(() => fs.rmSync(path.join(paths.originalsDir, originalFile), { force: true }))
+            return yield* changed
+          }
           const activityIds = drafts.map(() => newActivityId())
           // SQLite may roll a transaction back by itself when the database is full; the ROLLBACK
           // that follows then fails too and would hide the full disk: keep that cause in front
@@ -253,8 +323,13 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
             Effect.orDie,
             Effect.tapDefect(() => Effect.sync(() => originalFile && fs.rmSync(path.join(paths.originalsDir, originalFile), { force: true })))
           )
-          yield* removeFromWatch
-          return { fileImportId: row.id, status, activityIds, errorMessage } satisfies ImportOutcome
+          const outcome: ImportOutcome = { fileImportId: row.id, status, activityIds, errorMessage }
+          // what changed after the read is a new version of the file, imported as such once it holds still
+          if (!(yield* stillSame(file.path, identity))) return yield* Effect.as(changed, outcome)
+          const young = (yield* Clock.currentTimeMillis) - identity.mtimeMs < Duration.toMillis(recheckAfter)
+          if (status === "failed" && contentHash !== "" && young) return { ...outcome, recheckAfter }
+          yield* removeFromWatch(file)
+          return outcome
         })
 
       if (outcome._tag === "Failed") return yield* finish("failed", outcome.message, [])
@@ -265,9 +340,9 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
       // the activity with the same bytes was deleted meanwhile: parse now
       let parsed: Parsed
       if (outcome._tag === "Unparsed") {
-        const bytes = yield* readIfPresent(file.path)
-        if (bytes === null) return null
-        parsed = (yield* parse(bytes, file)).outcome
+        const read = yield* readIfPresent(file.path)
+        if (read === null || !sameIdentity(identityOf(read.stat), identity)) return yield* changed
+        parsed = (yield* parse(read.bytes, file)).outcome
       } else {
         parsed = outcome
       }
@@ -298,18 +373,51 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
      * it from the watch folder. Null when the file is gone meanwhile.
      */
     const abandon = Effect.fn("ImportService.abandon")(function*(file: QueuedFile, message: string) {
-      const stat = yield* statIfPresent(file.path)
-      if (stat === null) return null
-      const row = yield* rowOf(file, stat)
-      const bytes = stat.size > MAX_IMPORT_FILE_BYTES ? null : yield* readIfPresent(file.path).pipe(Effect.catchAllDefect(() => Effect.succeed(null)))
-      const contentHash = bytes === null ? "" : createHash("sha256").update(bytes).digest("hex")
-      const originalFile = bytes === null ? null : yield* keepOriginal(file.path, row.id, file.format).pipe(Effect.catchAllDefect(() => Effect.succeed(null)))
-      yield* fileImports.insert({ ...row, status: "failed", errorMessage: message, contentHash, originalFile, activityId: null }).pipe(
-        Effect.tapDefect(() => Effect.sync(() => originalFile && fs.rmSync(path.join(paths.originalsDir, originalFile), { force: true })))
-      )
-      yield* Effect.sync(() => fs.rmSync(file.path, { force: true }))
+      return yield* recordFailed(file.filename, file.path, importSourceOfFormat(file.format) as FileImportSource, `${file.format}${isGzipped(file.filename) ? ".gz" : ""}`, message)
+    })
+
+    /**
+     * Records a zip of the watch folder that was not unpacked as `failed` with `message`, keeps
+     * it as its original and takes it out of the folder, so that it is not tried again.
+     */
+    const refuseArchive = Effect.fn("ImportService.refuseArchive")(function*(filename: string, message: string) {
+      return yield* recordFailed(filename, path.join(paths.watchDir, filename), "zipFile", "zip", message)
+    })
+
+    /**
+     * Records an entry of the watch folder that is not a regular file (a link, a pipe, ...) as
+     * `failed`, once: it is never read, and stays where it is. Null when it is a regular file,
+     * is gone, or was recorded already.
+     */
+    const refuseNotRegular = Effect.fn("ImportService.refuseNotRegular")(function*(filename: string, source: FileImportSource) {
+      const stat = yield* statIfPresent(path.join(paths.watchDir, filename))
+      if (stat === null || stat.isFile()) return null
+      if ((yield* fileImports.findCommitted(filename, "", stat.size, Math.trunc(stat.mtimeMs))) !== null) return null
+      const message = `"${filename}": ${notRegularReason(stat)}.`
+      const row = { ...yield* rowOf({ filename, format: "fit", path: "", mtimeMs: 0 }, stat), source }
+      yield* fileImports.insert({ ...row, status: "failed", errorMessage: message, contentHash: "", originalFile: null, activityId: null })
       return { fileImportId: row.id, status: "failed", activityIds: [], errorMessage: message } satisfies ImportOutcome
     })
+
+    const recordFailed = (filename: string, file: string, source: FileImportSource, extension: string, message: string) =>
+      Effect.gen(function*() {
+        const stat = yield* statIfPresent(file)
+        if (stat === null || !stat.isFile()) return null
+        const row = { ...yield* rowOf({ filename, format: "fit", path: file, mtimeMs: stat.mtimeMs }, stat), source }
+        const read = stat.size > MAX_IMPORT_FILE_BYTES ? null : yield* readIfPresent(file).pipe(Effect.catchAllDefect(() => Effect.succeed(null)))
+        const contentHash = read === null ? "" : createHash("sha256").update(read.bytes).digest("hex")
+        const originalFile = yield* keepOriginal(file, row.id, extension).pipe(Effect.catchAllDefect(() => Effect.succeed(null)))
+        if (originalFile !== null && !(yield* stillSame(file, identityOf(read?.stat ?? stat)))) {
+          // still being written: recorded once it holds still
+          yield* Effect.sync(() => fs.rmSync(path.join(paths.originalsDir, originalFile), { force: true }))
+          return null
+        }
+        yield* fileImports.insert({ ...row, status: "failed", errorMessage: message, contentHash, originalFile, activityId: null }).pipe(
+          Effect.tapDefect(() => Effect.sync(() => originalFile && fs.rmSync(path.join(paths.originalsDir, originalFile), { force: true })))
+        )
+        yield* removeFromWatch({ filename, path: file, format: "fit", mtimeMs: stat.mtimeMs })
+        return { fileImportId: row.id, status: "failed", activityIds: [], errorMessage: message } satisfies ImportOutcome
+      })
 
     /** Both stages at once: one file end to end. */
     const importFile = (file: QueuedFile) =>
@@ -325,6 +433,6 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
       })
     })
 
-    return { prepare, commit, importFile, abandon, removeOrphanOriginals } as const
+    return { prepare, commit, importFile, abandon, refuseArchive, refuseNotRegular, removeOrphanOriginals } as const
   })
 }) {}

@@ -8,19 +8,72 @@ import { inChannel } from "../platform/Logs.ts"
 import { StoragePaths } from "../platform/StoragePaths.ts"
 
 /**
- * The watch folder: files waiting to be imported. Non-recursive; dot-files, `.part` and
- * `.tmp` files and subfolders are not imports; files of other types stay untouched.
- * Uploads are received in `.uploads` and enter the folder by the rule of PublishFile.
+ * The watch folder: files waiting to be imported, at its top and in its subfolders down to
+ * MAX_FOLDER_DEPTH. A file is named by its path under the folder (`2023-rides/a.fit`, always
+ * with `/`). Dot-files and dot-folders (`.uploads`, where uploads are received before they
+ * enter the folder by the rule of PublishFile), `.part` and `.tmp` files are not imports;
+ * files of other types stay untouched.
  */
 export interface QueuedFile {
+  /** the path under the watch folder, `/`-separated */
   readonly filename: string
   readonly format: FileFormat
   readonly path: string
   readonly mtimeMs: number
 }
 
+/** Subfolders deeper than this (a folder of a folder of ...) are not looked into. */
+export const MAX_FOLDER_DEPTH = 5
+
+/** A name the folder never imports nor mentions: a dot-file or dot-folder, or a copy in progress. */
+export const isHiddenName = (name: string): boolean => name.startsWith(".") || /\.(part|tmp)$/i.test(name)
+
+/** Whether `name` (a file's base name or its path under the folder) is of a type the folder imports. */
 export const isCandidateName = (name: string): boolean =>
-  !name.startsWith(".") && !/\.(part|tmp)$/i.test(name) && (formatOf(name) !== null || isZipName(name))
+  !isHiddenName(path.posix.basename(name)) && (formatOf(name) !== null || isZipName(name))
+
+/** Whether a path under the watch folder lies in a dot-folder or deeper than MAX_FOLDER_DEPTH. */
+export const isHiddenPath = (relative: string): boolean => {
+  const parts = relative.split(/[\\/]/)
+  return parts.length > MAX_FOLDER_DEPTH + 1 || parts.some((part) => part.startsWith("."))
+}
+
+/**
+ * The paths under `root` of every entry that is not a folder (regular files, links, pipes, ...)
+ * whose name is not hidden, down to MAX_FOLDER_DEPTH; dot-folders are not entered. A folder
+ * that cannot be read is passed over.
+ */
+export const walkFolder = (root: string, visit: (relative: string, entry: fs.Dirent) => void, relative = "", depth = 0): void => {
+  let entries: Array<fs.Dirent> = []
+  try {
+    entries = fs.readdirSync(relative === "" ? root : path.join(root, relative), { withFileTypes: true })
+  } catch {
+    return
+  }
+  for (const entry of entries) {
+    if (entry.name.startsWith(".")) continue
+    const rel = relative === "" ? entry.name : `${relative}/${entry.name}`
+    if (entry.isDirectory()) {
+      if (depth < MAX_FOLDER_DEPTH) walkFolder(root, visit, rel, depth + 1)
+    } else if (!isHiddenName(entry.name)) {
+      visit(rel, entry)
+    }
+  }
+}
+
+/**
+ * Removes the folders that held `relative` (a file just taken out of the watch folder) as far
+ * up as they are now empty; the watch folder itself stays.
+ */
+export const removeEmptiedFolders = (root: string, relative: string): void => {
+  for (let dir = path.posix.dirname(relative); dir !== "." && dir !== "/" && dir !== ""; dir = path.posix.dirname(dir)) {
+    try {
+      fs.rmdirSync(path.join(root, dir))
+    } catch {
+      return // not empty (or gone): the folders above are not empty either
+    }
+  }
+}
 
 /** Removes the files (not folders) of `dir`; answers their names. A missing folder has none. */
 const removeFilesIn = (dir: string): Array<string> => {
@@ -55,25 +108,21 @@ export class WatchDirectory extends Effect.Service<WatchDirectory>()("services/i
       )
     }
 
-    /** Supported files present in the watch folder, oldest first (read at once: DirectRoutes answers with it). */
+    /** Supported regular files present in the watch folder and its subfolders, oldest first (read at once: DirectRoutes answers with it). */
     const waiting = (): Array<QueuedFile> => {
-      let entries: Array<fs.Dirent> = []
-      try {
-        entries = fs.readdirSync(paths.watchDir, { withFileTypes: true })
-      } catch {
-        return []
-      }
       const files: Array<QueuedFile> = []
-      for (const entry of entries) {
-        // a zip is unpacked when it arrives, not listed: a zip left here is one that could not be unpacked
-        if (!entry.isFile() || !isCandidateName(entry.name) || isZipName(entry.name)) continue
-        const full = path.join(paths.watchDir, entry.name)
+      walkFolder(paths.watchDir, (filename, entry) => {
+        // a zip is unpacked when it arrives, not listed; links, pipes and devices are refused, not queued
+        if (!entry.isFile() || isZipName(filename)) return
+        const format = formatOf(filename)
+        if (format === null) return
+        const full = path.join(paths.watchDir, filename)
         try {
-          files.push({ filename: entry.name, format: formatOf(entry.name)!, path: full, mtimeMs: fs.statSync(full).mtimeMs })
+          files.push({ filename, format, path: full, mtimeMs: fs.lstatSync(full).mtimeMs })
         } catch {
           // removed meanwhile
         }
-      }
+      })
       return files.sort((a, b) => a.mtimeMs - b.mtimeMs || a.filename.localeCompare(b.filename))
     }
 

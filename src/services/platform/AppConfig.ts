@@ -24,6 +24,12 @@ export const appConfig = Config.all({
   appUrl: Settings.url("APP_URL", { default: "http://localhost:8080" }),
   storageDir: Settings.filePath("STORAGE_DIR", { default: "./storage" }),
   watchDir: Settings.filePath("WATCH_DIR", { default: "./watch" }),
+  // a file is read once its size and modification time held still this long: long enough for
+  // the pauses of a copy from a NAS or a USB stick, short enough not to keep a person waiting
+  watchSettle: Settings.duration("WATCH_SETTLE", { default: "3s", min: "100ms", max: "10m" }),
+  // network shares (NFS, SMB) send no change events: the folder is polled instead
+  watchPolling: Settings.boolean("WATCH_POLLING", { default: false }),
+  watchPollingInterval: Settings.duration("WATCH_POLLING_INTERVAL", { default: "5s", min: "100ms", max: "1h" }),
   apiKey: Config.option(Settings.secret("SERVICE_API_KEY")),
   importMode: Settings.oneOf<ImportMode>("IMPORT_MODE", ["files", "externalApi"], { default: "files" }),
   unitSystem: Settings.oneOf<UnitSystem>("UNIT_SYSTEM", ["metric", "imperial"], { default: "metric" }),

@@ -100,3 +100,11 @@ export const acquireStorageLock = (storageDir: string): LockResult => {
   fs.mkdirSync(storageDir, { recursive: true })
   return acquirePidLock(path.join(storageDir, LOCK_FILE_NAME))
 }
+
+/** The same lock for the watch folder: a dot-file, so that it is never taken for an import. */
+export const WATCH_LOCK_FILE_NAME = ".waymark.lock"
+
+export const acquireWatchLock = (watchDir: string): LockResult => {
+  fs.mkdirSync(watchDir, { recursive: true })
+  return acquirePidLock(path.join(watchDir, WATCH_LOCK_FILE_NAME))
+}

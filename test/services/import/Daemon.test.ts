@@ -73,45 +73,60 @@ describe("watch folder", () => {
         expect((yield* importRows()).some((r) => r.filename === "more.zip" || r.filename === "profile.json")).toBe(false)
       }))
 
-    it.effect("a zip with a path leading upward, or damaged half way, stays in the watch folder, unpacking none of its files", () =>
+    it.effect("a zip with a path leading upward, or damaged half way, gets a failed row saying why and is kept in storage, unpacking none of its files", () =>
       Effect.gen(function*() {
-        const { watchDir } = yield* TestDaemon
+        const { originalsDir, watchDir } = yield* TestDaemon
         const entries = [
           { name: "a.fit", data: fitActivity({ start: dayStart(10), seconds: 900 }) },
           { name: "b.fit", data: fitActivity({ start: dayStart(11), seconds: 900 }) }
         ]
-        dropFile(watchDir, "escaping.zip", zipOf([...entries, { name: "../../escape.tcx", data: tcxActivity({ start: dayStart(8), seconds: 900 }) }]))
+        const escaping = zipOf([...entries, { name: "../../escape.tcx", data: tcxActivity({ start: dayStart(8), seconds: 900 }) }])
+        dropFile(watchDir, "escaping.zip", escaping)
         // the second entry claims one byte more than it holds
         const damaged = zipOf(entries)
         const central = damaged.lastIndexOf(Buffer.from("b.fit")) - 46
         damaged.writeUInt32LE(damaged.readUInt32LE(central + 24) + 1, central + 24)
         dropFile(watchDir, "damaged.zip", damaged)
-        dropFile(watchDir, "after.gpx", gpxActivity({ start: dayStart(12), seconds: 900 }))
-        yield* waitForRow("after.gpx", "20 seconds")
-        yield* Effect.sleep("500 millis")
-        expect(fs.existsSync(path.join(watchDir, "escaping.zip"))).toBe(true)
-        expect(fs.existsSync(path.join(watchDir, "damaged.zip"))).toBe(true)
+        const escapingRow = yield* waitForRow("escaping.zip")
+        expect(escapingRow).toMatchObject({ status: "failed", activity_id: null })
+        expect(escapingRow.error_message).toMatch(/^"escaping\.zip" was not unpacked: it holds a file whose path leads outside the archive/)
+        const damagedRow = yield* waitForRow("damaged.zip")
+        expect(damagedRow.status).toBe("failed")
+        expect(damagedRow.error_message).toMatch(/^"damaged\.zip" was not unpacked: it is damaged/)
+        // kept in storage like every failed original, out of the watch folder: not tried again
+        expect(fs.readFileSync(path.join(originalsDir, escapingRow.original_file!))).toEqual(escaping)
+        expect(fs.readFileSync(path.join(originalsDir, damagedRow.original_file!))).toEqual(damaged)
+        expect(fs.existsSync(path.join(watchDir, "escaping.zip"))).toBe(false)
+        expect(fs.existsSync(path.join(watchDir, "damaged.zip"))).toBe(false)
         expect(fs.existsSync(path.join(path.dirname(watchDir), "escape.tcx"))).toBe(false)
         expect(fs.readdirSync(watchDir).filter((f) => /\.(fit|tcx)$/.test(f))).toEqual([])
         expect((yield* importRows()).some((r) => ["a.fit", "b.fit", "escape.tcx"].includes(r.filename))).toBe(false)
+        const listed = (yield* send("GET", "/api/v1/file-imports?filters[filename]=escaping.zip")).json.fileImports
+        expect(listed).toMatchObject([{ filename: "escaping.zip", source: "zipFile", status: "failed" }])
       }))
 
-    it.effect("ignores dot-files, .part and .tmp files, subfolders and unsupported types, which stay in place with no row", () =>
+    it.effect("ignores dot-files, dot-folders, .part and .tmp files and unsupported types, which stay in place with no row; imports subfolders and removes those it empties", () =>
       Effect.gen(function*() {
-        const { watchDir } = yield* TestDaemon
+        const { originalsDir, watchDir } = yield* TestDaemon
         const bytes = fitActivity({ start: dayStart(3), seconds: 600 })
-        const ignored = [".hidden.fit", "writing.fit.part", "writing.gpx.tmp", "notes.txt", "photo.jpg"]
+        const ignored = [".hidden.fit", "writing.fit.part", "writing.gpx.tmp", "notes.txt", "photo.jpg", ".dot-folder/inside.fit"]
+        fs.mkdirSync(path.join(watchDir, ".dot-folder"))
         for (const name of ignored) fs.writeFileSync(path.join(watchDir, name), bytes)
-        fs.mkdirSync(path.join(watchDir, "sub"))
-        fs.writeFileSync(path.join(watchDir, "sub", "nested.fit"), bytes)
-        // a supported file dropped after them is imported: the watcher saw the folder
+        fs.mkdirSync(path.join(watchDir, "2023-rides", "march"), { recursive: true })
+        fs.writeFileSync(path.join(watchDir, "2023-rides", "march", "nested.fit"), bytes)
+        fs.writeFileSync(path.join(watchDir, "2023-rides", "flat.gpx"), gpxActivity({ start: dayStart(13), seconds: 600 }))
+        const nested = yield* waitForRow("2023-rides/march/nested.fit")
+        expect(nested.status).toBe("success")
+        expect(fs.readFileSync(path.join(originalsDir, nested.original_file!))).toEqual(Buffer.from(bytes))
+        expect((yield* waitForRow("2023-rides/flat.gpx")).status).toBe("success")
+        // the folders the import emptied are gone
+        yield* waitFor("the emptied subfolder removed", Effect.sync(() => (fs.existsSync(path.join(watchDir, "2023-rides")) ? undefined : true)))
         dropFile(watchDir, "sentinel.tcx", tcxActivity({ start: dayStart(4), seconds: 600 }))
         yield* waitForRow("sentinel.tcx")
         yield* Effect.sleep("1 second") // one more watcher round
         for (const name of ignored) expect(fs.existsSync(path.join(watchDir, name)), name).toBe(true)
-        expect(fs.existsSync(path.join(watchDir, "sub", "nested.fit"))).toBe(true)
         const rows = yield* importRows()
-        for (const name of [...ignored, "nested.fit", "sub"]) expect(rows.some((r) => r.filename === name), name).toBe(false)
+        for (const name of ignored) expect(rows.some((r) => r.filename.endsWith(path.basename(name))), name).toBe(false)
         expect(yield* queuedNames).toEqual([])
       }))
 

@@ -15,6 +15,8 @@ import { countActivities, fitActivity, gpxActivity, importRows, listFiles, type 
 
 const T = new Date("2024-03-10T07:00:00Z")
 const minutes = (m: number) => new Date(T.getTime() + m * 60_000)
+/** A modification time long past: a file that failed is not kept in case it is still being written. */
+const LONG_AGO = new Date("2024-01-01T00:00:00Z")
 
 /** Puts `bytes` into the watch folder as `name` and imports it. */
 const importBytes = (root: Root, name: string, bytes: Uint8Array | string, mtime?: Date) =>
@@ -26,9 +28,9 @@ const importBytes = (root: Root, name: string, bytes: Uint8Array | string, mtime
     return yield* (yield* ImportService).importFile({ filename: name, format, path: full, mtimeMs: 0 })
   })
 
-const withServices = <A, E>(body: (root: Root) => Effect.Effect<A, E, any>) =>
+const withServices = <A, E>(body: (root: Root) => Effect.Effect<A, E, any>, env: Readonly<Record<string, string>> = {}) =>
   Effect.gen(function*() {
-    const root = yield* scopedRoot()
+    const root = yield* scopedRoot(env)
     return yield* body(root).pipe(Effect.provide(servicesLayer(root)))
   })
 
@@ -118,29 +120,31 @@ describe("ImportService.importFile", () => {
       })
     ))
 
-  it.scopedLive("fails a file over the size limit without reading it, keeps no original, and removes it", () =>
+  it.scopedLive("fails a file over the size limit without parsing it, keeps it whole as its original, and removes it", () =>
     withServices((root) =>
       Effect.gen(function*() {
         const full = path.join(root.watchDir, "huge.gpx")
         fs.writeFileSync(full, "")
         fs.truncateSync(full, MAX_IMPORT_FILE_BYTES + 1) // sparse: no bytes written
+        fs.utimesSync(full, LONG_AGO, LONG_AGO)
         const outcome = yield* (yield* ImportService).importFile({ filename: "huge.gpx", format: "gpx", path: full, mtimeMs: 0 })
         expect(outcome?.status).toBe("failed")
         const [row] = yield* importRows("huge.gpx")
         expect(row).toMatchObject({
           status: "failed",
-          original_file: null,
           error_message: `"huge.gpx" is too large to import (${MAX_IMPORT_FILE_BYTES + 1} bytes; at most ${MAX_IMPORT_FILE_BYTES}).`
         })
         expect(listFiles(root.watchDir).filter((f) => !f.startsWith("."))).toEqual([])
-        expect(listFiles(root.originalsDir)).toEqual([])
+        // nothing dropped is deleted without a complete copy
+        expect(listFiles(root.originalsDir)).toEqual([row!.original_file])
+        expect(fs.statSync(path.join(root.originalsDir, row!.original_file!)).size).toBe(MAX_IMPORT_FILE_BYTES + 1)
       })
     ))
 
   it.scopedLive("fails a file that is not an activity with a message naming it, and removes it from the watch folder", () =>
     withServices((root) =>
       Effect.gen(function*() {
-        const outcome = yield* importBytes(root, "garbage.fit", "this is not a FIT file at all")
+        const outcome = yield* importBytes(root, "garbage.fit", "this is not a FIT file at all", LONG_AGO)
         expect(outcome?.status).toBe("failed")
         const [row] = yield* importRows("garbage.fit")
         expect(row!.status).toBe("failed")
@@ -149,6 +153,20 @@ describe("ImportService.importFile", () => {
         expect(fs.existsSync(path.join(root.watchDir, "garbage.fit"))).toBe(false)
         expect(yield* countActivities).toBe(0)
       })
+    ))
+
+  it.scopedLive("a young file that fails stays in the watch folder, to be looked at again: it may still be being written", () =>
+    withServices((root) =>
+      Effect.gen(function*() {
+        const outcome = yield* importBytes(root, "half.gpx", '<?xml version="1.0"?><gpx version="1.1"><trk><trkseg><trkpt lat="1" lon="2"><time>2024-03-')
+        expect(outcome?.status).toBe("failed")
+        expect(outcome !== null && "recheckAfter" in outcome ? outcome.recheckAfter : undefined).toBeDefined()
+        expect(fs.existsSync(path.join(root.watchDir, "half.gpx"))).toBe(true)
+        // looked at again unchanged: already recorded, now it leaves
+        expect(yield* (yield* ImportService).importFile({ filename: "half.gpx", format: "gpx", path: path.join(root.watchDir, "half.gpx"), mtimeMs: 0 })).toBeNull()
+        expect(fs.existsSync(path.join(root.watchDir, "half.gpx"))).toBe(false)
+        expect(yield* importRows("half.gpx")).toHaveLength(1)
+      }), { WATCH_SETTLE: "5s" }
     ))
 })
 
@@ -178,9 +196,9 @@ describe("gzipped files", () => {
     withServices((root) =>
       Effect.gen(function*() {
         const gzipped = zlib.gzipSync(fitActivity({ start: T, seconds: 1800 }))
-        expect((yield* importBytes(root, "cut.fit.gz", gzipped.subarray(0, gzipped.length / 2)))?.status).toBe("failed")
+        expect((yield* importBytes(root, "cut.fit.gz", gzipped.subarray(0, gzipped.length / 2), LONG_AGO))?.status).toBe("failed")
         expect((yield* importRows("cut.fit.gz"))[0]!.error_message).toBe('"cut.fit.gz" is cut short: the gzip file is truncated. Download or copy it again.')
-        expect((yield* importBytes(root, "plain.fit.gz", fitActivity({ start: T, seconds: 1800 })))?.status).toBe("failed")
+        expect((yield* importBytes(root, "plain.fit.gz", fitActivity({ start: T, seconds: 1800 }), LONG_AGO))?.status).toBe("failed")
         expect((yield* importRows("plain.fit.gz"))[0]!.error_message).toMatch(/^"plain\.fit\.gz" is not a gzip file/)
         expect(yield* countActivities).toBe(0)
         expect(listFiles(root.watchDir).filter((f) => !f.startsWith("."))).toEqual([])
