@@ -16,6 +16,9 @@ export interface FileImportRow {
   readonly status: string
   readonly error_message: string | null
   readonly activity_id: string | null
+  /** JSON array of the activities that still exist, or null */
+  readonly activity_ids: string | null
+  readonly notes: string | null
   readonly imported_on: number
 }
 
@@ -35,6 +38,8 @@ export const toFileImport = (row: FileImportRow): FileImport => ({
   // rows stored before messages were capped are cut when served
   errorMessage: capped(row.error_message),
   activityId: row.activity_id,
+  activityIds: row.activity_ids === null ? [] : JSON.parse(row.activity_ids) as Array<string>,
+  notes: capped(row.notes),
   importedOn: isoSeconds(row.imported_on)
 })
 
@@ -46,6 +51,10 @@ export interface FileImportSearch {
   readonly offset: number
   readonly limit: number
 }
+
+/** The activities a row names that still exist (one of a multisport file may have been deleted), as a JSON array. */
+const ACTIVITY_IDS = `(SELECT json_group_array(ids.value) FROM json_each(file_imports.activity_ids) AS ids
+  WHERE ids.value IN (SELECT id FROM activities)) AS activity_ids`
 
 /** The count and the page of a search of the import log, as statement texts and their parameters. */
 export const fileImportStatements = (search: FileImportSearch) => {
@@ -71,7 +80,7 @@ export const fileImportStatements = (search: FileImportSearch) => {
   return {
     count: { sql: `SELECT COUNT(*) FROM file_imports${where}`, params },
     page: {
-      sql: `SELECT id, filename, source, status, error_message, activity_id, imported_on FROM ${listed}${where}
+      sql: `SELECT id, filename, source, status, error_message, activity_id, ${ACTIVITY_IDS}, notes, imported_on FROM ${listed}${where}
         ORDER BY imported_on DESC, rowid DESC LIMIT ? OFFSET ?`,
       params: [...params, search.limit, Math.max(0, search.offset)]
     }
@@ -90,8 +99,8 @@ export class FileImportReads extends Effect.Service<FileImportReads>()("services
       const { count, page } = fileImportStatements(params)
       const total = counts(`${count.sql}\u0000${count.params.join("\u0000")}`, () => Number(db.rows(count.sql, count.params)[0]![0]))!
       if (params.limit <= 0) return { rows: [], total }
-      const rows = db.rows(page.sql, page.params).map(([id, filename, source, status, error_message, activity_id, imported_on]) =>
-        toFileImport({ id, filename, source, status, error_message, activity_id, imported_on } as FileImportRow)
+      const rows = db.rows(page.sql, page.params).map(([id, filename, source, status, error_message, activity_id, activity_ids, notes, imported_on]) =>
+        toFileImport({ id, filename, source, status, error_message, activity_id, activity_ids, notes, imported_on } as FileImportRow)
       )
       return { rows, total }
     }
