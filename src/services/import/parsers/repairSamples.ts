@@ -84,15 +84,15 @@ const repairTimes = (time: ReadonlyArray<number>, now: number): TimeRepair => {
     last = i
   }
   if (parts.length <= 1) return { keep, misdated, leapt: 0, leapMs: 0 }
-  const main = parts.reduce((best, p) => (p.count > best.count ? p : best))
+  const main = parts.reduce((best, p, k) => (p.count > parts[best]!.count ? k : best), 0)
   let leapt = 0
   let leapMs = 0
   for (const [k, p] of parts.entries()) {
-    if (p === main) continue
+    if (k === main) continue
     leapt += p.count
     for (let i = p.from; i < p.to; i++) keep[i] = 0
-    const neighbour = k < parts.indexOf(main) ? parts[k + 1]! : parts[k - 1]!
-    const gap = k < parts.indexOf(main) ? time[neighbour.from]! - time[p.to - 1]! : time[p.from]! - time[neighbour.to - 1]!
+    // the gap on this part's side towards the part kept
+    const gap = k < main ? time[parts[k + 1]!.from]! - time[p.to - 1]! : time[p.from]! - time[parts[k - 1]!.to - 1]!
     leapMs = Math.max(leapMs, gap)
   }
   return { keep, misdated, leapt, leapMs }
@@ -175,7 +175,7 @@ const absentIfNoReading = (values: Array<number | null>): boolean => {
   return read
 }
 
-type TotalKey = Exclude<keyof DeviceTotals, never>
+type TotalKey = keyof DeviceTotals
 const TOTAL_BOUNDS: ReadonlyArray<readonly [TotalKey, string, string, number]> = [
   ["distanceMeters", "distance", " m", B.maxDistanceMeters],
   ["elapsedSeconds", "elapsed time", " s", B.maxDurationSeconds],
@@ -332,6 +332,5 @@ const copyColumns = (s: ParsedSamples): ParsedSamples => {
 export const repairNote = (repairs: ReadonlyArray<string>): string | null => {
   const unique = [...new Set(repairs)]
   if (unique.length === 0) return null
-  const text = unique.join("; ")
-  return `Repaired: ${text}.`
+  return `Repaired: ${unique.join("; ")}.`
 }
