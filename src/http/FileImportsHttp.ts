@@ -29,6 +29,8 @@ export const fileImportPage = (params: FileImportSearchParams, waiting: Readonly
       status: "queued",
       errorMessage: null,
       activityId: null,
+      activityIds: [],
+      notes: null,
       importedOn: null
     }))
     .filter((f) => (filename === undefined || f.filename === filename) && (sources === undefined || sources.length === 0 || sources.includes(f.source)))

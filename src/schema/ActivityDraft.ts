@@ -100,6 +100,8 @@ export interface ActivityDraft {
   readonly laps: ReadonlyArray<Lap>
   readonly splits: ReadonlyArray<Split>
   readonly bestEfforts: ReadonlyArray<BestEffort>
+  /** what was dropped from its file as impossible, in plain words; absent when nothing was */
+  readonly repairs?: ReadonlyArray<string>
 }
 
 /**

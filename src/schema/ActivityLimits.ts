@@ -14,8 +14,11 @@ export const MAX_IMPORT_MESSAGE_LENGTH = 1_000
  * no recorded activity comes near are refused: a file beyond any of them is damaged.
  */
 export const ACTIVITY_BOUNDS = {
-  /** earliest start: consumer GPS and heart-rate recording did not exist before */
-  earliestStart: Date.UTC(1980, 0, 1),
+  /**
+   * earliest start: files say what they say from 1900 on (a GPX converted by GPSBabel may be
+   * dated 1901 and still hold a real route); before it, the date is a clock error
+   */
+  earliestStart: Date.UTC(1900, 0, 1),
   /** latest start, from now: tomorrow, whatever the time zone */
   latestStartAheadMs: 24 * 3600 * 1000,
   /** 100 days */
@@ -41,10 +44,18 @@ export const ACTIVITY_BOUNDS = {
 } as const
 
 /**
- * Samples one activity may have: 4.6 days at one per second. Bounds the work and memory of
- * parsing and computing a file (a 72-hour FIT at one sample per second has 259,200).
+ * Samples a file's activity may have: 6.9 days at one per second. Bounds the work and memory
+ * of parsing and computing a file (a FIT of 700,000 records parses within the parse worker's
+ * heap of 512 MB, one of 1,000,000 does not). Totals, splits and best efforts come from every
+ * sample.
  */
-export const MAX_SAMPLES = 400_000
+export const MAX_SAMPLES = 600_000
+
+/**
+ * Samples stored per stream: a longer recording's streams are thinned to this many for
+ * storage, keeping each stretch's peaks (28 hours at one per second, 11.5 days at one per 10 s).
+ */
+export const MAX_STORED_SAMPLES = 100_000
 
 /** Splits over the longest possible distance: one per kilometre plus one per mile. */
 export const MAX_SPLITS = Math.ceil(ACTIVITY_BOUNDS.maxDistanceMeters / 1000) +

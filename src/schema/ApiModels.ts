@@ -106,7 +106,13 @@ export const FileImport = Schema.Struct({
   source: FileImportSource,
   status: FileImportStatus,
   errorMessage: Schema.NullOr(Schema.String).annotations({ description: "Says why when the status is failed or skipped" }),
-  activityId: Schema.NullOr(Schema.String).annotations({ description: "Set only when the status is success" }),
+  activityId: Schema.NullOr(Schema.String).annotations({ description: "Set only when the status is success: the first activity of the file" }),
+  activityIds: Schema.Array(Schema.String).annotations({
+    description: "Every activity the file made (a multisport file makes one per sport), the first being activityId; empty unless the status is success"
+  }),
+  notes: Schema.NullOr(Schema.String).annotations({
+    description: "What the import repaired in the file, in plain words (impossible samples dropped, impossible device totals ignored); null when nothing was"
+  }),
   importedOn: Schema.NullOr(Schema.String).annotations({ description: "Null while queued", jsonSchema: { type: ["string", "null"], format: "date-time" } })
 }).annotations({ identifier: "FileImport" })
 export type FileImport = typeof FileImport.Type

@@ -1,3 +1,4 @@
+import type { WorldType } from "./ActivityDraft.ts"
 import type { SportType } from "./SportType.ts"
 
 /**
@@ -77,4 +78,9 @@ export interface ParsedActivity {
   readonly startLatLng: readonly [number, number] | null
   readonly samples: ParsedSamples
   readonly laps: ReadonlyArray<ParsedLap>
+  /** recorded on an indoor training platform (see virtualPlatform): located nowhere, in this world */
+  readonly virtual?: boolean
+  readonly worldType?: WorldType
+  /** what was dropped from the file as impossible, in plain words (see repairSamples) */
+  readonly repairs?: ReadonlyArray<string>
 }

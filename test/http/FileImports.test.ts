@@ -41,11 +41,13 @@ layer(TestDaemon.layer(), { excludeTestServices: true })("GET /api/v1/file-impor
         ["waiting.fit", "queued"], ["new.tcx", "failed"], ["mid.gpx", "skipped"], ["old.fit", "success"]
       ])
       expect(answer.json.fileImports[0]).toEqual({
-        id: null, filename: "waiting.fit", source: "fitFile", status: "queued", errorMessage: null, activityId: null, importedOn: null
+        id: null, filename: "waiting.fit", source: "fitFile", status: "queued", errorMessage: null, activityId: null, activityIds: [], notes: null,
+        importedOn: null
       })
       const success = answer.json.fileImports[3]
       expect(success.id).toMatch(/^fileImport-/)
       expect(success.activityId).toBe(activity)
+      expect([success.activityIds, success.notes]).toEqual([[activity], null])
       expect(success.importedOn).toBe("2024-01-01T10:00:00Z")
       expect(answer.json.fileImports[1].errorMessage).toBe("The file could not be parsed.")
       expect(answer.json.pagination).toEqual({ page: 1, size: 25, total: 4, totalPages: 1 })

@@ -1,4 +1,5 @@
 import type { ActivityDraft, ActivityStreams, EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
+import { thinStreams } from "./thinStreams.ts"
 import {
   ACTIVITY_BOUNDS as B,
   MAX_DESCRIPTION_LENGTH,
@@ -14,7 +15,9 @@ import {
  * the parse worker thread, so plain code without the Effect runtime) or from the external
  * platform: every number finite, every value within what a real activity can reach
  * (ACTIVITY_BOUNDS), the counts of laps, splits, best efforts and samples bounded. Texts too
- * long are cut, never refused. Anything else makes the activity impossible, with the reason
+ * long are cut, streams longer than what is stored are thinned (thinStreams), never refused.
+ * A file's impossible samples were dropped before (repairSamples): what is refused here is an
+ * activity with nothing usable left. Anything else makes the activity impossible, with the reason
  * naming the value ("the distance 1.8e308 m is impossible ...").
  */
 export type ActivityCheck<D> =
@@ -30,7 +33,7 @@ export const formatNumber = (v: number): string => {
 
 const DAY_S = 86_400
 /** A duration in the largest unit that fits: "2,000 years", "12.5 days", "3.2 h". */
-const humanDuration = (seconds: number): string =>
+export const humanDuration = (seconds: number): string =>
   !Number.isFinite(seconds)
     ? String(seconds)
     : Math.abs(seconds) >= 365 * DAY_S
@@ -64,7 +67,7 @@ const optionalRange = (v: number | null, what: string, unit: string, max: number
 
 const startProblem = (startTime: number, now: number): string | null => {
   if (!Number.isFinite(startTime)) return `its start time ${startTime} is not a date`
-  if (startTime < B.earliestStart) return `it starts in the year ${new Date(startTime).getUTCFullYear()} (activities start in 1980 or later)`
+  if (startTime < B.earliestStart) return `it starts in the year ${new Date(startTime).getUTCFullYear()} (activities start in 1900 or later)`
   if (startTime > now + B.latestStartAheadMs) {
     return `it starts on ${new Date(startTime).toISOString().slice(0, 10)}, in the future`
   }
@@ -218,5 +221,9 @@ export const validateActivity = <D extends ActivityDraft | EncodedActivityDraft>
   const description = truncateText(draft.description, MAX_DESCRIPTION_LENGTH)
   const deviceName = draft.deviceName === null ? null : truncateText(draft.deviceName, MAX_DEVICE_NAME_LENGTH)
   const unchanged = name === draft.name && description === draft.description && deviceName === draft.deviceName
-  return { _tag: "Valid", draft: unchanged ? draft : { ...draft, name, description, deviceName } }
+  const checked = unchanged ? draft : { ...draft, name, description, deviceName }
+  // a long recording is stored thinned: its totals were computed from every sample
+  const streams = "streams" in checked ? (checked as ActivityDraft).streams : null
+  const stored = streams === null ? streams : thinStreams(streams)
+  return { _tag: "Valid", draft: stored === streams ? checked : { ...checked, streams: stored } }
 }

@@ -63,7 +63,7 @@ export const computeActivity = (parsed: ParsedActivity, context: ComputeContext)
 
   // identity
   const fileName = cleanName(parsed.name)
-  const worldType = worldTypeOf(parsed.deviceName, [parsed.name, context.filename])
+  const worldType = parsed.worldType ?? worldTypeOf(parsed.deviceName, [parsed.name, context.filename])
   const firstPosition = motion.positions.find((p) => p !== null) ?? null
   const startLatLng: readonly [number, number] | null =
     parsed.startLatLng && !(parsed.startLatLng[0] === 0 && parsed.startLatLng[1] === 0)
@@ -71,7 +71,7 @@ export const computeActivity = (parsed: ParsedActivity, context: ComputeContext)
       : firstPosition
       ? [round(firstPosition[0], 6), round(firstPosition[1], 6)]
       : null
-  const realPlace = worldType === "realWorld" && !sportType.startsWith("Virtual")
+  const realPlace = parsed.virtual !== true && worldType === "realWorld" && !sportType.startsWith("Virtual")
 
   // local start time: device offset > zone at the start position > TZ setting > UTC
   const positionZone = realPlace && startLatLng ? timeZoneAt(startLatLng[0], startLatLng[1]) : null
@@ -178,6 +178,7 @@ export const computeActivity = (parsed: ParsedActivity, context: ComputeContext)
       ...computeSplits("metric", motion, smoothedAltitude, samples.heartRate),
       ...computeSplits("imperial", motion, smoothedAltitude, samples.heartRate)
     ],
-    bestEfforts: efforts.length > 0 && motion.hasDistance ? computeBestEfforts(efforts, motion.distance, timeS) : []
+    bestEfforts: efforts.length > 0 && motion.hasDistance ? computeBestEfforts(efforts, motion.distance, timeS) : [],
+    ...(parsed.repairs !== undefined && parsed.repairs.length > 0 ? { repairs: parsed.repairs } : {})
   }
 }

@@ -16,6 +16,9 @@ export interface FileImportRow {
   readonly status: string
   readonly error_message: string | null
   readonly activity_id: string | null
+  /** JSON array of the activities the file made, or null */
+  readonly activity_ids: string | null
+  readonly notes: string | null
   readonly imported_on: number
 }
 
@@ -27,7 +30,10 @@ const isoSeconds = (epochMs: number) => {
 /** A reason quoting the file (a name, a number of a million digits) stays readable and small. */
 export const capped = (message: string | null) => (message === null ? null : truncateText(message, MAX_IMPORT_MESSAGE_LENGTH))
 
-export const toFileImport = (row: FileImportRow): FileImport => ({
+const idsOf = (row: FileImportRow): Array<string> => (row.activity_ids === null ? [] : JSON.parse(row.activity_ids) as Array<string>)
+
+/** `existing` tells which of the activities a row names still exist (one of a multisport file may have been deleted). */
+export const toFileImport = (row: FileImportRow, existing: (id: string) => boolean = () => true): FileImport => ({
   id: row.id,
   filename: row.filename,
   source: row.source as FileImportSource,
@@ -35,6 +41,8 @@ export const toFileImport = (row: FileImportRow): FileImport => ({
   // rows stored before messages were capped are cut when served
   errorMessage: capped(row.error_message),
   activityId: row.activity_id,
+  activityIds: idsOf(row).filter((id) => id === row.activity_id || existing(id)),
+  notes: capped(row.notes),
   importedOn: isoSeconds(row.imported_on)
 })
 
@@ -71,7 +79,7 @@ export const fileImportStatements = (search: FileImportSearch) => {
   return {
     count: { sql: `SELECT COUNT(*) FROM file_imports${where}`, params },
     page: {
-      sql: `SELECT id, filename, source, status, error_message, activity_id, imported_on FROM ${listed}${where}
+      sql: `SELECT id, filename, source, status, error_message, activity_id, activity_ids, notes, imported_on FROM ${listed}${where}
         ORDER BY imported_on DESC, rowid DESC LIMIT ? OFFSET ?`,
       params: [...params, search.limit, Math.max(0, search.offset)]
     }
@@ -90,9 +98,15 @@ export class FileImportReads extends Effect.Service<FileImportReads>()("services
       const { count, page } = fileImportStatements(params)
       const total = counts(`${count.sql}\u0000${count.params.join("\u0000")}`, () => Number(db.rows(count.sql, count.params)[0]![0]))!
       if (params.limit <= 0) return { rows: [], total }
-      const rows = db.rows(page.sql, page.params).map(([id, filename, source, status, error_message, activity_id, imported_on]) =>
-        toFileImport({ id, filename, source, status, error_message, activity_id, imported_on } as FileImportRow)
+      const stored = db.rows(page.sql, page.params).map(([id, filename, source, status, error_message, activity_id, activity_ids, notes, imported_on]) =>
+        ({ id, filename, source, status, error_message, activity_id, activity_ids, notes, imported_on }) as FileImportRow
       )
+      // the first activity exists (its row goes with it); the others of a multisport file are looked up
+      const others = stored.flatMap((row) => idsOf(row).filter((id) => id !== row.activity_id))
+      const existing = others.length === 0
+        ? new Set<string>()
+        : new Set(db.rows(`SELECT id FROM activities WHERE id IN (${placeholders(others.length)})`, others).map(([id]) => id as string))
+      const rows = stored.map((row) => toFileImport(row, (id) => existing.has(id)))
       return { rows, total }
     }
 

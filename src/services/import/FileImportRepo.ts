@@ -15,6 +15,10 @@ export interface NewFileImport {
   readonly status: StoredStatus
   readonly errorMessage: string | null
   readonly activityId: string | null
+  /** every activity the file made, in the file's order, the first being `activityId` (that one alone when absent) */
+  readonly activityIds?: ReadonlyArray<string>
+  /** what was repaired in the file */
+  readonly notes?: string | null
   readonly importedOn: number
   readonly contentHash: string
   readonly sourceSize: number
@@ -37,6 +41,8 @@ export class FileImportRepo extends Effect.Service<FileImportRepo>()("services/i
         status: row.status,
         error_message: capped(row.errorMessage),
         activity_id: row.activityId,
+        activity_ids: row.activityId === null ? null : JSON.stringify(row.activityIds ?? [row.activityId]),
+        notes: capped(row.notes ?? null),
         imported_on: row.importedOn,
         content_hash: row.contentHash,
         source_size: row.sourceSize,

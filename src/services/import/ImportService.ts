@@ -16,6 +16,7 @@ import { FileImportRepo, newFileImportId, type StoredStatus } from "./FileImport
 import { inChannel } from "../platform/Logs.ts"
 import { StoragePaths } from "../platform/StoragePaths.ts"
 import { isStorageFull } from "./isStorageFull.ts"
+import { repairNote } from "./parsers/repairSamples.ts"
 import { OriginalsDisk } from "./OriginalsDisk.ts"
 import { type QueuedFile, removeEmptiedFolders } from "./WatchDirectory.ts"
 import { type FileIdentity, identityOf, sameIdentity } from "../../fibers/SettlingFiles.ts"
@@ -313,8 +314,8 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
           yield* sql.withTransaction(Effect.gen(function*() {
             for (const [i, draft] of drafts.entries()) yield* activities.insert(activityIds[i]!, draft)
             yield* fileImports.insert({
-              ...row, status, errorMessage, contentHash, originalFile,
-              activityId: activityIds[0] ?? null
+              ...row, status, errorMessage, contentHash, originalFile, activityId: activityIds[0] ?? null, activityIds,
+              notes: repairNote(drafts.flatMap((draft) => draft.repairs ?? []))
             })
           }).pipe(Effect.tapErrorCause((cause) => Effect.sync(() => {
             if (isStorageFull(cause)) full = cause

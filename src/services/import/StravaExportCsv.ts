@@ -1,16 +1,21 @@
 import { Schema } from "effect"
 import * as path from "node:path"
+import { SportType } from "../../schema/ApiModels.ts"
+import { resolveSportName } from "./parsers/sportNames.ts"
 
 /**
  * What a Strava bulk export's `activities.csv` says about each of its files, keyed by the
  * file's base name (`activities/123.fit.gz` → `123.fit.gz`): the name, description, commute
- * flag and gear the person gave the activity on Strava.
+ * flag, gear and sport the person gave the activity on Strava. The sport is what the athlete
+ * chose ("Nordic Ski" for a file that says only `Other`); absent when the export names none of
+ * the vocabulary (and in what was kept before sports were read).
  */
 export const ExportedActivity = Schema.Struct({
   name: Schema.NullOr(Schema.String),
   description: Schema.NullOr(Schema.String),
   isCommute: Schema.Boolean,
-  gear: Schema.NullOr(Schema.String)
+  gear: Schema.NullOr(Schema.String),
+  sportType: Schema.optional(SportType)
 })
 export type ExportedActivity = typeof ExportedActivity.Type
 
@@ -46,17 +51,19 @@ export const readActivitiesCsv = (csv: string): ReadonlyMap<string, ExportedActi
   if (header === undefined) return byFile
   // the first column of each name: later exports repeat "Commute" as a number further on
   const column = (name: string) => header.indexOf(name)
-  const [file, name, description, commute, gear] = ["Filename", "Activity Name", "Activity Description", "Commute", "Activity Gear"].map(column)
+  const [file, name, description, commute, gear, activityType] = ["Filename", "Activity Name", "Activity Description", "Commute", "Activity Gear", "Activity Type"].map(column)
   if (file === undefined || file === -1) return byFile
   for (const row of rows) {
     const filename = text(row[file])
     if (filename === null) continue
     const flag = text(row[commute!])?.toLowerCase()
+    const sportType = resolveSportName(text(row[activityType!]))
     byFile.set(path.posix.basename(filename), {
       name: text(row[name!]),
       description: text(row[description!]),
       isCommute: flag === "true" || flag === "1" || flag === "1.0",
-      gear: text(row[gear!])
+      gear: text(row[gear!]),
+      ...(sportType !== null ? { sportType } : {})
     })
   }
   return byFile

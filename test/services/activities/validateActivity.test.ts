@@ -41,7 +41,11 @@ describe("validateActivity", () => {
     expect(reasonOf(makeDraft({ distanceInMeter: Infinity }))).toBe("the distance Infinity m is impossible (at most 50,000 km)")
     expect(reasonOf(makeDraft({ distanceInMeter: -5 }))).toBe("the distance -5 m is impossible (at most 50,000 km)")
     expect(reasonOf(makeDraft({ startTime: Date.UTC(1000, 4, 1), startDateLocal: "1000-05-01T10:00:00" })))
-      .toBe("it starts in the year 1000 (activities start in 1980 or later)")
+      .toBe("it starts in the year 1000 (activities start in 1900 or later)")
+    // a date as the file states it, from 1900 on (a GPSBabel conversion dated 1901)
+    expect(reasonOf(makeDraft({ startTime: Date.UTC(1901, 4, 1), startDateLocal: "1901-05-01T10:00:00" }))).toBeNull()
+    expect(reasonOf(makeDraft({ startTime: Date.UTC(1899, 11, 31), startDateLocal: "1899-12-31T10:00:00" })))
+      .toBe("it starts in the year 1899 (activities start in 1900 or later)")
     expect(reasonOf(makeDraft({ startTime: Date.UTC(2126, 0, 1), startDateLocal: "2126-01-01T10:00:00" }))).toBe("it starts on 2126-01-01, in the future")
     // tomorrow is fine, whatever the time zone
     expect(reasonOf(makeDraft({ startTime: NOW + 20 * 3600_000 }))).toBeNull()
@@ -82,7 +86,7 @@ describe("validateActivity", () => {
 
   it("bounds the counts of samples, laps and splits", () => {
     const many = Array.from({ length: MAX_SAMPLES + 1 }, (_, i) => i)
-    expect(reasonOf(makeDraft({ streams: { time: many } }))).toBe(`it has 400,001 samples (at most 400,000)`)
+    expect(reasonOf(makeDraft({ streams: { time: many } }))).toBe(`it has 600,001 samples (at most 600,000)`)
     expect(reasonOf(makeDraft({ laps: Array.from({ length: ACTIVITY_BOUNDS.maxLaps + 1 }, (_, i) => ({ ...lap, lapIndex: i + 1 })) })))
       .toBe("it has 10,001 laps (at most 10,000)")
     expect(reasonOf(makeDraft({ splits: Array.from({ length: MAX_SPLITS + 1 }, (_, i) => split(i + 1)) })))

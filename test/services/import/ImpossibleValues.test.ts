@@ -4,9 +4,10 @@ import { send, TestDaemon } from "../../support/TestDaemon.ts"
 import { countActivities, dayStart, dropFile, freshDaemon, listFiles, tcxActivity, waitForRow } from "../../support/ImportHarness.ts"
 
 /**
- * Files that hold values no real activity reaches, through the real import path: each one
- * ends `failed` with a message naming the impossible value, nothing of it is stored, and it
- * leaves the watch folder.
+ * Files that hold values no real activity reaches, through the real import path. A file is
+ * refused only when nothing usable remains (a date no recording can have): it ends `failed`
+ * with a message naming the impossible value, nothing of it is stored, and it leaves the watch
+ * folder. Otherwise the impossible values are dropped and the row says so in `notes`.
  */
 
 /** A GPX of two minutes whose points are stamped from `start`, the last one `lastAfterSeconds` later. */
@@ -19,17 +20,29 @@ const gpxFrom = (start: string, lastAfterSeconds = 120): string => {
 }
 
 const CASES: ReadonlyArray<readonly [name: string, content: () => string, message: string]> = [
-  ["year-1000.gpx", () => gpxFrom("1000-06-01T08:00:00Z"), `"year-1000.gpx" cannot be imported: it starts in the year 1000 (activities start in 1980 or later).`],
-  ["year-2126.gpx", () => gpxFrom("2126-06-01T08:00:00Z"), `"year-2126.gpx" cannot be imported: it starts on 2126-06-01, in the future.`],
+  ["year-1000.gpx", () => gpxFrom("1000-06-01T08:00:00Z"), `"year-1000.gpx" cannot be imported: it starts in the year 1000 (activities start in 1900 or later).`],
+  ["year-2126.gpx", () => gpxFrom("2126-06-01T08:00:00Z"), `"year-2126.gpx" cannot be imported: it starts on 2126-06-01, in the future.`]
+]
+
+/** Files with impossible values beside real ones: imported from the rest, the row naming what was dropped. */
+const REPAIRED: ReadonlyArray<readonly [name: string, content: () => string, notes: string, check: (a: Record<string, any>) => void]> = [
   [
     "millennia.gpx",
     () => gpxFrom("1990-06-01T08:00:00Z", 3000 * 365.25 * 86_400),
-    `"millennia.gpx" cannot be imported: the elapsed time 9.5e10 s (3,000 years) is impossible (at most 100 days).`
+    "Repaired: dropped 1 sample dated before 1900 or after tomorrow.",
+    (a) => expect([a.startDateLocal.slice(0, 10), a.elapsedTimeInSeconds]).toEqual(["1990-06-01", 60])
   ],
   [
     "max-double.tcx",
     () => tcxActivity({ start: dayStart(2), seconds: 600 }).replace("<Calories>60</Calories>", "<Calories>1.7976931348623157e308</Calories>"),
-    `"max-double.tcx" cannot be imported: the calories 1.8e308 kcal is impossible (0 to 1,000,000 kcal).`
+    "Repaired: ignored the device's calories (1.8e308 kcal), which is impossible; ignored 1 impossible lap value.",
+    (a) => expect([a.calories, a.movingTimeInSeconds]).toEqual([null, 600])
+  ],
+  [
+    "year-1901.gpx",
+    () => gpxFrom("1901-06-01T08:00:00Z"),
+    "",
+    (a) => expect(a.startDateLocal.slice(0, 10)).toBe("1901-06-01")
   ]
 ]
 
@@ -52,6 +65,20 @@ describe("impossible values in files", () => {
         expect(yield* countActivities).toBe(0)
         expect(listFiles(watchDir).filter((f) => !f.startsWith("."))).toEqual([])
       }), { timeout: 60_000 })
+
+    it.effect("impossible samples and totals are dropped, the activity stored from the rest, and the row says what was dropped", () =>
+      Effect.gen(function*() {
+        const { watchDir } = yield* TestDaemon
+        for (const [name, content] of REPAIRED) dropFile(watchDir, name, content())
+        for (const [name, , notes, check] of REPAIRED) {
+          const row = yield* waitForRow(name)
+          expect([row.status, row.error_message], name).toEqual(["success", null])
+          const served = (yield* send("GET", `/api/v1/file-imports?filters[filename]=${name}`)).json.fileImports[0]
+          expect(served.notes, name).toBe(notes === "" ? null : notes)
+          expect(served.activityIds, name).toEqual([row.activity_id])
+          check((yield* send("GET", `/api/v1/activities/${row.activity_id}`)).json)
+        }
+      }))
 
     it.effect("a number written as Infinity or NaN is read as missing: the activity is stored from the other samples", () =>
       Effect.gen(function*() {

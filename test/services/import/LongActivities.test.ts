@@ -64,23 +64,29 @@ describe("activities with thousands of splits", () => {
         expect(listFiles(watchDir).filter((f) => !f.startsWith("."))).toEqual([])
       }), { timeout: 120_000 })
 
-    it.effect("a TCX whose one DistanceMeters is absurd fails at once, naming the distance; the file behind it imports", () =>
+    it.effect("a TCX whose one DistanceMeters is absurd imports without that sample's distance, the row naming it; the file behind it imports", () =>
       Effect.gen(function*() {
         const { watchDir } = yield* TestDaemon
         const ride = tcxActivity({ start: dayStart(2), seconds: 3600 })
         // one trackpoint's cumulative distance of 1e13 m: splits over it would number billions
         const absurd = ride.replace(/<DistanceMeters>1800<\/DistanceMeters>/, "<DistanceMeters>1e13</DistanceMeters>")
         expect(absurd).not.toBe(ride)
-        const huge = ride.replace(/<DistanceMeters>1800<\/DistanceMeters>/, "<DistanceMeters>1.7976931348623157e308</DistanceMeters>")
+        // another ride (the same one would be its duplicate)
+        const huge = tcxActivity({ start: dayStart(3), seconds: 3600 })
+          .replace(/<DistanceMeters>1800<\/DistanceMeters>/, "<DistanceMeters>1.7976931348623157e308</DistanceMeters>")
         dropFile(watchDir, "absurd.tcx", absurd)
         dropFile(watchDir, "max-double.tcx", huge)
         dropFile(watchDir, "after.fit", fitActivity({ start: dayStart(31), seconds: 600 }))
-        const row = yield* waitForRow("absurd.tcx")
-        expect(row.status).toBe("failed")
-        expect(row.error_message).toBe(`"absurd.tcx" cannot be imported: the distance recorded 1e13 m is impossible (at most 50,000 km).`)
-        const max = yield* waitForRow("max-double.tcx")
-        expect(max.status).toBe("failed")
-        expect(max.error_message).toBe(`"max-double.tcx" cannot be imported: the distance recorded 1.8e308 m is impossible (at most 50,000 km).`)
+        for (const [name, notes] of [
+          ["absurd.tcx", "Repaired: ignored 1 impossible distance value."],
+          ["max-double.tcx", "Repaired: ignored 1 impossible distance value."]
+        ] as const) {
+          const row = yield* waitForRow(name)
+          expect([row.status, row.error_message], name).toEqual(["success", null])
+          expect((yield* send("GET", `/api/v1/file-imports?filters[filename]=${name}`)).json.fileImports[0].notes, name).toBe(notes)
+          // the lap's distance, the device's own total
+          expect((yield* send("GET", `/api/v1/activities/${row.activity_id}`)).json.distanceInMeter, name).toBe(10_800)
+        }
         expect((yield* waitForRow("after.fit")).status).toBe("success")
         expect(yield* queued).toEqual([])
         expect(listFiles(watchDir).filter((f) => !f.startsWith("."))).toEqual([])

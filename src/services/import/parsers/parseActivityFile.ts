@@ -3,13 +3,17 @@ import { ActivityFileError } from "./ActivityFileError.ts"
 import { parseFit } from "./fit/parseFit.ts"
 import { parseGpx } from "./parseGpx.ts"
 import { parseTcx } from "./parseTcx.ts"
+import { isUsable, repairActivity } from "./repairSamples.ts"
+import { recogniseVirtual } from "./virtualPlatform.ts"
 
 export { ActivityFileError } from "./ActivityFileError.ts"
 
 /**
  * Parses one activity file into one ParsedActivity per activity it holds (normally one; one per
  * sport session of a multi-sport FIT; one per <Activity> of a TCX). Rejects only with
- * ActivityFileError, whose message says what is wrong with that file. Pure and synchronous at
+ * ActivityFileError, whose message says what is wrong with that file. Each activity comes
+ * repaired (repairSamples): its impossible samples dropped and named; one recorded on an indoor
+ * platform is virtual (virtualPlatform). Pure and synchronous at
  * heart (safe in a worker thread); every loop is bounded by the input size.
  */
 export const parseActivityFile = (
@@ -18,16 +22,14 @@ export const parseActivityFile = (
   filename: string
 ): Promise<ReadonlyArray<ParsedActivity>> => {
   try {
-    switch (format) {
-      case "fit":
-        return Promise.resolve(parseFit(bytes, filename))
-      case "tcx":
-        return Promise.resolve(parseTcx(bytes, filename))
-      case "gpx":
-        return Promise.resolve(parseGpx(bytes, filename))
-      default:
-        return Promise.reject(new ActivityFileError({ message: `"${filename}" has an unsupported format` }))
+    const parse = format === "fit" ? parseFit : format === "tcx" ? parseTcx : format === "gpx" ? parseGpx : null
+    if (parse === null) return Promise.reject(new ActivityFileError({ message: `"${filename}" has an unsupported format` }))
+    // impossible samples are dropped: a file is refused only when nothing usable remains
+    const repaired = parse(bytes, filename).map((activity) => repairActivity(recogniseVirtual(activity))).filter(isUsable)
+    if (repaired.length === 0) {
+      return Promise.reject(new ActivityFileError({ message: `"${filename}" holds nothing usable: every sample of it is impossible` }))
     }
+    return Promise.resolve(repaired)
   } catch (e) {
     if (e instanceof ActivityFileError) return Promise.reject(e)
     const detail = e instanceof Error ? e.message : String(e)

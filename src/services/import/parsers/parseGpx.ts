@@ -2,7 +2,7 @@ import type { ParsedActivity } from "../../../schema/ParsedActivity.ts"
 import type { SportType } from "../../../schema/SportType.ts"
 import { ActivityFileError } from "./ActivityFileError.ts"
 import { trackCalories, workoutSummary } from "./gpxSummary.ts"
-import { buildSamples, checkSampleCount, emptyRow, parseNumber, type SampleRow, validLatLng } from "./samples.ts"
+import { buildSamples, checkSampleCount, dropBackwardGlitches, emptyRow, parseNumber, type SampleRow } from "./samples.ts"
 import { resolveSportName } from "./sportNames.ts"
 import { child, children, countChildren, isNode, parseIsoTime, readXml, rootOf, text, type XmlNode } from "./xml.ts"
 
@@ -11,9 +11,9 @@ const fail = (message: string): never => {
 }
 
 const MAX_ELEVATION = 9999.99
-const STRAVA_CODES: ReadonlyMap<number, SportType> = new Map([[1, "Ride"], [4, "Hike"], [9, "Run"], [10, "Walk"]])
+const STRAVA_CODES: ReadonlyMap<number, SportType> = new Map([[1, "Ride"], [4, "Hike"], [9, "Run"], [10, "Walk"], [17, "VirtualRide"]])
 
-/** trk/type: Strava numeric codes (1 Ride, 4 Hike, 9 Run, 10 Walk, other numbers Workout) or a sport name. */
+/** trk/type: Strava numeric codes (1 Ride, 4 Hike, 9 Run, 10 Walk, 17 VirtualRide, other numbers Workout) or a sport name. */
 export const gpxSport = (type: string | null): SportType => {
   if (type === null) return "Workout"
   if (/^\d+$/.test(type)) return STRAVA_CODES.get(Number(type)) ?? "Workout"
@@ -60,58 +60,98 @@ export const parseGpx = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
   }
   const segments = tracks.flatMap((trk) => children(trk, "trkseg"))
   checkSampleCount(segments.reduce((total, seg) => total + countChildren(seg, "trkpt"), 0), name, "track points")
-  const rows: Array<SampleRow> = []
-  for (const trk of tracks) {
-    for (const seg of children(trk, "trkseg")) {
-      const segRows: Array<SampleRow> = []
-      for (const pt of children(seg, "trkpt")) {
-        const t = parseIsoTime(text(pt, "time"))
-        if (t === null) continue
-        const row = emptyRow(t)
-        const pos = validLatLng(parseNumber(text(pt, "@_lat")), parseNumber(text(pt, "@_lon")))
-        if (pos !== null) {
-          row.lat = pos[0]
-          row.lng = pos[1]
-        }
-        const ele = parseNumber(text(pt, "ele"))
-        row.altitude = ele !== null && Math.abs(ele) <= MAX_ELEVATION ? ele : null
-        row.speed = parseNumber(text(pt, "speed")) // GPX 1.0 <speed>, m/s
-        readExtensions(child(pt, "extensions"), row, 0)
-        segRows.push(row)
-      }
-      // Each trkseg with at least 2 timed points starts a recording segment.
-      if (segRows.length >= 2) segRows[0]!.segmentStart = true
-      for (const row of segRows) rows.push(row) // not push(...): a long segment would overflow the stack
-    }
-  }
-  if (rows.length === 0) fail(`"${name}" has no track points with a time`)
-  const samples = buildSamples(rows)
+  const timed = tracks.map((trk) => ({ trk, rows: trackRows(trk) })).filter((t) => t.rows.length > 0)
+  if (timed.length === 0) fail(`"${name}" has no track points with a time`)
   const metadata: XmlNode | undefined = child(gpx, "metadata")
-  const firstType = tracks.map((t) => text(t, "type")).find((t) => t !== null) ?? null
-  const firstTrkName = tracks.map((t) => text(t, "name")).find((t) => t !== null) ?? null
-  const firstTrkDesc = tracks.map((t) => text(t, "desc")).find((t) => t !== null) ?? null
   const metadataName = text(metadata, "name")
   // A FitoTrack-style workout dump in <metadata><name> is a summary, not a name.
   const summary = workoutSummary(metadataName)
-  return [{
-    format: "gpx",
-    sportType: gpxSport(firstType),
-    name: (summary === null ? metadataName : null) ?? firstTrkName,
-    description: summary?.description ?? text(metadata, "desc") ?? firstTrkDesc,
-    deviceName: text(gpx, "@_creator"),
-    startTime: samples.time[0]!,
-    utcOffsetSeconds: null,
-    totals: {
-      distanceMeters: summary?.distanceMeters ?? null,
-      elapsedSeconds: summary?.elapsedSeconds ?? null,
-      timerSeconds: summary?.timerSeconds ?? null,
-      ascentMeters: null,
-      calories: trackCalories(tracks) ?? summary?.calories ?? null,
-      workJoules: null, averageHeartRate: null, maxHeartRate: null, averagePower: null, maxPower: null,
-      averageCadence: null, averageSpeed: null, maxSpeed: null
-    },
-    startLatLng: null,
-    samples,
-    laps: []
-  }]
+  const groups = recordings(timed)
+  return groups.map((group): ParsedActivity => {
+    const repairs: Array<string> = []
+    const rows: Array<SampleRow> = []
+    for (const t of group) for (const row of dropBackwardGlitches(t.rows, repairs)) rows.push(row) // not push(...): a long track would overflow the stack
+    const samples = buildSamples(rows, repairs)
+    // one activity: every track names it, timed or not
+    const own = groups.length === 1 ? tracks : group.map((t) => t.trk)
+    const firstType = own.map((t) => text(t, "type")).find((t) => t !== null) ?? null
+    const firstTrkName = own.map((t) => text(t, "name")).find((t) => t !== null) ?? null
+    const firstTrkDesc = own.map((t) => text(t, "desc")).find((t) => t !== null) ?? null
+    // the file's own name and totals describe it whole: they belong to an activity only when it is the only one
+    const whole = groups.length === 1
+    return {
+      format: "gpx",
+      sportType: gpxSport(firstType),
+      name: (whole && summary === null ? metadataName : null) ?? firstTrkName,
+      description: (whole ? summary?.description ?? text(metadata, "desc") : null) ?? firstTrkDesc,
+      deviceName: text(gpx, "@_creator"),
+      startTime: samples.time[0]!,
+      utcOffsetSeconds: null,
+      totals: {
+        distanceMeters: whole ? summary?.distanceMeters ?? null : null,
+        elapsedSeconds: whole ? summary?.elapsedSeconds ?? null : null,
+        timerSeconds: whole ? summary?.timerSeconds ?? null : null,
+        ascentMeters: null,
+        calories: trackCalories(own) ?? (whole ? summary?.calories ?? null : null),
+        workJoules: null, averageHeartRate: null, maxHeartRate: null, averagePower: null, maxPower: null,
+        averageCadence: null, averageSpeed: null, maxSpeed: null
+      },
+      startLatLng: null,
+      samples,
+      laps: [],
+      repairs
+    }
+  })
+}
+
+/** The timed points of a track, each trkseg with at least 2 of them starting a recording segment. */
+const trackRows = (trk: XmlNode): Array<SampleRow> => {
+  const rows: Array<SampleRow> = []
+  for (const seg of children(trk, "trkseg")) {
+    const segRows: Array<SampleRow> = []
+    for (const pt of children(seg, "trkpt")) {
+      const t = parseIsoTime(text(pt, "time"))
+      if (t === null) continue
+      const row = emptyRow(t)
+      // positions are checked as the samples are built, which counts the impossible ones
+      row.lat = parseNumber(text(pt, "@_lat"))
+      row.lng = parseNumber(text(pt, "@_lon"))
+      const ele = parseNumber(text(pt, "ele"))
+      row.altitude = ele !== null && Math.abs(ele) <= MAX_ELEVATION ? ele : null
+      row.speed = parseNumber(text(pt, "speed")) // GPX 1.0 <speed>, m/s
+      readExtensions(child(pt, "extensions"), row, 0)
+      segRows.push(row)
+    }
+    if (segRows.length >= 2) segRows[0]!.segmentStart = true
+    for (const row of segRows) rows.push(row)
+  }
+  return rows
+}
+
+/** Tracks recorded more than this apart are separate activities (a file of several outings). */
+export const SEPARATE_TRACKS_MS = 24 * 3600 * 1000
+
+/**
+ * The tracks grouped into recordings: ordered by their first time, a track starting more than
+ * SEPARATE_TRACKS_MS after every track before it has ended begins a new activity.
+ */
+const recordings = <T extends { readonly rows: ReadonlyArray<SampleRow> }>(tracks: ReadonlyArray<T>): Array<Array<T>> => {
+  const bounds = (rows: ReadonlyArray<SampleRow>) => {
+    let from = Infinity
+    let to = -Infinity
+    for (const r of rows) {
+      if (r.time < from) from = r.time
+      if (r.time > to) to = r.time
+    }
+    return { from, to }
+  }
+  const ordered = tracks.map((t) => ({ t, ...bounds(t.rows) })).sort((a, b) => a.from - b.from)
+  const groups: Array<Array<T>> = []
+  let end = -Infinity
+  for (const { t, from, to } of ordered) {
+    if (groups.length === 0 || from - end > SEPARATE_TRACKS_MS) groups.push([])
+    groups[groups.length - 1]!.push(t)
+    end = Math.max(end, to)
+  }
+  return groups
 }

@@ -1,6 +1,6 @@
 import type { DeviceTotals, ParsedActivity, ParsedLap } from "../../../schema/ParsedActivity.ts"
 import { ActivityFileError } from "./ActivityFileError.ts"
-import { buildSamples, checkSampleCount, emptyRow, parseNumber, type SampleRow, validLatLng } from "./samples.ts"
+import { buildSamples, checkSampleCount, dropBackwardGlitches, emptyRow, parseNumber, type SampleRow } from "./samples.ts"
 import { resolveSportName } from "./sportNames.ts"
 import { child, children, countChildren, parseIsoTime, readXml, rootOf, text, type XmlNode } from "./xml.ts"
 
@@ -47,7 +47,7 @@ const wallClockSeconds = (
   return Math.max((end - first) / 1000, timerSeconds ?? 0)
 }
 
-const parseActivity = (activity: XmlNode): ParsedActivity | null => {
+const parseActivity = (activity: XmlNode, author: string | null): ParsedActivity | null => {
   const rows: Array<SampleRow> = []
   const laps: Array<ParsedLap> = []
   const lapNodes = children(activity, "Lap")
@@ -60,11 +60,9 @@ const parseActivity = (activity: XmlNode): ParsedActivity | null => {
         if (t === null) continue
         const row = emptyRow(t)
         const position = child(tp, "Position")
-        const pos = validLatLng(num(position, "LatitudeDegrees"), num(position, "LongitudeDegrees"))
-        if (pos !== null) {
-          row.lat = pos[0]
-          row.lng = pos[1]
-        }
+        // positions are checked as the samples are built, which counts the impossible ones
+        row.lat = num(position, "LatitudeDegrees")
+        row.lng = num(position, "LongitudeDegrees")
         row.altitude = num(tp, "AltitudeMeters")
         row.distance = num(tp, "DistanceMeters")
         row.heartRate = num(child(tp, "HeartRateBpm"), "Value")
@@ -98,7 +96,8 @@ const parseActivity = (activity: XmlNode): ParsedActivity | null => {
   if (rows.some((r) => r.altitude !== null && r.altitude !== 0)) {
     for (const r of rows) if (r.altitude === 0) r.altitude = null
   }
-  const samples = buildSamples(rows)
+  const repairs: Array<string> = []
+  const samples = buildSamples(dropBackwardGlitches(rows, repairs), repairs)
   const lapMaxHr = laps.map((l) => l.maxHeartRate).filter((v): v is number => v !== null)
   // Lap TotalTimeSeconds is the device's timer time (pauses excluded): it is also the moving
   // time, as FIT total_timer_time is; samples alone undercount it (pool swims have no
@@ -124,13 +123,14 @@ const parseActivity = (activity: XmlNode): ParsedActivity | null => {
     sportType: tcxSport(text(activity, "@_Sport")),
     name: null,
     description: text(activity, "Notes"),
-    deviceName: text(child(activity, "Creator"), "Name"),
+    deviceName: text(child(activity, "Creator"), "Name") ?? author,
     startTime: samples.time[0]!,
     utcOffsetSeconds: null,
     totals,
     startLatLng: null,
     samples,
-    laps
+    laps,
+    repairs
   }
 }
 
@@ -154,7 +154,9 @@ export const parseTcx = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
   const trackpoints = activities.flatMap((a) => children(a, "Lap")).flatMap((lap) => children(lap, "Track"))
     .reduce((total, track) => total + countChildren(track, "Trackpoint"), 0)
   checkSampleCount(trackpoints, name, "trackpoints")
-  const parsed = activities.map(parseActivity).filter((a): a is ParsedActivity => a !== null)
+  // the application that wrote the file, when no device is named (Zwift, TrainerRoad)
+  const author = text(child(root.node, "Author"), "Name")
+  const parsed = activities.map((a) => parseActivity(a, author)).filter((a): a is ParsedActivity => a !== null)
   if (parsed.length === 0) fail(`"${name}" contains no trackpoints with a time`)
   return parsed
 }

@@ -55,12 +55,29 @@ export const validLatLng = (lat: number | null | undefined, lng: number | null |
 }
 
 /**
+ * Rows, in file order, without those whose time runs backwards for one sample only (the
+ * rows before and after it agree): a clock glitch, not a later part of the recording. A
+ * recording whose clock was set back and runs on from there keeps its rows (they are sorted).
+ * Notes how many were dropped in `repairs`.
+ */
+export const dropBackwardGlitches = <R extends { readonly time: number }>(rows: ReadonlyArray<R>, repairs: Array<string>): ReadonlyArray<R> => {
+  const glitch = (i: number) =>
+    i > 0 && i + 1 < rows.length && rows[i]!.time < rows[i - 1]!.time && rows[i + 1]!.time >= rows[i - 1]!.time
+  let dropped = 0
+  for (let i = 1; i + 1 < rows.length; i++) if (glitch(i)) dropped++
+  if (dropped === 0) return rows
+  repairs.push(`dropped ${dropped.toLocaleString("en-US")} ${dropped === 1 ? "sample whose time runs" : "samples whose time runs"} backwards`)
+  return rows.filter((_, i) => !glitch(i))
+}
+
+/**
  * Sorts rows by time (stable), merges rows with the same time (the first non-null value of each
  * field wins; a merged row starts a segment when any of its parts did) and returns the columns.
  * `segmentStarts` never contains index 0. Rows are merged in place: they are the parser's own,
- * and a copy of each would double the memory of a long activity.
+ * and a copy of each would double the memory of a long activity. Positions at 0°, 0° or out of
+ * range are left out, and counted in `repairs`.
  */
-export const buildSamples = (input: ReadonlyArray<SampleRow>): ParsedSamples => {
+export const buildSamples = (input: ReadonlyArray<SampleRow>, repairs: Array<string> = []): ParsedSamples => {
   const rows = input.every((r) => Number.isFinite(r.time)) ? input : input.filter((r) => Number.isFinite(r.time))
   let sorted = true
   for (let i = 1; i < rows.length; i++) {
@@ -94,9 +111,11 @@ export const buildSamples = (input: ReadonlyArray<SampleRow>): ParsedSamples => 
     temperature: [],
     segmentStarts: []
   }
+  let badPositions = 0
   merged.forEach((r, i) => {
     samples.time.push(r.time)
     const pos = validLatLng(r.lat, r.lng)
+    if (pos === null && r.lat !== null && r.lng !== null) badPositions++
     samples.lat.push(pos ? pos[0] : null)
     samples.lng.push(pos ? pos[1] : null)
     samples.altitude.push(r.altitude)
@@ -108,6 +127,9 @@ export const buildSamples = (input: ReadonlyArray<SampleRow>): ParsedSamples => 
     samples.temperature.push(r.temperature)
     if (r.segmentStart && i > 0) samples.segmentStarts.push(i)
   })
+  if (badPositions > 0) {
+    repairs.push(`ignored ${badPositions.toLocaleString("en-US")} ${badPositions === 1 ? "position" : "positions"} at 0°, 0° or out of range`)
+  }
   return samples
 }
 

@@ -1,8 +1,9 @@
 import FitParser, { FitEncoder } from "fit-file-parser"
 import type { DeviceTotals, ParsedActivity, ParsedLap } from "../../../../schema/ParsedActivity.ts"
+import { MAX_SAMPLES } from "../../../../schema/ActivityLimits.ts"
 import type { SportType } from "../../../../schema/SportType.ts"
 import { ActivityFileError } from "../ActivityFileError.ts"
-import { buildSamples, checkSampleCount, emptyRow, finite, type SampleRow, validLatLng } from "../samples.ts"
+import { buildSamples, checkSampleCount, dropBackwardGlitches, emptyRow, finite, type SampleRow, validLatLng } from "../samples.ts"
 import { type DeveloperFieldKeys, developerFieldKeys, developerValue } from "./fitDeveloperFields.ts"
 import { fitDeviceName } from "./fitDevice.ts"
 import { countFitMessages, FIT_MESG_HR, FIT_MESG_RECORD } from "./fitMessageCounts.ts"
@@ -34,10 +35,10 @@ const FIRST_REAL_FIT_TIME = (631_065_600 + 0x10000000) * 1000
 const MAX_UTC_OFFSET_SECONDS = 14 * 3600
 /**
  * Messages a FIT file may hold, all segments together: fit-file-parser keeps each as an
- * object (about 190 bytes of heap apiece). A 72-hour recording at one record per second with
- * its events, laps and device messages has about 270,000.
+ * object (about 190 bytes of heap apiece). A recording of MAX_SAMPLES records with its events,
+ * laps and device messages, within the parse worker's heap.
  */
-export const MAX_FIT_MESSAGES = 1_000_000
+export const MAX_FIT_MESSAGES = Math.round(MAX_SAMPLES * 1.2)
 
 /** What file_id.type says a non-activity FIT file is. */
 const FILE_TYPE_LABELS: Readonly<Record<string, string>> = {
@@ -181,11 +182,9 @@ const totalsOf = (s: Msg, dev: DeveloperFieldKeys): DeviceTotals => ({
 /** One record as a sample; power and cadence fall back to developer fields (native fields win). */
 const rowOf = (r: Msg, t: number, dev: DeveloperFieldKeys): SampleRow => {
   const row = emptyRow(t)
-  const pos = validLatLng(finite(r["position_lat"]), finite(r["position_long"]))
-  if (pos !== null) {
-    row.lat = pos[0]
-    row.lng = pos[1]
-  }
+  // positions are checked as the samples are built, which counts the impossible ones
+  row.lat = finite(r["position_lat"])
+  row.lng = finite(r["position_long"])
   row.altitude = finite(r["enhanced_altitude"]) ?? finite(r["altitude"])
   row.distance = finite(r["distance"])
   row.speed = finite(r["enhanced_speed"]) ?? finite(r["speed"])
@@ -248,7 +247,7 @@ export const parseFit = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
   }
 
   const dev = developerFieldKeys(fit.field_descriptions)
-  const rows: Array<SampleRow> = []
+  const read: Array<SampleRow> = []
   let deviceRelative = false
   for (const r of records) {
     const t = time(r["timestamp"])
@@ -257,8 +256,10 @@ export const parseFit = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
       deviceRelative = true
       continue
     }
-    rows.push(rowOf(r, t, dev))
+    read.push(rowOf(r, t, dev))
   }
+  const repairs: Array<string> = []
+  const rows = dropBackwardGlitches(read, repairs) as Array<SampleRow>
   // the decoded records are the largest part of a long file: let them go before the columns are built
   records = []
   fit.records = undefined
@@ -319,7 +320,8 @@ export const parseFit = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
     const own = slice.from === -Infinity && slice.to === Infinity
       ? rows
       : rows.filter((r) => r.time >= slice.from && r.time < slice.to)
-    const samples = buildSamples(own)
+    const sliceRepairs = slice === slices[0] ? [...repairs] : []
+    const samples = buildSamples(own, sliceRepairs)
     const sessionStart = slice.session !== null ? realTime(slice.session["start_time"]) : null
     const startTime = sessionStart ?? samples.time[0]
     if (startTime === undefined) {
@@ -337,7 +339,8 @@ export const parseFit = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
       totals: s !== null ? totalsOf(s, dev) : NO_TOTALS,
       startLatLng: s !== null ? validLatLng(finite(s["start_position_lat"]), finite(s["start_position_long"])) : null,
       samples,
-      laps: slice.laps.map(lapOf).filter((l): l is ParsedLap => l !== null)
+      laps: slice.laps.map(lapOf).filter((l): l is ParsedLap => l !== null),
+      repairs: sliceRepairs
     }
   })
 }
