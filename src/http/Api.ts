@@ -34,7 +34,8 @@ import {
   WeightList
 } from "../schema/ApiModels.ts"
 import { CalendarDate } from "../schema/CalendarDate.ts"
-import { ActivitySearchParams, FileImportSearchParams } from "../schema/QueryParams.ts"
+import { BestEffortList, LapList, SplitList, Streams } from "../schema/ActivityDetailModels.ts"
+import { ActivitySearchParams, FileImportSearchParams, StreamsParams } from "../schema/QueryParams.ts"
 import { Authorization } from "./Authorization.ts"
 import { rewriteOpenApi } from "./OpenApiDocument.ts"
 
@@ -125,6 +126,41 @@ export class ActivitiesGroup extends HttpApiGroup.make("activities")
   .middleware(Authorization)
   .annotate(OpenApi.Title, "Activities") {}
 
+export class ActivityDetailGroup extends HttpApiGroup.make("activityDetail")
+  .add(
+    HttpApiEndpoint.get("streams")`/activities/${activityId}/streams`
+      .setUrlParams(StreamsParams)
+      .addSuccess(Streams)
+      .addError(BadRequestWire)
+      .addError(NotFoundWire)
+      .annotate(OpenApi.Summary, "The recorded streams (time, distance, position, altitude, speed, heart rate, cadence, power, temperature)")
+      .annotate(
+        OpenApi.Description,
+        "Answers with an ETag; a request whose If-None-Match names it is answered 304 Not Modified without a body. " +
+          "An activity without recorded streams (one from Strava) has none: `{\"streams\": {}}`."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("laps")`/activities/${activityId}/laps`
+      .addSuccess(LapList)
+      .addError(NotFoundWire)
+      .annotate(OpenApi.Summary, "The laps, in order")
+  )
+  .add(
+    HttpApiEndpoint.get("splits")`/activities/${activityId}/splits`
+      .addSuccess(SplitList)
+      .addError(NotFoundWire)
+      .annotate(OpenApi.Summary, "The splits of every kilometre, then of every mile")
+  )
+  .add(
+    HttpApiEndpoint.get("bestEfforts")`/activities/${activityId}/best-efforts`
+      .addSuccess(BestEffortList)
+      .addError(NotFoundWire)
+      .annotate(OpenApi.Summary, "The fastest time over each standard distance within the activity (runs and rides)")
+  )
+  .middleware(Authorization)
+  .annotate(OpenApi.Title, "Activity details") {}
+
 export class FileImportsGroup extends HttpApiGroup.make("fileImports")
   .add(
     HttpApiEndpoint.get("search", "/file-imports")
@@ -167,6 +203,7 @@ export class AthleteGroup extends HttpApiGroup.make("athlete")
 export class WaymarkApi extends HttpApi.make("waymark")
   .add(SystemGroup)
   .add(ActivitiesGroup)
+  .add(ActivityDetailGroup)
   .add(FileImportsGroup)
   .add(GearGroup)
   .add(AthleteGroup)

@@ -9,7 +9,7 @@ import { CalendarDate } from "./CalendarDate.ts"
  * OpenAPI document shows every bound.
  */
 
-const integerParam = (name: string, min: number, max: number | undefined, fallback: number) =>
+const integerString = (name: string, min: number, max: number | undefined, fallback?: number) =>
   Schema.String.pipe(
     Schema.filter((s) => /^\d{1,9}$/.test(s) && Number(s) >= min && (max === undefined || Number(s) <= max), {
       message: () =>
@@ -20,10 +20,12 @@ const integerParam = (name: string, min: number, max: number | undefined, fallba
   ).pipe(
     Schema.compose(Schema.NumberFromString, { strict: false }),
     (schema) => schema.annotations({
-      jsonSchema: { type: "integer", minimum: min, ...(max === undefined ? {} : { maximum: max }), default: fallback }
-    }),
-    Schema.optionalWith({ default: () => fallback })
+      jsonSchema: { type: "integer", minimum: min, ...(max === undefined ? {} : { maximum: max }), ...(fallback === undefined ? {} : { default: fallback }) }
+    })
   )
+
+const integerParam = (name: string, min: number, max: number | undefined, fallback: number) =>
+  integerString(name, min, max, fallback).pipe(Schema.optionalWith({ default: () => fallback }))
 
 /** A comma-separated list whose items must all be allowed values. */
 const commaListOf = <A extends string>(name: string, what: string, allowed: ReadonlyArray<A>) => {
@@ -80,3 +82,13 @@ export const FileImportSearchParams = Schema.Struct({
   ...paginationFields
 })
 export type FileImportSearchParams = typeof FileImportSearchParams.Type
+
+/** Most samples a client may ask of the streams: more than any activity records. */
+export const MAX_STREAM_POINTS = 1_000_000
+
+export const StreamsParams = Schema.Struct({
+  points: Schema.optional(integerString("points", 2, MAX_STREAM_POINTS).annotations({
+    description: "At most this many samples, thinned so that peaks and the route's shape survive; every sample when absent"
+  }))
+})
+export type StreamsParams = typeof StreamsParams.Type
