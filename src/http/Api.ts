@@ -8,6 +8,7 @@ import {
   BadRequestWire,
   ErrorBody,
   FileTooLargeWire,
+  GearIsImportedWire,
   GpxNotAvailableWire,
   ImportModeNotFilesWire,
   InsufficientStorageWire,
@@ -26,6 +27,7 @@ import {
   ActivityUpdate,
   FileImportList,
   FileUpload,
+  Gear,
   GearList,
   Status,
   UploadAccepted,
@@ -34,6 +36,7 @@ import {
   WeightList
 } from "../schema/ApiModels.ts"
 import { CalendarDate } from "../schema/CalendarDate.ts"
+import { GearCreate, GearUpdate } from "../schema/GearInput.ts"
 import { BestEffortList, LapList, SplitList, Streams } from "../schema/ActivityDetailModels.ts"
 import { ActivitySearchParams, FileImportSearchParams, StreamsParams } from "../schema/QueryParams.ts"
 import { Authorization } from "./Authorization.ts"
@@ -172,8 +175,35 @@ export class FileImportsGroup extends HttpApiGroup.make("fileImports")
   .middleware(Authorization)
   .annotate(OpenApi.Title, "File imports") {}
 
+const gearId = HttpApiSchema.param("gearId", Schema.String.annotations({ description: "Prefixed id, starts with gear-" }))
+
 export class GearGroup extends HttpApiGroup.make("gear")
   .add(HttpApiEndpoint.get("list", "/gear").addSuccess(GearList).annotate(OpenApi.Summary, "All gear, active first"))
+  .add(
+    HttpApiEndpoint.post("create", "/gear")
+      .setPayload(GearCreate)
+      .addSuccess(Gear, { status: 201 })
+      .addError(BadRequestWire)
+      .addError(UnsupportedMediaTypeWire)
+      .annotate(OpenApi.Summary, "Create custom gear (shoes, a bike) to give activities")
+  )
+  .add(
+    HttpApiEndpoint.patch("update")`/gear/${gearId}`
+      .setPayload(GearUpdate)
+      .addSuccess(Gear)
+      .addError(BadRequestWire)
+      .addError(NotFoundWire)
+      .addError(GearIsImportedWire)
+      .addError(UnsupportedMediaTypeWire)
+      .annotate(OpenApi.Summary, "Rename or retire gear; imported gear can be retired, not renamed")
+  )
+  .add(
+    HttpApiEndpoint.del("delete")`/gear/${gearId}`
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(NotFoundWire)
+      .addError(GearIsImportedWire)
+      .annotate(OpenApi.Summary, "Delete custom gear; the activities that used it keep no gear")
+  )
   .middleware(Authorization)
   .annotate(OpenApi.Title, "Gear") {}
 
