@@ -66,16 +66,41 @@ const paginationFields = {
   "pagination[size]": integerParam("pagination[size]", 1, PAGE_SIZE_MAX, PAGE_SIZE_DEFAULT)
 }
 
-export const ActivitySearchParams = Schema.Struct({
+/**
+ * `fields` as query parameters where a `filters[…]` or `pagination[…]` name that is not one of
+ * them is refused by name: a misspelt filter would otherwise be ignored and answer more than
+ * was asked for. Other names are left alone (a client's cache buster, for one).
+ */
+const bracketParams = <Fields extends Schema.Struct.Fields>(fields: Fields) => {
+  const known = Object.keys(fields)
+  const unknownName = Schema.String.pipe(Schema.filter((name) => /^(filters|pagination)\[/.test(name) && !known.includes(name)))
+  return Schema.Struct(fields, Schema.Record({
+    key: unknownName,
+    value: Schema.Never.annotations({ message: () => `There is no such parameter; known ones: ${known.filter((k) => k.includes("[")).join(", ")}.` })
+  }))
+}
+
+const SEARCH_MAX_LENGTH = 200
+
+/** The activity list's filters: also those of the statistics over the same activities. */
+const activityFilterFields = {
   "filters[from]": Schema.optional(CalendarDate("filters[from]").annotations({ description: "Only activities that started on this day or later" })),
   "filters[to]": Schema.optional(CalendarDate("filters[to]").annotations({ description: "Only activities that started on this day or earlier" })),
   "filters[sportType]": Schema.optional(sportTypeList),
   "filters[hasGpx]": Schema.optional(booleanParam("filters[hasGpx]")),
-  ...paginationFields
-})
+  "filters[search]": Schema.optional(
+    Schema.String.pipe(Schema.maxLength(SEARCH_MAX_LENGTH, { message: () => `"filters[search]" cannot be longer than ${SEARCH_MAX_LENGTH} characters.` }))
+      .annotations({
+        description: "Only activities whose name or description contains every word, whatever the case and accents",
+        jsonSchema: { type: "string", maxLength: SEARCH_MAX_LENGTH }
+      })
+  )
+}
+
+export const ActivitySearchParams = bracketParams({ ...activityFilterFields, ...paginationFields })
 export type ActivitySearchParams = typeof ActivitySearchParams.Type
 
-export const FileImportSearchParams = Schema.Struct({
+export const FileImportSearchParams = bracketParams({
   "filters[filename]": Schema.optional(Schema.String.annotations({ description: "Only imports of the file with exactly this name" })),
   "filters[status]": Schema.optional(commaListOf<FileImportStatus>("filters[status]", "status", FILE_IMPORT_STATUSES)),
   "filters[source]": Schema.optional(commaListOf<FileImportSource>("filters[source]", "source", FILE_IMPORT_SOURCES)),
@@ -92,3 +117,23 @@ export const StreamsParams = Schema.Struct({
   }))
 })
 export type StreamsParams = typeof StreamsParams.Type
+
+export const STATS_PERIODS = ["week", "month", "year"] as const
+export type StatsPeriod = typeof STATS_PERIODS[number]
+
+const periodMessage = `"filters[period]" is required: one of ${STATS_PERIODS.join(", ")}.`
+
+/** The activities a statistic covers: the list's filters. */
+export const StatsFilterParams = bracketParams(activityFilterFields)
+export type StatsFilterParams = typeof StatsFilterParams.Type
+
+export const TotalsParams = bracketParams({
+  "filters[period]": Schema.propertySignature(
+    Schema.Literal(...STATS_PERIODS).annotations({ message: () => periodMessage, description: "week (ISO 8601), month or year of the local start date" })
+  ).annotations({ missingMessage: () => periodMessage }),
+  ...activityFilterFields
+})
+export type TotalsParams = typeof TotalsParams.Type
+
+export const SportTypeParams = bracketParams({ "filters[sportType]": activityFilterFields["filters[sportType]"] })
+export type SportTypeParams = typeof SportTypeParams.Type
