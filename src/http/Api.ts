@@ -38,7 +38,15 @@ import {
 import { CalendarDate } from "../schema/CalendarDate.ts"
 import { GearCreate, GearUpdate } from "../schema/GearInput.ts"
 import { BestEffortList, LapList, SplitList, Streams } from "../schema/ActivityDetailModels.ts"
-import { ActivitySearchParams, FileImportSearchParams, StreamsParams } from "../schema/QueryParams.ts"
+import {
+  ActivitySearchParams,
+  FileImportSearchParams,
+  SportTypeParams,
+  StatsFilterParams,
+  StreamsParams,
+  TotalsParams
+} from "../schema/QueryParams.ts"
+import { EddingtonAnswer, Heatmap, RecordList, TotalList } from "../schema/StatsModels.ts"
 import { Authorization } from "./Authorization.ts"
 import { rewriteOpenApi } from "./OpenApiDocument.ts"
 
@@ -207,6 +215,38 @@ export class GearGroup extends HttpApiGroup.make("gear")
   .middleware(Authorization)
   .annotate(OpenApi.Title, "Gear") {}
 
+export class StatsGroup extends HttpApiGroup.make("stats")
+  .add(
+    HttpApiEndpoint.get("totals", "/stats/totals")
+      .setUrlParams(TotalsParams)
+      .addSuccess(TotalList)
+      .addError(BadRequestWire)
+      .annotate(OpenApi.Summary, "Count, distance, time and elevation per week, month or year and sport type, newest first")
+  )
+  .add(
+    HttpApiEndpoint.get("records", "/stats/records")
+      .setUrlParams(SportTypeParams)
+      .addSuccess(RecordList)
+      .addError(BadRequestWire)
+      .annotate(OpenApi.Summary, "The fastest effort over each standard distance of runs and rides")
+  )
+  .add(
+    HttpApiEndpoint.get("eddington", "/stats/eddington")
+      .setUrlParams(SportTypeParams)
+      .addSuccess(EddingtonAnswer)
+      .addError(BadRequestWire)
+      .annotate(OpenApi.Summary, "The Eddington number in km and in miles, and the days still needed for the next one")
+  )
+  .add(
+    HttpApiEndpoint.get("heatmap", "/stats/heatmap")
+      .setUrlParams(StatsFilterParams)
+      .addSuccess(Heatmap)
+      .addError(BadRequestWire)
+      .annotate(OpenApi.Summary, "Every route, simplified for a map of the whole history")
+  )
+  .middleware(Authorization)
+  .annotate(OpenApi.Title, "Statistics") {}
+
 export class AthleteGroup extends HttpApiGroup.make("athlete")
   .add(
     HttpApiEndpoint.get("weights", "/athlete/weights")
@@ -236,6 +276,7 @@ export class WaymarkApi extends HttpApi.make("waymark")
   .add(ActivityDetailGroup)
   .add(FileImportsGroup)
   .add(GearGroup)
+  .add(StatsGroup)
   .add(AthleteGroup)
   .addError(InvalidTokenWire)
   .addError(PayloadTooLargeWire)
