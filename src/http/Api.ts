@@ -12,10 +12,12 @@ import {
   GpxNotAvailableWire,
   ImportModeNotFilesWire,
   InsufficientStorageWire,
+  FileImportStatusConflictWire,
   InternalErrorWire,
   InvalidTokenWire,
   MissingFileWire,
   NotFoundWire,
+  OriginalNotAvailableWire,
   PayloadTooLargeWire,
   UnsupportedFileTypeWire,
   UnsupportedMediaTypeWire
@@ -53,6 +55,7 @@ import { rewriteOpenApi } from "./OpenApiDocument.ts"
 /** The JSON API, declared once; the OpenAPI document is generated from it. */
 
 const activityId = HttpApiSchema.param("activityId", Schema.String.annotations({ description: "Prefixed id, starts with activity-" }))
+const fileImportId = HttpApiSchema.param("fileImportId", Schema.String.annotations({ description: "Prefixed id, starts with fileImport-" }))
 const imageId = HttpApiSchema.param("imageId", Schema.String.annotations({ description: "Prefixed id, starts with activityImage-" }))
 const weightDate = HttpApiSchema.param("on", CalendarDate("on"))
 
@@ -169,6 +172,18 @@ export class ActivityDetailGroup extends HttpApiGroup.make("activityDetail")
       .addError(NotFoundWire)
       .annotate(OpenApi.Summary, "The fastest time over each standard distance within the activity (runs and rides)")
   )
+  .add(
+    HttpApiEndpoint.get("original")`/activities/${activityId}/original`
+      .addSuccess(HttpApiSchema.Uint8Array({ contentType: "application/octet-stream" }))
+      .addError(NotFoundWire)
+      .addError(OriginalNotAvailableWire)
+      .annotate(OpenApi.Summary, "The file the activity was imported from, as imported (attachment under its original name)")
+      .annotate(
+        OpenApi.Description,
+        "Served with the file's own media type: application/vnd.ant.fit, application/vnd.garmin.tcx+xml, application/gpx+xml, or application/gzip for a compressed file. " +
+          "An activity from Strava has no original (404 original_not_available)."
+      )
+  )
   .middleware(Authorization)
   .annotate(OpenApi.Title, "Activity details") {}
 
@@ -179,6 +194,22 @@ export class FileImportsGroup extends HttpApiGroup.make("fileImports")
       .addSuccess(FileImportList)
       .addError(BadRequestWire)
       .annotate(OpenApi.Summary, "Queued files first, then the outcome of every file import, newest first")
+  )
+  .add(
+    HttpApiEndpoint.post("retry")`/file-imports/${fileImportId}/retry`
+      .addSuccess(UploadAccepted, { status: 202 })
+      .addError(NotFoundWire)
+      .addError(OriginalNotAvailableWire)
+      .addError(FileImportStatusConflictWire)
+      .addError(ImportModeNotFilesWire)
+      .annotate(OpenApi.Summary, "Import a failed file again from its kept original; the failed row is replaced by the new import's")
+  )
+  .add(
+    HttpApiEndpoint.del("delete")`/file-imports/${fileImportId}`
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(NotFoundWire)
+      .addError(FileImportStatusConflictWire)
+      .annotate(OpenApi.Summary, "Remove a failed or skipped import and its kept original (a successful one goes with its activity)")
   )
   .middleware(Authorization)
   .annotate(OpenApi.Title, "File imports") {}

@@ -6,6 +6,7 @@ import { ActivityDetail } from "../services/activities/ActivityDetail.ts"
 import { ActivitiesHttpLive } from "./ActivitiesHttp.ts"
 import { ActivityDetailHttpLive } from "./ActivityDetailHttp.ts"
 import { Stats } from "../services/stats/Stats.ts"
+import { FileImportActions } from "../services/import/FileImportActions.ts"
 import { StatsHttpLive } from "./StatsHttp.ts"
 import { WaymarkApi } from "./Api.ts"
 import { AthleteHttpLive } from "./AthleteHttp.ts"
@@ -24,8 +25,8 @@ import { SystemHttpLive } from "./SystemHttp.ts"
 export const ApiLive = HttpApiBuilder.api(WaymarkApi).pipe(
   Layer.provide([SystemHttpLive, ActivitiesHttpLive, ActivityDetailHttpLive, FileImportsHttpLive, GearHttpLive, StatsHttpLive, AthleteHttpLive]),
   Layer.provide(AuthorizationLive),
-  // the reads of the detail and statistics routes, over the daemon's read connection
-  Layer.provide([ActivityDetail.Default, Stats.Default])
+  // the services of the detail, statistics and import-log routes, over the daemon's storage
+  Layer.provide([ActivityDetail.Default, Stats.Default, FileImportActions.Default])
 )
 
 /**
