@@ -8,13 +8,16 @@ import {
   BadRequestWire,
   ErrorBody,
   FileTooLargeWire,
+  GearIsImportedWire,
   GpxNotAvailableWire,
   ImportModeNotFilesWire,
   InsufficientStorageWire,
+  FileImportStatusConflictWire,
   InternalErrorWire,
   InvalidTokenWire,
   MissingFileWire,
   NotFoundWire,
+  OriginalNotAvailableWire,
   PayloadTooLargeWire,
   UnsupportedFileTypeWire,
   UnsupportedMediaTypeWire
@@ -26,6 +29,7 @@ import {
   ActivityUpdate,
   FileImportList,
   FileUpload,
+  Gear,
   GearList,
   Status,
   UploadAccepted,
@@ -34,13 +38,24 @@ import {
   WeightList
 } from "../schema/ApiModels.ts"
 import { CalendarDate } from "../schema/CalendarDate.ts"
-import { ActivitySearchParams, FileImportSearchParams } from "../schema/QueryParams.ts"
+import { GearCreate, GearUpdate } from "../schema/GearInput.ts"
+import { BestEffortList, LapList, SplitList, Streams } from "../schema/ActivityDetailModels.ts"
+import {
+  ActivitySearchParams,
+  FileImportSearchParams,
+  SportTypeParams,
+  StatsFilterParams,
+  StreamsParams,
+  TotalsParams
+} from "../schema/QueryParams.ts"
+import { EddingtonAnswer, Heatmap, RecordList, TotalList } from "../schema/StatsModels.ts"
 import { Authorization } from "./Authorization.ts"
 import { rewriteOpenApi } from "./OpenApiDocument.ts"
 
 /** The JSON API, declared once; the OpenAPI document is generated from it. */
 
 const activityId = HttpApiSchema.param("activityId", Schema.String.annotations({ description: "Prefixed id, starts with activity-" }))
+const fileImportId = HttpApiSchema.param("fileImportId", Schema.String.annotations({ description: "Prefixed id, starts with fileImport-" }))
 const imageId = HttpApiSchema.param("imageId", Schema.String.annotations({ description: "Prefixed id, starts with activityImage-" }))
 const weightDate = HttpApiSchema.param("on", CalendarDate("on"))
 
@@ -125,6 +140,54 @@ export class ActivitiesGroup extends HttpApiGroup.make("activities")
   .middleware(Authorization)
   .annotate(OpenApi.Title, "Activities") {}
 
+export class ActivityDetailGroup extends HttpApiGroup.make("activityDetail")
+  .add(
+    HttpApiEndpoint.get("streams")`/activities/${activityId}/streams`
+      .setUrlParams(StreamsParams)
+      .addSuccess(Streams)
+      .addSuccess(HttpApiSchema.Empty(304).annotations({ description: "Not Modified: the If-None-Match header names the current ETag" }))
+      .addError(BadRequestWire)
+      .addError(NotFoundWire)
+      .annotate(OpenApi.Summary, "The recorded streams (time, distance, position, altitude, speed, heart rate, cadence, power, temperature)")
+      .annotate(
+        OpenApi.Description,
+        "Answers with an ETag; a request whose If-None-Match names it is answered 304 Not Modified without a body. " +
+          "An activity without recorded streams (one from Strava) has none: `{\"streams\": {}}`."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("laps")`/activities/${activityId}/laps`
+      .addSuccess(LapList)
+      .addError(NotFoundWire)
+      .annotate(OpenApi.Summary, "The laps, in order")
+  )
+  .add(
+    HttpApiEndpoint.get("splits")`/activities/${activityId}/splits`
+      .addSuccess(SplitList)
+      .addError(NotFoundWire)
+      .annotate(OpenApi.Summary, "The splits of every kilometre, then of every mile")
+  )
+  .add(
+    HttpApiEndpoint.get("bestEfforts")`/activities/${activityId}/best-efforts`
+      .addSuccess(BestEffortList)
+      .addError(NotFoundWire)
+      .annotate(OpenApi.Summary, "The fastest time over each standard distance within the activity (runs and rides)")
+  )
+  .add(
+    HttpApiEndpoint.get("original")`/activities/${activityId}/original`
+      .addSuccess(HttpApiSchema.Uint8Array({ contentType: "application/octet-stream" }))
+      .addError(NotFoundWire)
+      .addError(OriginalNotAvailableWire)
+      .annotate(OpenApi.Summary, "The file the activity was imported from, as imported (attachment under its original name)")
+      .annotate(
+        OpenApi.Description,
+        "Served with the file's own media type: application/vnd.ant.fit, application/vnd.garmin.tcx+xml, application/gpx+xml, or application/gzip for a compressed file. " +
+          "An activity from Strava has no original (404 original_not_available)."
+      )
+  )
+  .middleware(Authorization)
+  .annotate(OpenApi.Title, "Activity details") {}
+
 export class FileImportsGroup extends HttpApiGroup.make("fileImports")
   .add(
     HttpApiEndpoint.get("search", "/file-imports")
@@ -133,13 +196,88 @@ export class FileImportsGroup extends HttpApiGroup.make("fileImports")
       .addError(BadRequestWire)
       .annotate(OpenApi.Summary, "Queued files first, then the outcome of every file import, newest first")
   )
+  .add(
+    HttpApiEndpoint.post("retry")`/file-imports/${fileImportId}/retry`
+      .addSuccess(UploadAccepted, { status: 202 })
+      .addError(NotFoundWire)
+      .addError(OriginalNotAvailableWire)
+      .addError(FileImportStatusConflictWire)
+      .addError(ImportModeNotFilesWire)
+      .annotate(OpenApi.Summary, "Import a failed file again from its kept original; the failed row is replaced by the new import's")
+  )
+  .add(
+    HttpApiEndpoint.del("delete")`/file-imports/${fileImportId}`
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(NotFoundWire)
+      .addError(FileImportStatusConflictWire)
+      .annotate(OpenApi.Summary, "Remove a failed or skipped import and its kept original (a successful one goes with its activity)")
+  )
   .middleware(Authorization)
   .annotate(OpenApi.Title, "File imports") {}
 
+const gearId = HttpApiSchema.param("gearId", Schema.String.annotations({ description: "Prefixed id, starts with gear-" }))
+
 export class GearGroup extends HttpApiGroup.make("gear")
   .add(HttpApiEndpoint.get("list", "/gear").addSuccess(GearList).annotate(OpenApi.Summary, "All gear, active first"))
+  .add(
+    HttpApiEndpoint.post("create", "/gear")
+      .setPayload(GearCreate)
+      .addSuccess(Gear, { status: 201 })
+      .addError(BadRequestWire)
+      .addError(UnsupportedMediaTypeWire)
+      .annotate(OpenApi.Summary, "Create custom gear (shoes, a bike) to give activities")
+  )
+  .add(
+    HttpApiEndpoint.patch("update")`/gear/${gearId}`
+      .setPayload(GearUpdate)
+      .addSuccess(Gear)
+      .addError(BadRequestWire)
+      .addError(NotFoundWire)
+      .addError(GearIsImportedWire)
+      .addError(UnsupportedMediaTypeWire)
+      .annotate(OpenApi.Summary, "Rename or retire gear; imported gear can be retired, not renamed")
+  )
+  .add(
+    HttpApiEndpoint.del("delete")`/gear/${gearId}`
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(NotFoundWire)
+      .addError(GearIsImportedWire)
+      .annotate(OpenApi.Summary, "Delete custom gear; the activities that used it keep no gear")
+  )
   .middleware(Authorization)
   .annotate(OpenApi.Title, "Gear") {}
+
+export class StatsGroup extends HttpApiGroup.make("stats")
+  .add(
+    HttpApiEndpoint.get("totals", "/stats/totals")
+      .setUrlParams(TotalsParams)
+      .addSuccess(TotalList)
+      .addError(BadRequestWire)
+      .annotate(OpenApi.Summary, "Count, distance, time and elevation per week, month or year and sport type, newest first")
+  )
+  .add(
+    HttpApiEndpoint.get("records", "/stats/records")
+      .setUrlParams(SportTypeParams)
+      .addSuccess(RecordList)
+      .addError(BadRequestWire)
+      .annotate(OpenApi.Summary, "The fastest effort over each standard distance of runs and rides")
+  )
+  .add(
+    HttpApiEndpoint.get("eddington", "/stats/eddington")
+      .setUrlParams(SportTypeParams)
+      .addSuccess(EddingtonAnswer)
+      .addError(BadRequestWire)
+      .annotate(OpenApi.Summary, "The Eddington number in km and in miles, and the days still needed for the next one")
+  )
+  .add(
+    HttpApiEndpoint.get("heatmap", "/stats/heatmap")
+      .setUrlParams(StatsFilterParams)
+      .addSuccess(Heatmap)
+      .addError(BadRequestWire)
+      .annotate(OpenApi.Summary, "Every route, simplified for a map of the whole history")
+  )
+  .middleware(Authorization)
+  .annotate(OpenApi.Title, "Statistics") {}
 
 export class AthleteGroup extends HttpApiGroup.make("athlete")
   .add(
@@ -167,8 +305,10 @@ export class AthleteGroup extends HttpApiGroup.make("athlete")
 export class WaymarkApi extends HttpApi.make("waymark")
   .add(SystemGroup)
   .add(ActivitiesGroup)
+  .add(ActivityDetailGroup)
   .add(FileImportsGroup)
   .add(GearGroup)
+  .add(StatsGroup)
   .add(AthleteGroup)
   .addError(InvalidTokenWire)
   .addError(PayloadTooLargeWire)
