@@ -44,8 +44,11 @@ const ONE_STREAMS = `SELECT s.data FROM activities a LEFT JOIN activity_streams 
 const EXISTS = `SELECT 1 FROM activities WHERE id = ?`
 const LAPS = `SELECT data FROM activity_laps WHERE activity_id = ? ORDER BY lap_index`
 const SPLITS = `SELECT data FROM activity_splits WHERE activity_id = ? ORDER BY unit = 'imperial', split_index`
+// a file that made several activities (a triathlon) is the original of each of them
 const ORIGINAL = `SELECT f.filename, f.original_file FROM activities a
-  LEFT JOIN file_imports f ON f.activity_id = a.id AND f.original_file IS NOT NULL WHERE a.id = ? LIMIT 1`
+  LEFT JOIN file_imports f ON f.original_file IS NOT NULL
+    AND (f.activity_id = a.id OR EXISTS (SELECT 1 FROM json_each(f.activity_ids) j WHERE j.value = a.id))
+  WHERE a.id = ? ORDER BY f.activity_id = a.id DESC LIMIT 1`
 const BEST_EFFORTS = `SELECT distance, time_in_seconds, start_offset FROM activity_best_efforts WHERE activity_id = ? ORDER BY distance`
 
 /** The recorded streams of `stored` under the API's names, thinned to at most `limit` samples when given. */
