@@ -1,0 +1,10 @@
+import type * as Models from "../../../schema/ApiModels.ts"
+
+/** The API's own types (type-only: nothing of the schemas is bundled). */
+export type Activity = typeof Models.Activity.Type
+export type ActivityList = typeof Models.ActivityList.Type
+export type Gear = typeof Models.Gear.Type
+export type FileImport = typeof Models.FileImport.Type
+export type FileImportList = typeof Models.FileImportList.Type
+export type Weight = typeof Models.Weight.Type
+export type Status = typeof Models.Status.Type
