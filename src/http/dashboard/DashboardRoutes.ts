@@ -59,6 +59,22 @@ const securityHeaders = (tileOrigin: string) => ({
   "cache-control": "no-store"
 })
 
+/** The built files, read once and again whenever a rebuild changed them. */
+const assetCache = new Map<string, { readonly mtimeMs: number; readonly bytes: Uint8Array }>()
+const readAsset = (name: string): Uint8Array | undefined => {
+  const file = path.join(ASSETS_DIR, name)
+  try {
+    const { mtimeMs } = fs.statSync(file)
+    const cached = assetCache.get(name)
+    if (cached !== undefined && cached.mtimeMs === mtimeMs) return cached.bytes
+    const bytes = fs.readFileSync(file)
+    assetCache.set(name, { mtimeMs, bytes })
+    return bytes
+  } catch {
+    return undefined
+  }
+}
+
 export const DashboardRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const config = yield* AppConfig
@@ -125,19 +141,19 @@ export const DashboardRoutesLive = HttpApiBuilder.Router.use((router) =>
         const request = yield* HttpServerRequest.HttpServerRequest
         const notFound = HttpServerResponse.text("Not found.", { status: 404 })
         if (name === undefined || !ASSET_NAME.test(name)) return notFound
-        const file = path.join(ASSETS_DIR, name)
-        const gzipped = `${file}.gz`
-        const gzip = /\bgzip\b/.test(request.headers["accept-encoding"] ?? "") && fs.existsSync(gzipped)
-        if (!gzip && !fs.existsSync(file)) return notFound
-        return yield* HttpServerResponse.file(gzip ? gzipped : file, {
+        const gzip = /\bgzip\b/.test(request.headers["accept-encoding"] ?? "")
+        const bytes = readAsset(gzip ? `${name}.gz` : name) ?? (gzip ? readAsset(name) : undefined)
+        if (bytes === undefined) return notFound
+        const encoded = gzip && bytes.length > 0 && bytes[0] === 0x1f && bytes[1] === 0x8b
+        return HttpServerResponse.uint8Array(bytes, {
           contentType: ASSET_TYPES[name.split(".").pop()!]!,
           headers: {
             "cache-control": "no-cache",
             "x-content-type-options": "nosniff",
             vary: "accept-encoding",
-            ...(gzip ? { "content-encoding": "gzip" } : {})
+            ...(encoded ? { "content-encoding": "gzip" } : {})
           }
-        }).pipe(Effect.orElseSucceed(() => notFound))
+        })
       })
     )
   })

@@ -56,6 +56,9 @@ const route = async () => {
 }
 
 addEventListener("hashchange", () => {
-  void route().then(() => main.focus({ preventScroll: false }))
+  void route().then(() => {
+    scrollTo(0, 0)
+    main.focus({ preventScroll: true })
+  })
 })
 void route()

@@ -57,10 +57,10 @@ export const activitiesPage: Page = async (main, params) => {
     h("tr", null,
       h("td", { class: "nowrap" }, format.localDateTime(a.startDateLocal, "short")),
       h("td", { class: "name" }, h("a", { href: `#/activity/${encodeURIComponent(a.id)}` }, a.name)),
-      h("td", null, format.sportLabel(a.sportType)),
+      h("td", { class: "opt" }, format.sportLabel(a.sportType)),
       h("td", { class: "num" }, format.distance(a.distanceInMeter)),
       h("td", { class: "num" }, format.duration(a.movingTimeInSeconds)),
-      h("td", { class: "num" }, format.elevation(a.elevationInMeter))))
+      h("td", { class: "num opt" }, format.elevation(a.elevationInMeter))))
 
   const pager = h("nav", { class: "pager", "aria-label": "Pages" },
     h("button", { type: "button", disabled: page <= 1, onclick: () => go({ page: String(page - 1) }) }, "← Newer"),
@@ -76,9 +76,9 @@ export const activitiesPage: Page = async (main, params) => {
         h("table", { id: "activity-list" },
           h("caption", { class: "visually-hidden" }, "Activities, newest first"),
           h("thead", null, h("tr", null,
-            h("th", { scope: "col" }, "Date"), h("th", { scope: "col" }, "Name"), h("th", { scope: "col" }, "Sport"),
+            h("th", { scope: "col" }, "Date"), h("th", { scope: "col" }, "Name"), h("th", { scope: "col", class: "opt" }, "Sport"),
             h("th", { scope: "col", class: "num" }, "Distance"), h("th", { scope: "col", class: "num" }, "Time"),
-            h("th", { scope: "col", class: "num" }, "Elevation"))),
+            h("th", { scope: "col", class: "num opt" }, "Elevation"))),
           h("tbody", null, rows))),
     totalPages > 1 ? pager : h("p", { class: "muted" }, `${format.count(total)} activities`))
 }

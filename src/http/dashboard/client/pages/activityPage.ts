@@ -31,9 +31,11 @@ export const activityPage: Page = async (main, _params, id) => {
     stat("Elevation gain", format.elevation(a.elevationInMeter)),
     stat(format.isPaced(a.sportType) ? "Average pace" : "Average speed", format.speedOrPace(a.averageSpeedInKmPerHour, a.sportType)),
     stat(format.isPaced(a.sportType) ? "Best pace" : "Max speed", format.speedOrPace(a.maxSpeedInKmPerHour, a.sportType)),
-    stat("Heart rate", optional(a.averageHeartRate, (n) => `${n} bpm avg${a.maxHeartRate ? ` · ${a.maxHeartRate} max` : ""}`)),
-    stat("Power", optional(a.averagePower, (n) => `${n} W avg${a.maxPower ? ` · ${a.maxPower} max` : ""}`)),
-    stat("Cadence", optional(a.averageCadence, (n) => `${n} avg`)),
+    stat("Average heart rate", optional(a.averageHeartRate, (n) => `${n} bpm`)),
+    stat("Max heart rate", optional(a.maxHeartRate, (n) => `${n} bpm`)),
+    stat("Average power", optional(a.averagePower, (n) => `${n} W`)),
+    stat("Max power", optional(a.maxPower, (n) => `${n} W`)),
+    stat("Average cadence", optional(a.averageCadence, (n) => `${n} ${format.isPaced(a.sportType) ? "spm" : "rpm"}`)),
     stat("Calories", optional(a.calories, (n) => `${format.count(n)} kcal`)),
     stat("Gear", gearName))
 
