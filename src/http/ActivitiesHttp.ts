@@ -45,6 +45,7 @@ export const searchOf = (params: ActivitySearchParams): ActivitySearch => ({
   to: params["filters[to]"],
   sportTypes: params["filters[sportType]"],
   hasGpx: params["filters[hasGpx]"],
+  search: params["filters[search]"],
   page: params["pagination[page]"],
   size: params["pagination[size]"]
 })

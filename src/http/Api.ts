@@ -8,6 +8,7 @@ import {
   BadRequestWire,
   ErrorBody,
   FileTooLargeWire,
+  GearIsImportedWire,
   GpxNotAvailableWire,
   ImportModeNotFilesWire,
   InsufficientStorageWire,
@@ -26,6 +27,7 @@ import {
   ActivityUpdate,
   FileImportList,
   FileUpload,
+  Gear,
   GearList,
   Status,
   UploadAccepted,
@@ -34,7 +36,9 @@ import {
   WeightList
 } from "../schema/ApiModels.ts"
 import { CalendarDate } from "../schema/CalendarDate.ts"
-import { ActivitySearchParams, FileImportSearchParams } from "../schema/QueryParams.ts"
+import { GearCreate, GearUpdate } from "../schema/GearInput.ts"
+import { BestEffortList, LapList, SplitList, Streams } from "../schema/ActivityDetailModels.ts"
+import { ActivitySearchParams, FileImportSearchParams, StreamsParams } from "../schema/QueryParams.ts"
 import { Authorization } from "./Authorization.ts"
 import { rewriteOpenApi } from "./OpenApiDocument.ts"
 
@@ -125,6 +129,41 @@ export class ActivitiesGroup extends HttpApiGroup.make("activities")
   .middleware(Authorization)
   .annotate(OpenApi.Title, "Activities") {}
 
+export class ActivityDetailGroup extends HttpApiGroup.make("activityDetail")
+  .add(
+    HttpApiEndpoint.get("streams")`/activities/${activityId}/streams`
+      .setUrlParams(StreamsParams)
+      .addSuccess(Streams)
+      .addError(BadRequestWire)
+      .addError(NotFoundWire)
+      .annotate(OpenApi.Summary, "The recorded streams (time, distance, position, altitude, speed, heart rate, cadence, power, temperature)")
+      .annotate(
+        OpenApi.Description,
+        "Answers with an ETag; a request whose If-None-Match names it is answered 304 Not Modified without a body. " +
+          "An activity without recorded streams (one from Strava) has none: `{\"streams\": {}}`."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("laps")`/activities/${activityId}/laps`
+      .addSuccess(LapList)
+      .addError(NotFoundWire)
+      .annotate(OpenApi.Summary, "The laps, in order")
+  )
+  .add(
+    HttpApiEndpoint.get("splits")`/activities/${activityId}/splits`
+      .addSuccess(SplitList)
+      .addError(NotFoundWire)
+      .annotate(OpenApi.Summary, "The splits of every kilometre, then of every mile")
+  )
+  .add(
+    HttpApiEndpoint.get("bestEfforts")`/activities/${activityId}/best-efforts`
+      .addSuccess(BestEffortList)
+      .addError(NotFoundWire)
+      .annotate(OpenApi.Summary, "The fastest time over each standard distance within the activity (runs and rides)")
+  )
+  .middleware(Authorization)
+  .annotate(OpenApi.Title, "Activity details") {}
+
 export class FileImportsGroup extends HttpApiGroup.make("fileImports")
   .add(
     HttpApiEndpoint.get("search", "/file-imports")
@@ -136,8 +175,35 @@ export class FileImportsGroup extends HttpApiGroup.make("fileImports")
   .middleware(Authorization)
   .annotate(OpenApi.Title, "File imports") {}
 
+const gearId = HttpApiSchema.param("gearId", Schema.String.annotations({ description: "Prefixed id, starts with gear-" }))
+
 export class GearGroup extends HttpApiGroup.make("gear")
   .add(HttpApiEndpoint.get("list", "/gear").addSuccess(GearList).annotate(OpenApi.Summary, "All gear, active first"))
+  .add(
+    HttpApiEndpoint.post("create", "/gear")
+      .setPayload(GearCreate)
+      .addSuccess(Gear, { status: 201 })
+      .addError(BadRequestWire)
+      .addError(UnsupportedMediaTypeWire)
+      .annotate(OpenApi.Summary, "Create custom gear (shoes, a bike) to give activities")
+  )
+  .add(
+    HttpApiEndpoint.patch("update")`/gear/${gearId}`
+      .setPayload(GearUpdate)
+      .addSuccess(Gear)
+      .addError(BadRequestWire)
+      .addError(NotFoundWire)
+      .addError(GearIsImportedWire)
+      .addError(UnsupportedMediaTypeWire)
+      .annotate(OpenApi.Summary, "Rename or retire gear; imported gear can be retired, not renamed")
+  )
+  .add(
+    HttpApiEndpoint.del("delete")`/gear/${gearId}`
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(NotFoundWire)
+      .addError(GearIsImportedWire)
+      .annotate(OpenApi.Summary, "Delete custom gear; the activities that used it keep no gear")
+  )
   .middleware(Authorization)
   .annotate(OpenApi.Title, "Gear") {}
 
@@ -167,6 +233,7 @@ export class AthleteGroup extends HttpApiGroup.make("athlete")
 export class WaymarkApi extends HttpApi.make("waymark")
   .add(SystemGroup)
   .add(ActivitiesGroup)
+  .add(ActivityDetailGroup)
   .add(FileImportsGroup)
   .add(GearGroup)
   .add(AthleteGroup)

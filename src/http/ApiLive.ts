@@ -2,7 +2,9 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import { Effect, Layer } from "effect"
 import { AppConfig } from "../services/platform/AppConfig.ts"
+import { ActivityDetail } from "../services/activities/ActivityDetail.ts"
 import { ActivitiesHttpLive } from "./ActivitiesHttp.ts"
+import { ActivityDetailHttpLive } from "./ActivityDetailHttp.ts"
 import { WaymarkApi } from "./Api.ts"
 import { AthleteHttpLive } from "./AthleteHttp.ts"
 import { AuthorizationLive } from "./AuthorizationLive.ts"
@@ -20,9 +22,11 @@ import { SystemHttpLive } from "./SystemHttp.ts"
 
 /** Every route of the JSON API as one layer, without the listener (tests add their own). */
 export const ApiLive = HttpApiBuilder.api(WaymarkApi).pipe(
-  Layer.provide([SystemHttpLive, ActivitiesHttpLive, FileImportsHttpLive, GearHttpLive, AthleteHttpLive]),
+  Layer.provide([SystemHttpLive, ActivitiesHttpLive, ActivityDetailHttpLive, FileImportsHttpLive, GearHttpLive, AthleteHttpLive]),
   Layer.provide(AuthorizationLive),
-  Layer.provide(DashboardSessions.Default)
+  Layer.provide(DashboardSessions.Default),
+  // the reads of the detail and statistics routes, over the daemon's read connection
+  Layer.provide(ActivityDetail.Default)
 )
 
 /**

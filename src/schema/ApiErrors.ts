@@ -21,6 +21,9 @@ export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaTyp
 export class UnsupportedFileType extends Schema.TaggedError<UnsupportedFileType>()("UnsupportedFileType", { message: Schema.String }) {}
 export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", { message: Schema.String }) {}
 export class InsufficientStorage extends Schema.TaggedError<InsufficientStorage>()("InsufficientStorage", { message: Schema.String }) {}
+export class OriginalNotAvailable extends Schema.TaggedError<OriginalNotAvailable>()("OriginalNotAvailable", { message: Schema.String }) {}
+export class GearIsImported extends Schema.TaggedError<GearIsImported>()("GearIsImported", { message: Schema.String }) {}
+export class FileImportStatusConflict extends Schema.TaggedError<FileImportStatusConflict>()("FileImportStatusConflict", { message: Schema.String }) {}
 export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", { message: Schema.String }) {}
 
 export type ApiError =
@@ -37,12 +40,16 @@ export type ApiError =
   | UnsupportedFileType
   | PayloadTooLarge
   | InsufficientStorage
+  | OriginalNotAvailable
+  | GearIsImported
+  | FileImportStatusConflict
   | InternalError
 
 export const ERROR_CODES = [
   "invalid_token", "missing_file", "unsupported_media_type", "unsupported_file_type", "file_too_large",
   "import_mode_not_files", "gpx_not_available", "not_found", "method_not_allowed", "bad_request", "forbidden",
-  "payload_too_large", "insufficient_storage", "internal_error"
+  "payload_too_large", "insufficient_storage", "original_not_available", "gear_is_imported", "file_import_status_conflict",
+  "internal_error"
 ] as const
 
 /** Wire code and HTTP status of each error. */
@@ -60,6 +67,9 @@ export const errorWire: { readonly [K in ApiError["_tag"]]: { readonly code: (ty
   UnsupportedFileType: { code: "unsupported_file_type", status: 422 },
   PayloadTooLarge: { code: "payload_too_large", status: 413 },
   InsufficientStorage: { code: "insufficient_storage", status: 507 },
+  OriginalNotAvailable: { code: "original_not_available", status: 404 },
+  GearIsImported: { code: "gear_is_imported", status: 409 },
+  FileImportStatusConflict: { code: "file_import_status_conflict", status: 409 },
   InternalError: { code: "internal_error", status: 500 }
 }
 
@@ -110,4 +120,7 @@ export const UnsupportedMediaTypeWire = wire(UnsupportedMediaType, "UnsupportedM
 export const UnsupportedFileTypeWire = wire(UnsupportedFileType, "UnsupportedFileType", (message) => new UnsupportedFileType({ message }))
 export const PayloadTooLargeWire = wire(PayloadTooLarge, "PayloadTooLarge", (message) => new PayloadTooLarge({ message }))
 export const InsufficientStorageWire = wire(InsufficientStorage, "InsufficientStorage", (message) => new InsufficientStorage({ message }))
+export const OriginalNotAvailableWire = wire(OriginalNotAvailable, "OriginalNotAvailable", (message) => new OriginalNotAvailable({ message }))
+export const GearIsImportedWire = wire(GearIsImported, "GearIsImported", (message) => new GearIsImported({ message }))
+export const FileImportStatusConflictWire = wire(FileImportStatusConflict, "FileImportStatusConflict", (message) => new FileImportStatusConflict({ message }))
 export const InternalErrorWire = wire(InternalError, "InternalError", (message) => new InternalError({ message }))

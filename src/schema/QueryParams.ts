@@ -9,7 +9,7 @@ import { CalendarDate } from "./CalendarDate.ts"
  * OpenAPI document shows every bound.
  */
 
-const integerParam = (name: string, min: number, max: number | undefined, fallback: number) =>
+const integerString = (name: string, min: number, max: number | undefined, fallback?: number) =>
   Schema.String.pipe(
     Schema.filter((s) => /^\d{1,9}$/.test(s) && Number(s) >= min && (max === undefined || Number(s) <= max), {
       message: () =>
@@ -20,10 +20,12 @@ const integerParam = (name: string, min: number, max: number | undefined, fallba
   ).pipe(
     Schema.compose(Schema.NumberFromString, { strict: false }),
     (schema) => schema.annotations({
-      jsonSchema: { type: "integer", minimum: min, ...(max === undefined ? {} : { maximum: max }), default: fallback }
-    }),
-    Schema.optionalWith({ default: () => fallback })
+      jsonSchema: { type: "integer", minimum: min, ...(max === undefined ? {} : { maximum: max }), ...(fallback === undefined ? {} : { default: fallback }) }
+    })
   )
+
+const integerParam = (name: string, min: number, max: number | undefined, fallback: number) =>
+  integerString(name, min, max, fallback).pipe(Schema.optionalWith({ default: () => fallback }))
 
 /** A comma-separated list whose items must all be allowed values. */
 const commaListOf = <A extends string>(name: string, what: string, allowed: ReadonlyArray<A>) => {
@@ -64,19 +66,74 @@ const paginationFields = {
   "pagination[size]": integerParam("pagination[size]", 1, PAGE_SIZE_MAX, PAGE_SIZE_DEFAULT)
 }
 
-export const ActivitySearchParams = Schema.Struct({
+/**
+ * `fields` as query parameters where a `filters[…]` or `pagination[…]` name that is not one of
+ * them is refused by name: a misspelt filter would otherwise be ignored and answer more than
+ * was asked for. Other names are left alone (a client's cache buster, for one).
+ */
+const bracketParams = <Fields extends Schema.Struct.Fields>(fields: Fields) => {
+  const known = Object.keys(fields)
+  const unknownName = Schema.String.pipe(Schema.filter((name) => /^(filters|pagination)\[/.test(name) && !known.includes(name)))
+  return Schema.Struct(fields, Schema.Record({
+    key: unknownName,
+    value: Schema.Never.annotations({ message: () => `There is no such parameter; known ones: ${known.filter((k) => k.includes("[")).join(", ")}.` })
+  }))
+}
+
+const SEARCH_MAX_LENGTH = 200
+
+/** The activity list's filters: also those of the statistics over the same activities. */
+const activityFilterFields = {
   "filters[from]": Schema.optional(CalendarDate("filters[from]").annotations({ description: "Only activities that started on this day or later" })),
   "filters[to]": Schema.optional(CalendarDate("filters[to]").annotations({ description: "Only activities that started on this day or earlier" })),
   "filters[sportType]": Schema.optional(sportTypeList),
   "filters[hasGpx]": Schema.optional(booleanParam("filters[hasGpx]")),
-  ...paginationFields
-})
+  "filters[search]": Schema.optional(
+    Schema.String.pipe(Schema.maxLength(SEARCH_MAX_LENGTH, { message: () => `"filters[search]" cannot be longer than ${SEARCH_MAX_LENGTH} characters.` }))
+      .annotations({
+        description: "Only activities whose name or description contains every word, whatever the case and accents",
+        jsonSchema: { type: "string", maxLength: SEARCH_MAX_LENGTH }
+      })
+  )
+}
+
+export const ActivitySearchParams = bracketParams({ ...activityFilterFields, ...paginationFields })
 export type ActivitySearchParams = typeof ActivitySearchParams.Type
 
-export const FileImportSearchParams = Schema.Struct({
+export const FileImportSearchParams = bracketParams({
   "filters[filename]": Schema.optional(Schema.String.annotations({ description: "Only imports of the file with exactly this name" })),
   "filters[status]": Schema.optional(commaListOf<FileImportStatus>("filters[status]", "status", FILE_IMPORT_STATUSES)),
   "filters[source]": Schema.optional(commaListOf<FileImportSource>("filters[source]", "source", FILE_IMPORT_SOURCES)),
   ...paginationFields
 })
 export type FileImportSearchParams = typeof FileImportSearchParams.Type
+
+/** Most samples a client may ask of the streams: more than any activity records. */
+export const MAX_STREAM_POINTS = 1_000_000
+
+export const StreamsParams = Schema.Struct({
+  points: Schema.optional(integerString("points", 2, MAX_STREAM_POINTS).annotations({
+    description: "At most this many samples, thinned so that peaks and the route's shape survive; every sample when absent"
+  }))
+})
+export type StreamsParams = typeof StreamsParams.Type
+
+export const STATS_PERIODS = ["week", "month", "year"] as const
+export type StatsPeriod = typeof STATS_PERIODS[number]
+
+const periodMessage = `"filters[period]" is required: one of ${STATS_PERIODS.join(", ")}.`
+
+/** The activities a statistic covers: the list's filters. */
+export const StatsFilterParams = bracketParams(activityFilterFields)
+export type StatsFilterParams = typeof StatsFilterParams.Type
+
+export const TotalsParams = bracketParams({
+  "filters[period]": Schema.propertySignature(
+    Schema.Literal(...STATS_PERIODS).annotations({ message: () => periodMessage, description: "week (ISO 8601), month or year of the local start date" })
+  ).annotations({ missingMessage: () => periodMessage }),
+  ...activityFilterFields
+})
+export type TotalsParams = typeof TotalsParams.Type
+
+export const SportTypeParams = bracketParams({ "filters[sportType]": activityFilterFields["filters[sportType]"] })
+export type SportTypeParams = typeof SportTypeParams.Type

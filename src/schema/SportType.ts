@@ -16,12 +16,12 @@ const sportTypeSet: ReadonlySet<string> = new Set(SPORT_TYPES)
 export const isSportType = (value: string): value is SportType => sportTypeSet.has(value)
 
 /** Sports whose best efforts are computed, with their distances in metres. */
-const MILE = 1609.344
+export const MILE = 1609.344
 export const RIDE_EFFORT_DISTANCES = [5 * MILE, 10_000, 10 * MILE, 20_000, 30_000, 40_000, 50_000, 80_000, 50 * MILE, 90_000, 100_000, 100 * MILE]
 export const RUN_EFFORT_DISTANCES = [400, MILE / 2, 1000, MILE, 2 * MILE, 5000, 10_000, 15_000, 10 * MILE, 20_000, 21_097.5, 30_000, 42_195, 50_000, 100_000, 100 * MILE]
 
-const RIDES: ReadonlySet<SportType> = new Set(["Ride", "MountainBikeRide", "GravelRide", "VirtualRide", "EMountainBikeRide"])
-const RUNS: ReadonlySet<SportType> = new Set(["Run", "TrailRun", "VirtualRun"])
+export const RIDES: ReadonlySet<SportType> = new Set(["Ride", "MountainBikeRide", "GravelRide", "VirtualRide", "EMountainBikeRide"])
+export const RUNS: ReadonlySet<SportType> = new Set(["Run", "TrailRun", "VirtualRun"])
 
 export const bestEffortDistances = (sport: SportType): ReadonlyArray<number> =>
   RIDES.has(sport) ? RIDE_EFFORT_DISTANCES : RUNS.has(sport) ? RUN_EFFORT_DISTANCES : []

@@ -1,6 +1,8 @@
 import { expect, layer } from "@effect/vitest"
+import * as HttpBody from "@effect/platform/HttpBody"
 import { Effect } from "effect"
 import { seedActivity, seedGear, send, TestDaemon } from "../support/TestDaemon.ts"
+import { expectError } from "./helpers.ts"
 
 layer(TestDaemon.layer(), { excludeTestServices: true })("GET /api/v1/gear", (it) => {
   it.effect("an empty list before any gear exists", () =>
@@ -26,5 +28,71 @@ layer(TestDaemon.layer(), { excludeTestServices: true })("GET /api/v1/gear", (it
         { id: short, name: "Shoes", type: "custom", isRetired: false, distanceInMeter: 1_000, numberOfActivities: 1 },
         { id: "gear-b1", name: "Old bike", type: "imported", isRetired: true, distanceInMeter: 99_999, numberOfActivities: 1 }
       ])
+    }))
+})
+
+layer(TestDaemon.layer(), { excludeTestServices: true })("custom gear: POST, PATCH, DELETE /api/v1/gear", (it) => {
+  it.effect("POST creates custom gear (201), trimmed, active unless said otherwise; the list shows it", () =>
+    Effect.gen(function*() {
+      const created = yield* send("POST", "/api/v1/gear", { json: { name: "  Trail shoes " } })
+      expect(created.status).toBe(201)
+      expect(created.json).toEqual({ id: expect.stringMatching(/^gear-/), name: "Trail shoes", type: "custom", isRetired: false, distanceInMeter: 0, numberOfActivities: 0 })
+      const retired = yield* send("POST", "/api/v1/gear", { json: { name: "Old shoes", isRetired: true } })
+      expect(retired.json.isRetired).toBe(true)
+      const list = (yield* send("GET", "/api/v1/gear")).json.gear
+      expect(list.map((g: any) => g.id)).toEqual(expect.arrayContaining([created.json.id, retired.json.id]))
+    }))
+
+  it.effect("POST refuses a missing, empty or too long name, an unknown field and a body that is not JSON", () =>
+    Effect.gen(function*() {
+      for (const json of [{}, { name: "   " }, { name: "x".repeat(256) }, { name: 5 }, { name: "Bike", colour: "red" }, { name: "Bike", isRetired: "yes" }]) {
+        expectError(yield* send("POST", "/api/v1/gear", { json }), 400, "bad_request")
+      }
+      expectError(yield* send("POST", "/api/v1/gear", { body: HttpBody.text("name=Bike", "text/plain") }), 415, "unsupported_media_type")
+      expectError(yield* send("POST", "/api/v1/gear", { key: null, json: { name: "Bike" } }), 401, "invalid_token")
+    }))
+
+  it.effect("PATCH renames and retires custom gear; its distance and count follow the activities that use it", () =>
+    Effect.gen(function*() {
+      const id = (yield* send("POST", "/api/v1/gear", { json: { name: "Bike" } })).json.id
+      const ride = yield* seedActivity({ distanceInMeter: 12_000 })
+      expect((yield* send("PATCH", `/api/v1/activities/${ride}`, { json: { gearId: id } })).status).toBe(200)
+      const renamed = yield* send("PATCH", `/api/v1/gear/${id}`, { json: { name: "Road bike" } })
+      expect(renamed.json).toEqual({ id, name: "Road bike", type: "custom", isRetired: false, distanceInMeter: 12_000, numberOfActivities: 1 })
+      const retired = yield* send("PATCH", `/api/v1/gear/${id}`, { json: { isRetired: true } })
+      expect(retired.json).toMatchObject({ name: "Road bike", isRetired: true })
+      expectError(yield* send("PATCH", `/api/v1/gear/${id}`, { json: {} }), 400, "bad_request")
+      expectError(yield* send("PATCH", "/api/v1/gear/gear-nope", { json: { name: "X" } }), 404, "not_found")
+    }))
+
+  it.effect("imported gear can be retired, not renamed nor deleted (409 gear_is_imported)", () =>
+    Effect.gen(function*() {
+      const id = yield* seedGear({ id: "gear-b123", name: "Strava bike", type: "imported" })
+      expectError(yield* send("PATCH", `/api/v1/gear/${id}`, { json: { name: "Mine" } }), 409, "gear_is_imported")
+      expectError(yield* send("DELETE", `/api/v1/gear/${id}`), 409, "gear_is_imported")
+      const retired = yield* send("PATCH", `/api/v1/gear/${id}`, { json: { name: "Strava bike", isRetired: true } })
+      expect(retired.json).toMatchObject({ id, name: "Strava bike", type: "imported", isRetired: true })
+    }))
+
+  it.effect("DELETE removes custom gear (204); the activities that used it keep no gear", () =>
+    Effect.gen(function*() {
+      const id = (yield* send("POST", "/api/v1/gear", { json: { name: "Shoes" } })).json.id
+      const run = yield* seedActivity({ sportType: "Run", gearId: id })
+      const deleted = yield* send("DELETE", `/api/v1/gear/${id}`)
+      expect(deleted.status).toBe(204)
+      expect(deleted.text).toBe("")
+      expect((yield* send("GET", `/api/v1/activities/${run}`)).json.gearId ?? null).toBeNull()
+      expect((yield* send("GET", "/api/v1/gear")).json.gear.find((g: any) => g.id === id)).toBeUndefined()
+      expectError(yield* send("DELETE", `/api/v1/gear/${id}`), 404, "not_found")
+    }))
+})
+
+layer(TestDaemon.layer({ env: { IMPORT_MODE: "externalApi" } }), { excludeTestServices: true })("custom gear with IMPORT_MODE=externalApi", (it) => {
+  it.effect("is created, changed and deleted as in file mode: gear is not an activity write", () =>
+    Effect.gen(function*() {
+      const created = yield* send("POST", "/api/v1/gear", { json: { name: "Shoes" } })
+      expect(created.status).toBe(201)
+      expect((yield* send("PATCH", `/api/v1/gear/${created.json.id}`, { json: { isRetired: true } })).status).toBe(200)
+      expect((yield* send("DELETE", `/api/v1/gear/${created.json.id}`)).status).toBe(204)
     }))
 })

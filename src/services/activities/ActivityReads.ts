@@ -4,6 +4,7 @@ import { AppConfig } from "../platform/AppConfig.ts"
 import { placeholders, ReadConnection } from "../platform/ReadConnection.ts"
 import { makeVersionedCache } from "../platform/VersionedCache.ts"
 import { ACTIVITY_COLUMNS, activityRowOf, toActivity } from "./ActivityRow.ts"
+import { HAS_WORDS_FUNCTION, hasWords, searchWordsParam } from "./TextSearch.ts"
 
 /**
  * The activity reads of the API (one activity, a page of the list), as plain synchronous
@@ -16,6 +17,8 @@ export interface ActivitySearch {
   readonly to?: string | undefined
   readonly sportTypes?: ReadonlyArray<string> | undefined
   readonly hasGpx?: boolean | undefined
+  /** words the name or description must contain */
+  readonly search?: string | undefined
   readonly page: number
   readonly size: number
 }
@@ -37,8 +40,8 @@ export const imagesStatement = (activityIds: ReadonlyArray<string>) => ({
   params: activityIds
 })
 
-/** The count and the page of a search, as statement texts and their parameters. */
-export const searchStatements = (search: ActivitySearch) => {
+/** The WHERE clause (empty when nothing is filtered) of the activities a search's filters select, and its parameters. */
+export const filterOf = (search: Omit<ActivitySearch, "page" | "size">) => {
   const conditions: Array<string> = []
   const params: Array<string | number> = []
   if (search.from !== undefined) {
@@ -58,7 +61,17 @@ export const searchStatements = (search: ActivitySearch) => {
     conditions.push("has_gpx = ?")
     params.push(search.hasGpx ? 1 : 0)
   }
-  const where = conditions.length > 0 ? ` WHERE ${conditions.join(" AND ")}` : ""
+  const words = searchWordsParam(search.search)
+  if (words !== undefined) {
+    conditions.push(`${HAS_WORDS_FUNCTION}(name, description, ?)`)
+    params.push(words)
+  }
+  return { where: conditions.length > 0 ? ` WHERE ${conditions.join(" AND ")}` : "", params }
+}
+
+/** The count and the page of a search, as statement texts and their parameters. */
+export const searchStatements = (search: ActivitySearch) => {
+  const { where, params } = filterOf(search)
   // Without statistics SQLite would count a date range by walking every activity of the
   // sport type, and read a page by fetching and sorting every activity of the range: the
   // count is named its covering index, and the page the index it is ordered by, where the
@@ -81,6 +94,7 @@ export class ActivityReads extends Effect.Service<ActivityReads>()("services/act
   effect: Effect.gen(function*() {
     const db = yield* ReadConnection
     const config = yield* AppConfig
+    db.defineFunction(HAS_WORDS_FUNCTION, hasWords)
     const imageUrl = (fileName: string) => `${config.appUrl}/files/activities/${fileName}`
 
     const withImages = (rows: ReadonlyArray<Array<unknown>>): Array<Activity> => {

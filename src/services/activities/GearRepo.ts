@@ -1,25 +1,58 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { randomUUID } from "node:crypto"
 import type { Gear } from "../../schema/ApiModels.ts"
+
+interface GearRow {
+  readonly id: string
+  readonly name: string
+  readonly type: string
+  readonly is_retired: number
+  readonly distance: number
+  readonly activities: number
+}
+
+export const newGearId = () => `gear-${randomUUID()}`
 
 /** Gear, with distance and activity count derived from the linked activities. */
 export class GearRepo extends Effect.Service<GearRepo>()("services/activities/GearRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
+    const toGear = (r: GearRow): Gear => ({
+      id: r.id,
+      name: r.name,
+      type: r.type as Gear["type"],
+      isRetired: r.is_retired === 1,
+      distanceInMeter: Math.trunc(r.distance),
+      numberOfActivities: r.activities
+    })
+
     const list = Effect.fn("GearRepo.list")(function*() {
-      const rows = yield* sql<{ id: string; name: string; type: string; is_retired: number; distance: number; activities: number }>`
+      const rows = yield* sql<GearRow>`
         SELECT g.id, g.name, g.type, g.is_retired, COALESCE(SUM(a.distance), 0) AS distance, COUNT(a.id) AS activities
         FROM gear g LEFT JOIN activities a ON a.gear_id = g.id
         GROUP BY g.id ORDER BY g.is_retired ASC, distance DESC, g.name ASC`
-      return rows.map((r): Gear => ({
-        id: r.id,
-        name: r.name,
-        type: r.type as Gear["type"],
-        isRetired: r.is_retired === 1,
-        distanceInMeter: Math.trunc(r.distance),
-        numberOfActivities: r.activities
-      }))
+      return rows.map(toGear)
+    }, Effect.orDie)
+
+    /** One gear with its distance and count, null when there is none of that id. */
+    const findById = Effect.fn("GearRepo.findById")(function*(id: string) {
+      const rows = yield* sql<GearRow>`
+        SELECT g.id, g.name, g.type, g.is_retired, COALESCE(SUM(a.distance), 0) AS distance, COUNT(a.id) AS activities
+        FROM gear g LEFT JOIN activities a ON a.gear_id = g.id WHERE g.id = ${id} GROUP BY g.id`
+      return rows.length === 0 ? null : toGear(rows[0]!)
+    }, Effect.orDie)
+
+    /** Changes the name and retirement given; the rest stays. */
+    const update = Effect.fn("GearRepo.update")(function*(id: string, patch: { readonly name?: string; readonly isRetired?: boolean }) {
+      if (patch.name !== undefined) yield* sql`UPDATE gear SET name = ${patch.name} WHERE id = ${id}`
+      if (patch.isRetired !== undefined) yield* sql`UPDATE gear SET is_retired = ${patch.isRetired ? 1 : 0} WHERE id = ${id}`
+    }, (effect) => sql.withTransaction(effect), Effect.orDie)
+
+    /** Removes the gear; the activities that used it keep no gear (the key's ON DELETE SET NULL). */
+    const remove = Effect.fn("GearRepo.remove")(function*(id: string) {
+      yield* sql`DELETE FROM gear WHERE id = ${id}`
     }, Effect.orDie)
 
     const exists = Effect.fn("GearRepo.exists")(function*(id: string) {
@@ -32,6 +65,6 @@ export class GearRepo extends Effect.Service<GearRepo>()("services/activities/Ge
         ON CONFLICT(id) DO UPDATE SET name = excluded.name, is_retired = excluded.is_retired`
     }, Effect.orDie)
 
-    return { list, exists, upsert } as const
+    return { list, findById, exists, upsert, update, remove } as const
   })
 }) {}

@@ -50,7 +50,11 @@ export class ReadConnection extends Effect.Service<ReadConnection>()("services/p
       /**
        * Changes whenever another connection commits: what was read before may then be stale.
        */
-      dataVersion: (): number => dataVersion.get() as number
+      dataVersion: (): number => dataVersion.get() as number,
+      /** Makes a deterministic function of JavaScript callable from this connection's SQL. */
+      defineFunction: (name: string, fn: (...args: Array<unknown>) => unknown): void => {
+        db.function(name, { deterministic: true, varargs: true }, fn as (...args: Array<unknown>) => number)
+      }
     } as const
   })
 }) {}

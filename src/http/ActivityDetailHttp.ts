@@ -1,0 +1,47 @@
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { Effect } from "effect"
+import { NotFound } from "../schema/ApiErrors.ts"
+import { BestEffortList, LapList, SplitList, Streams } from "../schema/ActivityDetailModels.ts"
+import { ActivityDetail } from "../services/activities/ActivityDetail.ts"
+import { WaymarkApi } from "./Api.ts"
+import { jsonResponder } from "./encode/jsonResponder.ts"
+
+const streamsJson = jsonResponder(Streams)
+const lapsJson = jsonResponder(LapList)
+const splitsJson = jsonResponder(SplitList)
+const bestEffortsJson = jsonResponder(BestEffortList)
+
+export const activityNotFound = (id: string) => new NotFound({ message: `Activity "${id}" not found.` })
+
+/** The value, or the activity's 404 when the read found no such activity. */
+const orNotFound = (id: string) => <A>(value: A | null) => (value === null ? Effect.fail(activityNotFound(id)) : Effect.succeed(value))
+
+/** Whether an If-None-Match header names `etag` (or is `*`). */
+const matches = (ifNoneMatch: string | undefined, etag: string) =>
+  ifNoneMatch !== undefined && ifNoneMatch.split(",").some((tag) => {
+    const t = tag.trim()
+    return t === "*" || t === etag || t === `W/${etag}`
+  })
+
+export const ActivityDetailHttpLive = HttpApiBuilder.group(WaymarkApi, "activityDetail", (handlers) =>
+  Effect.gen(function*() {
+    const detail = yield* ActivityDetail
+    return handlers
+      .handle("streams", ({ path: { activityId }, urlParams }) =>
+        Effect.gen(function*() {
+          const answer = yield* detail.streams(activityId, urlParams.points).pipe(Effect.flatMap(orNotFound(activityId)))
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const headers = { etag: answer.etag, "cache-control": "private, no-cache" }
+          if (matches(request.headers["if-none-match"], answer.etag)) return HttpServerResponse.empty({ status: 304, headers })
+          return HttpServerResponse.setHeaders(streamsJson(answer.body()), headers)
+        }))
+      .handle("laps", ({ path: { activityId } }) =>
+        detail.laps(activityId).pipe(Effect.flatMap(orNotFound(activityId)), Effect.map((laps) => lapsJson({ laps }))))
+      .handle("splits", ({ path: { activityId } }) =>
+        detail.splits(activityId).pipe(Effect.flatMap(orNotFound(activityId)), Effect.map((splits) => splitsJson({ splits }))))
+      .handle("bestEfforts", ({ path: { activityId } }) =>
+        detail.bestEfforts(activityId).pipe(Effect.flatMap(orNotFound(activityId)), Effect.map((bestEfforts) => bestEffortsJson({ bestEfforts }))))
+  })
+)

@@ -1,0 +1,83 @@
+import { Schema } from "effect"
+
+/** Response bodies of an activity's detail: its streams, laps, splits and best efforts. */
+
+const numbers = (description: string) => Schema.optional(Schema.Array(Schema.NullOr(Schema.Number)).annotations({ description }))
+
+/** The streams the API names, each with the stored stream it is read from. */
+export const STREAM_TYPES = {
+  time: "time",
+  distance: "distance",
+  latlng: "latlng",
+  altitude: "altitude",
+  velocity: "velocity_smooth",
+  heartrate: "heartrate",
+  cadence: "cadence",
+  watts: "watts",
+  temperature: "temp"
+} as const
+export type StreamType = keyof typeof STREAM_TYPES
+
+export const Streams = Schema.Struct({
+  streams: Schema.Struct({
+    time: numbers("Seconds since the start"),
+    distance: numbers("Metres since the start"),
+    latlng: Schema.optional(Schema.Array(Schema.NullOr(Schema.Tuple(Schema.Number, Schema.Number))).annotations({
+      description: "[latitude, longitude]; null where the position is unknown"
+    })),
+    altitude: numbers("Metres above sea level"),
+    velocity: numbers("Metres per second"),
+    heartrate: numbers("Beats per minute"),
+    cadence: numbers("Revolutions (steps) per minute"),
+    watts: numbers("Power in watts"),
+    temperature: numbers("Degrees Celsius")
+  }).annotations({ description: "Only the recorded streams; every array has one entry per sample" })
+}).annotations({ identifier: "ActivityStreams" })
+export type Streams = typeof Streams.Type
+
+export const Lap = Schema.Struct({
+  lapIndex: Schema.Int.annotations({ description: "1 for the first lap" }),
+  name: Schema.String,
+  startOffsetInSeconds: Schema.Int.annotations({ description: "Seconds from the activity's start to the lap's" }),
+  distanceInMeter: Schema.Number,
+  elevationInMeter: Schema.Number,
+  movingTimeInSeconds: Schema.Int,
+  elapsedTimeInSeconds: Schema.Int,
+  averageSpeedInKmPerHour: Schema.Number,
+  maxSpeedInKmPerHour: Schema.Number,
+  averageHeartRate: Schema.NullOr(Schema.Int)
+}).annotations({ identifier: "Lap" })
+export type Lap = typeof Lap.Type
+
+export const LapList = Schema.Struct({ laps: Schema.Array(Lap) }).annotations({ identifier: "LapList" })
+
+export const Split = Schema.Struct({
+  unit: Schema.Literal("km", "mile").annotations({ description: "A split of one kilometre or of one mile (the last one may be shorter)" }),
+  splitIndex: Schema.Int.annotations({ description: "1 for the first split of its unit" }),
+  distanceInMeter: Schema.Number,
+  elevationDifferenceInMeter: Schema.Number,
+  movingTimeInSeconds: Schema.Int,
+  elapsedTimeInSeconds: Schema.Int,
+  averageSpeedInKmPerHour: Schema.Number,
+  averageHeartRate: Schema.NullOr(Schema.Int)
+}).annotations({ identifier: "Split" })
+export type Split = typeof Split.Type
+
+export const SplitList = Schema.Struct({ splits: Schema.Array(Split) }).annotations({
+  identifier: "SplitList",
+  description: "Kilometre splits first, then mile splits"
+})
+
+export const BestEffort = Schema.Struct({
+  name: Schema.String.annotations({ examples: ["5 km", "1 mile", "Half marathon"] }),
+  distanceInMeter: Schema.Number,
+  elapsedTimeInSeconds: Schema.Int.annotations({ description: "The fastest time over the distance within the activity" }),
+  startOffsetInSeconds: Schema.Int.annotations({ description: "Seconds from the activity's start to the effort's" }),
+  endOffsetInSeconds: Schema.Int.annotations({ description: "Seconds from the activity's start to the effort's end" })
+}).annotations({ identifier: "BestEffort" })
+export type BestEffort = typeof BestEffort.Type
+
+export const BestEffortList = Schema.Struct({ bestEfforts: Schema.Array(BestEffort) }).annotations({
+  identifier: "BestEffortList",
+  description: "Shortest distance first"
+})

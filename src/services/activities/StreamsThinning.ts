@@ -1,0 +1,124 @@
+/**
+ * At most `limit` samples of an activity's streams, chosen once for all of them (the streams
+ * share one index: a chart of one and the map of another must show the same moments). The
+ * choice is Largest-Triangle-Three-Buckets over every stream at once: the first and last
+ * samples stay, and each of the `limit - 2` buckets between keeps the sample that makes the
+ * largest triangle with the sample kept before it and the bucket after, its area summed over
+ * the streams (each scaled to its own range, so that heart rate weighs as much as altitude) and
+ * over the route in the plane of latitude and longitude. A peak or a turn makes a large
+ * triangle, so peaks and the route's shape survive. Libraries of the method thin one x/y
+ * series, not several sharing their samples.
+ */
+
+type Series = ReadonlyArray<number | null>
+type Route = ReadonlyArray<readonly [number, number] | null>
+
+/** `values` scaled to [0, 1] (NaN where unknown); null when it varies not at all. */
+const scaled = (values: Series, n: number): Float64Array | null => {
+  let min = Infinity
+  let max = -Infinity
+  for (let i = 0; i < n; i++) {
+    const v = values[i]
+    if (typeof v === "number" && Number.isFinite(v)) {
+      if (v < min) min = v
+      if (v > max) max = v
+    }
+  }
+  if (!(max > min)) return null
+  const out = new Float64Array(n)
+  for (let i = 0; i < n; i++) {
+    const v = values[i]
+    out[i] = typeof v === "number" && Number.isFinite(v) ? (v - min) / (max - min) : NaN
+  }
+  return out
+}
+
+/** Latitudes and longitudes scaled by the route's larger extent (the route keeps its shape). */
+const scaledRoute = (route: Route, n: number): [Float64Array, Float64Array] | null => {
+  const lat = new Float64Array(n).fill(NaN)
+  const lng = new Float64Array(n).fill(NaN)
+  let minLat = Infinity, maxLat = -Infinity, minLng = Infinity, maxLng = -Infinity
+  for (let i = 0; i < n; i++) {
+    const p = route[i]
+    if (p === null || p === undefined) continue
+    lat[i] = p[0]
+    lng[i] = p[1]
+    minLat = Math.min(minLat, p[0]); maxLat = Math.max(maxLat, p[0])
+    minLng = Math.min(minLng, p[1]); maxLng = Math.max(maxLng, p[1])
+  }
+  const extent = Math.max(maxLat - minLat, maxLng - minLng)
+  if (!(extent > 0)) return null
+  for (let i = 0; i < n; i++) {
+    lat[i] = (lat[i]! - minLat) / extent
+    lng[i] = (lng[i]! - minLng) / extent
+  }
+  return [lat, lng]
+}
+
+/** Twice the area of the triangle (ax, ay), (bx, by), (cx, cy); 0 when a corner is unknown. */
+const area = (ax: number, ay: number, bx: number, by: number, cx: number, cy: number): number => {
+  const a = Math.abs((ax - cx) * (by - ay) - (ax - bx) * (cy - ay))
+  return Number.isNaN(a) ? 0 : a
+}
+
+/** Mean of `values` over [from, to), ignoring unknown ones (NaN when none). */
+const meanOf = (values: Float64Array, from: number, to: number): number => {
+  let sum = 0
+  let count = 0
+  for (let i = from; i < to; i++) {
+    const v = values[i]!
+    if (!Number.isNaN(v)) {
+      sum += v
+      count++
+    }
+  }
+  return count === 0 ? NaN : sum / count
+}
+
+/**
+ * The indices, ascending, of at most `limit` of the `n` samples: every index when `n <= limit`.
+ * `series` are the numeric streams (not time), `route` the positions.
+ */
+export const thinnedIndices = (
+  n: number,
+  limit: number,
+  time: Series,
+  series: ReadonlyArray<Series>,
+  route: Route | undefined
+): Array<number> => {
+  if (n <= limit) return Array.from({ length: n }, (_, i) => i)
+  if (limit <= 1) return [0]
+  if (limit === 2) return [0, n - 1]
+  const x = scaled(time, n) ?? Float64Array.from({ length: n }, (_, i) => i / (n - 1))
+  const ys = series.map((s) => scaled(s, n)).filter((s): s is Float64Array => s !== null)
+  const plane = route === undefined ? null : scaledRoute(route, n)
+  const kept = [0]
+  const every = (n - 2) / (limit - 2)
+  let a = 0
+  for (let bucket = 0; bucket < limit - 2; bucket++) {
+    const from = Math.floor(bucket * every) + 1
+    const to = Math.min(Math.floor((bucket + 1) * every) + 1, n - 1)
+    // the next bucket's mean point (the last sample for the last bucket)
+    const nextFrom = to
+    const nextTo = Math.min(Math.floor((bucket + 2) * every) + 1, n)
+    const cx = meanOf(x, nextFrom, Math.max(nextTo, nextFrom + 1))
+    const cys = ys.map((y) => meanOf(y, nextFrom, Math.max(nextTo, nextFrom + 1)))
+    const cLat = plane === null ? NaN : meanOf(plane[0], nextFrom, Math.max(nextTo, nextFrom + 1))
+    const cLng = plane === null ? NaN : meanOf(plane[1], nextFrom, Math.max(nextTo, nextFrom + 1))
+    let best = from
+    let bestArea = -1
+    for (let i = from; i < to; i++) {
+      let sum = 0
+      for (let k = 0; k < ys.length; k++) sum += area(x[a]!, ys[k]![a]!, x[i]!, ys[k]![i]!, cx, cys[k]!)
+      if (plane !== null) sum += area(plane[1][a]!, plane[0][a]!, plane[1][i]!, plane[0][i]!, cLng, cLat)
+      if (sum > bestArea) {
+        bestArea = sum
+        best = i
+      }
+    }
+    kept.push(best)
+    a = best
+  }
+  kept.push(n - 1)
+  return kept
+}
