@@ -136,9 +136,15 @@ describe.skipIf(skipReason !== undefined)("the dashboard in Chromium", () => {
         expect(sports).toEqual(["Run"])
         await go("#/activities?gps=false", "#activity-list")
         expect(await page.locator("#activity-list tbody tr").count()).toBe(2)
+        await go("#/activities", "#activity-list")
+        await page.fill("input[name=q]", "swim")
+        await page.press("input[name=q]", "Enter")
+        await page.waitForURL(/q=swim/)
+        await page.locator("#activity-list").waitFor()
+        expect(await page.locator("#activity-list td.name a").allTextContents()).toEqual(["Morning Swim"])
       }), 60_000)
 
-    it.effect("opens the ride and draws its route on the map", () =>
+    it.effect("opens the ride: its route on the map, its charts with a cursor pointing on the map, laps, splits and best efforts", () =>
       Effect.promise(async () => {
         await go("#/activities?sport=Ride", "#activity-list")
         expect(await page.locator("#activity-list tbody tr").count()).toBe(3)
@@ -147,6 +153,22 @@ describe.skipIf(skipReason !== undefined)("the dashboard in Chromium", () => {
         await page.locator("#activity-map .leaflet-overlay-pane path").waitFor({ timeout: 15_000 })
         const d = await page.locator("#activity-map .leaflet-overlay-pane path").getAttribute("d")
         expect((d ?? "").length).toBeGreaterThan(100)
+        // altitude, speed, heart rate, power and cadence
+        await page.locator("#activity-charts canvas").nth(4).waitFor()
+        const titles = await page.locator("#activity-charts .chart h3").allTextContents()
+        expect(titles.map((t) => t.split(" (")[0])).toEqual(["Altitude", "Speed", "Heart rate", "Power", "Cadence"])
+        const plot = page.locator("#activity-charts .u-over").first()
+        await plot.scrollIntoViewIfNeeded()
+        const box = (await plot.boundingBox())!
+        await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2)
+        // the cursor's dot joins the route on the map
+        await page.locator("#activity-map .leaflet-overlay-pane path").nth(1).waitFor({ timeout: 5_000 })
+        await page.locator("#splits tbody tr").first().waitFor()
+        expect(await page.locator("#splits tbody tr").count()).toBe(42)
+        expect(await page.locator("#best-efforts tbody tr").count()).toBeGreaterThan(2)
+        await page.getByLabel("time", { exact: true }).check()
+        await page.locator("#activity-charts canvas").nth(4).waitFor()
+        await page.mouse.move(0, 0)
         await shoot("activity")
         await axe("activity")
       }), 60_000)
@@ -200,9 +222,19 @@ describe.skipIf(skipReason !== undefined)("the dashboard in Chromium", () => {
         await axe("import")
       }), 60_000)
 
-    it.effect("shows gear and weight, adds and deletes a weight", () =>
+    it.effect("adds, renames, retires and deletes custom gear; adds and deletes a weight", () =>
       Effect.promise(async () => {
         await go("#/gear", "#add-weight")
+        await page.fill("#add-gear input[name=name]", "Trail shoes")
+        await page.click("#add-gear button[type=submit]")
+        const row = () => page.locator("#gear-list tbody tr").first()
+        await page.locator("#gear-list").getByText("Trail shoes").waitFor()
+        await row().getByText("Rename").click()
+        await row().locator("input[name=name]").fill("Road shoes")
+        await row().getByRole("button", { name: "Save" }).click()
+        await page.locator("#gear-list").getByText("Road shoes").waitFor()
+        await row().getByRole("button", { name: "Retire" }).click()
+        await row().getByText("retired").waitFor()
         await page.fill("#add-weight input[name=on]", "2024-05-01")
         await page.fill("#add-weight input[name=weight]", "71.5")
         await page.click("#add-weight button[type=submit]")
@@ -213,6 +245,9 @@ describe.skipIf(skipReason !== undefined)("the dashboard in Chromium", () => {
         await page.locator("#weight-chart canvas").waitFor()
         await shoot("gear")
         await axe("gear")
+        await row().getByRole("button", { name: "Delete" }).click()
+        await page.getByRole("dialog").getByRole("button", { name: "Delete" }).click()
+        await page.locator("#gear-list").waitFor({ state: "detached" })
         await page.getByRole("button", { name: /Delete the weight of/ }).first().click()
         await page.getByRole("dialog").getByRole("button", { name: "Delete" }).click()
         await page.locator("#weights tbody tr").first().waitFor()

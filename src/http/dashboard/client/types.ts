@@ -1,3 +1,4 @@
+import type * as Detail from "../../../schema/ActivityDetailModels.ts"
 import type * as Models from "../../../schema/ApiModels.ts"
 
 /** The API's own types (type-only: nothing of the schemas is bundled). */
@@ -8,3 +9,7 @@ export type FileImport = typeof Models.FileImport.Type
 export type FileImportList = typeof Models.FileImportList.Type
 export type Weight = typeof Models.Weight.Type
 export type Status = typeof Models.Status.Type
+export type Streams = typeof Detail.Streams.Type
+export type Lap = typeof Detail.Lap.Type
+export type Split = typeof Detail.Split.Type
+export type BestEffort = typeof Detail.BestEffort.Type

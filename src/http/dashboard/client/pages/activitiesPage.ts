@@ -72,7 +72,7 @@ export const activitiesPage: Page = async (main, params) => {
     form,
     total === 0
       ? h("p", { class: "empty" }, "No activity matches. ", h("a", { href: "#/import" }, "Import some files"), ".")
-      : h("div", { class: "table-wrap" },
+      : h("div", { class: "table-wrap", tabindex: 0 },
         h("table", { id: "activity-list" },
           h("caption", { class: "visually-hidden" }, "Activities, newest first"),
           h("thead", null, h("tr", null,

@@ -3,6 +3,7 @@ import { api, ApiError } from "../api.ts"
 import { config } from "../config.ts"
 import { confirmDialog, field, h, replace, toast } from "../dom.ts"
 import * as format from "../format.ts"
+import { detailTables, drawCharts, loadStreams, routeOf } from "../activityDetail.ts"
 import type { Page } from "../main.ts"
 import { type LatLng, routeMap } from "../routeMap.ts"
 import type { Activity, Gear } from "../types.ts"
@@ -15,10 +16,12 @@ const stat = (label: string, value: string | null | undefined) =>
 const optional = (n: number | null | undefined, show: (n: number) => string) => (n === null || n === undefined ? null : show(n))
 
 export const activityPage: Page = async (main, _params, id) => {
-  const [activity, gear] = await Promise.all([
+  const [activity, gear, streams] = await Promise.all([
     api<Activity>(`activities/${encodeURIComponent(id)}`),
-    api<{ gear: ReadonlyArray<Gear> }>("gear")
+    api<{ gear: ReadonlyArray<Gear> }>("gear"),
+    loadStreams(id)
   ])
+  const tables = h("div", { id: "activity-tables" })
   const cleanups: Array<() => void> = []
   const a = activity
   const gearName = gear.gear.find((g) => g.id === a.gearId)?.name
@@ -96,8 +99,9 @@ export const activityPage: Page = async (main, _params, id) => {
     h("h1", { id: "activity-name" }, a.name),
     h("p", { class: "muted" }, [format.localDateTime(a.startDateLocal), format.sportLabel(a.sportType), a.deviceName, place].filter((p) => p !== null && p !== undefined && p !== "").join(" · ")),
     figures,
-    a.encodedPolyline ? mapBox : null,
+    a.encodedPolyline || routeOf(streams.streams).length > 1 ? mapBox : null,
     charts,
+    tables,
     a.description !== "" ? h("section", null, h("h2", null, "Description"), h("p", { class: "description" }, a.description)) : null,
     a.images.length > 0
       ? h("section", null, h("h2", null, "Images"), h("div", { class: "images" }, a.images.map((img, i) => h("a", { href: img.url }, h("img", { src: img.url, alt: `Image ${i + 1} of ${a.name}`, loading: "lazy" })))))
@@ -105,10 +109,19 @@ export const activityPage: Page = async (main, _params, id) => {
     edit,
     downloads)
 
-  if (a.encodedPolyline) {
-    const route = polyline.decode(a.encodedPolyline) as Array<LatLng>
-    const map = routeMap(mapBox, [route])
-    cleanups.push(map.remove)
-  }
+  // the recorded positions when there are any (the chart cursor points into them), else the summary line
+  const latlng = streams.streams.latlng
+  const route = routeOf(streams.streams)
+  const map = route.length > 1
+    ? routeMap(mapBox, [route])
+    : a.encodedPolyline ? routeMap(mapBox, [polyline.decode(a.encodedPolyline) as Array<LatLng>]) : undefined
+  if (map) cleanups.push(map.remove)
+  cleanups.push(drawCharts(charts, streams.streams, a, (index) => {
+    const point = index === null || latlng === undefined ? null : latlng[index] ?? null
+    map?.showPoint(point)
+  }))
+  detailTables(a).then((found) => tables.replaceChildren(found)).catch((error: unknown) => {
+    tables.replaceChildren(h("p", { class: "error" }, error instanceof ApiError ? error.message : String(error)))
+  })
   return () => cleanups.forEach((c) => c())
 }

@@ -83,7 +83,7 @@ export const importPage: Page = async (main, params) => {
     h("section", null,
       h("h2", null, "Import log"),
       logInfo,
-      h("div", { class: "table-wrap" },
+      h("div", { class: "table-wrap", tabindex: 0 },
         h("table", { id: "import-log" },
           h("caption", { class: "visually-hidden" }, "Import log, newest first"),
           h("thead", null, h("tr", null,

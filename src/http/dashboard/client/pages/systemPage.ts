@@ -36,12 +36,12 @@ export const systemPage: Page = async (main) => {
     replace(body,
       h("p", null, "Service: ", badge(report.status === "ok", report.status), ` · ${status.version} · import queue: ${format.count(report.importQueue.queued)} waiting · uploads ${status.canUpload ? "open" : "closed"}`),
       h("h2", null, "Checks"),
-      h("div", { class: "table-wrap" }, h("table", { id: "checks" },
+      h("div", { class: "table-wrap", tabindex: 0 }, h("table", { id: "checks" },
         h("thead", null, h("tr", null, h("th", { scope: "col" }, "Check"), h("th", { scope: "col" }, "State"), h("th", { scope: "col" }, "Error"))),
         h("tbody", null, Object.entries(report.checks).map(([name, c]) =>
           h("tr", null, h("td", null, name), h("td", null, badge(c.ok, c.ok ? "ok" : "failing")), h("td", null, c.error ?? "")))))),
       h("h2", null, "Supervised loops"),
-      h("div", { class: "table-wrap" }, h("table", { id: "fibers" },
+      h("div", { class: "table-wrap", tabindex: 0 }, h("table", { id: "fibers" },
         h("thead", null, h("tr", null, h("th", { scope: "col" }, "Loop"), h("th", { scope: "col" }, "State"), h("th", { scope: "col" }, "Since"),
           h("th", { scope: "col", class: "num" }, "Restarts"), h("th", { scope: "col" }, "Last error"))),
         h("tbody", null, Object.entries(report.fibers).map(([name, f]) =>
