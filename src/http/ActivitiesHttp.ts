@@ -33,7 +33,7 @@ const activityJson = jsonResponder(Activity)
 const activityListJson = jsonResponder(ActivityList)
 
 /** Why a search cannot be answered, beyond what its parameters' schema checks. */
-export const searchProblem = (params: ActivitySearchParams): string | undefined => {
+export const searchProblem = (params: Pick<ActivitySearchParams, "filters[from]" | "filters[to]">): string | undefined => {
   const from = params["filters[from]"]
   const to = params["filters[to]"]
   return from !== undefined && to !== undefined && from > to ? '"filters[from]" must not be later than "filters[to]".' : undefined

@@ -2,9 +2,11 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
-import { NotFound } from "../schema/ApiErrors.ts"
+import * as fs from "node:fs"
+import { NotFound, OriginalNotAvailable } from "../schema/ApiErrors.ts"
 import { BestEffortList, LapList, SplitList, Streams } from "../schema/ActivityDetailModels.ts"
 import { ActivityDetail } from "../services/activities/ActivityDetail.ts"
+import { asciiFallback } from "../services/activities/GpxWriter.ts"
 import { WaymarkApi } from "./Api.ts"
 import { jsonResponder } from "./encode/jsonResponder.ts"
 
@@ -43,5 +45,19 @@ export const ActivityDetailHttpLive = HttpApiBuilder.group(WaymarkApi, "activity
         detail.splits(activityId).pipe(Effect.flatMap(orNotFound(activityId)), Effect.map((splits) => splitsJson({ splits }))))
       .handle("bestEfforts", ({ path: { activityId } }) =>
         detail.bestEfforts(activityId).pipe(Effect.flatMap(orNotFound(activityId)), Effect.map((bestEfforts) => bestEffortsJson({ bestEfforts }))))
+      .handle("original", ({ path: { activityId } }) =>
+        Effect.gen(function*() {
+          const original = yield* detail.original(activityId).pipe(Effect.flatMap(orNotFound(activityId)))
+          if (original === "none") {
+            return yield* new OriginalNotAvailable({ message: `Activity "${activityId}" has no original file: it was not imported from a file (Strava), or its file was not kept.` })
+          }
+          const bytes = yield* Effect.promise(() => fs.promises.readFile(original.path))
+          return HttpServerResponse.uint8Array(bytes, {
+            contentType: original.contentType,
+            headers: {
+              "content-disposition": `attachment; filename="${asciiFallback(original.filename)}"; filename*=UTF-8''${encodeURIComponent(original.filename)}`
+            }
+          })
+        }))
   })
 )

@@ -12,10 +12,12 @@ import {
   GpxNotAvailableWire,
   ImportModeNotFilesWire,
   InsufficientStorageWire,
+  FileImportStatusConflictWire,
   InternalErrorWire,
   InvalidTokenWire,
   MissingFileWire,
   NotFoundWire,
+  OriginalNotAvailableWire,
   PayloadTooLargeWire,
   UnsupportedFileTypeWire,
   UnsupportedMediaTypeWire
@@ -38,13 +40,22 @@ import {
 import { CalendarDate } from "../schema/CalendarDate.ts"
 import { GearCreate, GearUpdate } from "../schema/GearInput.ts"
 import { BestEffortList, LapList, SplitList, Streams } from "../schema/ActivityDetailModels.ts"
-import { ActivitySearchParams, FileImportSearchParams, StreamsParams } from "../schema/QueryParams.ts"
+import {
+  ActivitySearchParams,
+  FileImportSearchParams,
+  SportTypeParams,
+  StatsFilterParams,
+  StreamsParams,
+  TotalsParams
+} from "../schema/QueryParams.ts"
+import { EddingtonAnswer, Heatmap, RecordList, TotalList } from "../schema/StatsModels.ts"
 import { Authorization } from "./Authorization.ts"
 import { rewriteOpenApi } from "./OpenApiDocument.ts"
 
 /** The JSON API, declared once; the OpenAPI document is generated from it. */
 
 const activityId = HttpApiSchema.param("activityId", Schema.String.annotations({ description: "Prefixed id, starts with activity-" }))
+const fileImportId = HttpApiSchema.param("fileImportId", Schema.String.annotations({ description: "Prefixed id, starts with fileImport-" }))
 const imageId = HttpApiSchema.param("imageId", Schema.String.annotations({ description: "Prefixed id, starts with activityImage-" }))
 const weightDate = HttpApiSchema.param("on", CalendarDate("on"))
 
@@ -161,6 +172,18 @@ export class ActivityDetailGroup extends HttpApiGroup.make("activityDetail")
       .addError(NotFoundWire)
       .annotate(OpenApi.Summary, "The fastest time over each standard distance within the activity (runs and rides)")
   )
+  .add(
+    HttpApiEndpoint.get("original")`/activities/${activityId}/original`
+      .addSuccess(HttpApiSchema.Uint8Array({ contentType: "application/octet-stream" }))
+      .addError(NotFoundWire)
+      .addError(OriginalNotAvailableWire)
+      .annotate(OpenApi.Summary, "The file the activity was imported from, as imported (attachment under its original name)")
+      .annotate(
+        OpenApi.Description,
+        "Served with the file's own media type: application/vnd.ant.fit, application/vnd.garmin.tcx+xml, application/gpx+xml, or application/gzip for a compressed file. " +
+          "An activity from Strava has no original (404 original_not_available)."
+      )
+  )
   .middleware(Authorization)
   .annotate(OpenApi.Title, "Activity details") {}
 
@@ -171,6 +194,22 @@ export class FileImportsGroup extends HttpApiGroup.make("fileImports")
       .addSuccess(FileImportList)
       .addError(BadRequestWire)
       .annotate(OpenApi.Summary, "Queued files first, then the outcome of every file import, newest first")
+  )
+  .add(
+    HttpApiEndpoint.post("retry")`/file-imports/${fileImportId}/retry`
+      .addSuccess(UploadAccepted, { status: 202 })
+      .addError(NotFoundWire)
+      .addError(OriginalNotAvailableWire)
+      .addError(FileImportStatusConflictWire)
+      .addError(ImportModeNotFilesWire)
+      .annotate(OpenApi.Summary, "Import a failed file again from its kept original; the failed row is replaced by the new import's")
+  )
+  .add(
+    HttpApiEndpoint.del("delete")`/file-imports/${fileImportId}`
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(NotFoundWire)
+      .addError(FileImportStatusConflictWire)
+      .annotate(OpenApi.Summary, "Remove a failed or skipped import and its kept original (a successful one goes with its activity)")
   )
   .middleware(Authorization)
   .annotate(OpenApi.Title, "File imports") {}
@@ -207,6 +246,38 @@ export class GearGroup extends HttpApiGroup.make("gear")
   .middleware(Authorization)
   .annotate(OpenApi.Title, "Gear") {}
 
+export class StatsGroup extends HttpApiGroup.make("stats")
+  .add(
+    HttpApiEndpoint.get("totals", "/stats/totals")
+      .setUrlParams(TotalsParams)
+      .addSuccess(TotalList)
+      .addError(BadRequestWire)
+      .annotate(OpenApi.Summary, "Count, distance, time and elevation per week, month or year and sport type, newest first")
+  )
+  .add(
+    HttpApiEndpoint.get("records", "/stats/records")
+      .setUrlParams(SportTypeParams)
+      .addSuccess(RecordList)
+      .addError(BadRequestWire)
+      .annotate(OpenApi.Summary, "The fastest effort over each standard distance of runs and rides")
+  )
+  .add(
+    HttpApiEndpoint.get("eddington", "/stats/eddington")
+      .setUrlParams(SportTypeParams)
+      .addSuccess(EddingtonAnswer)
+      .addError(BadRequestWire)
+      .annotate(OpenApi.Summary, "The Eddington number in km and in miles, and the days still needed for the next one")
+  )
+  .add(
+    HttpApiEndpoint.get("heatmap", "/stats/heatmap")
+      .setUrlParams(StatsFilterParams)
+      .addSuccess(Heatmap)
+      .addError(BadRequestWire)
+      .annotate(OpenApi.Summary, "Every route, simplified for a map of the whole history")
+  )
+  .middleware(Authorization)
+  .annotate(OpenApi.Title, "Statistics") {}
+
 export class AthleteGroup extends HttpApiGroup.make("athlete")
   .add(
     HttpApiEndpoint.get("weights", "/athlete/weights")
@@ -236,6 +307,7 @@ export class WaymarkApi extends HttpApi.make("waymark")
   .add(ActivityDetailGroup)
   .add(FileImportsGroup)
   .add(GearGroup)
+  .add(StatsGroup)
   .add(AthleteGroup)
   .addError(InvalidTokenWire)
   .addError(PayloadTooLargeWire)

@@ -5,6 +5,9 @@ import { AppConfig } from "../services/platform/AppConfig.ts"
 import { ActivityDetail } from "../services/activities/ActivityDetail.ts"
 import { ActivitiesHttpLive } from "./ActivitiesHttp.ts"
 import { ActivityDetailHttpLive } from "./ActivityDetailHttp.ts"
+import { Stats } from "../services/stats/Stats.ts"
+import { FileImportActions } from "../services/import/FileImportActions.ts"
+import { StatsHttpLive } from "./StatsHttp.ts"
 import { WaymarkApi } from "./Api.ts"
 import { AthleteHttpLive } from "./AthleteHttp.ts"
 import { AuthorizationLive } from "./AuthorizationLive.ts"
@@ -22,11 +25,11 @@ import { SystemHttpLive } from "./SystemHttp.ts"
 
 /** Every route of the JSON API as one layer, without the listener (tests add their own). */
 export const ApiLive = HttpApiBuilder.api(WaymarkApi).pipe(
-  Layer.provide([SystemHttpLive, ActivitiesHttpLive, ActivityDetailHttpLive, FileImportsHttpLive, GearHttpLive, AthleteHttpLive]),
+  Layer.provide([SystemHttpLive, ActivitiesHttpLive, ActivityDetailHttpLive, FileImportsHttpLive, GearHttpLive, StatsHttpLive, AthleteHttpLive]),
   Layer.provide(AuthorizationLive),
   Layer.provide(DashboardSessions.Default),
-  // the reads of the detail and statistics routes, over the daemon's read connection
-  Layer.provide(ActivityDetail.Default)
+  // the services of the detail, statistics and import-log routes, over the daemon's storage
+  Layer.provide([ActivityDetail.Default, Stats.Default, FileImportActions.Default])
 )
 
 /**

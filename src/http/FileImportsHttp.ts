@@ -1,5 +1,9 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
+import { FileImportStatusConflict, ImportModeNotFiles, NotFound, OriginalNotAvailable } from "../schema/ApiErrors.ts"
+import { type FileImportActionError, FileImportActions } from "../services/import/FileImportActions.ts"
+import { AppConfig } from "../services/platform/AppConfig.ts"
 import { type FileImport, FileImportList } from "../schema/ApiModels.ts"
 import { importSourceOfFormat } from "../schema/ActivityDraft.ts"
 import type { FileImportSearchParams } from "../schema/QueryParams.ts"
@@ -10,6 +14,13 @@ import { WaymarkApi } from "./Api.ts"
 import { jsonResponder } from "./encode/jsonResponder.ts"
 
 const fileImportListJson = jsonResponder(FileImportList)
+
+const actionError = (error: FileImportActionError) =>
+  error.reason === "notFound"
+    ? new NotFound({ message: error.message })
+    : error.reason === "noOriginal"
+    ? new OriginalNotAvailable({ message: error.message })
+    : new FileImportStatusConflict({ message: error.message })
 
 /**
  * A page of the import log: the queued files of the watch folder first (whatever the status
@@ -55,11 +66,29 @@ export const FileImportsHttpLive = HttpApiBuilder.group(WaymarkApi, "fileImports
   Effect.gen(function*() {
     const repo = yield* FileImportRepo
     const watch = yield* WatchDirectory
-    return handlers.handle("search", ({ urlParams }) =>
-      Effect.gen(function*() {
-        const page = fileImportPage(urlParams, yield* watch.queued())
-        return fileImportListJson(page.answer(yield* repo.search(page.stored)))
-      })
-    )
+    const actions = yield* FileImportActions
+    const config = yield* AppConfig
+    return handlers
+      .handle("search", ({ urlParams }) =>
+        Effect.gen(function*() {
+          const page = fileImportPage(urlParams, yield* watch.queued())
+          return fileImportListJson(page.answer(yield* repo.search(page.stored)))
+        }))
+      .handle("retry", ({ path: { fileImportId } }) =>
+        Effect.gen(function*() {
+          if (config.importMode !== "files") {
+            return yield* new ImportModeNotFiles({ message: "Files can only be imported again when running in file import mode." })
+          }
+          const queued = yield* actions.retry(fileImportId).pipe(Effect.mapError(actionError))
+          yield* Effect.logInfo(`file import ${fileImportId} queued again as ${queued}`)
+          return HttpServerResponse.unsafeJson(
+            { status: "queued", message: `File queued for import again as "${queued}".` },
+            { status: 202 }
+          )
+        }))
+      .handle("delete", ({ path: { fileImportId } }) =>
+        actions.remove(fileImportId).pipe(Effect.mapError((e) =>
+          e.reason === "notFound" ? new NotFound({ message: e.message }) : new FileImportStatusConflict({ message: e.message })
+        )))
   })
 )

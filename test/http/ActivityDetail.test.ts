@@ -145,4 +145,21 @@ layer(TestDaemon.layer(), { excludeTestServices: true })("an activity's detail",
       expect(efforts.map((e: any) => e.distanceInMeter)).toEqual([...efforts.map((e: any) => e.distanceInMeter)].sort((a, b) => a - b))
       expect(efforts.find((e: any) => e.name === "1 mile")).toBeDefined()
     }))
+
+  it.effect.skipIf(!CORPUS_DIR)("original: the imported file's bytes, its media type, an attachment under its original name", () =>
+    Effect.gen(function*() {
+      const id = yield* importCorpus("gpx/strava-android-run.gpx")
+      const answer = yield* send("GET", `/api/v1/activities/${id}/original`)
+      expect(answer.status).toBe(200)
+      expect(answer.bytes.equals(readCorpusFile("gpx/strava-android-run.gpx"))).toBe(true)
+      expect(answer.headers["content-type"]).toBe("application/gpx+xml")
+      expect(answer.headers["content-disposition"]).toContain('attachment; filename="strava-android-run.gpx"')
+    }))
+
+  it.effect("original: 404 original_not_available for an activity not imported from a file, 404 not_found for an unknown one", () =>
+    Effect.gen(function*() {
+      const id = yield* seedActivity({ importSource: "stravaApi" })
+      expectError(yield* send("GET", `/api/v1/activities/${id}/original`), 404, "original_not_available")
+      expectError(yield* send("GET", "/api/v1/activities/activity-nope/original"), 404, "not_found")
+    }))
 })

@@ -1,16 +1,37 @@
 import { Effect } from "effect"
 import { createHash } from "node:crypto"
+import * as fs from "node:fs"
+import * as path from "node:path"
 import type { ActivityStreams, BestEffort as StoredBestEffort, Lap as StoredLap, Split as StoredSplit } from "../../schema/ActivityDraft.ts"
 import { type BestEffort, type Lap, type Split, STREAM_TYPES, type StreamType, type Streams } from "../../schema/ActivityDetailModels.ts"
 import { effortName } from "../../schema/EffortDistances.ts"
 import { ReadConnection } from "../platform/ReadConnection.ts"
+import { StoragePaths } from "../platform/StoragePaths.ts"
 import { decodeStreams } from "./StreamsCodec.ts"
 import { thinnedIndices } from "./StreamsThinning.ts"
 
 /**
  * What an activity recorded beyond its summary, as the API reads it: its streams (thinned on
- * request), laps, splits and best efforts. Each read is null for an unknown activity.
+ * request), laps, splits, best efforts and the file it was imported from. Each read is null
+ * for an unknown activity.
  */
+
+/** The file an activity was imported from, as kept: where it is, its name and media type. */
+export interface KeptOriginal {
+  readonly path: string
+  readonly filename: string
+  readonly contentType: string
+}
+
+/** The media type of an activity file by its name (gzip for a compressed one). */
+export const originalContentType = (filename: string): string => {
+  const lower = filename.toLowerCase()
+  if (lower.endsWith(".gz")) return "application/gzip"
+  if (lower.endsWith(".gpx")) return "application/gpx+xml"
+  if (lower.endsWith(".tcx")) return "application/vnd.garmin.tcx+xml"
+  if (lower.endsWith(".fit")) return "application/vnd.ant.fit"
+  return "application/octet-stream"
+}
 
 export interface StreamsAnswer {
   /** changes whenever the stored streams or the thinning asked for change */
@@ -23,6 +44,8 @@ const ONE_STREAMS = `SELECT s.data FROM activities a LEFT JOIN activity_streams 
 const EXISTS = `SELECT 1 FROM activities WHERE id = ?`
 const LAPS = `SELECT data FROM activity_laps WHERE activity_id = ? ORDER BY lap_index`
 const SPLITS = `SELECT data FROM activity_splits WHERE activity_id = ? ORDER BY unit = 'imperial', split_index`
+const ORIGINAL = `SELECT f.filename, f.original_file FROM activities a
+  LEFT JOIN file_imports f ON f.activity_id = a.id AND f.original_file IS NOT NULL WHERE a.id = ? LIMIT 1`
 const BEST_EFFORTS = `SELECT distance, time_in_seconds, start_offset FROM activity_best_efforts WHERE activity_id = ? ORDER BY distance`
 
 /** The recorded streams of `stored` under the API's names, thinned to at most `limit` samples when given. */
@@ -82,6 +105,7 @@ export const bestEffortOf = (effort: StoredBestEffort): BestEffort => ({
 export class ActivityDetail extends Effect.Service<ActivityDetail>()("services/activities/ActivityDetail", {
   effect: Effect.gen(function*() {
     const db = yield* ReadConnection
+    const paths = yield* StoragePaths
 
     const exists = (id: string) => db.rows(EXISTS, [id]).length > 0
     /** The rows of `sql` for the activity, or null when there is no such activity. */
@@ -120,6 +144,17 @@ export class ActivityDetail extends Effect.Service<ActivityDetail>()("services/a
         )
     })
 
-    return { streams, laps, splits, bestEfforts } as const
+    /** null for an unknown activity; `"none"` when no original was kept (an activity from Strava). */
+    const original = Effect.fn("ActivityDetail.original")(function*(id: string) {
+      const rows = db.rows(ORIGINAL, [id])
+      if (rows.length === 0) return null
+      const [filename, kept] = rows[0]! as [string | null, string | null]
+      if (filename === null || kept === null) return "none" as const
+      const file = path.join(paths.originalsDir, path.basename(kept))
+      if (!fs.existsSync(file)) return "none" as const
+      return { path: file, filename, contentType: originalContentType(kept) } satisfies KeptOriginal
+    })
+
+    return { streams, laps, splits, bestEfforts, original } as const
   })
 }) {}

@@ -5,10 +5,13 @@ import { Effect, Layer } from "effect"
 import initial from "./migrations/0001_initial.ts"
 import readIndexes from "./migrations/0002_read_indexes.ts"
 import exportMetadata from "./migrations/0003_export_metadata.ts"
+import statsIndexes from "./migrations/0005_stats_indexes.ts"
 import { StoragePaths } from "./StoragePaths.ts"
 
 /** Migrations, statically imported (a file-system loader breaks when bundled). */
-export const migrations = SqliteMigrator.fromRecord({ "0001_initial": initial, "0002_read_indexes": readIndexes, "0003_export_metadata": exportMetadata })
+export const migrations = SqliteMigrator.fromRecord({ "0001_initial": initial, "0002_read_indexes": readIndexes, "0003_export_metadata": exportMetadata,
+  "0005_stats_indexes": statsIndexes
+})
 
 const pragmas = Layer.effectDiscard(Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

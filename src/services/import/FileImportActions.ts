@@ -1,0 +1,97 @@
+import { SqlClient } from "@effect/sql"
+import { Data, Effect } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { StoragePaths } from "../platform/StoragePaths.ts"
+import { ImportQueue } from "./ImportQueue.ts"
+import { WatchDirectory } from "./WatchDirectory.ts"
+
+/**
+ * What the athlete can do with a row of the import log: import a failed file again from its
+ * kept original, or remove a failed or skipped row with its original (a successful import goes
+ * with its activity). A row's original file is removed only after its row is gone, so that a
+ * crash between the two leaves an orphan the next start removes, never a row without its file.
+ */
+
+/** Why an action on an import row cannot be done. */
+export class FileImportActionError extends Data.TaggedError("FileImportActionError")<{
+  readonly reason: "notFound" | "wrongStatus" | "noOriginal"
+  readonly message: string
+}> {}
+
+interface Row {
+  readonly id: string
+  readonly filename: string
+  readonly status: string
+  readonly original_file: string | null
+}
+
+export class FileImportActions extends Effect.Service<FileImportActions>()("services/import/FileImportActions", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const paths = yield* StoragePaths
+    const watch = yield* WatchDirectory
+    const queue = yield* ImportQueue
+
+    const find = (id: string) =>
+      Effect.flatMap(
+        sql<Row>`SELECT id, filename, status, original_file FROM file_imports WHERE id = ${id}`.pipe(Effect.orDie),
+        (rows) => rows.length === 0 ? Effect.fail(new FileImportActionError({ reason: "notFound", message: `File import "${id}" not found.` })) : Effect.succeed(rows[0]!)
+      )
+
+    const originalPath = (row: Row) => (row.original_file === null ? null : path.join(paths.originalsDir, path.basename(row.original_file)))
+
+    /** Deletes the row, then its original file. */
+    const removeRow = (row: Row) =>
+      Effect.gen(function*() {
+        yield* sql`DELETE FROM file_imports WHERE id = ${row.id}`.pipe(Effect.orDie)
+        const file = originalPath(row)
+        if (file !== null) yield* Effect.sync(() => fs.rmSync(file, { force: true }))
+      })
+
+    /**
+     * Puts the kept original of a failed import back into the watch folder under its file name
+     * (with -1, -2, ... when taken) and queues it; the failed row and its original go, the
+     * import writes a row of its own. The name it was queued under.
+     */
+    const retry = Effect.fn("FileImportActions.retry")(function*(id: string) {
+      const row = yield* find(id)
+      if (row.status !== "failed") {
+        return yield* new FileImportActionError({ reason: "wrongStatus", message: `File import "${id}" is ${row.status}: only a failed import can be retried.` })
+      }
+      const original = originalPath(row)
+      if (original === null || !fs.existsSync(original)) {
+        return yield* new FileImportActionError({
+          reason: "noOriginal",
+          message: `File import "${id}" kept no original of "${row.filename}" to import again: put the file in the watch folder or upload it.`
+        })
+      }
+      const temp = path.join(watch.uploadsDir, `.retry-${row.id}`)
+      yield* Effect.sync(() => {
+        fs.mkdirSync(watch.uploadsDir, { recursive: true })
+        fs.copyFileSync(original, temp)
+      })
+      const queued = yield* watch.deliver(temp, row.filename).pipe(
+        Effect.ensuring(Effect.sync(() => fs.rmSync(temp, { force: true }))),
+        Effect.orDie
+      )
+      yield* removeRow(row)
+      yield* queue.offer(queued)
+      return queued
+    })
+
+    /** Removes a failed or skipped row and its kept original. */
+    const remove = Effect.fn("FileImportActions.remove")(function*(id: string) {
+      const row = yield* find(id)
+      if (row.status === "success") {
+        return yield* new FileImportActionError({
+          reason: "wrongStatus",
+          message: `File import "${id}" succeeded: it is removed with its activity (DELETE /api/v1/activities/{activityId}).`
+        })
+      }
+      yield* removeRow(row)
+    })
+
+    return { retry, remove } as const
+  })
+}) {}
