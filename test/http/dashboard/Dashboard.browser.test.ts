@@ -166,6 +166,15 @@ describe.skipIf(skipReason !== undefined)("the dashboard in Chromium", () => {
         await page.locator("#splits tbody tr").first().waitFor()
         expect(await page.locator("#splits tbody tr").count()).toBe(42)
         expect(await page.locator("#best-efforts tbody tr").count()).toBeGreaterThan(2)
+        for (const label of ["Download GPX", "Download original file"]) {
+          const href = await page.getByRole("link", { name: label }).getAttribute("href")
+          const answer = await page.evaluate(async (url) => {
+            const r = await fetch(url)
+            return { status: r.status, disposition: r.headers.get("content-disposition") ?? "" }
+          }, href!)
+          expect(answer.status, label).toBe(200)
+          expect(answer.disposition, label).toMatch(/attachment/)
+        }
         await page.getByLabel("time", { exact: true }).check()
         await page.locator("#activity-charts canvas").nth(4).waitFor()
         await page.mouse.move(0, 0)
@@ -218,8 +227,24 @@ describe.skipIf(skipReason !== undefined)("the dashboard in Chromium", () => {
         await page.locator("#uploads li .ok").waitFor({ timeout: 15_000 })
         const row = page.locator("#import-log tbody tr", { hasText: name })
         await row.locator(".badge.success").waitFor({ timeout: 30_000 })
+        // a file that is no activity: failed, retried (and failed again), then removed
+        const broken = "broken.gpx"
+        const junk = await page.evaluateHandle((name) => {
+          const data = new (globalThis as any).DataTransfer()
+          data.items.add(new File(["<gpx>not really"], name))
+          return data
+        }, broken)
+        await page.dispatchEvent("#dropzone", "drop", { dataTransfer: junk })
+        const failed = page.locator("#import-log tbody tr", { hasText: broken })
+        await failed.locator(".badge.failed").waitFor({ timeout: 30_000 })
         await shoot("import")
         await axe("import")
+        await failed.getByRole("button", { name: `Retry ${broken}` }).click()
+        await page.locator(".toast", { hasText: "queued again" }).waitFor()
+        await failed.locator(".badge.failed").waitFor({ timeout: 30_000 })
+        await failed.getByRole("button", { name: `Remove ${broken}` }).click()
+        await page.getByRole("dialog").getByRole("button", { name: "Remove" }).click()
+        await failed.waitFor({ state: "detached", timeout: 10_000 })
       }), 60_000)
 
     it.effect("adds, renames, retires and deletes custom gear; adds and deletes a weight", () =>
@@ -252,6 +277,23 @@ describe.skipIf(skipReason !== undefined)("the dashboard in Chromium", () => {
         await page.getByRole("dialog").getByRole("button", { name: "Delete" }).click()
         await page.locator("#weights tbody tr").first().waitFor()
         expect(await page.locator("#weights tbody tr").count()).toBe(1)
+      }), 60_000)
+
+    it.effect("shows the totals as a chart, the records, the Eddington number and the heatmap", () =>
+      Effect.promise(async () => {
+        await go("#/stats?period=year", "#totals")
+        await page.locator("#totals-chart canvas").waitFor()
+        const years = await page.locator("#totals tbody tr td:first-child").allTextContents()
+        expect(years.length).toBeGreaterThan(3)
+        expect(years).toContain("2021")
+        expect(await page.locator("#records tbody tr").count()).toBeGreaterThan(2)
+        expect(await page.locator("#eddington .big").textContent()).toMatch(/^\d+ km$/)
+        await page.locator("#heatmap .leaflet-overlay-pane path").nth(2).waitFor({ state: "attached" })
+        await shoot("stats")
+        await axe("stats")
+        await page.selectOption("select[name=period]", "week")
+        await page.waitForURL(/period=week/)
+        await page.locator("#totals tbody tr td:first-child").first().getByText(/^\d{4}-W\d{2}$/).waitFor()
       }), 60_000)
 
     it.effect("shows the health checks, the supervised loops and the version", () =>

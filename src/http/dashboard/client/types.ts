@@ -1,5 +1,6 @@
 import type * as Detail from "../../../schema/ActivityDetailModels.ts"
 import type * as Models from "../../../schema/ApiModels.ts"
+import type * as Stats from "../../../schema/StatsModels.ts"
 
 /** The API's own types (type-only: nothing of the schemas is bundled). */
 export type Activity = typeof Models.Activity.Type
@@ -13,3 +14,7 @@ export type Streams = typeof Detail.Streams.Type
 export type Lap = typeof Detail.Lap.Type
 export type Split = typeof Detail.Split.Type
 export type BestEffort = typeof Detail.BestEffort.Type
+export type Total = typeof Stats.Total.Type
+export type PersonalRecord = typeof Stats.PersonalRecord.Type
+export type Eddington = typeof Stats.Eddington.Type
+export type HeatmapRoute = typeof Stats.HeatmapRoute.Type

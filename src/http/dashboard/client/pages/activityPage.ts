@@ -92,6 +92,7 @@ export const activityPage: Page = async (main, _params, id) => {
 
   const downloads = h("div", { class: "row" },
     a.hasGpx ? h("a", { class: "button", href: `/api/v1/activities/${encodeURIComponent(a.id)}/gpx`, download: "" }, "Download GPX") : null,
+    a.importSource !== "stravaApi" ? h("a", { class: "button", href: `/api/v1/activities/${encodeURIComponent(a.id)}/original`, download: "" }, "Download original file") : null,
     remove)
 
   replace(main,

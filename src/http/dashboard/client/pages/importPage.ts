@@ -1,6 +1,6 @@
 import { api, ApiError, query, upload } from "../api.ts"
 import { config } from "../config.ts"
-import { h, replace } from "../dom.ts"
+import { confirmDialog, h, replace, toast } from "../dom.ts"
 import * as format from "../format.ts"
 import type { Page } from "../main.ts"
 import type { FileImport, FileImportList } from "../types.ts"
@@ -57,13 +57,34 @@ export const importPage: Page = async (main, params) => {
     if (e.dataTransfer) send(e.dataTransfer.files)
   })
 
+  const act = async (item: FileImport, method: "POST" | "DELETE", done: string) => {
+    try {
+      await api(`file-imports/${encodeURIComponent(item.id!)}${method === "POST" ? "/retry" : ""}`, { method })
+      toast(done)
+      await refresh()
+    } catch (error) {
+      toast(error instanceof ApiError ? error.message : String(error), "error")
+    }
+  }
+  const actions = (item: FileImport) =>
+    item.id === null || (item.status !== "failed" && item.status !== "skipped")
+      ? null
+      : h("div", { class: "actions" },
+        item.status === "failed"
+          ? h("button", { type: "button", class: "link", "aria-label": `Retry ${item.filename}`, onclick: () => act(item, "POST", `${item.filename} queued again.`) }, "Retry")
+          : null,
+        h("button", { type: "button", class: "link", "aria-label": `Remove ${item.filename}`, onclick: async () => {
+          if (await confirmDialog(`Remove the row of ${item.filename} and its kept file?`, "Remove")) await act(item, "DELETE", `${item.filename} removed.`)
+        } }, "Remove"))
+
   const row = (item: FileImport) =>
     h("tr", null,
       h("td", null, statusBadge(item.status)),
       h("td", { class: "name" }, item.activityId !== null ? h("a", { href: `#/activity/${encodeURIComponent(item.activityId)}` }, item.filename) : item.filename),
       h("td", null, item.source),
       h("td", { class: "nowrap" }, item.importedOn === null ? "–" : format.instant(item.importedOn)),
-      h("td", null, item.errorMessage ?? ""))
+      h("td", null, item.errorMessage ?? ""),
+      h("td", null, actions(item)))
 
   const refresh = async () => {
     const list = await api<FileImportList>(`file-imports${query({ "pagination[page]": page, "pagination[size]": 50 })}`)
@@ -88,7 +109,8 @@ export const importPage: Page = async (main, params) => {
           h("caption", { class: "visually-hidden" }, "Import log, newest first"),
           h("thead", null, h("tr", null,
             h("th", { scope: "col" }, "Status"), h("th", { scope: "col" }, "File"), h("th", { scope: "col" }, "Source"),
-            h("th", { scope: "col" }, "Imported"), h("th", { scope: "col" }, "Message"))),
+            h("th", { scope: "col" }, "Imported"), h("th", { scope: "col" }, "Message"),
+            h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, "Actions")))),
           logBody)),
       h("nav", { class: "pager", "aria-label": "Pages of the import log" },
         page > 1 ? h("a", { href: `#/import?page=${page - 1}` }, "← Newer") : null,
