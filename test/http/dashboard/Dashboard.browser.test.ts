@@ -66,6 +66,7 @@ afterAll(async () => {
 const shoot = async (name: string) => {
   for (const [size, viewport] of [["desktop", DESKTOP], ["phone", PHONE]] as const) {
     await page.setViewportSize(viewport)
+    await page.evaluate(() => (globalThis as any).scrollTo(0, 0))
     await page.waitForTimeout(150)
     await page.screenshot({ path: path.join(ARTIFACTS, `${name}-${size}.png`), fullPage: true })
   }

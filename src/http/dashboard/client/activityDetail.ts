@@ -13,7 +13,7 @@ import type { Activity, BestEffort, Lap, Split, Streams } from "./types.ts"
  */
 
 /** Samples asked for: enough for a chart as wide as a screen, thinned by the API keeping peaks. */
-const CHART_POINTS = 1500
+const CHART_POINTS = 1000
 
 export const loadStreams = (id: string) => api<Streams>(`activities/${encodeURIComponent(id)}/streams?points=${CHART_POINTS}`)
 

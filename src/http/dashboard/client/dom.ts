@@ -68,5 +68,6 @@ export const toast = (message: string, kind: "ok" | "error" = "ok"): void => {
   }
   const item = h("p", { class: `toast ${kind}` }, message)
   region.appendChild(item)
-  setTimeout(() => item.remove(), 5000)
+  while (region.children.length > 3) region.firstElementChild?.remove()
+  setTimeout(() => item.remove(), 4000)
 }

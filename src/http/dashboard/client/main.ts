@@ -46,8 +46,11 @@ const route = async () => {
   replace(main, h("p", { class: "muted" }, "Loading…"))
   try {
     const done = await page(main, new URLSearchParams(search), decodeURIComponent(rest.join("/")))
-    if (mine === generation) cleanup = done
-    else done?.()
+    if (mine === generation) {
+      cleanup = done
+      // when the page is drawn and answers input (the bench reads it)
+      performance.mark(`waymark:${name}`)
+    } else done?.()
   } catch (error) {
     if (mine !== generation) return
     const message = error instanceof ApiError ? error.message : String(error)

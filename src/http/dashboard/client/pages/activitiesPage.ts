@@ -47,7 +47,7 @@ export const activitiesPage: Page = async (main, params) => {
       e.preventDefault()
       go({ q: search.value.trim(), from: from.value, to: to.value, sport: sport.value, gps: gps.value, page: undefined })
     }
-  }, field("Search", search), field("From", from), field("To", to), field("Sport", sport), field("GPS", gps),
+  }, Object.assign(field("Search", search), { className: "field wide" }), field("From", from), field("To", to), field("Sport", sport), field("GPS", gps),
     h("div", { class: "row end" },
       h("button", { type: "submit", class: "primary" }, "Apply"),
       h("button", { type: "button", onclick: () => { location.hash = "#/activities" } }, "Clear")))

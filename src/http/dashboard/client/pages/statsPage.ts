@@ -15,7 +15,7 @@ type Period = "week" | "month" | "year"
 type Measure = "distance" | "time" | "elevation" | "count"
 
 const MEASURES: Record<Measure, { readonly label: string; readonly of: (t: Total) => number; readonly show: (n: number) => string }> = {
-  distance: { label: `Distance (${format.distanceUnit})`, of: (t) => format.toDistanceUnit(t.distanceInMeter), show: (n) => n.toLocaleString(undefined, { maximumFractionDigits: 0 }) },
+  distance: { label: `Distance (${format.distanceUnit})`, of: (t) => format.toDistanceUnit(t.distanceInMeter), show: (n) => n.toLocaleString(undefined, { maximumFractionDigits: n < 10 ? 1 : 0 }) },
   time: { label: "Moving time (h)", of: (t) => t.movingTimeInSeconds / 3600, show: (n) => n.toLocaleString(undefined, { maximumFractionDigits: 1 }) },
   elevation: { label: `Elevation (${format.elevationUnit})`, of: (t) => format.toElevationUnit(t.elevationInMeter), show: (n) => n.toLocaleString(undefined, { maximumFractionDigits: 0 }) },
   count: { label: "Activities", of: (t) => t.count, show: (n) => n.toLocaleString() }
