@@ -11,6 +11,8 @@ import { StatsHttpLive } from "./StatsHttp.ts"
 import { WaymarkApi } from "./Api.ts"
 import { AthleteHttpLive } from "./AthleteHttp.ts"
 import { AuthorizationLive } from "./AuthorizationLive.ts"
+import { DashboardRoutesLive } from "./dashboard/DashboardRoutes.ts"
+import { DashboardSessions } from "./dashboard/DashboardSessions.ts"
 import { ErrorResponsesLive } from "./ErrorResponses.ts"
 import { FileImportsHttpLive } from "./FileImportsHttp.ts"
 import type { BodyLimitRule } from "./BodyLimits.ts"
@@ -25,6 +27,7 @@ import { SystemHttpLive } from "./SystemHttp.ts"
 export const ApiLive = HttpApiBuilder.api(WaymarkApi).pipe(
   Layer.provide([SystemHttpLive, ActivitiesHttpLive, ActivityDetailHttpLive, FileImportsHttpLive, GearHttpLive, StatsHttpLive, AthleteHttpLive]),
   Layer.provide(AuthorizationLive),
+  Layer.provide(DashboardSessions.Default),
   // the services of the detail, statistics and import-log routes, over the daemon's storage
   Layer.provide([ActivityDetail.Default, Stats.Default, FileImportActions.Default])
 )
@@ -38,6 +41,8 @@ export const makeHttpApp = <E, R>(featureRoutes: Layer.Layer<never, E, R>, featu
     HttpApiBuilder.serve(makeRequestLog(makeRedactor(configuredSecrets(config)))).pipe(
       // the request log traces each request with its secrets redacted, in place of the platform's tracer
       HttpMiddleware.withTracerDisabledWhen(() => true),
-      Layer.provide([PublicRoutesLive, HealthHttpLive, ErrorResponsesLive, RequestBodyLive(featureBodyLimits), featureRoutes]),
-      Layer.provide(ApiLive)
+      Layer.provide([PublicRoutesLive, HealthHttpLive, DashboardRoutesLive, ErrorResponsesLive, RequestBodyLive(featureBodyLimits), featureRoutes]),
+      Layer.provide(ApiLive),
+      // the same layer as the API's: memoised, one set of sessions for sign-in and authorization
+      Layer.provide(DashboardSessions.Default)
     )))

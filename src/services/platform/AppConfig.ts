@@ -49,7 +49,8 @@ export const appConfig = Config.all({
   externalImportCron: Settings.cron("EXTERNAL_IMPORT_CRON", { default: "30 2 * * *" }),
   webhooksEnabled: Settings.boolean("WEBHOOKS_ENABLED", { default: false }),
   webhooksVerifyToken: Config.option(Settings.secret("WEBHOOKS_VERIFY_TOKEN")),
-  webhooksCheckIntervalMinutes: Settings.integer("WEBHOOKS_CHECK_INTERVAL_MINUTES", { default: 5, min: 1, max: 60 })
+  webhooksCheckIntervalMinutes: Settings.integer("WEBHOOKS_CHECK_INTERVAL_MINUTES", { default: 5, min: 1, max: 60 }),
+  mapTileUrl: Settings.url("MAP_TILE_URL", { default: "https://tile.openstreetmap.org/{z}/{x}/{y}.png" })
 })
 
 export type AppConfigShape = Config.Config.Success<typeof appConfig>

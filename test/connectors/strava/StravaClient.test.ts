@@ -47,6 +47,7 @@ const configFor = (fake: FakeStrava, storageDir: string, overrides: Partial<AppC
   webhooksEnabled: false,
   webhooksVerifyToken: Option.none(),
   webhooksCheckIntervalMinutes: 5,
+  mapTileUrl: "https://tile.openstreetmap.org/{z}/{x}/{y}.png",
   ...overrides
 })
 

@@ -1,0 +1,160 @@
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { Effect, Either, Redacted } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import { SPORT_TYPES } from "../../schema/SportType.ts"
+import { ApiKey } from "../../services/platform/ApiKey.ts"
+import { AppConfig } from "../../services/platform/AppConfig.ts"
+import { VERSION } from "../../version.ts"
+import { DashboardSessions, SESSION_COOKIE, SESSION_TTL_SECONDS, sameOrigin } from "./DashboardSessions.ts"
+import { signInPage, shellPage, type ShellConfig } from "./pages.ts"
+
+/**
+ * The web dashboard on the API's own port: `/` (the sign-in page, or the app once signed in),
+ * `POST /sign-in` and `POST /sign-out`, and the bundled scripts and styles under
+ * `/dashboard/assets/` (built by `npm run build` into dist/dashboard; nothing comes from
+ * elsewhere but map tiles). The app reads everything through the public API with the session
+ * cookie.
+ */
+
+export const ASSETS_DIR = fileURLToPath(new URL("../../../dist/dashboard/", import.meta.url))
+
+const ASSET_NAME = /^[a-z0-9-]+\.(js|css|svg|png)$/
+const ASSET_TYPES: Record<string, string> = {
+  js: "text/javascript; charset=utf-8",
+  css: "text/css; charset=utf-8",
+  svg: "image/svg+xml",
+  png: "image/png"
+}
+
+const originOf = (url: string) => {
+  try {
+    return new URL(url.replaceAll("{", "").replaceAll("}", "")).origin
+  } catch {
+    return ""
+  }
+}
+
+/** The page's headers: no inline script, nothing loaded from elsewhere but the map tiles. */
+const securityHeaders = (tileOrigin: string) => ({
+  "content-security-policy": [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    `img-src 'self' data: blob: ${tileOrigin}`.trim(),
+    "connect-src 'self'",
+    "font-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'"
+  ].join("; "),
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "same-origin",
+  "x-frame-options": "DENY",
+  "cache-control": "no-store"
+})
+
+/** The built files, read once and again whenever a rebuild changed them. */
+const assetCache = new Map<string, { readonly mtimeMs: number; readonly bytes: Uint8Array }>()
+const readAsset = (name: string): Uint8Array | undefined => {
+  const file = path.join(ASSETS_DIR, name)
+  try {
+    const { mtimeMs } = fs.statSync(file)
+    const cached = assetCache.get(name)
+    if (cached !== undefined && cached.mtimeMs === mtimeMs) return cached.bytes
+    const bytes = fs.readFileSync(file)
+    assetCache.set(name, { mtimeMs, bytes })
+    return bytes
+  } catch {
+    return undefined
+  }
+}
+
+export const DashboardRoutesLive = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    const apiKey = yield* ApiKey
+    const sessions = yield* DashboardSessions
+    const headers = securityHeaders(originOf(config.mapTileUrl))
+    const shell: ShellConfig = {
+      version: `v${VERSION}`,
+      unitSystem: config.unitSystem,
+      tileUrl: config.mapTileUrl,
+      canUpload: config.importMode === "files",
+      sportTypes: SPORT_TYPES
+    }
+    const html = (body: string, status = 200) => HttpServerResponse.text(body, { status, contentType: "text/html; charset=utf-8", headers })
+    const isBuilt = () => fs.existsSync(path.join(ASSETS_DIR, "app.js"))
+
+    const secure = (request: HttpServerRequest.HttpServerRequest) =>
+      config.appUrl.startsWith("https:") || request.headers["x-forwarded-proto"]?.split(",")[0]?.trim() === "https"
+    const cookie = (request: HttpServerRequest.HttpServerRequest, value: string, maxAge: number) =>
+      `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure(request) ? "; Secure" : ""}`
+    const seeOther = (location: string, setCookie?: string) =>
+      HttpServerResponse.empty({ status: 303, headers: { ...headers, location, ...(setCookie === undefined ? {} : { "set-cookie": setCookie }) } })
+
+    yield* router.get(
+      "/",
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        if (!apiKey.isConfigured) return html(signInPage({ configured: false }), 503)
+        if (!sessions.isSignedIn(request.headers["cookie"])) return html(signInPage({ configured: true }))
+        if (!isBuilt()) return html(signInPage({ configured: true, notBuilt: true }), 503)
+        return html(shellPage(shell))
+      })
+    )
+
+    yield* router.post(
+      "/sign-in",
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        if (!apiKey.isConfigured) return html(signInPage({ configured: false }), 503)
+        if (!sameOrigin(request.headers, config.appUrl)) return html(signInPage({ configured: true, error: "Sign in from this page." }), 403)
+        const form = yield* Effect.orElseSucceed(request.urlParamsBody, () => [] as ReadonlyArray<readonly [string, string]>)
+        const key = Redacted.make(form.find(([name]) => name === "key")?.[1]?.trim() ?? "")
+        if (Either.isLeft(apiKey.check(`Bearer ${Redacted.value(key)}`))) {
+          return html(signInPage({ configured: true, error: "That key is not the service's API key." }), 401)
+        }
+        return seeOther("/", cookie(request, sessions.open(), SESSION_TTL_SECONDS))
+      })
+    )
+
+    yield* router.post(
+      "/sign-out",
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        if (!sameOrigin(request.headers, config.appUrl)) return html(signInPage({ configured: true, error: "Sign out from the dashboard." }), 403)
+        sessions.close(request.headers["cookie"])
+        return seeOther("/", cookie(request, "", 0))
+      })
+    )
+
+    yield* router.get(
+      "/dashboard/assets/:name",
+      Effect.gen(function*() {
+        const { name } = yield* HttpRouter.params
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const notFound = HttpServerResponse.text("Not found.", { status: 404 })
+        if (name === undefined || !ASSET_NAME.test(name)) return notFound
+        const gzip = /\bgzip\b/.test(request.headers["accept-encoding"] ?? "")
+        const bytes = readAsset(gzip ? `${name}.gz` : name) ?? (gzip ? readAsset(name) : undefined)
+        if (bytes === undefined) return notFound
+        const encoded = gzip && bytes.length > 0 && bytes[0] === 0x1f && bytes[1] === 0x8b
+        return HttpServerResponse.uint8Array(bytes, {
+          contentType: ASSET_TYPES[name.split(".").pop()!]!,
+          headers: {
+            "cache-control": "no-cache",
+            "x-content-type-options": "nosniff",
+            vary: "accept-encoding",
+            ...(encoded ? { "content-encoding": "gzip" } : {})
+          }
+        })
+      })
+    )
+  })
+)

@@ -1,0 +1,67 @@
+import { ApiError } from "./api.ts"
+import { h, replace } from "./dom.ts"
+import { activitiesPage } from "./pages/activitiesPage.ts"
+import { activityPage } from "./pages/activityPage.ts"
+import { gearPage } from "./pages/gearPage.ts"
+import { importPage } from "./pages/importPage.ts"
+import { statsPage } from "./pages/statsPage.ts"
+import { systemPage } from "./pages/systemPage.ts"
+
+/**
+ * The dashboard's router: the part of the address after `#` names the page
+ * (`#/activities?filters…`, `#/activity/<id>`, `#/import`, `#/stats`, `#/gear`, `#/system`).
+ * A page draws itself into <main> and returns what to stop when the athlete leaves it.
+ */
+
+export type Cleanup = () => void
+export type Page = (main: HTMLElement, params: URLSearchParams, id: string) => Promise<Cleanup | void>
+
+const PAGES: Record<string, readonly [Page, string]> = {
+  activities: [activitiesPage, "Activities"],
+  activity: [activityPage, "Activity"],
+  import: [importPage, "Import"],
+  stats: [statsPage, "Statistics"],
+  gear: [gearPage, "Gear & weight"],
+  system: [systemPage, "System"]
+}
+
+const main = document.getElementById("main")!
+let cleanup: Cleanup | void
+let generation = 0
+
+const route = async () => {
+  const hash = location.hash.replace(/^#\/?/, "")
+  const [path = "", search = ""] = hash.split("?")
+  const [name = "activities", ...rest] = path.split("/")
+  const [page, title] = PAGES[name] ?? PAGES["activities"]!
+  cleanup?.()
+  cleanup = undefined
+  const mine = ++generation
+  document.title = `${title} · Waymark`
+  for (const link of document.querySelectorAll<HTMLAnchorElement>("[data-nav]")) {
+    const current = link.dataset["nav"] === name || (name === "activity" && link.dataset["nav"] === "activities")
+    if (current) link.setAttribute("aria-current", "page")
+    else link.removeAttribute("aria-current")
+  }
+  replace(main, h("p", { class: "muted" }, "Loading…"))
+  try {
+    const done = await page(main, new URLSearchParams(search), decodeURIComponent(rest.join("/")))
+    if (mine === generation) {
+      cleanup = done
+      // when the page is drawn and answers input (the bench reads it)
+      performance.mark(`waymark:${name}`)
+    } else done?.()
+  } catch (error) {
+    if (mine !== generation) return
+    const message = error instanceof ApiError ? error.message : String(error)
+    replace(main, h("h1", null, title), h("p", { class: "error", role: "alert" }, message))
+  }
+}
+
+addEventListener("hashchange", () => {
+  void route().then(() => {
+    scrollTo(0, 0)
+    main.focus({ preventScroll: true })
+  })
+})
+void route()

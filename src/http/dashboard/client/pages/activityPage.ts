@@ -1,0 +1,128 @@
+import polyline from "@mapbox/polyline"
+import { api, ApiError } from "../api.ts"
+import { config } from "../config.ts"
+import { confirmDialog, field, h, replace, toast } from "../dom.ts"
+import * as format from "../format.ts"
+import { detailTables, drawCharts, loadStreams, routeOf } from "../activityDetail.ts"
+import type { Page } from "../main.ts"
+import { type LatLng, routeMap } from "../routeMap.ts"
+import type { Activity, Gear } from "../types.ts"
+
+/** One activity: its figures, map, description, images, editing, downloads and deletion. */
+
+const stat = (label: string, value: string | null | undefined) =>
+  value === null || value === undefined ? null : h("div", { class: "stat" }, h("dt", null, label), h("dd", null, value))
+
+const optional = (n: number | null | undefined, show: (n: number) => string) => (n === null || n === undefined ? null : show(n))
+
+export const activityPage: Page = async (main, _params, id) => {
+  const [activity, gear, streams] = await Promise.all([
+    api<Activity>(`activities/${encodeURIComponent(id)}`),
+    api<{ gear: ReadonlyArray<Gear> }>("gear"),
+    loadStreams(id)
+  ])
+  const tables = h("div", { id: "activity-tables" })
+  const cleanups: Array<() => void> = []
+  const a = activity
+  const gearName = gear.gear.find((g) => g.id === a.gearId)?.name
+  const place = [a.location.city, a.location.state, a.location.countryCode?.toUpperCase()].filter((p) => p !== null && p !== undefined && p !== "").join(", ")
+
+  const figures = h("dl", { class: "stats" },
+    stat("Distance", format.distance(a.distanceInMeter)),
+    stat("Moving time", format.duration(a.movingTimeInSeconds)),
+    stat("Elapsed time", format.duration(a.elapsedTimeInSeconds)),
+    stat("Elevation gain", format.elevation(a.elevationInMeter)),
+    stat(format.isPaced(a.sportType) ? "Average pace" : "Average speed", format.speedOrPace(a.averageSpeedInKmPerHour, a.sportType)),
+    stat(format.isPaced(a.sportType) ? "Best pace" : "Max speed", format.speedOrPace(a.maxSpeedInKmPerHour, a.sportType)),
+    stat("Average heart rate", optional(a.averageHeartRate, (n) => `${n} bpm`)),
+    stat("Max heart rate", optional(a.maxHeartRate, (n) => `${n} bpm`)),
+    stat("Average power", optional(a.averagePower, (n) => `${n} W`)),
+    stat("Max power", optional(a.maxPower, (n) => `${n} W`)),
+    stat("Average cadence", optional(a.averageCadence, (n) => `${n} ${format.isPaced(a.sportType) ? "spm" : "rpm"}`)),
+    stat("Calories", optional(a.calories, (n) => `${format.count(n)} kcal`)),
+    stat("Gear", gearName))
+
+  const mapBox = h("div", { class: "map", id: "activity-map", role: "region", "aria-label": "Map of the route" })
+  const charts = h("div", { id: "activity-charts" })
+
+  // editing
+  const name = h("input", { name: "name", value: a.name, required: true, maxlength: 255 })
+  const sport = h("select", { name: "sportType" }, config.sportTypes.map((s) => h("option", { value: s, selected: s === a.sportType }, format.sportLabel(s))))
+  const description = h("textarea", { name: "description", rows: 4 }, a.description)
+  const gearSelect = h("select", { name: "gearId" },
+    h("option", { value: "" }, "No gear"),
+    gear.gear.filter((g) => !g.isRetired || g.id === a.gearId).map((g) => h("option", { value: g.id, selected: g.id === a.gearId }, g.name)))
+  const editError = h("p", { class: "error", role: "alert", hidden: true })
+  const edit = h("details", { class: "card" },
+    h("summary", null, "Edit"),
+    h("form", {
+      class: "stack",
+      id: "edit-activity",
+      onsubmit: async (e: Event) => {
+        e.preventDefault()
+        try {
+          await api(`activities/${encodeURIComponent(a.id)}`, {
+            method: "PATCH",
+            json: { name: name.value, sportType: sport.value, description: description.value, gearId: gearSelect.value === "" ? null : gearSelect.value }
+          })
+          toast("Saved.")
+          dispatchEvent(new HashChangeEvent("hashchange"))
+        } catch (error) {
+          editError.hidden = false
+          editError.textContent = error instanceof ApiError ? error.message : String(error)
+        }
+      }
+    }, field("Name", name), field("Sport", sport), field("Description", description), field("Gear", gearSelect), editError,
+      h("div", { class: "row end" }, h("button", { type: "submit", class: "primary" }, "Save"))))
+
+  const remove = h("button", {
+    type: "button",
+    class: "danger",
+    onclick: async () => {
+      if (!(await confirmDialog(`Delete “${a.name}”? Its streams, images and original file go with it.`, "Delete"))) return
+      try {
+        await api(`activities/${encodeURIComponent(a.id)}`, { method: "DELETE" })
+        toast("Activity deleted.")
+        location.hash = "#/activities"
+      } catch (error) {
+        toast(error instanceof ApiError ? error.message : String(error), "error")
+      }
+    }
+  }, "Delete…")
+
+  const downloads = h("div", { class: "row" },
+    a.hasGpx ? h("a", { class: "button", href: `/api/v1/activities/${encodeURIComponent(a.id)}/gpx`, download: "" }, "Download GPX") : null,
+    a.importSource !== "stravaApi" ? h("a", { class: "button", href: `/api/v1/activities/${encodeURIComponent(a.id)}/original`, download: "" }, "Download original file") : null,
+    remove)
+
+  replace(main,
+    h("p", { class: "crumbs" }, h("a", { href: "#/activities" }, "← Activities")),
+    h("h1", { id: "activity-name" }, a.name),
+    h("p", { class: "muted" }, [format.localDateTime(a.startDateLocal), format.sportLabel(a.sportType), a.deviceName, place].filter((p) => p !== null && p !== undefined && p !== "").join(" · ")),
+    figures,
+    a.encodedPolyline || routeOf(streams.streams).length > 1 ? mapBox : null,
+    charts,
+    tables,
+    a.description !== "" ? h("section", null, h("h2", null, "Description"), h("p", { class: "description" }, a.description)) : null,
+    a.images.length > 0
+      ? h("section", null, h("h2", null, "Images"), h("div", { class: "images" }, a.images.map((img, i) => h("a", { href: img.url }, h("img", { src: img.url, alt: `Image ${i + 1} of ${a.name}`, loading: "lazy" })))))
+      : null,
+    edit,
+    downloads)
+
+  // the recorded positions when there are any (the chart cursor points into them), else the summary line
+  const latlng = streams.streams.latlng
+  const route = routeOf(streams.streams)
+  const map = route.length > 1
+    ? routeMap(mapBox, [route])
+    : a.encodedPolyline ? routeMap(mapBox, [polyline.decode(a.encodedPolyline) as Array<LatLng>]) : undefined
+  if (map) cleanups.push(map.remove)
+  cleanups.push(drawCharts(charts, streams.streams, a, (index) => {
+    const point = index === null || latlng === undefined ? null : latlng[index] ?? null
+    map?.showPoint(point)
+  }))
+  detailTables(a).then((found) => tables.replaceChildren(found)).catch((error: unknown) => {
+    tables.replaceChildren(h("p", { class: "error" }, error instanceof ApiError ? error.message : String(error)))
+  })
+  return () => cleanups.forEach((c) => c())
+}

@@ -1,0 +1,143 @@
+import { api, ApiError } from "../api.ts"
+import { imperial } from "../config.ts"
+import { confirmDialog, field, h, replace, toast } from "../dom.ts"
+import * as format from "../format.ts"
+import { chart, css } from "../chart.ts"
+import type { Page } from "../main.ts"
+import type { Gear, Weight } from "../types.ts"
+
+/** Gear with its distance, and the weight history as a chart with add and delete. */
+
+const failed = (error: unknown) => toast(error instanceof ApiError ? error.message : String(error), "error")
+const reload = () => dispatchEvent(new HashChangeEvent("hashchange"))
+
+export const gearPage: Page = async (main) => {
+  const [{ gear }, { weights }] = await Promise.all([
+    api<{ gear: ReadonlyArray<Gear> }>("gear"),
+    api<{ weights: ReadonlyArray<Weight> }>("athlete/weights")
+  ])
+  const unit = imperial ? "lb" : "kg"
+  const cleanups: Array<() => void> = []
+
+  const gearPath = (g: Gear) => `gear/${encodeURIComponent(g.id)}`
+  const change = async (g: Gear, body: { name?: string; isRetired?: boolean }) => {
+    try {
+      await api(gearPath(g), { method: "PATCH", json: body })
+      reload()
+    } catch (error) {
+      failed(error)
+    }
+  }
+  const gearActions = (g: Gear) => {
+    const rename = h("input", { name: "name", value: g.name, required: true, "aria-label": `New name of ${g.name}` })
+    return h("div", { class: "actions" },
+      g.type === "custom"
+        ? h("details", null, h("summary", { class: "link" }, "Rename"),
+          h("form", { class: "inline", onsubmit: (e: Event) => {
+            e.preventDefault()
+            void change(g, { name: rename.value })
+          } }, rename, h("button", { type: "submit" }, "Save")))
+        : null,
+      h("button", { type: "button", class: "link", onclick: () => change(g, { isRetired: !g.isRetired }) }, g.isRetired ? "Put back in use" : "Retire"),
+      g.type === "custom"
+        ? h("button", { type: "button", class: "link", onclick: async () => {
+          if (!(await confirmDialog(`Delete “${g.name}”? Its ${format.count(g.numberOfActivities)} activities keep no gear.`, "Delete"))) return
+          try {
+            await api(gearPath(g), { method: "DELETE" })
+            reload()
+          } catch (error) {
+            failed(error)
+          }
+        } }, "Delete")
+        : null)
+  }
+  const gearTable = gear.length === 0
+    ? h("p", { class: "empty" }, "No gear yet.")
+    : h("div", { class: "table-wrap", tabindex: 0 }, h("table", { id: "gear-list" },
+      h("caption", { class: "visually-hidden" }, "Gear"),
+      h("thead", null, h("tr", null, h("th", { scope: "col" }, "Name"), h("th", { scope: "col", class: "opt" }, "Type"),
+        h("th", { scope: "col", class: "num" }, "Distance"), h("th", { scope: "col", class: "num opt" }, "Activities"), h("th", { scope: "col" }, "State"),
+        h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, "Actions")))),
+      h("tbody", null, gear.map((g) => h("tr", null,
+        h("td", { class: "name" }, g.name), h("td", { class: "opt" }, g.type),
+        h("td", { class: "num" }, format.distance(g.distanceInMeter)), h("td", { class: "num opt" }, format.count(g.numberOfActivities)),
+        h("td", null, g.isRetired ? "retired" : "in use"),
+        h("td", null, gearActions(g)))))))
+  const newGear = h("input", { name: "name", required: true, maxlength: 255, placeholder: "Road bike, trail shoes…" })
+  const addGear = h("form", {
+    class: "filters",
+    id: "add-gear",
+    onsubmit: async (e: Event) => {
+      e.preventDefault()
+      try {
+        await api("gear", { method: "POST", json: { name: newGear.value } })
+        toast("Gear added.")
+        reload()
+      } catch (error) {
+        failed(error)
+      }
+    }
+  }, field("New gear", newGear), h("div", { class: "row end" }, h("button", { type: "submit", class: "primary" }, "Add gear")))
+
+  // weights, newest first in the table, oldest first in the chart
+  const sorted = [...weights].sort((x, y) => x.on.localeCompare(y.on))
+  const chartBox = h("div", { class: "chart", id: "weight-chart", role: "img", "aria-label": `Weight history in ${unit}` })
+  const on = h("input", { type: "date", name: "on", required: true, value: new Date().toLocaleDateString("sv-SE") })
+  const value = h("input", { type: "number", name: "weight", required: true, min: 1, max: 1000, step: 0.1, inputmode: "decimal" })
+  const addWeight = h("form", {
+    class: "filters",
+    id: "add-weight",
+    onsubmit: async (e: Event) => {
+      e.preventDefault()
+      try {
+        await api("athlete/weights", { method: "POST", json: { on: on.value, weight: Number(value.value) } })
+        toast("Weight saved.")
+        reload()
+      } catch (error) {
+        failed(error)
+      }
+    }
+  }, field("Date", on), field(`Weight (${unit})`, value), h("div", { class: "row end" }, h("button", { type: "submit", class: "primary" }, "Add")))
+
+  const weightRows = [...sorted].reverse().map((w) => h("tr", null,
+    h("td", null, format.calendarDate(w.on)),
+    h("td", { class: "num" }, `${w.weight.toLocaleString()} ${unit}`),
+    h("td", null, h("button", {
+      type: "button",
+      class: "link",
+      "aria-label": `Delete the weight of ${format.calendarDate(w.on)}`,
+      onclick: async () => {
+        if (!(await confirmDialog(`Delete the weight of ${format.calendarDate(w.on)}?`, "Delete"))) return
+        try {
+          await api(`athlete/weights/${w.on}`, { method: "DELETE" })
+          reload()
+        } catch (error) {
+          failed(error)
+        }
+      }
+    }, "Delete"))))
+
+  replace(main,
+    h("h1", null, "Gear & weight"),
+    h("section", null, h("h2", null, "Gear"), addGear, gearTable),
+    h("section", null,
+      h("h2", null, "Weight"),
+      sorted.length > 1 ? chartBox : null,
+      addWeight,
+      sorted.length === 0
+        ? h("p", { class: "empty" }, "No weight recorded yet.")
+        : h("div", { class: "table-wrap", tabindex: 0 }, h("table", { id: "weights" },
+          h("caption", { class: "visually-hidden" }, "Weights"),
+          h("thead", null, h("tr", null, h("th", { scope: "col" }, "Date"), h("th", { scope: "col", class: "num" }, "Weight"), h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, "Actions")))),
+          h("tbody", null, weightRows)))))
+
+  if (sorted.length > 1) {
+    const xs = sorted.map((w) => Date.parse(`${w.on}T12:00:00`) / 1000)
+    const handle = chart(chartBox, {
+      series: [{}, { label: `Weight (${unit})`, stroke: css("--accent"), width: 2, points: { show: true } }],
+      legend: { show: false }
+    }, [xs, sorted.map((w) => w.weight)])
+    cleanups.push(handle.remove)
+  }
+  return () => cleanups.forEach((c) => c())
+}

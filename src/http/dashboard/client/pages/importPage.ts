@@ -1,0 +1,119 @@
+import { api, ApiError, query, upload } from "../api.ts"
+import { config } from "../config.ts"
+import { confirmDialog, h, replace, toast } from "../dom.ts"
+import * as format from "../format.ts"
+import type { Page } from "../main.ts"
+import type { FileImport, FileImportList } from "../types.ts"
+
+/** Upload by drag and drop or file picker, each file with its progress, and the live import log. */
+
+const ACCEPT = ".fit,.tcx,.gpx,.gz,.zip"
+const POLL_MS = 2000
+
+const statusBadge = (status: string) => h("span", { class: `badge ${status}` }, status)
+
+export const importPage: Page = async (main, params) => {
+  const page = Number(params.get("page") ?? "1") || 1
+  const uploads = h("ul", { class: "uploads", id: "uploads", "aria-live": "polite" })
+  const logBody = h("tbody")
+  const logInfo = h("p", { class: "muted" })
+
+  const send = (files: Iterable<File>) => {
+    for (const file of files) {
+      const bar = h("progress", { max: 1, value: 0, "aria-label": `Upload of ${file.name}` })
+      const state = h("span", { class: "muted" }, "sending…")
+      uploads.prepend(h("li", null, h("span", { class: "name" }, file.name), bar, state))
+      upload(file, (fraction) => { bar.value = fraction })
+        .then((answer) => {
+          bar.value = 1
+          state.textContent = answer.message || "queued"
+          state.className = "ok"
+          void refresh()
+        })
+        .catch((error: unknown) => {
+          state.textContent = error instanceof ApiError ? error.message : String(error)
+          state.className = "error"
+        })
+    }
+  }
+
+  const picker = h("input", { type: "file", id: "file-input", multiple: true, accept: ACCEPT, class: "visually-hidden",
+    onchange: () => {
+      if (picker.files) send(picker.files)
+      picker.value = ""
+    } })
+  const zone = h("label", { for: "file-input", class: "dropzone", id: "dropzone" },
+    h("strong", null, "Drop activity files here"),
+    h("span", null, " or choose them"),
+    h("small", { class: "muted" }, "FIT, TCX, GPX, gzipped (.gz), or a zip such as a Strava bulk export"))
+  zone.addEventListener("dragover", (e) => {
+    e.preventDefault()
+    zone.classList.add("over")
+  })
+  zone.addEventListener("dragleave", () => zone.classList.remove("over"))
+  zone.addEventListener("drop", (e) => {
+    e.preventDefault()
+    zone.classList.remove("over")
+    if (e.dataTransfer) send(e.dataTransfer.files)
+  })
+
+  const act = async (item: FileImport, method: "POST" | "DELETE", done: string) => {
+    try {
+      await api(`file-imports/${encodeURIComponent(item.id!)}${method === "POST" ? "/retry" : ""}`, { method })
+      toast(done)
+      await refresh()
+    } catch (error) {
+      toast(error instanceof ApiError ? error.message : String(error), "error")
+    }
+  }
+  const actions = (item: FileImport) =>
+    item.id === null || (item.status !== "failed" && item.status !== "skipped")
+      ? null
+      : h("div", { class: "actions" },
+        item.status === "failed"
+          ? h("button", { type: "button", class: "link", "aria-label": `Retry ${item.filename}`, onclick: () => act(item, "POST", `${item.filename} queued again.`) }, "Retry")
+          : null,
+        h("button", { type: "button", class: "link", "aria-label": `Remove ${item.filename}`, onclick: async () => {
+          if (await confirmDialog(`Remove the row of ${item.filename} and its kept file?`, "Remove")) await act(item, "DELETE", `${item.filename} removed.`)
+        } }, "Remove"))
+
+  const row = (item: FileImport) =>
+    h("tr", null,
+      h("td", null, statusBadge(item.status)),
+      h("td", { class: "name" }, item.activityId !== null ? h("a", { href: `#/activity/${encodeURIComponent(item.activityId)}` }, item.filename) : item.filename),
+      h("td", null, item.source),
+      h("td", { class: "nowrap" }, item.importedOn === null ? "–" : format.instant(item.importedOn)),
+      h("td", null, item.errorMessage ?? ""),
+      h("td", null, actions(item)))
+
+  const refresh = async () => {
+    const list = await api<FileImportList>(`file-imports${query({ "pagination[page]": page, "pagination[size]": 50 })}`)
+    replace(logBody, list.fileImports.map(row))
+    logInfo.textContent = `${format.count(list.pagination.total)} entries · page ${page} of ${Math.max(list.pagination.totalPages, 1)}`
+  }
+  await refresh()
+  const timer = setInterval(() => {
+    if (document.visibilityState === "visible") void refresh().catch(() => undefined)
+  }, POLL_MS)
+
+  replace(main,
+    h("h1", null, "Import"),
+    config.canUpload
+      ? h("section", null, picker, zone, uploads)
+      : h("p", { class: "card" }, "Uploads are closed: the service imports from Strava (IMPORT_MODE=externalApi)."),
+    h("section", null,
+      h("h2", null, "Import log"),
+      logInfo,
+      h("div", { class: "table-wrap", tabindex: 0 },
+        h("table", { id: "import-log" },
+          h("caption", { class: "visually-hidden" }, "Import log, newest first"),
+          h("thead", null, h("tr", null,
+            h("th", { scope: "col" }, "Status"), h("th", { scope: "col" }, "File"), h("th", { scope: "col" }, "Source"),
+            h("th", { scope: "col" }, "Imported"), h("th", { scope: "col" }, "Message"),
+            h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, "Actions")))),
+          logBody)),
+      h("nav", { class: "pager", "aria-label": "Pages of the import log" },
+        page > 1 ? h("a", { href: `#/import?page=${page - 1}` }, "← Newer") : null,
+        h("a", { href: `#/import?page=${page + 1}` }, "Older →"))))
+  return () => clearInterval(timer)
+}

@@ -1,0 +1,57 @@
+import { api } from "../api.ts"
+import { h, replace } from "../dom.ts"
+import * as format from "../format.ts"
+import type { Page } from "../main.ts"
+import type { Status } from "../types.ts"
+
+/** What /healthz says: every check and supervised loop, the import queue, and the version. */
+
+interface Health {
+  readonly status: "ok" | "failing"
+  readonly checks: Record<string, { readonly ok: boolean; readonly error?: string }>
+  readonly importQueue: { readonly queued: number }
+  readonly fibers: Record<string, {
+    readonly state: string
+    readonly since: string
+    readonly restarts: number
+    readonly failing: boolean
+    readonly lastError?: string
+    readonly lastErrorAt?: string
+  }>
+}
+
+const REFRESH_MS = 5000
+
+const health = async (): Promise<Health> => {
+  const response = await fetch("/healthz", { headers: { accept: "application/json" } })
+  return await response.json() as Health
+}
+
+const badge = (ok: boolean, text: string) => h("span", { class: `badge ${ok ? "success" : "failed"}` }, text)
+
+export const systemPage: Page = async (main) => {
+  const status = await api<Status>("status")
+  const body = h("div")
+  const draw = (report: Health) =>
+    replace(body,
+      h("p", null, "Service: ", badge(report.status === "ok", report.status), ` · ${status.version} · import queue: ${format.count(report.importQueue.queued)} waiting · uploads ${status.canUpload ? "open" : "closed"}`),
+      h("h2", null, "Checks"),
+      h("div", { class: "table-wrap", tabindex: 0 }, h("table", { id: "checks" },
+        h("thead", null, h("tr", null, h("th", { scope: "col" }, "Check"), h("th", { scope: "col" }, "State"), h("th", { scope: "col" }, "Error"))),
+        h("tbody", null, Object.entries(report.checks).map(([name, c]) =>
+          h("tr", null, h("td", null, name), h("td", null, badge(c.ok, c.ok ? "ok" : "failing")), h("td", null, c.error ?? "")))))),
+      h("h2", null, "Supervised loops"),
+      h("div", { class: "table-wrap", tabindex: 0 }, h("table", { id: "fibers" },
+        h("thead", null, h("tr", null, h("th", { scope: "col" }, "Loop"), h("th", { scope: "col" }, "State"), h("th", { scope: "col" }, "Since"),
+          h("th", { scope: "col", class: "num" }, "Restarts"), h("th", { scope: "col" }, "Last error"))),
+        h("tbody", null, Object.entries(report.fibers).map(([name, f]) =>
+          h("tr", null, h("td", null, name), h("td", null, badge(!f.failing, f.state)), h("td", { class: "nowrap" }, format.instant(f.since)),
+            h("td", { class: "num" }, String(f.restarts)),
+            h("td", null, f.lastError === undefined ? "" : `${f.lastError}${f.lastErrorAt ? ` (${format.instant(f.lastErrorAt)})` : ""}`)))))))
+  draw(await health())
+  replace(main, h("h1", null, "System"), body)
+  const timer = setInterval(() => {
+    if (document.visibilityState === "visible") void health().then(draw).catch(() => undefined)
+  }, REFRESH_MS)
+  return () => clearInterval(timer)
+}

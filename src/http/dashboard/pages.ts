@@ -1,0 +1,90 @@
+/**
+ * The two HTML documents of the dashboard: the sign-in page (plain HTML, works without
+ * scripts) and the app's shell, which loads the bundled script and styles. Everything put into
+ * them is escaped; the configuration the app needs rides in a data attribute, never in an
+ * inline script.
+ */
+
+export interface ShellConfig {
+  readonly version: string
+  readonly unitSystem: "metric" | "imperial"
+  readonly tileUrl: string
+  readonly canUpload: boolean
+  readonly sportTypes: ReadonlyArray<string>
+}
+
+export const escapeHtml = (text: string): string =>
+  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" })[c]!)
+
+const head = (title: string) => `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<title>${escapeHtml(title)}</title>
+<link rel="icon" href="/dashboard/assets/icon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="/dashboard/assets/app.css">`
+
+const logo = `<span class="logo" aria-hidden="true"><img src="/dashboard/assets/icon.svg" alt="" width="28" height="28"></span>`
+
+export interface SignInOptions {
+  readonly configured: boolean
+  readonly error?: string
+  readonly notBuilt?: boolean
+}
+
+export const signInPage = (options: SignInOptions): string => {
+  const body = !options.configured
+    ? `<h1>Waymark is not set up yet</h1>
+<p>The service has no API key, so its API and this dashboard stay closed.</p>
+<ol>
+<li>Generate a key: <code>npm run cli -- app:setup</code> (it writes it into <code>.env</code>), or <code>npm run cli -- app:api-key:generate</code> and set <code>SERVICE_API_KEY</code> to it.</li>
+<li>Restart the service and reload this page.</li>
+</ol>`
+    : options.notBuilt === true
+    ? `<h1>The dashboard is not built</h1><p>Run <code>npm run build</code>, then reload this page.</p>`
+    : `<h1>Sign in</h1>
+<p>Enter the service's API key (<code>SERVICE_API_KEY</code>, shown by <code>npm run cli -- app:setup</code>).</p>
+<form method="post" action="/sign-in" class="stack">
+<label for="key">API key</label>
+<input id="key" name="key" type="password" autocomplete="current-password" required autofocus spellcheck="false" placeholder="wmk_…">
+${options.error === undefined ? "" : `<p class="error" role="alert">${escapeHtml(options.error)}</p>`}
+<button type="submit" class="primary">Sign in</button>
+</form>`
+  return `${head("Sign in · Waymark")}
+</head>
+<body class="signin">
+<main class="card narrow">
+<p class="brand">${logo} Waymark</p>
+${body}
+</main>
+</body>
+</html>
+`
+}
+
+const NAV: ReadonlyArray<readonly [string, string]> = [
+  ["activities", "Activities"],
+  ["import", "Import"],
+  ["stats", "Statistics"],
+  ["gear", "Gear & weight"],
+  ["system", "System"]
+]
+
+export const shellPage = (config: ShellConfig): string => `${head("Waymark")}
+<script type="module" src="/dashboard/assets/app.js"></script>
+</head>
+<body data-config="${escapeHtml(JSON.stringify(config))}">
+<a class="skip" href="#main">Skip to content</a>
+<header class="top">
+<a class="brand" href="#/activities">${logo} Waymark</a>
+<nav aria-label="Sections"><ul>
+${NAV.map(([id, label]) => `<li><a href="#/${id}" data-nav="${id}">${label}</a></li>`).join("\n")}
+</ul></nav>
+<form method="post" action="/sign-out"><button type="submit" class="link">Sign out</button></form>
+</header>
+<main id="main" tabindex="-1"><p class="muted">Loading…</p></main>
+</body>
+</html>
+`
