@@ -27,14 +27,17 @@ export interface CloudErrors<E> {
   readonly invalid: (request: HttpClientRequest.HttpClientRequest, status: number, detail: string) => E
 }
 
-/** The rate-limit bookkeeping of a cloud (the kit's tracker, or a cloud's own windows). */
-export interface CloudBudget {
+/**
+ * The rate-limit bookkeeping of a cloud (the kit's tracker, or a cloud's own windows), which
+ * may fail in the cloud's own error `E`.
+ */
+export interface CloudBudget<E = never> {
   /** Before a call: waits out a spent window, or fails when the wait would be too long. */
-  readonly awaitBudget: (request: HttpClientRequest.HttpClientRequest) => Effect.Effect<void, RateLimited>
+  readonly awaitBudget: (request: HttpClientRequest.HttpClientRequest) => Effect.Effect<void, E | RateLimited>
   /** After an answer: records its rate-limit headers. */
-  readonly observe: (request: HttpClientRequest.HttpClientRequest, headers: Headers) => Effect.Effect<void>
-  /** The failure of a 429 answer. */
-  readonly refused: (request: HttpClientRequest.HttpClientRequest, headers: Headers) => Effect.Effect<RateLimited>
+  readonly observe: (request: HttpClientRequest.HttpClientRequest, response: HttpClientResponse.HttpClientResponse) => Effect.Effect<void>
+  /** The failure of a 429 answer; without it a 429 is an answer like another (`CloudErrors.answered`). */
+  readonly refused?: (request: HttpClientRequest.HttpClientRequest, headers: Headers) => Effect.Effect<RateLimited>
   readonly snapshot: Effect.Effect<Option.Option<RateLimitSnapshot>>
 }
 
@@ -47,7 +50,7 @@ export interface CloudOptions<E> {
   readonly timeout: Duration.DurationInput
   readonly errors: CloudErrors<E>
   /** Rate-limit bookkeeping; none for calls that do not count (token endpoints, file servers). */
-  readonly budget?: CloudBudget
+  readonly budget?: CloudBudget<E>
   /** Adds the cloud's authorization to a request (a client secret, a bearer token). */
   readonly authorize?: (request: HttpClientRequest.HttpClientRequest) => HttpClientRequest.HttpClientRequest
 }
@@ -102,12 +105,13 @@ export const makeCloud = <E>(http: HttpClient.HttpClient, options: CloudOptions<
           Effect.mapError((e) => errors.transport(request, describeCause(e))),
           Effect.timeoutFail({ duration: options.timeout, onTimeout: () => errors.transport(request, "no answer in time") })
         )),
-        Effect.tap((response) => (budget === undefined ? Effect.void : budget.observe(request, response.headers))),
+        Effect.tap((response) => (budget === undefined ? Effect.void : budget.observe(request, response))),
         Effect.flatMap((response): Effect.Effect<HttpClientResponse.HttpClientResponse, E | RateLimited> => {
           if (response.status >= 200 && response.status < 300) return Effect.succeed(response)
           const body = response.text.pipe(Effect.orElseSucceed(() => ""))
-          if (response.status === 429 && budget !== undefined) {
-            return Effect.zipRight(body, Effect.flatMap(budget.refused(request, response.headers), Effect.fail))
+          if (response.status === 429 && budget?.refused !== undefined) {
+            const refused = budget.refused
+            return Effect.zipRight(body, Effect.flatMap(refused(request, response.headers), Effect.fail))
           }
           return Effect.flatMap(body, (text) => Effect.fail(errors.answered(request, response.status, text)))
         })
@@ -183,7 +187,7 @@ export const trackerBudget = (tracker: {
   readonly snapshot: Effect.Effect<Option.Option<RateLimitSnapshot>>
 }): CloudBudget => ({
   awaitBudget: () => tracker.awaitBudget(),
-  observe: (_, headers) => tracker.observe(headers),
+  observe: (_, response) => tracker.observe(response.headers),
   refused: (_, headers) => tracker.refused(headers),
   snapshot: tracker.snapshot
 })

@@ -103,7 +103,7 @@ export class PolarClient extends Effect.Service<PolarClient>()("connectors/polar
       budget: {
         ...budget,
         awaitBudget: (request) => (kindOf(request) === "oauth" ? Effect.void : budget.awaitBudget(request)),
-        observe: (request, headers) => (kindOf(request) === "oauth" ? Effect.void : budget.observe(request, headers))
+        observe: (request, response) => (kindOf(request) === "oauth" ? Effect.void : budget.observe(request, response))
       }
     })
 

@@ -17,6 +17,7 @@ import {
   Stream
 } from "effect"
 import { AppConfig } from "../../services/platform/AppConfig.ts"
+import { type CloudErrors, makeCloud } from "../kit/Cloud.ts"
 import { decide, isSpent, parseStrava, type RateLimitSnapshot } from "../kit/RateLimit.ts"
 import { isTransient, type RateLimitWindow, StravaError } from "./StravaError.ts"
 import {
@@ -252,44 +253,74 @@ export class StravaClient extends Effect.Service<StravaClient>()("connectors/str
         message: `Could not reach Strava for ${spec.method} ${pathOf(spec.url)}: ${description}`
       })
 
-    /** One HTTP exchange: send, record rate limits, log the line, map a non-2xx to a StravaError. */
-    const exchange = (spec: CallSpec): Effect.Effect<RawResponse, StravaError> =>
+    /** Which call a request is, from its address alone: the token endpoint, or the API. */
+    const specOf = (request: HttpClientRequest.HttpClientRequest, kind: CallSpec["kind"]): CallSpec => ({
+      method: request.method as Method,
+      url: request.url,
+      kind: kind === "api" && pathOf(request.url).endsWith("/oauth/token") ? "oauth" : kind
+    })
+    /** The windows of the last answer, for telling which one a 429 refers to. */
+    let lastAnswer: { readonly snapshot: Option.Option<RateLimitSnapshot>; readonly at: number } = { snapshot: Option.none(), at: 0 }
+
+    const errorsOf = (kind: CallSpec["kind"]): CloudErrors<StravaError> => ({
+      transport: (request, detail) => transport(specOf(request, kind), detail),
+      answered: (request, status, body) => failureFor(specOf(request, kind), status, body, windowOf429(lastAnswer.snapshot, lastAnswer.at)),
+      invalid: (request, status, detail) => new StravaError({ reason: "InvalidResponse", status, message: `${detail} (${request.method} ${pathOf(request.url)})` })
+    })
+
+    /** Every answer: its status on the call's span, its rate limits recorded (API calls), one call line. */
+    const observe = (kind: CallSpec["kind"]) => (request: HttpClientRequest.HttpClientRequest, response: HttpClientResponse.HttpClientResponse) =>
       Effect.gen(function*() {
-        if (spec.kind === "api") yield* awaitBudget(spec.method === "GET")
-        const url = spec.kind === "download" ? spec.url : `${baseUrl}${spec.url}`
-        let request = HttpClientRequest.make(spec.method)(url)
-        if (spec.urlParams !== undefined) request = HttpClientRequest.setUrlParams(request, spec.urlParams)
-        if (spec.form !== undefined) request = HttpClientRequest.bodyUrlParams(request, spec.form)
-        if (spec.bearer !== undefined) request = HttpClientRequest.bearerToken(request, spec.bearer)
-        if (spec.kind !== "download") request = HttpClientRequest.acceptJson(request)
-
-        const response = yield* http.execute(request).pipe(
-          Effect.mapError((e) => transport(spec, e.reason === "Transport" ? String(e.cause ?? e.reason) : e.reason)),
-          Effect.timeoutFail({
-            duration: spec.kind === "download" ? DOWNLOAD_TIMEOUT : REQUEST_TIMEOUT,
-            onTimeout: () => transport(spec, "timed out")
-          })
-        )
         yield* Effect.annotateCurrentSpan("http.response.status_code", response.status)
-        const headers = response.headers
-        const observedAt = yield* Clock.currentTimeMillis
-        const snapshot = parseStrava(headers, observedAt)
-        if (spec.kind === "api" && Option.isSome(snapshot)) yield* Ref.set(rateRef, snapshot)
-        yield* logStrava(formatCallLine(spec.method, pathOf(url), headers))
-        if (response.status >= 200 && response.status < 300) return { status: response.status, response }
+        const at = yield* Clock.currentTimeMillis
+        const snapshot = parseStrava(response.headers, at)
+        lastAnswer = { snapshot, at }
+        if (specOf(request, kind).kind === "api" && Option.isSome(snapshot)) yield* Ref.set(rateRef, snapshot)
+        yield* logStrava(formatCallLine(request.method, pathOf(request.url), response.headers))
+      })
 
-        const body = yield* response.text.pipe(Effect.orElseSucceed(() => ""))
-        if (response.status === 401 && spec.bearer !== undefined) {
-          // the access token is refused: the next call asks for a new one (the refresh token stays)
-          yield* Ref.update(tokensRef, Option.map(({ accessToken: _, expiresAt: __, ...rest }) => rest))
-        }
-        return yield* failureFor(spec, response.status, body, windowOf429(snapshot, observedAt))
-      }).pipe(
+    /** The API (rate budget, JSON) and the photo servers (plain GETs of the addresses Strava gives). */
+    const apiCloud = makeCloud(http, {
+      cloud: "Strava",
+      baseUrl,
+      timeout: REQUEST_TIMEOUT,
+      errors: errorsOf("api"),
+      budget: {
+        awaitBudget: (request) => (specOf(request, "api").kind === "api" ? awaitBudget(request.method === "GET") : Effect.void),
+        observe: observe("api"),
+        snapshot: Ref.get(rateRef)
+      }
+    })
+    const downloads = makeCloud(http, {
+      cloud: "Strava",
+      baseUrl,
+      timeout: DOWNLOAD_TIMEOUT,
+      errors: errorsOf("download"),
+      budget: { awaitBudget: () => Effect.void, observe: observe("download"), snapshot: Ref.get(rateRef) }
+    })
+
+    /** One HTTP exchange through the pipeline of its kind; a refused access token is forgotten (the refresh token stays). */
+    const exchange = (spec: CallSpec): Effect.Effect<RawResponse, StravaError> => {
+      let request = HttpClientRequest.make(spec.method)(spec.url)
+      if (spec.urlParams !== undefined) request = HttpClientRequest.setUrlParams(request, spec.urlParams)
+      if (spec.form !== undefined) request = HttpClientRequest.bodyUrlParams(request, spec.form)
+      if (spec.bearer !== undefined) request = HttpClientRequest.bearerToken(request, spec.bearer)
+      if (spec.kind === "download") request = HttpClientRequest.setHeader(request, "accept", "*/*")
+      return (spec.kind === "download" ? downloads : apiCloud).http.execute(request).pipe(
+        // the API's own windows fail as StravaError; no RateLimited comes out of these pipelines
+        Effect.catchTag("RateLimited", Effect.die),
+        Effect.map((response) => ({ status: response.status, response })),
+        Effect.tapError((e) =>
+          e.reason === "Unauthorized" && e.status === 401 && spec.bearer !== undefined
+            ? Ref.update(tokensRef, Option.map(({ accessToken: _, expiresAt: __, ...rest }) => rest))
+            : Effect.void
+        ),
         // the path only: a query or a form may carry a secret
         Effect.withSpan("Strava.call", {
           attributes: { cloud: "strava", endpoint: `${spec.method} ${pathOf(spec.kind === "download" ? spec.url : `${baseUrl}${spec.url}`)}` }
         })
       )
+    }
 
     const withTransientRetry = (spec: CallSpec) => <A>(effect: Effect.Effect<A, StravaError>) =>
       spec.method === "GET" || spec.kind === "oauth"

@@ -1,7 +1,7 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { Clock, Duration, Effect, Option, ParseResult, Redacted, Ref, Schedule, Schema, Stream } from "effect"
+import { Clock, Duration, Effect, Option, Redacted, Ref, Schedule, Schema, Stream } from "effect"
+import { type CloudErrors, makeCloud, pathOf, trackerBudget } from "../kit/Cloud.ts"
 import { makeRateLimitTracker, parseWahoo, RateLimited } from "../kit/RateLimit.ts"
 import { makeTokenStore } from "../kit/TokenStore.ts"
 import { WahooConfig } from "./WahooConfig.ts"
@@ -41,12 +41,6 @@ export const describeFault = (body: string): string => {
   return body.trim() === "" ? "no details" : excerpt(body)
 }
 
-interface Answer {
-  readonly status: number
-  readonly headers: Readonly<Record<string, string>>
-  readonly response: HttpClientResponse.HttpClientResponse
-}
-
 export class WahooClient extends Effect.Service<WahooClient>()("connectors/wahoo/WahooClient", {
   effect: Effect.gen(function*() {
     const config = yield* WahooConfig
@@ -62,45 +56,48 @@ export class WahooClient extends Effect.Service<WahooClient>()("connectors/wahoo
     /** Why the stored tokens stopped working (shown until someone connects again). */
     const authProblem = yield* Ref.make(Option.none<string>())
 
-    const transport = (what: string, detail: string) =>
-      new WahooError({ reason: "Transport", message: `Could not reach Wahoo (${what}): ${detail}` })
-
-    const send = (what: string, request: HttpClientRequest.HttpClientRequest, timeout: Duration.DurationInput) =>
-      http.execute(request).pipe(
-        Effect.mapError((e) => transport(what, e.reason === "Transport" ? String(e.cause ?? e.reason) : e.reason)),
-        Effect.timeoutFail({ duration: timeout, onTimeout: () => transport(what, "no answer in time") }),
-        Effect.map((response): Answer => ({ status: response.status, headers: response.headers, response }))
-      )
-
-    const bodyText = (answer: Answer) => answer.response.text.pipe(Effect.orElseSucceed(() => ""))
-
-    const decode = <A, I>(what: string, schema: Schema.Schema<A, I>) => (answer: Answer) =>
-      answer.response.text.pipe(
-        Effect.mapError((e) => transport(what, `the answer was cut off (${e.reason})`)),
-        Effect.flatMap((text) =>
-          Effect.try({
-            try: () => JSON.parse(text) as unknown,
-            catch: () =>
-              new WahooError({ reason: "InvalidResponse", status: answer.status, message: `Wahoo answered ${what} with something that is not JSON` })
-          })
-        ),
-        Effect.flatMap((json) =>
-          Schema.decodeUnknown(schema)(json).pipe(
-            Effect.mapError((e) =>
-              new WahooError({
-                reason: "InvalidResponse",
-                status: answer.status,
-                message: `Wahoo's answer to ${what} is not what was expected: ${ParseResult.TreeFormatter.formatErrorSync(e)}`
-              })
-            )
-          )
-        )
-      )
+    const where = (request: HttpClientRequest.HttpClientRequest) => `${request.method} ${pathOf(request.url)}`
+    const isGrant = (request: HttpClientRequest.HttpClientRequest) => pathOf(request.url).endsWith("/oauth/token")
+    const errors: CloudErrors<WahooError> = {
+      transport: (request, detail) => new WahooError({ reason: "Transport", message: `Could not reach Wahoo (${where(request)}): ${detail}` }),
+      invalid: (_request, status, detail) => new WahooError({ reason: "InvalidResponse", status, message: detail }),
+      answered: (request, status, body) => {
+        const detail = describeFault(body)
+        // a grant's refusal is reworded by the grant, which knows what it offered
+        if (isGrant(request) && status >= 400 && status < 500) return new WahooError({ reason: "Unauthorized", status, message: detail })
+        if (status === 401) return new WahooError({ reason: "Unauthorized", status: 401, message: `Wahoo refused the access token (${detail})` })
+        return new WahooError({ reason: "ApiError", status, message: `Wahoo answered ${status} to ${where(request)}: ${detail}` })
+      }
+    }
+    const budget = trackerBudget(rateLimit)
+    const cloud = makeCloud(http, {
+      cloud: "Wahoo",
+      baseUrl,
+      timeout: REQUEST_TIMEOUT,
+      errors,
+      // grants do not count against the API's windows
+      budget: {
+        ...budget,
+        awaitBudget: (request) => (isGrant(request) ? Effect.void : budget.awaitBudget(request)),
+        observe: (request, response) => (isGrant(request) ? Effect.void : budget.observe(request, response))
+      }
+    })
+    /** Workout files come from signed storage addresses the cloud hands out: no token, no budget. */
+    const files = makeCloud(http, {
+      cloud: "Wahoo's file server",
+      baseUrl,
+      timeout: REQUEST_TIMEOUT,
+      errors: {
+        ...errors,
+        answered: (_request, status, body) =>
+          new WahooError({ reason: "ApiError", status, message: `the file server answered ${status}: ${describeFault(body)}` })
+      }
+    })
 
     /** One grant at `/oauth/token`; a refusal is Unauthorized with Wahoo's own words. */
     const grant = (what: string, form: Record<string, string>) =>
       Effect.gen(function*() {
-        const request = HttpClientRequest.post(`${baseUrl}/oauth/token`).pipe(
+        const request = HttpClientRequest.post("/oauth/token").pipe(
           HttpClientRequest.acceptJson,
           HttpClientRequest.bodyUrlParams({
             ...form,
@@ -108,16 +105,17 @@ export class WahooClient extends Effect.Service<WahooClient>()("connectors/wahoo
             client_secret: Redacted.value(config.clientSecret)
           })
         )
-        const answer = yield* send(what, request, REQUEST_TIMEOUT)
-        if (answer.status >= 400 && answer.status < 500) {
-          const detail = describeFault(yield* bodyText(answer))
-          return yield* new WahooError({ reason: "Unauthorized", status: answer.status, message: `Wahoo refused ${what}: ${detail}` })
-        }
-        if (answer.status < 200 || answer.status >= 300) {
-          const detail = describeFault(yield* bodyText(answer))
-          return yield* new WahooError({ reason: "ApiError", status: answer.status, message: `Wahoo answered ${answer.status} to ${what}: ${detail}` })
-        }
-        const token = yield* decode(what, TokenResponse)(answer)
+        const token = yield* cloud.json(request, TokenResponse).pipe(
+          Effect.mapError((e) =>
+            e._tag === "RateLimited"
+              ? new WahooError({ reason: "ApiError", status: 429, message: `Wahoo answered 429 to ${what}: ${e.message}` })
+              : e.reason === "Unauthorized"
+              ? new WahooError({ reason: "Unauthorized", status: e.status, message: `Wahoo refused ${what}: ${e.message}` })
+              : e.reason === "ApiError"
+              ? new WahooError({ reason: "ApiError", status: e.status, message: e.message.replace(/ to POST \S+:/, ` to ${what}:`) })
+              : e
+          )
+        )
         const now = yield* Clock.currentTimeMillis
         /** The token set, keeping `previous` refresh token when the answer has no new one. */
         return (previous: Option.Option<Redacted.Redacted>): Option.Option<WahooTokens> => {
@@ -203,40 +201,31 @@ export class WahooClient extends Effect.Service<WahooClient>()("connectors/wahoo
      * short) and asks once more, else ends with RateLimited.
      */
     const apiGet = <A, I>(path: string, params: Record<string, string>, schema: Schema.Schema<A, I>) => {
-      const what = `GET ${path}`
       const attempt = (forceRefresh: boolean, retried429: boolean): Effect.Effect<A, WahooError | RateLimited> =>
         Effect.gen(function*() {
           const bearer = yield* accessToken(forceRefresh)
-          yield* rateLimit.awaitBudget()
-          const request = HttpClientRequest.get(`${baseUrl}${path}`).pipe(
+          const request = HttpClientRequest.get(path).pipe(
             HttpClientRequest.setUrlParams(params),
-            HttpClientRequest.bearerToken(bearer),
-            HttpClientRequest.acceptJson
+            HttpClientRequest.bearerToken(bearer)
           )
-          const answer = yield* send(what, request, REQUEST_TIMEOUT)
-          yield* rateLimit.observe(answer.headers)
-          if (answer.status === 401) {
-            const detail = describeFault(yield* bodyText(answer))
-            if (!forceRefresh) return yield* attempt(true, retried429)
-            return yield* refused(
-              new WahooError({ reason: "Unauthorized", status: 401, message: `Wahoo refused the access token (${detail})` })
-            )
-          }
-          if (answer.status === 429) {
-            yield* bodyText(answer)
-            const limited = yield* rateLimit.refused(answer.headers)
-            const wait = limited.retryAfter === undefined ? Duration.minutes(1) : limited.retryAfter
-            if (retried429 || Duration.greaterThan(wait, MAX_RATE_WAIT)) return yield* limited
-            yield* Effect.logInfo(`${limited.message}; asking again in ${Math.ceil(Duration.toSeconds(wait))}s`)
-            yield* Effect.sleep(wait)
-            return yield* attempt(false, true)
-          }
-          if (answer.status < 200 || answer.status >= 300) {
-            const detail = describeFault(yield* bodyText(answer))
-            return yield* new WahooError({ reason: "ApiError", status: answer.status, message: `Wahoo answered ${answer.status} to ${what}: ${detail}` })
-          }
-          return yield* decode(what, schema)(answer)
-        })
+          return yield* cloud.json(request, schema)
+        }).pipe(
+          Effect.catchIf(
+            (e): e is WahooError => e._tag === "WahooError" && e.reason === "Unauthorized" && e.status === 401,
+            (e) => (forceRefresh ? refused(e) : attempt(true, retried429))
+          ),
+          Effect.catchIf(
+            (e): e is RateLimited => e._tag === "RateLimited",
+            (limited) => {
+              const wait = limited.retryAfter === undefined ? Duration.minutes(1) : limited.retryAfter
+              if (retried429 || Duration.greaterThan(wait, MAX_RATE_WAIT)) return Effect.fail(limited)
+              return Effect.logInfo(`${limited.message}; asking again in ${Math.ceil(Duration.toSeconds(wait))}s`).pipe(
+                Effect.zipRight(Effect.sleep(wait)),
+                Effect.zipRight(attempt(false, true))
+              )
+            }
+          )
+        )
       return attempt(false, false).pipe(
         Effect.retry({ schedule: TRANSIENT_RETRY, while: (e) => e._tag === "WahooError" && isTransient(e) })
       )
@@ -258,18 +247,17 @@ export class WahooClient extends Effect.Service<WahooClient>()("connectors/wahoo
       }
       return Stream.unwrapScoped(
         Effect.gen(function*() {
-          const answer = yield* send(what, HttpClientRequest.get(url), REQUEST_TIMEOUT)
-          if (answer.status < 200 || answer.status >= 300) {
-            const detail = describeFault(yield* bodyText(answer))
-            return yield* new WahooError({ reason: "ApiError", status: answer.status, message: `the file server answered ${answer.status}: ${detail}` })
-          }
-          const declared = Number(answer.headers["content-length"] ?? NaN)
+          const response = yield* files.http.execute(HttpClientRequest.get(url).pipe(HttpClientRequest.setHeader("accept", "*/*"))).pipe(
+            // no budget on the file server: nothing there answers RateLimited
+            Effect.catchTag("RateLimited", Effect.die)
+          )
+          const declared = Number(response.headers["content-length"] ?? NaN)
           if (Number.isFinite(declared) && declared > MAX_FILE_BYTES) {
             return yield* new WahooError({ reason: "InvalidResponse", message: `the file is ${declared} bytes, over the ${MAX_FILE_BYTES}-byte limit` })
           }
           let received = 0
-          return answer.response.stream.pipe(
-            Stream.mapError((e) => transport(what, `the download was cut off (${e.reason})`)),
+          return response.stream.pipe(
+            Stream.mapError((e) => new WahooError({ reason: "Transport", message: `Could not reach Wahoo (${what}): the download was cut off (${e.reason})` })),
             Stream.mapEffect((chunk) => {
               received += chunk.byteLength
               return received > MAX_FILE_BYTES
@@ -293,7 +281,7 @@ export class WahooClient extends Effect.Service<WahooClient>()("connectors/wahoo
       ),
       /** Why the stored authorization no longer works, when it does not. */
       authProblem: Ref.get(authProblem),
-      rateLimits: rateLimit.snapshot
+      rateLimits: cloud.rateLimits
     } as const
   })
 }) {}
