@@ -13,16 +13,19 @@ import { supervise } from "./supervise.ts"
 
 /**
  * Offers every supported file of the watch folder and its subfolders to the ImportQueue once
- * it has held still for WATCH_SETTLE (SettlingFiles): chokidar's events say which file to
- * look at, a scan of the folder once chokidar is ready and every minute after finds what an
- * event missed (a network share, a full event queue). WATCH_POLLING=true has chokidar poll
- * instead (NFS and SMB send no events).
+ * it has held still for WATCH_SETTLE (SettlingFiles): change events say which file to look
+ * at, a scan of the folder at start and every minute after finds what an event missed (a
+ * full event queue).
  *
- * chokidar is configured for a folder that may hold 10,000 files: no stats of its own
- * (`alwaysStat: false`), no `awaitWriteFinish` (its polling of every new file is what
- * SettlingFiles does with one timer), no initial events (the scan of our own offers the
- * files already there), dot-files and dot-folders (`.uploads`) not entered, and subfolders
- * down to MAX_FOLDER_DEPTH.
+ * The events are the operating system's, one watch per folder (folderEvents). chokidar 4 and
+ * 5 (6 needs Node 22) re-read and lstat every entry of a folder once a second while files
+ * arrive or leave, and watch each file on its own: with 10,000 files waiting that took most of
+ * the main thread and slowed their import five times, whatever its options. It serves
+ * WATCH_POLLING=true (NFS and SMB send no events), configured for a folder that may hold
+ * many files: no stats of its own (`alwaysStat: false`), no `awaitWriteFinish` (its polling
+ * of every new file is what SettlingFiles does with one timer), no initial events (the scan
+ * of our own offers the files already there), dot-files and dot-folders (`.uploads`) not
+ * entered, and subfolders down to MAX_FOLDER_DEPTH.
  *
  * The folder itself is checked every few seconds: a folder that is missing, is not a folder
  * or cannot be read is said once at error level, and once more when it is back, when it is
@@ -45,6 +48,89 @@ export const folderProblem = (dir: string): string | null => {
     if (code === "ENOENT") return `the watch folder ${dir} does not exist`
     if (code === "ENOTDIR") return `the watch folder ${dir} is not a folder`
     return `the watch folder ${dir} cannot be read (${code ?? String(e)})`
+  }
+}
+
+interface FolderWatcher {
+  readonly close: () => Promise<void> | void
+  /** called before each scan every minute */
+  readonly rescanned?: () => void
+}
+
+/**
+ * The operating system's change events (inotify), one watch per folder (the watch folder and
+ * each subfolder down to MAX_FOLDER_DEPTH, dot-folders left out), each event naming the entry
+ * that changed; a new subfolder is watched and scanned. Folders that went away are dropped and
+ * new ones watched at each scan every minute.
+ */
+const folderEvents = (dir: string, look: (relative: string) => void, log: (level: "Warning", message: string) => void, scan: () => void): FolderWatcher => {
+  const watchers = new Map<string, fs.FSWatcher>()
+  let mentioned = false
+  const watchFolder = (relative: string) => {
+    if (watchers.has(relative) || (relative !== "" && (isHiddenPath(relative) || relative.split("/").length > MAX_FOLDER_DEPTH))) return
+    let watcher: fs.FSWatcher
+    try {
+      watcher = fs.watch(relative === "" ? dir : path.join(dir, relative), { persistent: false }, (_event, name) => {
+        if (name === null) return
+        const entry = relative === "" ? name : `${relative}/${name}`
+        let isFolder = false
+        try {
+          isFolder = fs.lstatSync(path.join(dir, entry)).isDirectory()
+        } catch {
+          return
+        }
+        if (!isFolder) return look(entry)
+        // a folder moved or made here: watched, and what it holds already looked at
+        watchFolder(entry)
+        walkFolder(path.join(dir, entry), (inside) => look(`${entry}/${inside}`))
+        watchSubfolders(entry)
+      })
+    } catch (e) {
+      // a folder gone meanwhile, or the system's limit of watches reached: the scans go on finding files
+      if (!mentioned && (e as NodeJS.ErrnoException).code !== "ENOENT") {
+        mentioned = true
+        log("Warning", `a folder of the watch folder cannot be watched (${(e as Error).message}); the scan every minute still finds its files`)
+      }
+      return
+    }
+    watcher.on("error", () => {
+      watcher.close()
+      watchers.delete(relative)
+    })
+    watchers.set(relative, watcher)
+  }
+  const watchSubfolders = (relative: string) => {
+    let entries: Array<fs.Dirent> = []
+    try {
+      entries = fs.readdirSync(relative === "" ? dir : path.join(dir, relative), { withFileTypes: true })
+    } catch {
+      return
+    }
+    for (const entry of entries) {
+      if (!entry.isDirectory() || entry.name.startsWith(".")) continue
+      const sub = relative === "" ? entry.name : `${relative}/${entry.name}`
+      watchFolder(sub)
+      if (watchers.has(sub)) watchSubfolders(sub)
+    }
+  }
+  watchFolder("")
+  watchSubfolders("")
+  // what arrived before the watches began has no event
+  scan()
+  return {
+    close: () => {
+      for (const watcher of watchers.values()) watcher.close()
+      watchers.clear()
+    },
+    rescanned: () => {
+      for (const [relative, watcher] of watchers) {
+        if (relative !== "" && !fs.existsSync(path.join(dir, relative))) {
+          watcher.close()
+          watchers.delete(relative)
+        }
+      }
+      watchSubfolders("")
+    }
   }
 }
 
@@ -83,13 +169,45 @@ export const WatchFolderLive = Layer.scopedDiscard(Effect.gen(function*() {
           }
           const relativeOf = (full: string) => path.relative(dir, full).split(path.sep).join("/")
           const scan = () => walkFolder(dir, (relative) => look(relative))
+          const watcher = config.watchPolling ? pollingWatcher(dir, relativeOf, look, settling, log, scan) : folderEvents(dir, look, log, scan)
+          const rescan = setInterval(() => {
+            watcher.rescanned?.()
+            scan()
+          }, Duration.toMillis(RESCAN_INTERVAL))
+          const check = setInterval(() => {
+            const problem = folderProblem(dir)
+            if (problem !== null) emit.fail(new FolderProblem(problem))
+          }, Duration.toMillis(FOLDER_CHECK_INTERVAL))
+          return { watcher, settling, timers: [rescan, check] }
+        }),
+        ({ settling, timers, watcher }) =>
+          Effect.promise(async () => {
+            for (const timer of timers) clearInterval(timer)
+            settling.close()
+            await watcher.close()
+          })
+      )
+    )
+
+  /**
+   * WATCH_POLLING=true: chokidar polls the folder (NFS and SMB send no change events). Events
+   * name files; a scan follows once chokidar has read the folder.
+   */
+  const pollingWatcher = (
+    dir: string,
+    relativeOf: (full: string) => string,
+    look: (relative: string) => void,
+    settling: SettlingFiles,
+    log: (level: "Warning", message: string) => void,
+    scan: () => void
+  ): FolderWatcher => {
           const watcher = chokidar.watch(dir, {
             ignoreInitial: true,
             alwaysStat: false,
             followSymlinks: false,
             depth: MAX_FOLDER_DEPTH,
             ignorePermissionErrors: true,
-            usePolling: config.watchPolling,
+            usePolling: true,
             interval,
             binaryInterval: interval,
             ignored: (full: string) => {
@@ -103,21 +221,8 @@ export const WatchFolderLive = Layer.scopedDiscard(Effect.gen(function*() {
             .on("unlink", (full) => settling.forget(relativeOf(full)))
             .on("error", (e) => log("Warning", `the watch folder's watcher reported a problem (${e instanceof Error ? e.message : String(e)}); the scan every minute still finds new files`))
             .on("ready", scan)
-          const rescan = setInterval(scan, Duration.toMillis(RESCAN_INTERVAL))
-          const check = setInterval(() => {
-            const problem = folderProblem(dir)
-            if (problem !== null) emit.fail(new FolderProblem(problem))
-          }, Duration.toMillis(FOLDER_CHECK_INTERVAL))
-          return { watcher, settling, timers: [rescan, check] }
-        }),
-        ({ settling, timers, watcher }) =>
-          Effect.promise(() => {
-            for (const timer of timers) clearInterval(timer)
-            settling.close()
-            return watcher.close()
-          })
-      )
-    )
+    return { close: () => watcher.close() }
+  }
 
   const loop = Effect.gen(function*() {
     const runFork = Runtime.runFork(yield* Effect.runtime<never>())

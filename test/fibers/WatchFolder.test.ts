@@ -101,6 +101,20 @@ describe("WatchFolder", () => {
       }).pipe(Effect.provide(watching(root)))
     }))
 
+  it.scopedLive("WATCH_POLLING=true (chokidar polling, for network shares) offers a file dropped at the top and in a subfolder once it holds still", () =>
+    Effect.gen(function*() {
+      const root = yield* scopedRoot({ WATCH_SETTLE: `${SETTLE_MS}ms`, WATCH_POLLING: "true", WATCH_POLLING_INTERVAL: "200ms" })
+      yield* Effect.gen(function*() {
+        yield* Effect.sleep("500 millis")
+        dropWhole(root, "polled.gpx")
+        fs.mkdirSync(path.join(root.watchDir, "share"))
+        fs.writeFileSync(path.join(root.watchDir, "share", "inside.tcx"), GPX)
+        const offered = [yield* nextOffered("10 seconds"), yield* nextOffered("10 seconds")]
+        expect(offered.sort()).toEqual(["polled.gpx", "share/inside.tcx"])
+        expect(yield* nextOffered(Duration.millis(SETTLE_MS * 3))).toBeUndefined()
+      }).pipe(Effect.provide(watching(root)))
+    }))
+
   it.scopedLive("offers each of 5,000 files renamed in at once, once", () =>
     Effect.gen(function*() {
       const root = yield* rootSettling()

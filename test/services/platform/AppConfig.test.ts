@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Either, Option, Redacted } from "effect"
+import { ConfigProvider, Duration, Effect, Either, Option, Redacted } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { appConfig, type AppConfigShape, configProblems } from "../../../src/services/platform/AppConfig.ts"
@@ -65,6 +65,17 @@ describe("AppConfig", () => {
       'EXTERNAL_IMPORT_CRON must be a 5-field cron expression, got "daily"',
       'WEBHOOKS_CHECK_INTERVAL_MINUTES must be a whole number from 1 to 60, got "61"'
     ]))
+  })
+
+  it("the watch folder's settings: settle time and polling, read as durations within their bounds", () => {
+    const defaults = Either.getOrThrow(read({}))
+    expect(Duration.toMillis(defaults.watchSettle)).toBe(3000)
+    expect(defaults.watchPolling).toBe(false)
+    expect(Duration.toMillis(defaults.watchPollingInterval)).toBe(5000)
+    const set = Either.getOrThrow(read({ WATCH_SETTLE: "10s", WATCH_POLLING: "true", WATCH_POLLING_INTERVAL: "500ms" }))
+    expect([Duration.toMillis(set.watchSettle), set.watchPolling, Duration.toMillis(set.watchPollingInterval)]).toEqual([10_000, true, 500])
+    const problems = read({ WATCH_SETTLE: "soon", WATCH_POLLING: "sometimes", WATCH_POLLING_INTERVAL: "1ms" })
+    expect(Either.isLeft(problems) ? problems.left.map((p) => p.split(" ")[0]) : []).toEqual(["WATCH_SETTLE", "WATCH_POLLING", "WATCH_POLLING_INTERVAL"])
   })
 
   for (const [name, field] of SECRETS) {
