@@ -93,6 +93,11 @@ export const buildSamples = (input: ReadonlyArray<SampleRow>, repairs: Array<str
     const last = merged[merged.length - 1]
     if (last !== undefined && last.time === row.time) {
       for (const f of FIELDS) if (last[f] === null && row[f] !== null) last[f] = row[f]
+      // positions are read as written: a fix at 0°, 0° gives way to a real one of the same time
+      if (validLatLng(last.lat, last.lng) === null && validLatLng(row.lat, row.lng) !== null) {
+        last.lat = row.lat
+        last.lng = row.lng
+      }
       last.segmentStart = last.segmentStart || row.segmentStart
     } else {
       merged.push(row)
