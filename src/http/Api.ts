@@ -145,6 +145,7 @@ export class ActivityDetailGroup extends HttpApiGroup.make("activityDetail")
     HttpApiEndpoint.get("streams")`/activities/${activityId}/streams`
       .setUrlParams(StreamsParams)
       .addSuccess(Streams)
+      .addSuccess(HttpApiSchema.Empty(304).annotations({ description: "Not Modified: the If-None-Match header names the current ETag" }))
       .addError(BadRequestWire)
       .addError(NotFoundWire)
       .annotate(OpenApi.Summary, "The recorded streams (time, distance, position, altitude, speed, heart rate, cadence, power, temperature)")

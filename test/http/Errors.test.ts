@@ -25,7 +25,11 @@ describe("errors outside the handlers", () => {
       ["POST", "/api/v1/activities/activity-x/gpx", "GET"],
       ["GET", "/api/v1/activities/activity-x/images", "POST"],
       ["GET", "/api/v1/activities/activity-x/images/activityImage-x", "DELETE"],
-      ["DELETE", "/api/v1/gear", "GET"],
+      ["DELETE", "/api/v1/gear", "GET, POST"],
+      ["POST", "/api/v1/gear/gear-x", "PATCH, DELETE"],
+      ["POST", "/api/v1/activities/activity-x/streams", "GET"],
+      ["GET", "/api/v1/file-imports/fileImport-x/retry", "POST"],
+      ["POST", "/api/v1/stats/totals", "GET"],
       ["PATCH", "/api/v1/athlete/weights", "GET, POST"],
       ["GET", "/api/v1/athlete/weights/2024-01-01", "DELETE"]
     ]

@@ -1,0 +1,34 @@
+import { describe, expect, it } from "@effect/vitest"
+import { thinnedIndices } from "../../../src/services/activities/StreamsThinning.ts"
+
+const range = (n: number) => Array.from({ length: n }, (_, i) => i)
+
+describe("thinnedIndices", () => {
+  it("keeps every sample when there are no more than asked for", () => {
+    expect(thinnedIndices(5, 5, range(5), [], undefined)).toEqual([0, 1, 2, 3, 4])
+  })
+
+  it("keeps at most the limit, ascending, the first and the last among them", () => {
+    const kept = thinnedIndices(10_000, 300, range(10_000), [range(10_000).map((i) => Math.sin(i / 50))], undefined)
+    expect(kept.length).toBeLessThanOrEqual(300)
+    expect(kept[0]).toBe(0)
+    expect(kept.at(-1)).toBe(9_999)
+    expect([...kept].sort((a, b) => a - b)).toEqual(kept)
+    expect(new Set(kept).size).toBe(kept.length)
+  })
+
+  it("keeps a one-sample peak of any stream, and the corner of the route", () => {
+    const n = 3600
+    const flat = range(n).map(() => 140)
+    const heartrate = flat.map((v, i) => (i === 1234 ? 190 : v))
+    // north for the first half, then east: the corner is sample 1800
+    const route = range(n).map((i): [number, number] => (i <= 1800 ? [47 + i * 1e-5, 8] : [47 + 1800 * 1e-5, 8 + (i - 1800) * 1e-5]))
+    const kept = thinnedIndices(n, 50, range(n), [flat, heartrate], route)
+    expect(kept).toContain(1234)
+    expect(kept).toContain(1800)
+  })
+
+  it("gives the first and last samples for a limit of 2", () => {
+    expect(thinnedIndices(100, 2, range(100), [], undefined)).toEqual([0, 99])
+  })
+})
