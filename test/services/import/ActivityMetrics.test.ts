@@ -31,7 +31,7 @@ describe("computeActivity: elevation", () => {
 })
 
 describe("computeActivity: distance and time", () => {
-  it("derives distance by haversine within segments, not across a segment break", () => {
+  it("derives distance from the GPS track within segments, not across a segment break", () => {
     const one = computeActivity(syntheticActivity({ samples: 101, speed: () => 10 }), context)
     expect(one.distanceInMeter).toBeGreaterThanOrEqual(999)
     expect(one.distanceInMeter).toBeLessThanOrEqual(1000)
@@ -69,13 +69,40 @@ describe("computeActivity: distance and time", () => {
     expect(computeActivity(syntheticActivity({ ...slow, sportType: "Ride" }), context).movingTimeInSeconds).toBe(0)
   })
 
-  it("keeps the device timer and elapsed time but never lets moving exceed elapsed", () => {
+  it("keeps the device timer of an activity without GPS and elapsed time, but never lets moving exceed elapsed", () => {
     const weeks = 21 * 86_400
-    const timer = computeActivity(syntheticActivity({ totals: { timerSeconds: 500, elapsedSeconds: weeks } }), context)
+    const indoor = { withPositions: false } as const
+    const timer = computeActivity(syntheticActivity({ ...indoor, totals: { timerSeconds: 500, elapsedSeconds: weeks } }), context)
     expect(timer.movingTimeInSeconds).toBe(500)
     expect(timer.elapsedTimeInSeconds).toBe(weeks)
-    const absurd = computeActivity(syntheticActivity({ totals: { timerSeconds: 9000, elapsedSeconds: 3000 } }), context)
+    const absurd = computeActivity(syntheticActivity({ ...indoor, totals: { timerSeconds: 9000, elapsedSeconds: 3000 } }), context)
     expect(absurd.movingTimeInSeconds).toBe(3000)
+  })
+
+  it("reads the stops of a GPS activity from its track, within the device timer (auto-pause off counts standing still)", () => {
+    // 600 s at 1 Hz, standing still from 200 to 399; the timer ran throughout
+    const still = (i: number) => (i >= 200 && i < 400 ? 0 : 8)
+    const fit = computeActivity(syntheticActivity({ format: "fit", speed: still, totals: { timerSeconds: 599, elapsedSeconds: 599 } }), context)
+    const gpx = computeActivity(syntheticActivity({ format: "gpx", speed: still }), context)
+    expect(fit.movingTimeInSeconds).toBeGreaterThanOrEqual(395)
+    expect(fit.movingTimeInSeconds).toBeLessThanOrEqual(405)
+    expect(gpx.movingTimeInSeconds).toBe(fit.movingTimeInSeconds)
+    // a paused timer (shorter than what the track shows) wins
+    const paused = computeActivity(syntheticActivity({ format: "fit", speed: still, totals: { timerSeconds: 300, elapsedSeconds: 599 } }), context)
+    expect(paused.movingTimeInSeconds).toBe(300)
+  })
+
+  it("counts a slow run or a hike as moving, a receiver wandering around one spot as stopped", () => {
+    const rnd = seeded(3)
+    // 0.7 m/s: a steep trail run, a hike
+    for (const sportType of ["Run", "Hike"] as const) {
+      expect(computeActivity(syntheticActivity({ sportType, samples: 600, speed: () => 0.7 }), context).movingTimeInSeconds, sportType).toBeGreaterThan(590)
+    }
+    // standing still, the fixes jumping by up to 1.5 m every second
+    const jitter = syntheticActivity({ sportType: "Run", samples: 600, speed: () => 0 })
+    const lat = jitter.samples.lat.map((v) => v! + (rnd() - 0.5) * 3 / 111_000)
+    const standing = computeActivity({ ...jitter, samples: { ...jitter.samples, lat } }, context)
+    expect(standing.movingTimeInSeconds).toBeLessThan(30)
   })
 
   it("filters a single GPS spike out of the computed max speed", () => {

@@ -1,15 +1,5 @@
 /** Small numeric helpers shared by the metrics modules. */
 
-export const EARTH_RADIUS_M = 6_371_000
-const RAD = Math.PI / 180
-
-/** Great-circle distance in metres (R = 6 371 000 m). */
-export const haversine = (lat1: number, lng1: number, lat2: number, lng2: number): number => {
-  const a = Math.sin(((lat2 - lat1) * RAD) / 2) ** 2 +
-    Math.cos(lat1 * RAD) * Math.cos(lat2 * RAD) * Math.sin(((lng2 - lng1) * RAD) / 2) ** 2
-  return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(a)))
-}
-
 export const round = (value: number, decimals: number): number => {
   const f = 10 ** decimals
   const r = Math.round(value * f) / f
@@ -36,6 +26,44 @@ export const meanOf = (
     count++
   }
   return count === 0 ? null : Math.round(sum / count)
+}
+
+/**
+ * Time-weighted mean of the recorded values: each sample stands for the interval that ends at
+ * it; the first sample of a segment or after a pause (an interval longer than `maxIntervalS`,
+ * when the timer stood still) for the interval that follows it. A device averages every second and not
+ * every record (smart recording writes a record every 1 to 10 s), and a GPX or TCX of the
+ * same ride may keep other records: weighting by time gives them one average. Nulls are
+ * ignored, zeros too unless `keepZeros`. Rounded; null when none.
+ */
+export const timeWeightedMeanOf = (
+  values: ReadonlyArray<number | null>,
+  timeS: Float64Array,
+  segmentStart: Uint8Array,
+  keepZeros: boolean,
+  maxIntervalS: number
+): number | null => {
+  const n = values.length
+  const interval = (i: number) => {
+    if (i <= 0 || i >= n || segmentStart[i] === 1) return 0
+    const dt = timeS[i]! - timeS[i - 1]!
+    return dt > 0 && dt <= maxIntervalS ? dt : 0
+  }
+  let sum = 0
+  let weights = 0
+  let count = 0
+  let plain = 0
+  for (let i = 0; i < n; i++) {
+    const v = values[i]
+    if (!isNum(v) || (!keepZeros && v === 0)) continue
+    const w = interval(i) || interval(i + 1)
+    sum += v * w
+    weights += w
+    plain += v
+    count++
+  }
+  if (count === 0) return null
+  return Math.round(weights > 0 ? sum / weights : plain / count)
 }
 
 export const maxOf = (values: ReadonlyArray<number | null>, from = 0, to = values.length): number | null => {
