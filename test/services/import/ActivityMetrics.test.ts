@@ -162,19 +162,32 @@ describe("computeActivity: names, world and local time", () => {
 })
 
 describe("computeActivity: heart rate, power, cadence", () => {
-  it("averages streams ignoring nulls, with zeros counted for power but not for heart rate", () => {
+  it("averages streams over time, a value holding until the next, with zeros counted for power but not for heart rate", () => {
     const parsed = syntheticActivity({
-      samples: 4,
-      heartRate: (i) => [0, 100, null, 120][i]!,
-      power: (i) => [0, 100, 200, null][i]!,
-      cadence: (i) => [null, 80, 90, 100][i]!
+      samples: 5,
+      // a record every second, then one 3 s later: 100 holds for 2 s, 120 for 3 s
+      pauseBefore: new Map([[4, 2]]),
+      heartRate: (i) => [0, 100, null, 120, 120][i]!,
+      power: (i) => [0, 100, 200, null, 200][i]!,
+      cadence: (i) => [null, 80, 90, 100, 100][i]!
     })
     const draft = computeActivity(parsed, context)
-    expect(draft.averageHeartRate).toBe(110)
+    // intervals (mean of their ends, held values): 100, 100, 110, 120×3 s over 6 s = 111.7
+    expect(draft.averageHeartRate).toBe(112)
     expect(draft.maxHeartRate).toBe(120)
-    expect(draft.averagePower).toBe(100)
+    // 50, 150, 200, 200×3 s over 6 s
+    expect(draft.averagePower).toBe(167)
     expect(draft.maxPower).toBe(200)
-    expect(draft.averageCadence).toBe(90)
+    // 80, 85, 95, 100×3 s over 6 s
+    expect(draft.averageCadence).toBe(93)
+  })
+
+  it("gives a sparse stream and the same stream with its gaps filled one average", () => {
+    const hr = (i: number) => (i % 7 === 0 ? 120 + (i % 30) : null)
+    const sparse = computeActivity(syntheticActivity({ samples: 600, heartRate: hr }), context)
+    let last = 120
+    const filled = computeActivity(syntheticActivity({ samples: 600, heartRate: (i) => (last = hr(i) ?? last) }), context)
+    expect(sparse.averageHeartRate).toBe(filled.averageHeartRate)
   })
 
   it("prefers the stream average power when the device average differs by more than 10 %", () => {

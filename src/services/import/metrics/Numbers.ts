@@ -29,12 +29,13 @@ export const meanOf = (
 }
 
 /**
- * Time-weighted mean of the recorded values: each sample stands for the interval that ends at
- * it; the first sample of a segment or after a pause (an interval longer than `maxIntervalS`,
- * when the timer stood still) for the interval that follows it. A device averages every second and not
- * every record (smart recording writes a record every 1 to 10 s), and a GPX or TCX of the
- * same ride may keep other records: weighting by time gives them one average. Nulls are
- * ignored, zeros too unless `keepZeros`. Rounded; null when none.
+ * Time-weighted mean of a stream: a recorded value holds until the next one (a null, or a zero
+ * unless `keepZeros`, holds the previous value; leading ones take the first), and each interval
+ * between two samples counts with the mean of its ends. An interval longer than `maxIntervalS`
+ * (a pause: the timer stood still) or across a segment start does not count. A device averages
+ * every second, not every record (smart recording writes one every 1 to 10 s), and the same
+ * ride as GPX may carry other records or the stream with its gaps filled: weighting by time
+ * gives them one average. Rounded; null when nothing is recorded.
  */
 export const timeWeightedMeanOf = (
   values: ReadonlyArray<number | null>,
@@ -44,25 +45,29 @@ export const timeWeightedMeanOf = (
   maxIntervalS: number
 ): number | null => {
   const n = values.length
-  const interval = (i: number) => {
-    if (i <= 0 || i >= n || segmentStart[i] === 1) return 0
-    const dt = timeS[i]! - timeS[i - 1]!
-    return dt > 0 && dt <= maxIntervalS ? dt : 0
-  }
+  const recorded = (v: number | null | undefined): v is number => isNum(v) && (keepZeros || v !== 0)
+  let held = NaN
+  for (let i = 0; i < n && Number.isNaN(held); i++) if (recorded(values[i])) held = values[i]!
+  if (Number.isNaN(held)) return null
   let sum = 0
   let weights = 0
-  let count = 0
   let plain = 0
+  let count = 0
+  let previous = held
   for (let i = 0; i < n; i++) {
     const v = values[i]
-    if (!isNum(v) || (!keepZeros && v === 0)) continue
-    const w = interval(i) || interval(i + 1)
-    sum += v * w
-    weights += w
-    plain += v
-    count++
+    if (recorded(v)) {
+      held = v
+      plain += v
+      count++
+    }
+    const dt = i > 0 ? timeS[i]! - timeS[i - 1]! : 0
+    if (i > 0 && segmentStart[i] !== 1 && dt > 0 && dt <= maxIntervalS) {
+      sum += ((previous + held) / 2) * dt
+      weights += dt
+    }
+    previous = held
   }
-  if (count === 0) return null
   return Math.round(weights > 0 ? sum / weights : plain / count)
 }
 
