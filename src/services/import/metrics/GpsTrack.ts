@@ -20,6 +20,19 @@ import CheapRuler from "cheap-ruler"
 /** Latitude change (degrees) after which the ruler is re-centred (its error stays below 0.01 %). */
 const RULER_RECENTRE_DEG = 0.05
 
+/** Indices in [a, b) of the fresh fixes: a position, not the same as the fix before it. */
+const freshFixes = (positions: ReadonlyArray<readonly [number, number] | null>, a: number, b: number): Array<number> => {
+  const fix: Array<number> = []
+  let last: readonly [number, number] | null = null
+  for (let i = a; i < b; i++) {
+    const p = positions[i]
+    if (!p || (last !== null && p[0] === last[0] && p[1] === last[1])) continue
+    fix.push(i)
+    last = p
+  }
+  return fix
+}
+
 export const gpsDistance = (
   timeS: Float64Array,
   positions: ReadonlyArray<readonly [number, number] | null>,
@@ -40,15 +53,7 @@ export const gpsDistance = (
     return ruler.distance(a, b)
   }
   for (const [a, b] of segments) {
-    // fresh fixes of the segment
-    const fix: Array<number> = []
-    let last: readonly [number, number] | null = null
-    for (let i = a; i < b; i++) {
-      const p = positions[i]
-      if (!p || (last !== null && p[0] === last[0] && p[1] === last[1])) continue
-      fix.push(i)
-      last = p
-    }
+    const fix = freshFixes(positions, a, b)
     if (fix.length === 0) {
       out.fill(total, a, b)
       continue
@@ -115,14 +120,7 @@ export const displacementSpeed = (
   let ruler: CheapRuler | null = null
   let rulerLat = NaN
   for (const [a, b] of segments) {
-    const fix: Array<number> = []
-    let last: readonly [number, number] | null = null
-    for (let i = a; i < b; i++) {
-      const p = positions[i]
-      if (!p || (last !== null && p[0] === last[0] && p[1] === last[1])) continue
-      fix.push(i)
-      last = p
-    }
+    const fix = freshFixes(positions, a, b)
     if (fix.length === 0) continue
     let k = 0
     for (let i = a; i < b; i++) {

@@ -36,13 +36,6 @@ export interface Motion {
   /** m/s per sample, NaN when unknown */
   readonly velocity: Float64Array
   readonly hasVelocity: boolean
-  /**
-   * the speed (m/s, NaN when unknown) that decides moving or stopped: read from the GPS track
-   * when there is one, whatever the format, so that a ride gets one moving time as FIT, GPX or
-   * TCX (a device's speed sensor reads a stopped wheel, but a GPX carries no speed); else the
-   * device speed or distance
-   */
-  readonly stopSpeed: Float64Array
   /** 1 when interval i (ending at sample i) counts as moving */
   readonly movingInterval: Uint8Array
   /** cumulative moving seconds at each sample */
@@ -138,7 +131,9 @@ export const computeMotion = (samples: ParsedSamples, startTime: number, profile
   let hasVelocity = false
   for (let i = 0; i < n && !hasVelocity; i++) if (!Number.isNaN(velocity[i]!)) hasVelocity = true
 
-  // moving
+  // moving: the speed that decides it is read from the GPS track when there is one, whatever
+  // the format, so that a ride gets one moving time as FIT, GPX or TCX (a device's speed sensor
+  // reads a stopped wheel, but a GPX carries no speed); else the device speed or distance
   const stopSpeed = positionCount >= 2 ? displacementSpeed(timeS, positions, segments, STOP_HALF_WINDOW_S) : velocity
   const movingSample = new Uint8Array(n)
   const movingInterval = new Uint8Array(n)
@@ -159,7 +154,7 @@ export const computeMotion = (samples: ParsedSamples, startTime: number, profile
 
   return {
     n, timeS, segments, segmentStart, positions, positionCount, distance, hasDistance, distanceSource,
-    velocity, hasVelocity, stopSpeed, movingInterval, movingCum, stoppedCum, movingSample
+    velocity, hasVelocity, movingInterval, movingCum, stoppedCum, movingSample
   }
 }
 
