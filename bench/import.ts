@@ -7,8 +7,10 @@
  *    with 1,000 files left in it, with and without WATCH_POLLING, over 10 s;
  * 1. the built daemon (`node dist/main.js`, as `npm start` runs it) in a child process over a
  *    fresh temporary STORAGE_DIR / WATCH_DIR on a loopback port: bulk import of the whole
- *    corpus dropped into the watch folder at once, GET /status latency meanwhile, then uploads
- *    timed from 202 to `success`; its peak RSS is the child's VmHWM (all its threads);
+ *    corpus dropped into the watch folder at once, GET /status latency meanwhile, first with
+ *    one parse worker (before), then with the default number (one per core; after), side by
+ *    side; then uploads to the second daemon, timed from 202 to `success`; peak RSS is the
+ *    child's VmHWM (all its threads);
  * 2. in this process, ImportService.importFile per file and the worker's parse of two
  *    reference FIT files.
  *
@@ -24,8 +26,9 @@ import * as path from "node:path"
 import { ParseWorker } from "../src/services/import/ParseWorker.ts"
 import { ImportService } from "../src/services/import/ImportService.ts"
 import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, loadManifest } from "../test/support/corpus.ts"
-import { startChildDaemon } from "../test/support/ChildDaemon.ts"
-import { dayStart, gpxActivity, makeRoot, servicesLayer } from "../test/support/ImportHarness.ts"
+import { type ChildDaemon, startChildDaemon } from "../test/support/ChildDaemon.ts"
+import { dayStart, gpxActivity, makeRoot, type Root, servicesLayer } from "../test/support/ImportHarness.ts"
+import { defaultParseWorkers } from "../src/services/platform/AppConfig.ts"
 import { cpuMillisOf, mb, memoryOf, printTable, quantile, sleep } from "./measure.ts"
 
 const WATCH_DEADLINE_MS = Number(process.env.BENCH_WATCH_SECONDS ?? 300) * 1000
@@ -152,31 +155,52 @@ const watchFolderPart = async (corpus: ReadonlyArray<{ name: string; bytes: Uint
   console.log(`load average after: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`)
 }
 
-const main = async () => {
-  if (!CORPUS_DIR) {
-    console.log(CORPUS_MISSING_MESSAGE)
-    return
-  }
-  const entries = loadManifest().filter((e) => /^(fit|tcx|gpx|bad)\//.test(e.file))
-  const files = entries.map((e) => ({ file: e.file, name: path.basename(e.file), bytes: fs.readFileSync(path.join(CORPUS_DIR!, e.file)) }))
-  if (process.env.BENCH_WATCH !== "false") await watchFolderPart(files)
-  if (process.env.BENCH_WATCH === "only") return
-  DEADLINE = Date.now() + 170_000
+// ---------------------------------------------------------------------------------------
+// The corpus dropped into the watch folder at once, with a given number of parse workers
 
-  if (!fs.existsSync(DIST_MAIN)) {
-    console.log(`${DIST_MAIN} is missing: run \`npm run build\` first (npm run bench:import does)`)
-    return
-  }
-  const env = makeRoot({ LOG_LEVEL: "warning" })
+interface CorpusFile {
+  readonly file: string
+  readonly name: string
+  readonly bytes: Buffer
+}
+
+interface BulkRun {
+  /** IMPORT_PARSE_WORKERS of the run (the default when not given) */
+  readonly workers: string
+  readonly imported: number
+  readonly seconds: number
+  readonly statusLatencies: ReadonlyArray<number>
+  /** VmHWM of the daemon at the end of the bulk import */
+  readonly peakRss: number
+  readonly idleRss: ReturnType<typeof memoryOf>
+}
+
+const stopDaemon = async (daemon: ChildDaemon, scope: Scope.CloseableScope) => {
+  await Effect.runPromise(daemon.kill("SIGTERM"))
+  await Effect.runPromise(Scope.close(scope, Exit.void))
+}
+
+/**
+ * The built daemon over a fresh storage imports every corpus file dropped at once (staged in a
+ * dot-folder, then renamed) while GET /status is polled. The daemon is stopped and its folders
+ * removed afterwards unless `keep` (the caller then goes on with it).
+ */
+async function corpusBulkImport(files: ReadonlyArray<CorpusFile>, workers: number | undefined): Promise<BulkRun>
+async function corpusBulkImport(
+  files: ReadonlyArray<CorpusFile>,
+  workers: number | undefined,
+  options: { keep: true }
+): Promise<{ run: BulkRun; env: Root; daemonScope: Scope.CloseableScope; daemon: ChildDaemon; client: ReturnType<typeof api> }>
+async function corpusBulkImport(files: ReadonlyArray<CorpusFile>, workers: number | undefined, options?: { keep: true }) {
+  const env = makeRoot({ LOG_LEVEL: "warning", ...(workers !== undefined ? { IMPORT_PARSE_WORKERS: String(workers) } : {}) })
   const daemonScope = Effect.runSync(Scope.make())
   const daemon = await Effect.runPromise(startChildDaemon({ env: env.env, apiKey: env.apiKey, built: true }).pipe(Scope.extend(daemonScope)))
   const idleRss = memoryOf(daemon.pid)
   const client = api(daemon.baseUrl, env.apiKey)
   const statusLatencies: Array<number> = []
-  let bulkSeconds = NaN
+  let seconds = NaN
   let imported = 0
   try {
-    // 1. bulk: every corpus file into the watch folder at once (staged in a dot-folder, then renamed)
     const staging = path.join(env.watchDir, ".bench")
     fs.mkdirSync(staging)
     for (const f of files) fs.writeFileSync(path.join(staging, f.name), f.bytes)
@@ -194,18 +218,75 @@ const main = async () => {
     for (const f of files) fs.renameSync(path.join(staging, f.name), path.join(env.watchDir, f.name))
     while (Date.now() < DEADLINE) {
       const r = await client.get("/api/v1/file-imports?pagination[size]=1")
-      const body = await r.json() as { fileImports: Array<{ status: string }>; pagination: { total: number } }
+      const body = await r.json() as { pagination: { total: number } }
       const queued = fs.readdirSync(env.watchDir).filter((n) => !n.startsWith(".")).length
       imported = body.pagination.total - queued
       if (queued === 0 && imported >= files.length) break
       await sleep(20)
     }
-    bulkSeconds = (performance.now() - started) / 1000
+    seconds = (performance.now() - started) / 1000
     polling = false
     await poller
   } catch (e) {
     console.error("bulk phase failed:", e)
   }
+  const run: BulkRun = {
+    workers: workers === undefined ? `default, ${defaultParseWorkers()}` : String(workers),
+    imported,
+    seconds,
+    statusLatencies,
+    peakRss: memoryOf(daemon.pid)?.peak ?? NaN,
+    idleRss
+  }
+  if (options?.keep) return { run, env, daemonScope, daemon, client }
+  await stopDaemon(daemon, daemonScope)
+  fs.rmSync(env.root, { recursive: true, force: true })
+  return run
+}
+
+/** The bulk rows, before (one parse worker) and after side by side. */
+const corpusBulkRows = (before: BulkRun, after: BulkRun): Array<[string, string, string, boolean]> => {
+  const rate = (r: BulkRun) => r.imported / r.seconds
+  const ms = (v: number) => (Number.isNaN(v) ? "n/a" : `${v.toFixed(1)} ms`)
+  const side = (f: (r: BulkRun) => string) => `before (1 worker) ${f(before)} | after (${after.workers} workers) ${f(after)}`
+  const p99 = (r: BulkRun) => quantile(r.statusLatencies, 0.99)
+  return [
+    [
+      "bulk import of the corpus (files/s)",
+      ">= 20 after",
+      side((r) => `${rate(r).toFixed(1)} (${r.imported} files in ${r.seconds.toFixed(1)} s)`) + `, x${(rate(after) / rate(before)).toFixed(2)}`,
+      rate(after) >= 20
+    ],
+    [
+      "GET /status p99 during the bulk import",
+      "< 50 ms after",
+      side((r) => `${ms(p99(r))} (p50 ${ms(quantile(r.statusLatencies, 0.5))}, ${r.statusLatencies.length} requests)`),
+      p99(after) < 50
+    ],
+    ["daemon peak RSS during the bulk import (VmHWM)", "< 350 MB after", side((r) => mb(r.peakRss)), after.peakRss < 350 * 1048576]
+  ]
+}
+
+const main = async () => {
+  const loadBefore = os.loadavg().map((v) => v.toFixed(2)).join(", ")
+  if (!CORPUS_DIR) {
+    console.log(CORPUS_MISSING_MESSAGE)
+    return
+  }
+  const entries = loadManifest().filter((e) => /^(fit|tcx|gpx|bad)\//.test(e.file))
+  const files = entries.map((e) => ({ file: e.file, name: path.basename(e.file), bytes: fs.readFileSync(path.join(CORPUS_DIR!, e.file)) }))
+  if (process.env.BENCH_WATCH !== "false") await watchFolderPart(files)
+  if (process.env.BENCH_WATCH === "only") return
+  DEADLINE = Date.now() + 170_000
+
+  if (!fs.existsSync(DIST_MAIN)) {
+    console.log(`${DIST_MAIN} is missing: run \`npm run build\` first (npm run bench:import does)`)
+    return
+  }
+  // 1. bulk: the corpus with one parse worker (before), then with the default (one per core)
+  const before = await corpusBulkImport(files, 1)
+  const { env, daemonScope, daemon, client, run: after } = await corpusBulkImport(files, undefined, { keep: true })
+  const idleRss = after.idleRss
   // 2. upload (202) -> success over 10 uploads: corpus FIT files whose activity from the bulk
   //    phase is deleted first, so that the upload is a fresh import and not a duplicate
   const uploadLatencies: Array<number> = []
@@ -237,8 +318,7 @@ const main = async () => {
     }
   }
   const daemonMemory = memoryOf(daemon.pid)
-  await Effect.runPromise(daemon.kill("SIGTERM"))
-  await Effect.runPromise(Scope.close(daemonScope, Exit.void))
+  await stopDaemon(daemon, daemonScope)
 
   // 3. per-file import time: ImportService.importFile directly, over a fresh storage, every file once
   const perFile: Array<number> = []
@@ -278,29 +358,27 @@ const main = async () => {
 
   for (const e of [env, env2]) fs.rmSync(e.root, { recursive: true, force: true })
 
-  const filesPerSecond = imported / bulkSeconds
   const rows: Array<[string, string, string, boolean]> = []
   const ms = (v: number) => (Number.isNaN(v) ? "n/a" : `${v.toFixed(1)} ms`)
   const p50Hour = quantile(timesOf.get(ONE_HOUR_FIT) ?? [], 0.5)
   const p50Largest = quantile(timesOf.get(LARGEST_FIT) ?? [], 0.5)
   const importOf = (file: string) => perFile[files.findIndex((f) => f.file === file)] ?? NaN
-  rows.push(["bulk import (files/s)", ">= 15", `${filesPerSecond.toFixed(1)} (${imported} files in ${bulkSeconds.toFixed(1)} s)`, filesPerSecond >= 15])
+  rows.push(...corpusBulkRows(before, after))
   rows.push(["per-file import p50", "-", `${ms(quantile(perFile, 0.5))} (sum over ${perFile.length} files: ${(perFile.reduce((a, b) => a + b, 0) / 1000).toFixed(1)} s)`, true])
   rows.push(["per-file import p95", "-", ms(quantile(perFile, 0.95)), true])
   rows.push([`one-hour FIT p50, parse+compute in worker (${path.basename(ONE_HOUR_FIT)})`, "<= 60 ms", `${ms(p50Hour)} (whole importFile once: ${ms(importOf(ONE_HOUR_FIT))})`, p50Hour <= 60])
   rows.push([`largest FIT p50, parse+compute in worker (${path.basename(LARGEST_FIT)})`, "<= 600 ms", `${ms(p50Largest)} (whole importFile once: ${ms(importOf(LARGEST_FIT))})`, p50Largest <= 600])
   const peakRss = daemonMemory?.peak ?? NaN
-  rows.push(["daemon peak RSS (process + parse worker, VmHWM)", "< 350 MB", `${mb(peakRss)} (idle after start ${mb(idleRss?.current)})`, peakRss < 350 * 1048576])
+  rows.push([`daemon peak RSS after the uploads too (${after.workers} parse workers, VmHWM)`, "< 350 MB", `${mb(peakRss)} (idle after start ${mb(idleRss?.current)})`, peakRss < 350 * 1048576])
   const up50 = quantile(uploadLatencies, 0.5)
   const upMax = quantile(uploadLatencies, 1)
   rows.push([`upload 202 -> success (${uploadLatencies.length} uploads)`, "< 2 s", `p50 ${ms(up50)}, max ${ms(upMax)}`, upMax < 2000])
-  const s99 = quantile(statusLatencies, 0.99)
-  rows.push([`GET /status p99 during bulk (${statusLatencies.length} requests)`, "< 50 ms", `${ms(s99)} (p50 ${ms(quantile(statusLatencies, 0.5))}, max ${ms(quantile(statusLatencies, 1))})`, s99 < 50])
 
   const w0 = Math.max(...rows.map((r) => r[0].length))
   const w1 = Math.max(...rows.map((r) => r[1].length))
   const w2 = Math.max(...rows.map((r) => r[2].length))
-  console.log(`\nWaymark import benchmark: ${files.length} corpus files, node ${process.version}, ${os.cpus().length} cpus\n`)
+  console.log(`\nWaymark import benchmark: ${files.length} corpus files, node ${process.version}, ${os.cpus().length} cpus`)
+  console.log(`load average (1, 5, 15 min): before the run ${loadBefore}; after it ${os.loadavg().map((v) => v.toFixed(2)).join(", ")}\n`)
   console.log(`${"measure".padEnd(w0)}  ${"target".padEnd(w1)}  ${"measured".padEnd(w2)}  ok`)
   console.log(`${"-".repeat(w0)}  ${"-".repeat(w1)}  ${"-".repeat(w2)}  --`)
   for (const [a, b, c, ok] of rows) console.log(`${a.padEnd(w0)}  ${b.padEnd(w1)}  ${c.padEnd(w2)}  ${ok ? "yes" : "NO"}`)

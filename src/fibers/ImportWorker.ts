@@ -5,6 +5,7 @@ import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import { formatOf, isZipName } from "../services/import/ActivityFileName.ts"
 import { ImportQueue } from "../services/import/ImportQueue.ts"
+import { ParseWorker } from "../services/import/ParseWorker.ts"
 import { ImportRetryPolicy } from "../services/import/ImportRetryPolicy.ts"
 import { type ImportOutcome, ImportService, type PreparedImport } from "../services/import/ImportService.ts"
 import { isStorageFull } from "../services/import/isStorageFull.ts"
@@ -21,16 +22,14 @@ import { annotateOutcome, type ImportSpan, startImportSpan } from "./ImportSpan.
 import { supervise } from "./supervise.ts"
 
 /**
- * Imports queued files in queue order, one commit at a time, while the worker thread already
- * parses the next file: a file's first stage (read, hash, parse) overlaps the previous file's
- * commit. A failing file never stops the others: a file whose import stops on an unexpected
+ * Imports queued files in queue order, one commit at a time, while the parse workers already
+ * parse the next files: a file's first stage (read, hash, parse) runs ahead on every parse
+ * worker, and the commits follow in queue order. A failing file never stops the others: a file whose import stops on an unexpected
  * error goes back to the end of the queue after a short pause and, once ImportRetryPolicy's
  * attempts are spent, ends as `failed` with a reference that the `errors` log repeats with the
  * stack trace. A full disk is not the file's fault: it stays queued and is tried again until
  * there is room.
  */
-const PREPARED_AHEAD = 2
-
 export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
   const queue = yield* ImportQueue
   const imports = yield* ImportService
@@ -38,6 +37,8 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
   const scope = yield* Effect.scope
   const activities = yield* ActivityRepo
   const gear = yield* GearRepo
+  // one file per parse worker, and one more read and hashed while they are all busy
+  const preparedAhead = (yield* ParseWorker).size + 1
 
   const exportMetadata = yield* ExportMetadata
 
@@ -243,7 +244,7 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
   yield* supervise(
     "ImportWorker",
     Stream.repeatEffect(take).pipe(
-      Stream.mapEffect(prepare, { concurrency: PREPARED_AHEAD }),
+      Stream.mapEffect(prepare, { concurrency: preparedAhead }),
       Stream.runForEach(commit),
       Effect.ensuring(releaseAll)
     )

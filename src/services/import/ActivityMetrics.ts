@@ -6,12 +6,12 @@ import type { ParsedActivity } from "../../schema/ParsedActivity.ts"
 import { bestEffortDistances } from "../../schema/SportType.ts"
 import { locate, passedThroughCountries, timeZoneAt } from "./Geography.ts"
 import { computeBestEfforts } from "./metrics/BestEfforts.ts"
-import { hysteresisGain, smoothAltitude } from "./metrics/Elevation.ts"
+import { climbThreshold, hysteresisGain, smoothAltitude } from "./metrics/Elevation.ts"
 import { computeLaps } from "./metrics/Laps.ts"
 import { isValidTimeZone, localInZone, localWithOffset } from "./metrics/LocalTime.ts"
-import { computeMotion, robustMaxSpeed } from "./metrics/Motion.ts"
+import { computeMotion, MAX_RECORDING_GAP_S, movingWithinTimer, robustMaxSpeed } from "./metrics/Motion.ts"
 import { cleanName, defaultName, worldTypeOf } from "./metrics/Naming.ts"
-import { isNum, kmh, maxOf, meanOf, round } from "./metrics/Numbers.ts"
+import { isNum, kmh, maxOf, round, timeWeightedMeanOf } from "./metrics/Numbers.ts"
 import { sportProfile } from "./metrics/SportProfile.ts"
 import { computeSplits } from "./metrics/Splits.ts"
 import { buildStreams } from "./metrics/Streams.ts"
@@ -23,11 +23,16 @@ import { ActivityFileError } from "./parsers/ActivityFileError.ts"
  * `computeActivity` is pure and synchronous so that it can run inside the import worker thread;
  * the `ActivityMetrics` service wraps it in a span.
  *
- * Rules in short: device totals win (distance, total_ascent, total_timer_time, elapsed, averages);
- * otherwise values come from the samples: distance from the device distance stream, else GPS
- * haversine within segments, else integrated speed; elevation gain from smoothed altitude with a
- * 3 m hysteresis; moving time from intervals ≤ 60 s at or above the sport's stop speed
- * (metrics/SportProfile.ts). Moving time never exceeds elapsed time.
+ * Rules in short: device totals win (distance, total_ascent, elapsed, averages); otherwise
+ * values come from the samples: distance from the device distance stream, else from the
+ * smoothed GPS track (metrics/GpsTrack.ts), else integrated speed; elevation gain from
+ * smoothed altitude with a hysteresis suited to the altimeter (metrics/Elevation.ts); averages
+ * weighted by time. Moving time: the intervals ≤ 60 s at or above the sport's stop speed
+ * (metrics/SportProfile.ts), the speed read from the GPS track whenever there is one, so that
+ * the same ride has one moving time as FIT, GPX or TCX; a device timer (total_timer_time,
+ * which leaves the pauses out but counts standing still when auto-pause is off) bounds it
+ * (movingWithinTimer); without GPS (pool swim, treadmill, trainer) the timer is the moving
+ * time. Moving time never exceeds elapsed time.
  */
 export interface ComputeContext {
   readonly filename: string
@@ -87,7 +92,12 @@ export const computeActivity = (parsed: ParsedActivity, context: ComputeContext)
   const sampleElapsed = n > 1 ? timeS[n - 1]! - timeS[0]! : 0
   const elapsed = Math.max(0, Math.round(isNum(totals.elapsedSeconds) ? totals.elapsedSeconds : sampleElapsed))
   const computedMoving = n > 0 ? motion.movingCum[n - 1]! : 0
-  const moving = Math.min(elapsed, Math.max(0, Math.round(isNum(totals.timerSeconds) ? totals.timerSeconds : computedMoving)))
+  const timer = isNum(totals.timerSeconds)
+    ? motion.positionCount >= 2 && n > 0
+      ? movingWithinTimer(totals.timerSeconds, computedMoving, computedMoving + motion.stoppedCum[n - 1]!)
+      : totals.timerSeconds
+    : computedMoving
+  const moving = Math.min(elapsed, Math.max(0, Math.round(timer)))
 
   // distance, elevation, speed
   const streamDistance = motion.hasDistance ? motion.distance[n - 1]! - motion.distance[0]! : 0
@@ -98,7 +108,8 @@ export const computeActivity = (parsed: ParsedActivity, context: ComputeContext)
   if (absurdDistance !== null) throw new ActivityFileError({ message: impossibleActivityMessage(context.filename, absurdDistance) })
   const distance = Math.max(0, Math.trunc(isNum(totals.distanceMeters) ? totals.distanceMeters : streamDistance))
   const smoothedAltitude = smoothAltitude(timeS, samples.altitude, motion.segments)
-  const elevation = Math.max(0, Math.round(isNum(totals.ascentMeters) ? totals.ascentMeters : hysteresisGain(smoothedAltitude)))
+  const threshold = climbThreshold(samples.altitude, smoothedAltitude)
+  const elevation = Math.max(0, Math.round(isNum(totals.ascentMeters) ? totals.ascentMeters : hysteresisGain(smoothedAltitude, 0, n, threshold)))
   const averageSpeedKmh = isNum(totals.averageSpeed)
     ? kmh(totals.averageSpeed)
     : moving > 0
@@ -107,14 +118,16 @@ export const computeActivity = (parsed: ParsedActivity, context: ComputeContext)
   const maxSpeedKmh = isNum(totals.maxSpeed) ? kmh(totals.maxSpeed) : kmh(robustMaxSpeed(motion.velocity, profile.maxPlausible))
 
   // physiology and power
-  const streamAvgPower = meanOf(samples.power, true)
+  const averageOf = (values: ReadonlyArray<number | null>, keepZeros: boolean) =>
+    timeWeightedMeanOf(values, timeS, motion.segmentStart, keepZeros, MAX_RECORDING_GAP_S)
+  const streamAvgPower = averageOf(samples.power, true)
   const averagePower = isNum(totals.averagePower)
     ? streamAvgPower !== null && totals.averagePower > 0 &&
         Math.abs(streamAvgPower - totals.averagePower) / totals.averagePower > POWER_MISMATCH
       ? streamAvgPower
       : Math.round(totals.averagePower)
     : streamAvgPower
-  const averageHeartRate = isNum(totals.averageHeartRate) ? Math.round(totals.averageHeartRate) : meanOf(samples.heartRate, false)
+  const averageHeartRate = isNum(totals.averageHeartRate) ? Math.round(totals.averageHeartRate) : averageOf(samples.heartRate, false)
   const lapCalories = parsed.laps.filter((l) => isNum(l.calories)).map((l) => l.calories!)
   const calories = isNum(totals.calories)
     ? Math.round(totals.calories)
@@ -155,7 +168,7 @@ export const computeActivity = (parsed: ParsedActivity, context: ComputeContext)
     maxHeartRate: intOrNull(isNum(totals.maxHeartRate) ? totals.maxHeartRate : maxOf(samples.heartRate)),
     averagePower,
     maxPower: intOrNull(isNum(totals.maxPower) ? totals.maxPower : maxOf(samples.power)),
-    averageCadence: isNum(totals.averageCadence) ? Math.round(totals.averageCadence) : meanOf(samples.cadence, true),
+    averageCadence: isNum(totals.averageCadence) ? Math.round(totals.averageCadence) : averageOf(samples.cadence, true),
     isCommute: false,
     deviceName: parsed.deviceName,
     gearId: null,
@@ -165,7 +178,7 @@ export const computeActivity = (parsed: ParsedActivity, context: ComputeContext)
     encodedPolyline: encodePolyline(motion.positions),
     hasGpx: motion.positionCount >= 2,
     streams: buildStreams(samples, motion),
-    laps: computeLaps(parsed.laps, motion, smoothedAltitude, samples.heartRate, parsed.startTime, {
+    laps: computeLaps(parsed.laps, motion, smoothedAltitude, threshold, samples.heartRate, parsed.startTime, {
       elapsed,
       moving,
       distance,

@@ -1,4 +1,4 @@
-import { Context, Deferred, Duration, Effect, Ref, Schedule } from "effect"
+import { Context, Deferred, Duration, Effect, Schedule } from "effect"
 import { Worker } from "node:worker_threads"
 import type { EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
 import type { FileFormat } from "../../schema/ParsedActivity.ts"
@@ -35,6 +35,12 @@ interface Running {
   lastUsed: number | null
 }
 
+interface Slot {
+  current: Running | null
+  busy: boolean
+  readonly turn: Effect.Semaphore
+}
+
 const spawn = (heapMb: number): Running => {
   const worker = new Worker(workerUrl, {
     workerData,
@@ -57,36 +63,52 @@ const spawn = (heapMb: number): Running => {
 }
 
 /**
- * Turns the bytes of a FIT, TCX or GPX file into computed activities, in a worker thread so
- * that the API stays responsive. A file that takes too long or exhausts the worker's memory
- * fails on its own; the worker is replaced and the next file goes on.
+ * Turns the bytes of a FIT, TCX or GPX file into computed activities, in worker threads so
+ * that the API stays responsive: IMPORT_PARSE_WORKERS of them (one per core by default), each
+ * parsing one file at a time, so that a bulk import parses ahead on every core. A file that
+ * takes too long or exhausts its worker's memory fails on its own; that worker is replaced and
+ * the next file goes on.
  */
 export class ParseWorker extends Effect.Service<ParseWorker>()("services/import/ParseWorker", {
   scoped: Effect.gen(function*() {
     const config = yield* AppConfig
-    const current = yield* Ref.make<Running | null>(null)
-    // one file in the worker at a time: a caller may ask for the next file while the previous
-    // one is parsed, and the time limit must count only a file's own parse
-    const turn = yield* Effect.makeSemaphore(1)
+    const size = config.importParseWorkers
+    /** One slot per worker thread: the thread it runs (none until its first file) and its turn. */
+    const slots = yield* Effect.forEach(Array.from({ length: size }), () =>
+      Effect.map(Effect.makeSemaphore(1), (turn): Slot => ({ current: null, busy: false, turn })))
+    // a file takes the first free slot, so that the first workers serve the files one by one
+    // and the others start only when files come faster; the time limit counts only a file's own parse
+    const free = yield* Effect.makeSemaphore(size)
     let nextId = 1
 
     yield* Effect.addFinalizer(() =>
-      Ref.get(current).pipe(Effect.flatMap((running) => running ? Effect.promise(() => running.worker.terminate()) : Effect.void))
+      Effect.forEach(slots, (slot) => slot.current ? Effect.promise(() => slot.current!.worker.terminate()) : Effect.void, { discard: true })
     )
 
     // started with the first file, not with the daemon: an idle daemon (most of its life) does
-    // not hold the worker's heap and the parsers it loads
-    const worker = Effect.gen(function*() {
-      const existing = yield* Ref.get(current)
-      if (existing !== null) return existing
+    // not hold the workers' heaps and the parsers they load
+    const worker = (slot: Slot) => Effect.gen(function*() {
+      if (slot.current !== null) return slot.current
       const running = spawn((yield* ParseLimits).heapMb)
-      yield* Ref.set(current, running)
+      slot.current = running
       return running
     })
 
-    const discard = (running: Running) =>
+    /** `use` with a free slot, held by this file alone; the slot is given back afterwards. */
+    const withSlot = <A, E, R>(use: (slot: Slot) => Effect.Effect<A, E, R>) =>
+      free.withPermits(1)(Effect.acquireUseRelease(
+        Effect.sync(() => {
+          const slot = slots.find((s) => !s.busy)!
+          slot.busy = true
+          return slot
+        }),
+        (slot) => slot.turn.withPermits(1)(use(slot)),
+        (slot) => Effect.sync(() => (slot.busy = false))
+      ))
+
+    const discard = (slot: Slot, running: Running) =>
       Effect.gen(function*() {
-        yield* Ref.update(current, (r) => (r === running ? null : r))
+        if (slot.current === running) slot.current = null
         yield* Effect.promise(() => running.worker.terminate().catch(() => 0))
       })
 
@@ -137,7 +159,7 @@ export class ParseWorker extends Effect.Service<ParseWorker>()("services/import/
      * the worker: the caller must not use them afterwards.
      */
     const parse = Effect.fn("ParseWorker.parse")(function*(bytes: Uint8Array, format: FileFormat, filename: string) {
-      return yield* turn.withPermits(1)(parseAlone(bytes, format, filename))
+      return yield* withSlot((slot) => parseAlone(slot, bytes, format, filename))
     })
 
     /**
@@ -145,17 +167,17 @@ export class ParseWorker extends Effect.Service<ParseWorker>()("services/import/
      * for the file before it): what an import logs and a slow file is judged by.
      */
     const parseTimed = Effect.fn("ParseWorker.parseTimed")(function*(bytes: Uint8Array, format: FileFormat, filename: string) {
-      const [duration, result] = yield* turn.withPermits(1)(Effect.timed(Effect.either(parseAlone(bytes, format, filename))))
+      const [duration, result] = yield* withSlot((slot) => Effect.timed(Effect.either(parseAlone(slot, bytes, format, filename))))
       return { result, millis: Math.round(Duration.toMillis(duration)) }
     })
 
-    const parseAlone = (bytes: Uint8Array, format: FileFormat, filename: string) => Effect.gen(function*() {
+    const parseAlone = (slot: Slot, bytes: Uint8Array, format: FileFormat, filename: string) => Effect.gen(function*() {
       const limits = yield* ParseLimits
-      const running = yield* worker
+      const running = yield* worker(slot)
       yield* Effect.tryPromise({
         try: () => running.ready,
         catch: (e) => new ActivityFileError({ message: `"${filename}" could not be imported: the parser did not start (${String(e)}).` })
-      }).pipe(Effect.tapError(() => discard(running)))
+      }).pipe(Effect.tapError(() => discard(slot, running)))
       const request: ParseRequest = { id: nextId++, bytes, format, filename, fallbackTimeZone: config.timeZone }
       return yield* exchange(running, request).pipe(
         Effect.timeoutFail({
@@ -168,12 +190,12 @@ export class ParseWorker extends Effect.Service<ParseWorker>()("services/import/
         // after a timeout, a crash or running out of memory the worker is not reused
         Effect.tapError((e) =>
           running.lost || running.worker.threadId === -1
-            ? discard(running).pipe(
+            ? discard(slot, running).pipe(
               Effect.zipRight(Effect.logWarning(`parse worker replaced: ${e.message}`).pipe(inChannel("daemon")))
             )
             : Effect.void
         ),
-        Effect.onInterrupt(() => discard(running)),
+        Effect.onInterrupt(() => discard(slot, running)),
         Effect.ensuring(Effect.sync(() => {
           running.lastUsed = Date.now()
         }))
@@ -181,32 +203,37 @@ export class ParseWorker extends Effect.Service<ParseWorker>()("services/import/
     })
 
     /**
-     * Whether a worker thread is up: the current one (or, after a crash, a fresh one) has
-     * started and not exited. A worker that cannot start is discarded so that the next call
-     * tries again.
+     * Whether the worker threads are up: each one started (or, after a crash, its fresh
+     * replacement) has started and not exited. A worker that cannot start is discarded so that
+     * the next call tries again.
      */
-    const alive = Effect.gen(function*() {
-      // none yet: one starts with the first file, and asking must not start it
-      if ((yield* Ref.get(current)) === null) return true
-      const running = yield* worker
-      const started = yield* Effect.promise(() => running.ready.then(() => true, () => false))
-      if (!started) yield* discard(running)
-      return started && !running.lost && running.worker.threadId !== -1
-    })
+    const alive = Effect.forEach(slots, (slot) =>
+      Effect.gen(function*() {
+        // none yet: one starts with the slot's first file, and asking must not start it
+        if (slot.current === null) return true
+        const running = yield* worker(slot)
+        const started = yield* Effect.promise(() => running.ready.then(() => true, () => false))
+        if (!started) yield* discard(slot, running)
+        return started && !running.lost && running.worker.threadId !== -1
+      })).pipe(Effect.map((up) => up.every(Boolean)))
 
-    // a worker idle after work is replaced between two files (the turn is held), and the fresh
-    // one started at once so that the next file does not wait for it
+    // a worker idle after work is replaced between two files (its turn is held): the first one
+    // by a fresh worker started at once, so that the next file does not wait for it, the others
+    // by none until files come faster again
     const recycleAfterIdle = Duration.toMillis((yield* ParseLimits).recycleAfterIdle)
-    const recycleIfIdle = turn.withPermits(1)(Effect.gen(function*() {
-      const running = yield* Ref.get(current)
+    const recycleIfIdle = (slot: Slot, index: number) => slot.turn.withPermits(1)(Effect.gen(function*() {
+      const running = slot.current
       if (running === null || running.lastUsed === null) return
       if (Date.now() - running.lastUsed < recycleAfterIdle) return
-      yield* discard(running)
-      yield* worker
+      yield* discard(slot, running)
+      if (index === 0) yield* worker(slot)
       yield* Effect.logDebug("parse worker recycled after idle").pipe(inChannel("daemon"))
     }))
-    yield* recycleIfIdle.pipe(Effect.repeat(Schedule.spaced(Duration.millis(Math.min(2000, recycleAfterIdle)))), Effect.forkScoped)
+    yield* Effect.forEach(slots, recycleIfIdle, { discard: true }).pipe(
+      Effect.repeat(Schedule.spaced(Duration.millis(Math.min(2000, recycleAfterIdle)))),
+      Effect.forkScoped
+    )
 
-    return { parse, parseTimed, alive } as const
+    return { parse, parseTimed, alive, size } as const
   })
 }) {}

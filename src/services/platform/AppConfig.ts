@@ -1,4 +1,5 @@
 import { Config, Effect } from "effect"
+import * as os from "node:os"
 import * as Settings from "./Settings.ts"
 
 /**
@@ -16,6 +17,14 @@ export { configProblems } from "./Settings.ts"
 export const API_KEY_PATTERN = /^wmk_[a-f0-9]{64}$/
 
 const MiB = 1024 ** 2
+
+/**
+ * Parse workers started by default: one per core, but no more than one per GiB of memory (a
+ * worker parsing a long recording holds a few hundred MB until it is recycled).
+ */
+export const defaultParseWorkers = (): number =>
+  Math.max(1, Math.min(os.availableParallelism(), Math.floor(os.totalmem() / 1024 ** 3)))
+export const MAX_PARSE_WORKERS = 16
 
 /** Every variable of the environment table; a ConfigError lists all problems at once. */
 export const appConfig = Config.all({
@@ -37,6 +46,7 @@ export const appConfig = Config.all({
   demoMode: Settings.boolean("DEMO_MODE", { default: false }),
   uploadMaxFileSize: Settings.size("UPLOAD_MAX_FILESIZE", { default: 20 * MiB }),
   postMaxSize: Settings.size("POST_MAX_SIZE", { default: 48 * MiB }),
+  importParseWorkers: Settings.integer("IMPORT_PARSE_WORKERS", { default: defaultParseWorkers(), min: 1, max: MAX_PARSE_WORKERS }),
   logLevel: Settings.oneOf<LogLevelName>("LOG_LEVEL", ["trace", "debug", "info", "warning", "error", "fatal"], {
     default: "info"
   }),

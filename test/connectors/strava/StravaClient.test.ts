@@ -36,6 +36,7 @@ const configFor = (fake: FakeStrava, storageDir: string, overrides: Partial<AppC
   demoMode: false,
   uploadMaxFileSize: 20 * 1024 * 1024,
   postMaxSize: 48 * 1024 * 1024,
+  importParseWorkers: 1,
   logLevel: "info",
   logFormat: "text",
   otlpEndpoint: Option.none(),

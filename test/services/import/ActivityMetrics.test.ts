@@ -31,7 +31,7 @@ describe("computeActivity: elevation", () => {
 })
 
 describe("computeActivity: distance and time", () => {
-  it("derives distance by haversine within segments, not across a segment break", () => {
+  it("derives distance from the GPS track within segments, not across a segment break", () => {
     const one = computeActivity(syntheticActivity({ samples: 101, speed: () => 10 }), context)
     expect(one.distanceInMeter).toBeGreaterThanOrEqual(999)
     expect(one.distanceInMeter).toBeLessThanOrEqual(1000)
@@ -69,13 +69,40 @@ describe("computeActivity: distance and time", () => {
     expect(computeActivity(syntheticActivity({ ...slow, sportType: "Ride" }), context).movingTimeInSeconds).toBe(0)
   })
 
-  it("keeps the device timer and elapsed time but never lets moving exceed elapsed", () => {
+  it("keeps the device timer of an activity without GPS and elapsed time, but never lets moving exceed elapsed", () => {
     const weeks = 21 * 86_400
-    const timer = computeActivity(syntheticActivity({ totals: { timerSeconds: 500, elapsedSeconds: weeks } }), context)
+    const indoor = { withPositions: false } as const
+    const timer = computeActivity(syntheticActivity({ ...indoor, totals: { timerSeconds: 500, elapsedSeconds: weeks } }), context)
     expect(timer.movingTimeInSeconds).toBe(500)
     expect(timer.elapsedTimeInSeconds).toBe(weeks)
-    const absurd = computeActivity(syntheticActivity({ totals: { timerSeconds: 9000, elapsedSeconds: 3000 } }), context)
+    const absurd = computeActivity(syntheticActivity({ ...indoor, totals: { timerSeconds: 9000, elapsedSeconds: 3000 } }), context)
     expect(absurd.movingTimeInSeconds).toBe(3000)
+  })
+
+  it("reads the stops of a GPS activity from its track, within the device timer (auto-pause off counts standing still)", () => {
+    // 600 s at 1 Hz, standing still from 200 to 399; the timer ran throughout
+    const still = (i: number) => (i >= 200 && i < 400 ? 0 : 8)
+    const fit = computeActivity(syntheticActivity({ format: "fit", speed: still, totals: { timerSeconds: 599, elapsedSeconds: 599 } }), context)
+    const gpx = computeActivity(syntheticActivity({ format: "gpx", speed: still }), context)
+    expect(fit.movingTimeInSeconds).toBeGreaterThanOrEqual(395)
+    expect(fit.movingTimeInSeconds).toBeLessThanOrEqual(405)
+    expect(gpx.movingTimeInSeconds).toBe(fit.movingTimeInSeconds)
+    // a paused timer (shorter than what the track shows) wins
+    const paused = computeActivity(syntheticActivity({ format: "fit", speed: still, totals: { timerSeconds: 300, elapsedSeconds: 599 } }), context)
+    expect(paused.movingTimeInSeconds).toBe(300)
+  })
+
+  it("counts a slow run or a hike as moving, a receiver wandering around one spot as stopped", () => {
+    const rnd = seeded(3)
+    // 0.7 m/s: a steep trail run, a hike
+    for (const sportType of ["Run", "Hike"] as const) {
+      expect(computeActivity(syntheticActivity({ sportType, samples: 600, speed: () => 0.7 }), context).movingTimeInSeconds, sportType).toBeGreaterThan(590)
+    }
+    // standing still, the fixes jumping by up to 1.5 m every second
+    const jitter = syntheticActivity({ sportType: "Run", samples: 600, speed: () => 0 })
+    const lat = jitter.samples.lat.map((v) => v! + (rnd() - 0.5) * 3 / 111_000)
+    const standing = computeActivity({ ...jitter, samples: { ...jitter.samples, lat } }, context)
+    expect(standing.movingTimeInSeconds).toBeLessThan(30)
   })
 
   it("filters a single GPS spike out of the computed max speed", () => {
@@ -135,19 +162,32 @@ describe("computeActivity: names, world and local time", () => {
 })
 
 describe("computeActivity: heart rate, power, cadence", () => {
-  it("averages streams ignoring nulls, with zeros counted for power but not for heart rate", () => {
+  it("averages streams over time, a value holding until the next, with zeros counted for power but not for heart rate", () => {
     const parsed = syntheticActivity({
-      samples: 4,
-      heartRate: (i) => [0, 100, null, 120][i]!,
-      power: (i) => [0, 100, 200, null][i]!,
-      cadence: (i) => [null, 80, 90, 100][i]!
+      samples: 5,
+      // a record every second, then one 3 s later: 100 holds for 2 s, 120 for 3 s
+      pauseBefore: new Map([[4, 2]]),
+      heartRate: (i) => [0, 100, null, 120, 120][i]!,
+      power: (i) => [0, 100, 200, null, 200][i]!,
+      cadence: (i) => [null, 80, 90, 100, 100][i]!
     })
     const draft = computeActivity(parsed, context)
-    expect(draft.averageHeartRate).toBe(110)
+    // intervals (mean of their ends, held values): 100, 100, 110, 120×3 s over 6 s = 111.7
+    expect(draft.averageHeartRate).toBe(112)
     expect(draft.maxHeartRate).toBe(120)
-    expect(draft.averagePower).toBe(100)
+    // 50, 150, 200, 200×3 s over 6 s
+    expect(draft.averagePower).toBe(167)
     expect(draft.maxPower).toBe(200)
-    expect(draft.averageCadence).toBe(90)
+    // 80, 85, 95, 100×3 s over 6 s
+    expect(draft.averageCadence).toBe(93)
+  })
+
+  it("gives a sparse stream and the same stream with its gaps filled one average", () => {
+    const hr = (i: number) => (i % 7 === 0 ? 120 + (i % 30) : null)
+    const sparse = computeActivity(syntheticActivity({ samples: 600, heartRate: hr }), context)
+    let last = 120
+    const filled = computeActivity(syntheticActivity({ samples: 600, heartRate: (i) => (last = hr(i) ?? last) }), context)
+    expect(sparse.averageHeartRate).toBe(filled.averageHeartRate)
   })
 
   it("prefers the stream average power when the device average differs by more than 10 %", () => {

@@ -77,3 +77,35 @@ describe("ParseWorker (the parse worker)", () => {
       )
     }), { timeout: 60_000 })
 })
+
+describe("ParseWorker with two workers (IMPORT_PARSE_WORKERS=2)", () => {
+  it.scopedLive("a small file is parsed beside a long one, not behind it", () =>
+    Effect.gen(function*() {
+      const root = yield* scopedRoot({ IMPORT_PARSE_WORKERS: "2" })
+      yield* Effect.gen(function*() {
+        const files = yield* ParseWorker
+        expect(files.size).toBe(2)
+        const finished: Array<string> = []
+        const parse = (bytes: Uint8Array, name: string) => Effect.tap(files.parse(bytes, "fit", name), () => Effect.sync(() => finished.push(name)))
+        // both workers started first, so that only the parses race
+        yield* Effect.all([parse(smallRide(), "warm-1.fit"), parse(smallRide(), "warm-2.fit")], { concurrency: 2 })
+        finished.length = 0
+        yield* Effect.all([parse(longRide(24), "day-long.fit"), Effect.delay(parse(smallRide(), "small.fit"), Duration.millis(50))], { concurrency: 2 })
+        expect(finished).toEqual(["small.fit", "day-long.fit"])
+      }).pipe(Effect.provide(servicesLayer(root)))
+    }), { timeout: 60_000 })
+
+  it.scopedLive("with one worker the small file waits for the long one", () =>
+    Effect.gen(function*() {
+      const root = yield* scopedRoot({ IMPORT_PARSE_WORKERS: "1" })
+      yield* Effect.gen(function*() {
+        const files = yield* ParseWorker
+        const finished: Array<string> = []
+        const parse = (bytes: Uint8Array, name: string) => Effect.tap(files.parse(bytes, "fit", name), () => Effect.sync(() => finished.push(name)))
+        yield* parse(smallRide(), "warm.fit")
+        finished.length = 0
+        yield* Effect.all([parse(longRide(24), "day-long.fit"), Effect.delay(parse(smallRide(), "small.fit"), Duration.millis(50))], { concurrency: 2 })
+        expect(finished).toEqual(["day-long.fit", "small.fit"])
+      }).pipe(Effect.provide(servicesLayer(root)))
+    }), { timeout: 60_000 })
+})

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Duration, Effect, Either, Option, Redacted } from "effect"
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
-import { appConfig, type AppConfigShape, configProblems } from "../../../src/services/platform/AppConfig.ts"
+import { appConfig, type AppConfigShape, configProblems, defaultParseWorkers } from "../../../src/services/platform/AppConfig.ts"
 import { tempDirs } from "../../support/tempDirs.ts"
 
 const read = (env: Record<string, string>): Either.Either<AppConfigShape, Array<string>> =>
@@ -43,6 +44,15 @@ describe("AppConfig", () => {
     expect(config.webhooksCheckIntervalMinutes).toBe(5)
     expect(config.demoMode).toBe(false)
     expect(config.apiKey).toEqual(Option.none())
+  })
+
+  it("IMPORT_PARSE_WORKERS defaults to one per core (at most one per GiB of memory) and is refused outside 1 to 16", () => {
+    expect(Either.getOrThrow(read({})).importParseWorkers).toBe(defaultParseWorkers())
+    expect(defaultParseWorkers()).toBeGreaterThanOrEqual(1)
+    expect(defaultParseWorkers()).toBeLessThanOrEqual(os.availableParallelism())
+    expect(Either.getOrThrow(read({ IMPORT_PARSE_WORKERS: "3" })).importParseWorkers).toBe(3)
+    expect(read({ IMPORT_PARSE_WORKERS: "0" })).toEqual(Either.left(['IMPORT_PARSE_WORKERS must be a whole number from 1 to 16, got "0"']))
+    expect(read({ IMPORT_PARSE_WORKERS: "all" })).toEqual(Either.left(['IMPORT_PARSE_WORKERS must be a whole number from 1 to 16, got "all"']))
   })
 
   it("keeps today's messages", () => {

@@ -1,11 +1,18 @@
 /**
  * Elevation gain from an altitude stream, for files without a device total (FIT total_ascent):
  * the altitude is first smoothed with a centred moving average over ±SMOOTH_HALF_WINDOW_S
- * seconds (at least ±2 samples), then gain is counted with GoldenCheetah's hysteresis
- * (GC_ELEVATION_HYSTERESIS, 3 m): a climb only counts once it rises HYSTERESIS_M above the
- * last reference level. The raw sum of positive deltas overstates GPS gain many times.
+ * seconds (at least ±2 samples), then gain is counted with a hysteresis: a climb only counts
+ * once it rises the threshold above the last reference level. The raw sum of positive deltas
+ * overstates GPS gain many times, but one fixed threshold does not suit every altimeter: the
+ * 3 m that GoldenCheetah uses (GC_ELEVATION_HYSTERESIS) for noisy GPS altitude drops a third
+ * of the climbing a barometric altimeter records in small steps. The threshold is therefore
+ * twice the altitude's own noise (the RMS of what the smoothing removed), between
+ * MIN_HYSTERESIS_M and HYSTERESIS_M: the same ride's gain then agrees with the device's total
+ * whether it comes as FIT or as GPX.
  */
 export const HYSTERESIS_M = 3
+export const MIN_HYSTERESIS_M = 0.5
+const NOISE_FACTOR = 2
 export const SMOOTH_HALF_WINDOW_S = 10
 const MIN_HALF_WINDOW_SAMPLES = 2
 
@@ -64,4 +71,19 @@ export const hysteresisGain = (
     } else if (v < ref - threshold) ref = v
   }
   return gain
+}
+
+/** The hysteresis (m) that suits an altitude stream: twice its noise around the smoothed altitude, within bounds. */
+export const climbThreshold = (altitude: ReadonlyArray<number | null>, smoothed: Float64Array): number => {
+  let squares = 0
+  let count = 0
+  for (let i = 0; i < smoothed.length; i++) {
+    const a = altitude[i]
+    const s = smoothed[i]!
+    if (typeof a !== "number" || !Number.isFinite(a) || Number.isNaN(s)) continue
+    squares += (a - s) ** 2
+    count++
+  }
+  const noise = count === 0 ? 0 : Math.sqrt(squares / count)
+  return Math.min(HYSTERESIS_M, Math.max(MIN_HYSTERESIS_M, NOISE_FACTOR * noise))
 }

@@ -1,7 +1,7 @@
 import type { ParsedLap } from "../../../schema/ParsedActivity.ts"
 import type { Lap } from "../../../schema/ActivityDraft.ts"
-import type { Motion } from "./Motion.ts"
 import { hysteresisGain } from "./Elevation.ts"
+import { type Motion, movingWithinTimer } from "./Motion.ts"
 import { isNum, kmh, lastIndexAtOrBefore, meanOf, round } from "./Numbers.ts"
 
 export interface ActivitySummary {
@@ -30,6 +30,7 @@ export const computeLaps = (
   parsedLaps: ReadonlyArray<ParsedLap>,
   motion: Motion,
   smoothedAltitude: Float64Array,
+  climbThreshold: number,
   heartRate: ReadonlyArray<number | null>,
   startTime: number,
   whole: ActivitySummary
@@ -67,10 +68,15 @@ export const computeLaps = (
     const has = n > 0 && a < n && last >= a
     const elapsed = Math.max(0, Math.round(isNum(lap.elapsedSeconds) ? lap.elapsedSeconds : endS - startS))
     const active = has ? motion.movingCum[last]! - motion.movingCum[a]! : 0
-    const moving = Math.min(elapsed, Math.round(isNum(lap.timerSeconds) ? lap.timerSeconds : active))
+    // as for the whole activity: a GPS track tells the stops that the device's timer counted
+    const recorded = has ? active + motion.stoppedCum[last]! - motion.stoppedCum[a]! : 0
+    const timer = isNum(lap.timerSeconds)
+      ? motion.positionCount >= 2 && has ? movingWithinTimer(lap.timerSeconds, active, recorded) : lap.timerSeconds
+      : active
+    const moving = Math.min(elapsed, Math.round(timer))
     const sampleDistance = has && motion.hasDistance ? motion.distance[last]! - motion.distance[a]! : 0
     const distance = isNum(lap.distanceMeters) ? lap.distanceMeters : sampleDistance
-    const elevation = isNum(lap.ascentMeters) ? lap.ascentMeters : has ? hysteresisGain(smoothedAltitude, a, b) : 0
+    const elevation = isNum(lap.ascentMeters) ? lap.ascentMeters : has ? hysteresisGain(smoothedAltitude, a, b, climbThreshold) : 0
     let maxV = 0
     for (let i = a; i < b; i++) {
       const v = motion.velocity[i]!

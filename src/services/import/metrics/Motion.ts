@@ -1,11 +1,18 @@
 import type { ParsedSamples } from "../../../schema/ParsedActivity.ts"
 import type { SportProfile } from "./SportProfile.ts"
-import { haversine, isNum } from "./Numbers.ts"
+import { displacementSpeed, gpsDistance } from "./GpsTrack.ts"
+import { isNum } from "./Numbers.ts"
 
 /** Intervals longer than this are recording gaps (auto-pause, signal loss): never moving time. */
 export const MAX_RECORDING_GAP_S = 60
 /** Half width (s) of the centred window over which a speed is derived from distance. */
 const SPEED_HALF_WINDOW_S = 2.5
+/**
+ * Half width (s) of the window over which the speed that decides moving or stopped is read:
+ * long enough that a receiver standing still (its fixes wandering a few metres) reads below the
+ * stop speed, short enough that a stop at a crossing is seen.
+ */
+const STOP_HALF_WINDOW_S = 5
 
 /**
  * The per-sample kinematics every later step works from. Interval i is the time between
@@ -33,6 +40,8 @@ export interface Motion {
   readonly movingInterval: Uint8Array
   /** cumulative moving seconds at each sample */
   readonly movingCum: Float64Array
+  /** cumulative seconds stopped at each sample: recorded intervals (≤ 60 s) below the stop speed */
+  readonly stoppedCum: Float64Array
   /** the `moving` stream: speed at or above the stop speed (unknown counts as moving) */
   readonly movingSample: Uint8Array
 }
@@ -97,17 +106,7 @@ export const computeMotion = (samples: ParsedSamples, startTime: number, profile
     }
   } else if (positionCount >= 2) {
     distanceSource = "gps"
-    let acc = 0
-    let last: [number, number] | null = null
-    for (let i = 0; i < n; i++) {
-      if (segmentStart[i] === 1) last = null
-      const p = positions[i]
-      if (p) {
-        if (last) acc += haversine(last[0], last[1], p[0], p[1])
-        last = p
-      }
-      distance[i] = acc
-    }
+    distance.set(gpsDistance(timeS, positions, segments, profile.positionSmoothS))
   } else if (samples.speed.some(isNum)) {
     distanceSource = "speed"
     let acc = 0
@@ -121,21 +120,8 @@ export const computeMotion = (samples: ParsedSamples, startTime: number, profile
   const hasDistance = distanceSource !== "none" && n > 0 && distance[n - 1]! > 0
 
   // velocity: device speed where recorded, else the centred-window speed from the distance
-  const velocity = new Float64Array(n).fill(NaN)
+  const velocity = hasDistance ? windowSpeed(timeS, distance, segments, SPEED_HALF_WINDOW_S) : new Float64Array(n).fill(NaN)
   const deviceSpeed = samples.speed.some(isNum)
-  if (hasDistance) {
-    for (const [a, b] of segments) {
-      let lo = a
-      let hi = a
-      for (let i = a; i < b; i++) {
-        if (hi < i) hi = i
-        while (hi + 1 < b && (timeS[hi + 1]! - timeS[i]! <= SPEED_HALF_WINDOW_S || hi === i)) hi++
-        while (lo < i - 1 && timeS[i]! - timeS[lo]! > SPEED_HALF_WINDOW_S) lo++
-        const dt = timeS[hi]! - timeS[lo]!
-        if (dt > 0) velocity[i] = (distance[hi]! - distance[lo]!) / dt
-      }
-    }
-  }
   if (deviceSpeed) {
     for (let i = 0; i < n; i++) {
       const v = samples.speed[i]
@@ -145,25 +131,53 @@ export const computeMotion = (samples: ParsedSamples, startTime: number, profile
   let hasVelocity = false
   for (let i = 0; i < n && !hasVelocity; i++) if (!Number.isNaN(velocity[i]!)) hasVelocity = true
 
-  // moving
+  // moving: the speed that decides it is read from the GPS track when there is one, whatever
+  // the format, so that a ride gets one moving time as FIT, GPX or TCX (a device's speed sensor
+  // reads a stopped wheel, but a GPX carries no speed); else the device speed or distance
+  const stopSpeed = positionCount >= 2 ? displacementSpeed(timeS, positions, segments, STOP_HALF_WINDOW_S) : velocity
   const movingSample = new Uint8Array(n)
   const movingInterval = new Uint8Array(n)
   const movingCum = new Float64Array(n)
+  const stoppedCum = new Float64Array(n)
   for (let i = 0; i < n; i++) {
-    const v = velocity[i]!
+    const v = stopSpeed[i]!
     movingSample[i] = Number.isNaN(v) || v >= profile.stop ? 1 : 0
     if (i === 0) continue
     const dt = timeS[i]! - timeS[i - 1]!
     const counts = segmentStart[i] !== 1 && dt > 0 && dt <= MAX_RECORDING_GAP_S && movingSample[i] === 1
     movingInterval[i] = counts ? 1 : 0
     movingCum[i] = movingCum[i - 1]! + (counts ? dt : 0)
+    const recorded = segmentStart[i] !== 1 && dt > 0 && dt <= MAX_RECORDING_GAP_S
+    stoppedCum[i] = stoppedCum[i - 1]! + (recorded && !counts ? dt : 0)
     if (dt > MAX_RECORDING_GAP_S) movingSample[i] = 0
   }
 
   return {
     n, timeS, segments, segmentStart, positions, positionCount, distance, hasDistance, distanceSource,
-    velocity, hasVelocity, movingInterval, movingCum, movingSample
+    velocity, hasVelocity, movingInterval, movingCum, stoppedCum, movingSample
   }
+}
+
+/** Speed (m/s) at each sample over a centred window of ±halfWindowS (at least one neighbour); NaN when unknown. */
+const windowSpeed = (
+  timeS: Float64Array,
+  distance: Float64Array,
+  segments: ReadonlyArray<readonly [number, number]>,
+  halfWindowS: number
+): Float64Array => {
+  const out = new Float64Array(timeS.length).fill(NaN)
+  for (const [a, b] of segments) {
+    let lo = a
+    let hi = a
+    for (let i = a; i < b; i++) {
+      if (hi < i) hi = i
+      while (hi + 1 < b && (timeS[hi + 1]! - timeS[i]! <= halfWindowS || hi === i)) hi++
+      while (lo < i - 1 && timeS[i]! - timeS[lo]! > halfWindowS) lo++
+      const dt = timeS[hi]! - timeS[lo]!
+      if (dt > 0) out[i] = (distance[hi]! - distance[lo]!) / dt
+    }
+  }
+  return out
 }
 
 /** Max of the velocity after a 3-point median (single-sample spikes) and dropping implausible values. */
@@ -180,3 +194,11 @@ export const robustMaxSpeed = (velocity: Float64Array, maxPlausible: number): nu
   }
   return max
 }
+
+/**
+ * The moving time of a GPS activity with a device timer: what the track shows, never more than
+ * the timer; the part of the timer that the track does not cover (a track of a few points
+ * under a workout summary, a recording gap while the timer ran) is taken as the timer says.
+ */
+export const movingWithinTimer = (timerS: number, trackMovingS: number, trackRecordedS: number): number =>
+  Math.min(timerS, trackMovingS + Math.max(0, timerS - trackRecordedS))

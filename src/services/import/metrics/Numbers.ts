@@ -1,15 +1,5 @@
 /** Small numeric helpers shared by the metrics modules. */
 
-export const EARTH_RADIUS_M = 6_371_000
-const RAD = Math.PI / 180
-
-/** Great-circle distance in metres (R = 6 371 000 m). */
-export const haversine = (lat1: number, lng1: number, lat2: number, lng2: number): number => {
-  const a = Math.sin(((lat2 - lat1) * RAD) / 2) ** 2 +
-    Math.cos(lat1 * RAD) * Math.cos(lat2 * RAD) * Math.sin(((lng2 - lng1) * RAD) / 2) ** 2
-  return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(a)))
-}
-
 export const round = (value: number, decimals: number): number => {
   const f = 10 ** decimals
   const r = Math.round(value * f) / f
@@ -36,6 +26,49 @@ export const meanOf = (
     count++
   }
   return count === 0 ? null : Math.round(sum / count)
+}
+
+/**
+ * Time-weighted mean of a stream: a recorded value holds until the next one (a null, or a zero
+ * unless `keepZeros`, holds the previous value; leading ones take the first), and each interval
+ * between two samples counts with the mean of its ends. An interval longer than `maxIntervalS`
+ * (a pause: the timer stood still) or across a segment start does not count. A device averages
+ * every second, not every record (smart recording writes one every 1 to 10 s), and the same
+ * ride as GPX may carry other records or the stream with its gaps filled: weighting by time
+ * gives them one average. Rounded; null when nothing is recorded.
+ */
+export const timeWeightedMeanOf = (
+  values: ReadonlyArray<number | null>,
+  timeS: Float64Array,
+  segmentStart: Uint8Array,
+  keepZeros: boolean,
+  maxIntervalS: number
+): number | null => {
+  const n = values.length
+  const recorded = (v: number | null | undefined): v is number => isNum(v) && (keepZeros || v !== 0)
+  let held = NaN
+  for (let i = 0; i < n && Number.isNaN(held); i++) if (recorded(values[i])) held = values[i]!
+  if (Number.isNaN(held)) return null
+  let sum = 0
+  let weights = 0
+  let plain = 0
+  let count = 0
+  let previous = held
+  for (let i = 0; i < n; i++) {
+    const v = values[i]
+    if (recorded(v)) {
+      held = v
+      plain += v
+      count++
+    }
+    const dt = i > 0 ? timeS[i]! - timeS[i - 1]! : 0
+    if (i > 0 && segmentStart[i] !== 1 && dt > 0 && dt <= maxIntervalS) {
+      sum += ((previous + held) / 2) * dt
+      weights += dt
+    }
+    previous = held
+  }
+  return Math.round(weights > 0 ? sum / weights : plain / count)
 }
 
 export const maxOf = (values: ReadonlyArray<number | null>, from = 0, to = values.length): number | null => {

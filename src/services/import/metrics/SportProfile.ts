@@ -1,16 +1,22 @@
 import type { SportType } from "../../../schema/SportType.ts"
 
 /**
- * Per-sport speed thresholds (m/s) used when the file carries no device timer:
- * - `stop`: below this (smoothed) speed a sample counts as stopped (moving time, `moving` stream);
- * - `maxPlausible`: speeds above it are GPS spikes and ignored for the computed max speed.
+ * Per-sport speed thresholds (m/s):
+ * - `stop`: below this speed (read over ±5 s of the smoothed GPS track, see Motion.ts) a sample
+ *   counts as stopped (moving time, `moving` stream). Low enough that a steep climb on a bike,
+ *   a slow run (Strava's own rule for runs counts anything faster than a 30-minute mile,
+ *   0.89 m/s, as moving) or a hike is not taken for a stop, high enough that a receiver
+ *   standing still (its smoothed fixes wander well under 0.3 m/s) is;
+ * - `maxPlausible`: speeds above it are GPS spikes and ignored for the computed max speed;
+ * - `positionSmoothS`: half width (s) of the window over which GPS fixes are averaged before
+ *   distances are measured (GpsTrack.ts): 5 s for swims, none elsewhere.
  *
  * | sports                                                              | stop           | max plausible |
  * |---------------------------------------------------------------------|----------------|---------------|
- * | Ride, GravelRide, EBikeRide, VirtualRide, Velomobile                | 1.5 (5.4 km/h) | 35 (126 km/h) |
- * | MountainBikeRide, EMountainBikeRide, Handcycle                      | 1.0 (3.6 km/h) | 30            |
- * | Run, TrailRun, VirtualRun                                           | 1.0 (3.6 km/h) | 12            |
- * | Walk, Hike, Snowshoe, Wheelchair                                    | 0.5 (1.8 km/h) | 8             |
+ * | Ride, GravelRide, EBikeRide, VirtualRide, Velomobile                | 1.0 (3.6 km/h) | 35 (126 km/h) |
+ * | MountainBikeRide, EMountainBikeRide, Handcycle                      | 0.8 (2.9 km/h) | 30            |
+ * | Run, TrailRun, VirtualRun                                           | 0.5 (1.8 km/h) | 12            |
+ * | Walk, Hike, Snowshoe, Wheelchair                                    | 0.3 (1.1 km/h) | 8             |
  * | AlpineSki, BackcountrySki, NordicSki, Snowboard, skates, RollerSki  | 0.5            | 45            |
  * | Canoeing, Kayaking, Rowing, StandUpPaddling, Surfing, Sail, kite/windsurf | 0.3      | 25            |
  * | Swim, OpenWaterSwim                                                 | 0.1            | 5             |
@@ -19,17 +25,18 @@ import type { SportType } from "../../../schema/SportType.ts"
 export interface SportProfile {
   readonly stop: number
   readonly maxPlausible: number
+  readonly positionSmoothS: number
 }
 
-const profile = (stop: number, maxPlausible: number): SportProfile => ({ stop, maxPlausible })
+const profile = (stop: number, maxPlausible: number, positionSmoothS = 0): SportProfile => ({ stop, maxPlausible, positionSmoothS })
 
-const ROAD = profile(1.5, 35)
-const OFFROAD = profile(1.0, 30)
-const RUN = profile(1.0, 12)
-const FOOT = profile(0.5, 8)
+const ROAD = profile(1.0, 35)
+const OFFROAD = profile(0.8, 30)
+const RUN = profile(0.5, 12)
+const FOOT = profile(0.3, 8)
 const SNOW = profile(0.5, 45)
 const WATER = profile(0.3, 25)
-const SWIM = profile(0.1, 5)
+const SWIM = profile(0.1, 5, 5)
 const OTHER = profile(0.2, 40)
 
 const TABLE: Partial<Record<SportType, SportProfile>> = {

@@ -1,3 +1,4 @@
+import CheapRuler from "cheap-ruler"
 import type { DeviceTotals, ParsedActivity, ParsedLap, ParsedSamples } from "../../../../src/schema/ParsedActivity.ts"
 import type { SportType } from "../../../../src/schema/SportType.ts"
 
@@ -46,15 +47,13 @@ export interface TrackOptions {
   readonly utcOffsetSeconds?: number | null
 }
 
-const M_PER_DEG_LAT = 111_194.93
-
 /** A straight synthetic track: ParsedActivity with columnar samples built in code. */
 export const syntheticActivity = (o: TrackOptions = {}): ParsedActivity => {
   const n = o.samples ?? 600
   const interval = o.interval ?? 1
   const t0 = Date.parse(o.start ?? "2024-06-01T08:00:00Z")
   const [lat0, lng0] = o.origin ?? [51.2093, 3.2247]
-  const bearing = ((o.bearing ?? 90) * Math.PI) / 180
+  const bearingDeg = o.bearing ?? 90
   const speed = o.speed ?? (() => 5)
   const samples: { [K in keyof ParsedSamples]: Array<any> } = {
     time: [], lat: [], lng: [], altitude: [], distance: [], speed: [], heartRate: [], cadence: [], power: [],
@@ -68,8 +67,8 @@ export const syntheticActivity = (o: TrackOptions = {}): ParsedActivity => {
     if (i > 0) {
       const step = speed(i) * interval
       d += step
-      lat += (step * Math.cos(bearing)) / M_PER_DEG_LAT
-      lng += (step * Math.sin(bearing)) / (M_PER_DEG_LAT * Math.cos((lat * Math.PI) / 180))
+      // on the ellipsoid, as the metrics measure it
+      ;[lng, lat] = new CheapRuler(lat, "meters").destination([lng, lat], step, bearingDeg)
       t += interval * 1000 + (o.pauseBefore?.get(i) ?? 0) * 1000
     }
     samples.time.push(t)
