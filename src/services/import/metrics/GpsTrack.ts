@@ -156,3 +156,10 @@ export const displacementSpeed = (
   }
   return out
 }
+
+/**
+ * Metres between two positions, on a ruler centred between them: exact enough for the
+ * off-track check, which only compares far jumps (over a kilometre) and the speeds they imply.
+ */
+export const metresBetween = (lat1: number, lng1: number, lat2: number, lng2: number): number =>
+  new CheapRuler((lat1 + lat2) / 2, "meters").distance([lng1, lat1], [lng2, lat2])

@@ -1,7 +1,7 @@
 import { ACTIVITY_BOUNDS as B } from "../../../schema/ActivityLimits.ts"
 import type { DeviceTotals, ParsedActivity, ParsedLap, ParsedSamples } from "../../../schema/ParsedActivity.ts"
 import { formatNumber, humanDuration } from "../../activities/validateActivity.ts"
-import { haversine } from "../metrics/Numbers.ts"
+import { metresBetween } from "../metrics/GpsTrack.ts"
 import { sportProfile } from "../metrics/SportProfile.ts"
 
 /**
@@ -141,7 +141,7 @@ const offTrack = (s: ParsedSamples, limit: number): number => {
   const at: Array<number> = []
   for (let i = 0; i < s.lat.length; i++) if (s.lat[i] !== null && s.lng[i] !== null) at.push(i)
   const speed = (i: number, j: number) => {
-    const d = haversine(s.lat[i]!, s.lng[i]!, s.lat[j]!, s.lng[j]!)
+    const d = metresBetween(s.lat[i]!, s.lng[i]!, s.lat[j]!, s.lng[j]!)
     return { d, v: d / Math.max(1, Math.abs(s.time[j]! - s.time[i]!) / 1000) }
   }
   const far = (i: number, j: number) => {
