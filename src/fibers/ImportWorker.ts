@@ -10,6 +10,7 @@ import { type ImportOutcome, ImportService, type PreparedImport } from "../servi
 import { isStorageFull } from "../services/import/isStorageFull.ts"
 import type { StoredStatus } from "../services/import/FileImportRepo.ts"
 import { inChannel } from "../services/platform/Logs.ts"
+import { recordImport } from "../services/platform/Metrics.ts"
 import { type QueuedFile, WatchDirectory } from "../services/import/WatchDirectory.ts"
 import { unpackZip } from "../services/import/ZipArchive.ts"
 import { ExportMetadata } from "../services/import/ExportMetadata.ts"
@@ -133,14 +134,20 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
       : file === null
       ? Effect.succeed(null)
       : imports.prepare(file)
+    const startedAt = yield* Clock.currentTimeMillis
     const trace = yield* startImportSpan(filename, yield* queue.origin(filename))
-    return { filename, exit: yield* Effect.exit(trace.within(stage)), trace }
+    return { filename, exit: yield* Effect.exit(trace.within(stage)), trace, startedAt }
   })
 
-  const report = (filename: string, outcome: ImportOutcome | null, parseMillis: number | null) =>
+  /** The outcome in the import metrics, timed from `startedAt` (taken off the queue) when known. */
+  const count = (filename: string, status: StoredStatus, startedAt: number | null) =>
+    Effect.map(Clock.currentTimeMillis, (now) =>
+      recordImport(status, formatOf(filename) ?? "other", startedAt === null ? null : (now - startedAt) / 1000))
+
+  const report = (filename: string, outcome: ImportOutcome | null, parseMillis: number | null, startedAt: number | null) =>
     outcome === null
       ? Effect.void
-      : Effect.logInfo(`imported "${filename}": ${outcome.status}${outcome.errorMessage ? ` (${outcome.errorMessage})` : ""}`).pipe(
+      : count(filename, outcome.status, startedAt).pipe(Effect.zipRight(Effect.logInfo(`imported "${filename}": ${outcome.status}${outcome.errorMessage ? ` (${outcome.errorMessage})` : ""}`).pipe(
         Effect.annotateLogs({
           fileImportId: outcome.fileImportId,
           activityIds: outcome.activityIds.join(","),
@@ -148,7 +155,7 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
         }),
         inChannel("daemon"),
         Effect.zipRight(annotateOutcome(outcome))
-      )
+      )))
 
   /** Offers the file again after `delay`, behind the files queued meanwhile; the fiber lives with the layer. */
   const offerLater = (filename: string, delay: Duration.Duration) =>
@@ -187,7 +194,7 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
       const outcome = yield* imports.abandon(file, `"${filename}" could not be stored (${attempt} attempts); reference ${reference}.`)
       yield* exportMetadata.take(filename)
       failures.delete(filename)
-      yield* report(filename, outcome, null)
+      yield* report(filename, outcome, null, null)
       return null
     }).pipe(
       Effect.catchAllCause((again) =>
@@ -198,7 +205,12 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
       )
     )
 
-  const commit = ({ exit, filename, trace }: { readonly filename: string; readonly exit: Exit.Exit<PreparedImport | null>; readonly trace: ImportSpan }) => {
+  const commit = ({ exit, filename, startedAt, trace }: {
+    readonly filename: string
+    readonly exit: Exit.Exit<PreparedImport | null>
+    readonly trace: ImportSpan
+    readonly startedAt: number
+  }) => {
     let status: StoredStatus | null = null
     return Effect.gen(function*() {
       const prepared = yield* exit
@@ -207,7 +219,7 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
       status = outcome?.status ?? null
       if (outcome?.status === "success") yield* applyExport(filename, outcome.activityIds)
       else if (outcome !== null) yield* exportMetadata.take(filename)
-      yield* report(filename, outcome, prepared?.parseMillis ?? null)
+      yield* report(filename, outcome, prepared?.parseMillis ?? null, startedAt)
       return null
     }).pipe(
       Effect.catchAllCause((cause) => onUnexpected(filename, cause)),

@@ -13,6 +13,7 @@ import { RequestBodyLive } from "./RequestBody.ts"
 import { configuredSecrets, makeRedactor, makeRequestLog } from "./RequestLog.ts"
 import { GearHttpLive } from "./GearHttp.ts"
 import { HealthHttpLive } from "./HealthHttp.ts"
+import { MetricsHttpLive } from "./MetricsHttp.ts"
 import { PublicRoutesLive } from "./PublicRoutes.ts"
 import { SystemHttpLive } from "./SystemHttp.ts"
 
@@ -31,6 +32,6 @@ export const makeHttpApp = <E, R>(featureRoutes: Layer.Layer<never, E, R>, featu
     HttpApiBuilder.serve(makeRequestLog(makeRedactor(configuredSecrets(config)))).pipe(
       // the request log traces each request with its secrets redacted, in place of the platform's tracer
       HttpMiddleware.withTracerDisabledWhen(() => true),
-      Layer.provide([PublicRoutesLive, HealthHttpLive, ErrorResponsesLive, RequestBodyLive(featureBodyLimits), featureRoutes]),
+      Layer.provide([PublicRoutesLive, HealthHttpLive, MetricsHttpLive, ErrorResponsesLive, RequestBodyLive(featureBodyLimits), featureRoutes]),
       Layer.provide(ApiLive)
     )))
