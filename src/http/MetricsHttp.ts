@@ -66,15 +66,32 @@ export const routeOf = (method: string, url: string): string => {
 
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
 
+/**
+ * The histogram of each route, method and status, tagged once: an update with labels looks
+ * its series up by hashing them (about 5 µs), a tagged one goes straight to it. Bounded: the
+ * routes are the declared ones and `other`, the methods those above and `other`.
+ */
+const requestSeries = new Map<string, Metric.Metric.Histogram<number>>()
+
+const seriesOf = (route: string, method: string, status: number) => {
+  const key = `${route} ${method} ${status}`
+  let series = requestSeries.get(key)
+  if (series === undefined) {
+    series = Metric.taggedWithLabels(httpRequestDuration, [
+      MetricLabel.make("route", route),
+      MetricLabel.make("method", method),
+      MetricLabel.make("status", String(status))
+    ])
+    requestSeries.set(key, series)
+  }
+  return series
+}
+
 /** Times a Node request from its arrival to the end of its answer (or the connection's). */
 export const observeRequest = (request: IncomingMessage, response: ServerResponse) => {
   const started = performance.now()
   response.once("close", () => {
     const method = METHODS.has(request.method ?? "") ? request.method! : "other"
-    httpRequestDuration.unsafeUpdate((performance.now() - started) / 1000, [
-      MetricLabel.make("route", routeOf(method, request.url ?? "/")),
-      MetricLabel.make("method", method),
-      MetricLabel.make("status", String(response.statusCode))
-    ])
+    seriesOf(routeOf(method, request.url ?? "/"), method, response.statusCode).unsafeUpdate((performance.now() - started) / 1000, [])
   })
 }
