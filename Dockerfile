@@ -9,20 +9,28 @@ ARG NODE_IMAGE=node:20-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
-# better-sqlite3 is compiled here, against this Node and this libc, never downloaded prebuilt
+# better-sqlite3 is compiled here (once, by npm ci), against this Node and this libc, never
+# downloaded prebuilt
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund \
- && npm rebuild better-sqlite3 --build-from-source
+RUN npm_config_build_from_source=true npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY scripts ./scripts
-# the compiled programs and the compact city data in dist/, then only the production packages
+# the compiled programs and the compact city data in dist/, then only the production packages,
+# without what only running from source needs (the compiler, tsx and its esbuild) nor what
+# only compiling better-sqlite3 needed (its C sources and object files: the addon stays)
 RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund \
- && npm cache clean --force
+ && npm cache clean --force \
+ && rm -rf node_modules/typescript node_modules/tsx node_modules/esbuild node_modules/@esbuild \
+ && cd node_modules/better-sqlite3 \
+ && mv build/Release/better_sqlite3.node . \
+ && rm -rf build deps src \
+ && mkdir -p build/Release \
+ && mv better_sqlite3.node build/Release/
 
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production

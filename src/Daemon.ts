@@ -12,6 +12,7 @@ import { ImportWorkerLive } from "./fibers/ImportWorker.ts"
 import { LogRetentionLive } from "./fibers/LogRetention.ts"
 import { WatchFolderLive } from "./fibers/WatchFolder.ts"
 import { makeHttpApp } from "./http/ApiLive.ts"
+import { DaemonMetricsLive, observeRequest } from "./http/MetricsHttp.ts"
 import { type BodyLimitRule, makeBodyLimit, uploadBodyRules } from "./http/BodyLimits.ts"
 import { DirectRoutes } from "./http/DirectRoutes.ts"
 import { makeNodeServer } from "./http/NodeListener.ts"
@@ -47,6 +48,7 @@ export const makeDaemon = <E, R>(server: Layer.Layer<ServerServices, E, R>) =>
     ImportWorkerLive,
     StravaModeLive
   ).pipe(
+    Layer.provide(DaemonMetricsLive),
     Layer.provide(TelemetryLive),
     Layer.provide(ServicesLive),
     Layer.provide(LoggingLive)
@@ -59,7 +61,7 @@ export const makeListener = (address: { readonly port: number; readonly host?: s
       const config = yield* AppConfig
       const direct = yield* DirectRoutes
       const limitOf = makeBodyLimit([...uploadBodyRules(config.postMaxSize), ...featureBodyLimits])
-      return NodeHttpServer.layer(() => makeNodeServer(limitOf, direct.answer), address)
+      return NodeHttpServer.layer(() => makeNodeServer(limitOf, direct.answer, observeRequest), address)
     })
   ).pipe(Layer.provide(DirectRoutes.Default))
 

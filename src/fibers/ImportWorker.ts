@@ -11,6 +11,7 @@ import { type ImportOutcome, ImportService, type PreparedImport } from "../servi
 import { isStorageFull } from "../services/import/isStorageFull.ts"
 import type { StoredStatus } from "../services/import/FileImportRepo.ts"
 import { inChannel } from "../services/platform/Logs.ts"
+import { recordImport } from "../services/platform/Metrics.ts"
 import { type QueuedFile, removeEmptiedFolders, WatchDirectory } from "../services/import/WatchDirectory.ts"
 import { unpackZip } from "../services/import/ZipArchive.ts"
 import { ExportMetadata } from "../services/import/ExportMetadata.ts"
@@ -123,7 +124,7 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
         })),
       Effect.catchAll((e) =>
         imports.refuseArchive(filename, `"${filename}" was not unpacked: ${e.error instanceof Error ? e.error.message : String(e.error)}.`).pipe(
-          Effect.flatMap((outcome) => report(filename, outcome, null))
+          Effect.flatMap((outcome) => report(filename, outcome, null, null))
         )),
       Effect.as(null)
     )
@@ -136,7 +137,7 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
         ? Effect.succeed(null)
         : stat.isFile()
         ? unpack(filename)
-        : imports.refuseNotRegular(filename, "zipFile").pipe(Effect.flatMap((outcome) => report(filename, outcome, null)), Effect.as(null)))
+        : imports.refuseNotRegular(filename, "zipFile").pipe(Effect.flatMap((outcome) => report(filename, outcome, null, null)), Effect.as(null)))
 
   const queuedFile = (filename: string): QueuedFile | null => {
     const format = formatOf(filename)
@@ -150,15 +151,21 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
       : file === null
       ? Effect.succeed(null)
       : imports.prepare(file)
+    const startedAt = yield* Clock.currentTimeMillis
     const trace = yield* startImportSpan(filename, yield* queue.origin(filename))
-    return { filename, exit: yield* Effect.exit(trace.within(stage)), trace }
+    return { filename, exit: yield* Effect.exit(trace.within(stage)), trace, startedAt }
   })
 
-  const report = (filename: string, outcome: ImportOutcome | null, parseMillis: number | null) =>
+  /** The outcome in the import metrics, timed from `startedAt` (taken off the queue) when known. */
+  const count = (filename: string, status: StoredStatus, startedAt: number | null) =>
+    Effect.map(Clock.currentTimeMillis, (now) =>
+      recordImport(status, formatOf(filename) ?? "other", startedAt === null ? null : (now - startedAt) / 1000))
+
+  const report = (filename: string, outcome: ImportOutcome | null, parseMillis: number | null, startedAt: number | null) =>
     outcome === null
       ? Effect.void
-      // a file that could not be imported is something to look at: a warning, not news
-      : Effect.logWithLevel(
+      : count(filename, outcome.status, startedAt).pipe(Effect.zipRight(Effect.logWithLevel(
+        // a file that could not be imported is something to look at: a warning, not news
         outcome.status === "failed" ? LogLevel.Warning : LogLevel.Info,
         `imported "${filename}": ${outcome.status}${outcome.errorMessage ? ` (${outcome.errorMessage})` : ""}`
       ).pipe(
@@ -169,7 +176,7 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
         }),
         inChannel("daemon"),
         Effect.zipRight(annotateOutcome(outcome))
-      )
+      )))
 
   /** Offers the file again after `delay`, behind the files queued meanwhile; the fiber lives with the layer. */
   const offerLater = (filename: string, delay: Duration.Duration) =>
@@ -208,7 +215,7 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
       const outcome = yield* imports.abandon(file, `"${filename}" could not be stored (${attempt} attempts); reference ${reference}.`)
       yield* exportMetadata.take(filename)
       failures.delete(filename)
-      yield* report(filename, outcome, null)
+      yield* report(filename, outcome, null, null)
       return null
     }).pipe(
       Effect.catchAllCause((again) =>
@@ -219,7 +226,12 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
       )
     )
 
-  const commit = ({ exit, filename, trace }: { readonly filename: string; readonly exit: Exit.Exit<PreparedImport | null>; readonly trace: ImportSpan }) => {
+  const commit = ({ exit, filename, startedAt, trace }: {
+    readonly filename: string
+    readonly exit: Exit.Exit<PreparedImport | null>
+    readonly trace: ImportSpan
+    readonly startedAt: number
+  }) => {
     let status: StoredStatus | null = null
     return Effect.gen(function*() {
       const prepared = yield* exit
@@ -228,7 +240,7 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
       status = outcome?.status ?? null
       if (outcome?.status === "success") yield* applyExport(filename, outcome.activityIds)
       else if (outcome !== null && outcome.recheckAfter === undefined) yield* exportMetadata.take(filename)
-      yield* report(filename, outcome, prepared?.parseMillis ?? null)
+      yield* report(filename, outcome, prepared?.parseMillis ?? null, startedAt)
       // a young file that failed stays in the folder a while, in case it was still being written
       return outcome?.recheckAfter ?? null
     }).pipe(

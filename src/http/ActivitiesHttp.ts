@@ -74,7 +74,8 @@ export const ActivitiesHttpLive = HttpApiBuilder.group(WaymarkApi, "activities",
     const requireActivity = (id: string) =>
       Effect.flatMap(activities.exists(id), (found) => (found ? Effect.void : Effect.fail(activityNotFound(id))))
 
-    const limits = { maxFileSize: config.uploadMaxFileSize, maxPostSize: config.postMaxSize }
+    const limits = { maxFileSize: config.uploadMaxFileSize, maxPostSize: config.postMaxSize, watchFolder: true }
+    const imageLimits = { ...limits, watchFolder: false }
 
     const patchFrom = (body: Record<string, unknown>) =>
       Effect.gen(function*() {
@@ -99,7 +100,7 @@ export const ActivitiesHttpLive = HttpApiBuilder.group(WaymarkApi, "activities",
     return handlers
       .handleRaw("upload", ({ request }) =>
         Effect.gen(function*() {
-          yield* checkMultipartHeaders(request, limits.maxPostSize)
+          yield* checkMultipartHeaders(request, limits)
           yield* requireFilesMode("Activity files can only be uploaded when running in file import mode.")
           const stored = yield* withReceivedFile(request, {
             ...limits,
@@ -179,10 +180,10 @@ export const ActivitiesHttpLive = HttpApiBuilder.group(WaymarkApi, "activities",
       )
       .handleRaw("addImage", ({ path: { activityId }, request }) =>
         Effect.gen(function*() {
-          yield* checkMultipartHeaders(request, limits.maxPostSize)
+          yield* checkMultipartHeaders(request, imageLimits)
           yield* requireFilesMode("Images can only be added to activities when running in file import mode.")
           yield* requireActivity(activityId)
-          const kept = yield* withReceivedFile(request, { ...limits, tempDir: images.dir, checkName: () => Effect.void }, (file) => {
+          const kept = yield* withReceivedFile(request, { ...imageLimits, tempDir: images.dir, checkName: () => Effect.void }, (file) => {
             const type = sniffImage(file.head)
             if (type === null) return Effect.fail<UnsupportedFileType | InternalError | InsufficientStorage>(new UnsupportedFileType({ message: "The file is not a jpg, png or webp image." }))
             return images.keep(file.tempPath, type).pipe(Effect.mapError(storeFailure))

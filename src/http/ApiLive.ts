@@ -20,6 +20,7 @@ import { RequestBodyLive } from "./RequestBody.ts"
 import { configuredSecrets, makeRedactor, makeRequestLog } from "./RequestLog.ts"
 import { GearHttpLive } from "./GearHttp.ts"
 import { HealthHttpLive } from "./HealthHttp.ts"
+import { MetricsHttpLive } from "./MetricsHttp.ts"
 import { PublicRoutesLive } from "./PublicRoutes.ts"
 import { SystemHttpLive } from "./SystemHttp.ts"
 
@@ -41,7 +42,7 @@ export const makeHttpApp = <E, R>(featureRoutes: Layer.Layer<never, E, R>, featu
     HttpApiBuilder.serve(makeRequestLog(makeRedactor(configuredSecrets(config)))).pipe(
       // the request log traces each request with its secrets redacted, in place of the platform's tracer
       HttpMiddleware.withTracerDisabledWhen(() => true),
-      Layer.provide([PublicRoutesLive, HealthHttpLive, DashboardRoutesLive, ErrorResponsesLive, RequestBodyLive(featureBodyLimits), featureRoutes]),
+      Layer.provide([PublicRoutesLive, HealthHttpLive, DashboardRoutesLive, MetricsHttpLive, ErrorResponsesLive, RequestBodyLive(featureBodyLimits), featureRoutes]),
       Layer.provide(ApiLive),
       // the same layer as the API's: memoised, one set of sessions for sign-in and authorization
       Layer.provide(DashboardSessions.Default)

@@ -12,16 +12,19 @@ export interface BodyLimitRule {
   readonly maxBytes: number
   /** true when the handler streams the body itself (multipart uploads) */
   readonly streamed: boolean
+  /** an upload of activity files, which the watch folder takes too */
+  readonly watchFolder?: boolean
 }
 
 export interface BodyLimit {
   readonly maxBytes: number
   readonly streamed: boolean
+  readonly watchFolder?: boolean
 }
 
 /** The multipart upload routes of the API, limited to POST_MAX_SIZE. */
 export const uploadBodyRules = (postMaxSize: number): ReadonlyArray<BodyLimitRule> => [
-  { method: "POST", path: /^\/api\/v1\/activity\/upload\/?$/, maxBytes: postMaxSize, streamed: true },
+  { method: "POST", path: /^\/api\/v1\/activity\/upload\/?$/, maxBytes: postMaxSize, streamed: true, watchFolder: true },
   { method: "POST", path: /^\/api\/v1\/activities\/[^/]+\/images\/?$/, maxBytes: postMaxSize, streamed: true }
 ]
 

@@ -42,14 +42,14 @@ export const errorResponse = (error: ApiError): HttpServerResponse.HttpServerRes
   return HttpServerResponse.unsafeJson({ error: code, message: error.message }, { status, headers })
 }
 
-/** Method and path pattern of every declared endpoint, for 404 versus 405. */
-const declaredRoutes = (() => {
-  const routes: Array<{ method: string; pattern: RegExp }> = []
+/** Method, path (as declared, `:name` for a parameter) and path pattern of every declared endpoint. */
+export const declaredRoutes = (() => {
+  const routes: Array<{ method: string; path: string; pattern: RegExp }> = []
   HttpApi.reflect(WaymarkApi, {
     onGroup() {},
     onEndpoint({ endpoint }) {
       const pattern = new RegExp("^" + endpoint.path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:\w+/g, "[^/]+") + "/?$")
-      routes.push({ method: endpoint.method, pattern })
+      routes.push({ method: endpoint.method, path: endpoint.path, pattern })
     }
   })
   return routes

@@ -15,6 +15,7 @@ import {
   UnsupportedFileType,
   UnsupportedMediaType
 } from "../schema/ApiErrors.ts"
+import { MAX_IMPORT_FILE_BYTES } from "../services/import/ImportService.ts"
 import { diskFull, isDiskFull } from "./DiskFull.ts"
 
 /**
@@ -33,16 +34,48 @@ export interface ReceivedFile {
   readonly head: Uint8Array
 }
 
-export interface FilePartOptions {
+/**
+ * The size limits of one upload route, named after the settings that raise them. `watchFolder`
+ * when the route takes activity files, which can be copied into the watch folder instead.
+ */
+export interface UploadLimits {
   readonly maxFileSize: number
   readonly maxPostSize: number
+  readonly watchFolder: boolean
+}
+
+export interface FilePartOptions extends UploadLimits {
   /** folder of the temporary file */
   readonly tempDir: string
   /** checks the client's file name before any byte is written */
   readonly checkName: (name: string) => Effect.Effect<void, UnsupportedFileType>
 }
 
-export const tooLarge = () => new FileTooLarge({ message: "The uploaded file is too large." })
+/** A size as the settings are written: 20 MB, 512 KB (one decimal at most). */
+const sizeText = (bytes: number) =>
+  bytes >= 1024 * 1024
+    ? `${Number((bytes / (1024 * 1024)).toFixed(1))} MB`
+    : bytes >= 1024
+    ? `${Number((bytes / 1024).toFixed(1))} KB`
+    : `${bytes} bytes`
+
+/**
+ * The 413 of an upload over `over`: the file's own limit or the whole request's. It names the
+ * limit and the setting that raises it, and for activity files the watch folder, where a file
+ * is read from disk and only the import's own bound applies.
+ */
+export const tooLarge = (limits: UploadLimits, over: "file" | "request") => {
+  const stated = over === "file"
+    ? `The uploaded file is too large: at most ${sizeText(limits.maxFileSize)} is accepted (UPLOAD_MAX_FILESIZE).`
+    : `The upload is too large: at most ${sizeText(limits.maxPostSize)} is accepted per request (POST_MAX_SIZE), ${
+      sizeText(limits.maxFileSize)
+    } per file (UPLOAD_MAX_FILESIZE).`
+  const setting = over === "file" ? "UPLOAD_MAX_FILESIZE" : "POST_MAX_SIZE"
+  const watch = limits.watchFolder && MAX_IMPORT_FILE_BYTES > Math.min(limits.maxFileSize, limits.maxPostSize)
+    ? `, or copy the file into the watch folder (WATCH_DIR), which imports files up to ${sizeText(MAX_IMPORT_FILE_BYTES)}`
+    : ""
+  return new FileTooLarge({ message: `${stated} Raise ${setting} in the service's settings${watch}.` })
+}
 
 const MISSING_FILE_MESSAGE = 'A "file" part is required.'
 
@@ -51,14 +84,14 @@ const MISSING_FILE_MESSAGE = 'A "file" part is required.'
  * or with no bytes at all, is refused here: the parser never finishes on those (it throws
  * outside the stream on a missing boundary, and waits forever on an empty body).
  */
-export const checkMultipartHeaders = (request: HttpServerRequest.HttpServerRequest, maxPostSize: number) =>
+export const checkMultipartHeaders = (request: HttpServerRequest.HttpServerRequest, limits: UploadLimits) =>
   Effect.gen(function*() {
     const contentType = (request.headers["content-type"] ?? "").toLowerCase()
     if (!contentType.startsWith("multipart/form-data")) {
       return yield* new UnsupportedMediaType({ message: "Send the file as multipart/form-data." })
     }
     const declared = Number(request.headers["content-length"] ?? NaN)
-    if (Number.isFinite(declared) && declared > maxPostSize) return yield* tooLarge()
+    if (Number.isFinite(declared) && declared > limits.maxPostSize) return yield* tooLarge(limits, "request")
     if (!/;\s*boundary=("[^"]+"|[^\s;]+)/i.test(request.headers["content-type"] ?? "")) {
       return yield* new MissingFile({ message: `The multipart/form-data body has no boundary: ${MISSING_FILE_MESSAGE}` })
     }
@@ -174,9 +207,9 @@ const multipartParts = (request: HttpServerRequest.HttpServerRequest) => {
  */
 const END_GRACE = "1 second"
 
-const failureError = (failure: ParserFailure): FileTooLarge | MissingFile | UnsupportedFileType => {
+const failureError = (failure: ParserFailure, limits: UploadLimits): FileTooLarge | MissingFile | UnsupportedFileType => {
   if (failure._tag === "ReachedLimit") {
-    return failure.limit === "MaxParts" ? new MissingFile({ message: "The multipart body has too many parts." }) : tooLarge()
+    return failure.limit === "MaxParts" ? new MissingFile({ message: "The multipart body has too many parts." }) : tooLarge(limits, "request")
   }
   if (failure._tag === "BadHeaders" && failure.error?.reason === "InvalidHeaderValue") {
     // the only free text a client puts in a part header is the file name
@@ -217,7 +250,7 @@ export const receiveFilePart = (request: HttpServerRequest.HttpServerRequest, op
         yield* Stream.runForEach(part.content, (chunk) =>
           Effect.gen(function*() {
             size += chunk.length
-            if (size > options.maxFileSize) return yield* tooLarge()
+            if (size > options.maxFileSize) return yield* tooLarge(options, "file")
             if (head.length < HEAD_BYTES) head = Buffer.concat([head, Buffer.from(chunk.subarray(0, HEAD_BYTES - head.length))])
             yield* Effect.try({ try: () => writeAll(fd, chunk), catch: storeFailure })
           })
@@ -227,16 +260,16 @@ export const receiveFilePart = (request: HttpServerRequest.HttpServerRequest, op
     }).pipe(
       Effect.catchTag("MultipartError", (e): Effect.Effect<never, FileTooLarge | MissingFile | UnsupportedFileType> => {
         const failure = multipart.failure()
-        if (failure !== undefined) return Effect.fail(failureError(failure))
+        if (failure !== undefined) return Effect.fail(failureError(failure, options))
         return e.reason === "FileTooLarge" || e.reason === "BodyTooLarge" || e.reason === "FieldTooLarge"
-          ? Effect.fail(tooLarge())
+          ? Effect.fail(tooLarge(options, "request"))
           : e.reason === "TooManyParts"
           ? Effect.fail(new MissingFile({ message: "The multipart body has too many parts." }))
           : Effect.fail(new MissingFile({ message: `The multipart body could not be read: ${MISSING_FILE_MESSAGE}` }))
       }),
       Effect.flatMap(() => {
         const failure = multipart.failure()
-        return failure === undefined ? Effect.void : Effect.fail(failureError(failure))
+        return failure === undefined ? Effect.void : Effect.fail(failureError(failure, options))
       }),
       Effect.raceFirst(incomplete),
       Effect.tapError(() => Effect.sync(() => received && removeQuietly(received.tempPath))),

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from "node:http"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { Socket } from "node:net"
 import { type BodyLimit, declaredLength } from "./BodyLimits.ts"
 import type { DirectAnswer } from "./DirectRoutes.ts"
@@ -11,7 +11,8 @@ import type { DirectAnswer } from "./DirectRoutes.ts"
  * other request is invited and handed on as usual.
  *
  * A request a direct route answers (DirectRoutes) never reaches the app: the server's
- * "request" event goes to the app only when `direct` leaves the request alone.
+ * "request" event goes to the app only when `direct` leaves the request alone. `observe`
+ * sees every request first, whoever answers it (the request metrics).
  *
  * A connection closed after an answer (`Connection: close`, as every 413 is) lingers: the
  * rest of a refused body is read and dropped for a moment, up to a bound. Closed at once,
@@ -54,11 +55,18 @@ const lingeringClose = (socket: Socket, request: () => IncomingMessage | undefin
   else socket.once("finish", drain)
 }
 
-export const makeNodeServer = (limitOf: (method: string, url: string) => BodyLimit, direct: DirectAnswer = () => false): Server => {
+export const makeNodeServer = (
+  limitOf: (method: string, url: string) => BodyLimit,
+  direct: DirectAnswer = () => false,
+  observe: (request: IncomingMessage, response: ServerResponse) => void = () => {}
+): Server => {
   const server = createServer()
   const emit = server.emit
   server.emit = function(this: Server, event: string | symbol, ...args: Array<any>) {
-    if (event === "request" && direct(args[0], args[1])) return true
+    if (event === "request") {
+      observe(args[0], args[1])
+      if (direct(args[0], args[1])) return true
+    }
     return emit.apply(this, [event, ...args] as Parameters<typeof emit>)
   } as typeof emit
   const current = new WeakMap<Socket, IncomingMessage>()

@@ -101,13 +101,16 @@ const nodeRequest = (request: HttpServerRequest.HttpServerRequest): IncomingMess
  */
 export const limitBody = (
   request: HttpServerRequest.HttpServerRequest,
-  limit: BodyLimit
+  limit: BodyLimit,
+  maxFileSize: number
 ): Effect.Effect<HttpServerRequest.HttpServerRequest, PayloadTooLarge | FileTooLarge | BadRequest> =>
   Effect.gen(function*() {
     if (!hasBody(request)) return request
     const declared = declaredLength(request.headers)
     if (limit.streamed) {
-      if (declared !== undefined && declared > limit.maxBytes) return yield* tooLarge()
+      if (declared !== undefined && declared > limit.maxBytes) {
+        return yield* tooLarge({ maxFileSize, maxPostSize: limit.maxBytes, watchFolder: limit.watchFolder === true }, "request")
+      }
       return request
     }
     if (declared !== undefined && declared > limit.maxBytes) return yield* payloadTooLarge(limit.maxBytes)
@@ -136,7 +139,7 @@ export const RequestBodyLive = (rules: ReadonlyArray<BodyLimitRule>) =>
       return (app) =>
         Effect.gen(function*() {
           const request = yield* HttpServerRequest.HttpServerRequest
-          const limited = yield* Effect.either(limitBody(request, limitOf(request.method, request.url)))
+          const limited = yield* Effect.either(limitBody(request, limitOf(request.method, request.url), config.uploadMaxFileSize))
           if (Either.isLeft(limited)) return errorResponse(limited.left)
           return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, limited.right)
         })

@@ -1,7 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Duration, Effect, Fiber, HashMap, Layer, Logger, Option, Ref, TestClock } from "effect"
+import { Duration, Effect, Fiber, HashMap, Layer, Logger, Metric, Option, Ref, TestClock } from "effect"
 import { supervise } from "../../src/fibers/supervise.ts"
 import { restartBackoff, SupervisionPolicy, Supervisor } from "../../src/services/platform/Supervisor.ts"
+import { fiberRestarts } from "../../src/services/platform/Metrics.ts"
 
 interface Line {
   readonly message: string
@@ -71,6 +72,8 @@ describe("supervise", () => {
       assert.strictEqual(fiber.state, "running")
       assert.strictEqual(fiber.restarts, 6)
       assert.isTrue(fiber.failing)
+      // the restarts metric counts them too, under the loop's name
+      assert.strictEqual((yield* Metric.value(Metric.tagged(fiberRestarts, "fiber", "Flaky"))).count, 6)
       yield* TestClock.adjust("1 minute")
       fiber = yield* report("Flaky")
       assert.strictEqual(fiber.consecutiveFailures, 0)

@@ -59,6 +59,12 @@ describe("activity images", () => {
     refused("no file part", 400, "missing_file", () => rawMultipart([{ name: "image", filename: "a.png", content: PNG_1x1 }]))
     refused("an empty file", 400, "missing_file", () => fileForm("a.png", ""))
     refused("an image over UPLOAD_MAX_FILESIZE", 413, "file_too_large", () => fileForm("big.png", Buffer.concat([PNG_1x1, Buffer.alloc(1100)])))
+    it.effect("the 413 of an image names its limit and setting, not the watch folder (images are not imported from there)", () =>
+      Effect.gen(function*() {
+        const id = yield* seedActivity()
+        const answer = yield* send("POST", `/api/v1/activities/${id}/images`, { body: fileForm("big.png", Buffer.concat([PNG_1x1, Buffer.alloc(1100)])) })
+        expect(answer.json.message).toBe("The uploaded file is too large: at most 1 KB is accepted (UPLOAD_MAX_FILESIZE). Raise UPLOAD_MAX_FILESIZE in the service's settings.")
+      }))
     refused("a JSON body", 415, "unsupported_media_type", () => HttpBody.text("{}", "application/json"))
     refused("a raw image body", 415, "unsupported_media_type", () => HttpBody.uint8Array(PNG_1x1, "image/png"))
     refused("an unknown activity", 404, "not_found", () => fileForm("a.png", PNG_1x1), "activity-nope")

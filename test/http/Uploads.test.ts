@@ -155,6 +155,19 @@ describe("POST /api/v1/activity/upload", () => {
         { name: "file", filename: "big.fit", content: Buffer.alloc(2000, 1) }
       ]))
 
+    it.effect("a 413 names the limit, the setting that raises it and the watch folder for big files", () =>
+      Effect.gen(function*() {
+        const watch = "or copy the file into the watch folder (WATCH_DIR), which imports files up to 64 MB."
+        const file = yield* upload(fileForm("big.fit", Buffer.alloc(1025, 1)))
+        expect(file.json.message).toBe(
+          `The uploaded file is too large: at most 1 KB is accepted (UPLOAD_MAX_FILESIZE). Raise UPLOAD_MAX_FILESIZE in the service's settings, ${watch}`
+        )
+        const request = yield* upload(fileForm("huge.fit", Buffer.alloc(5000, 1)))
+        expect(request.json.message).toBe(
+          `The upload is too large: at most 4 KB is accepted per request (POST_MAX_SIZE), 1 KB per file (UPLOAD_MAX_FILESIZE). Raise POST_MAX_SIZE in the service's settings, ${watch}`
+        )
+      }))
+
     // 422: unusable names
     const badNames: ReadonlyArray<[string, string | Uint8Array]> = [
       ["an unsupported extension", "notes.txt"],

@@ -6,6 +6,7 @@ import {
   Duration,
   Effect,
   Exit,
+  Metric,
   Option,
   Queue,
   Ref,
@@ -13,6 +14,7 @@ import {
   ScheduleDecision,
   ScheduleIntervals
 } from "effect"
+import { connectorCycles, connectorErrors } from "../../services/platform/Metrics.ts"
 import { RateLimited } from "./RateLimit.ts"
 
 /**
@@ -138,6 +140,8 @@ export const makePoller = <E, R>(options: PollerOptions<E, R>): Effect.Effect<Po
     const cadence = yield* makeStepper(options.cadence)
     const backoff = yield* makeStepper(rateLimitBackoff(options.backoff.initial, options.backoff.max))
 
+    const cycles = Metric.tagged(connectorCycles, "connector", options.cloud)
+    const errors = Metric.tagged(connectorErrors, "connector", options.cloud)
     const update = (f: (s: PollerStatus) => Partial<PollerStatus>) => Ref.update(state, (s) => ({ ...s, ...f(s) }))
     const utc = (ms: number) => DateTime.unsafeMake(ms)
 
@@ -148,6 +152,8 @@ export const makePoller = <E, R>(options: PollerOptions<E, R>): Effect.Effect<Po
         Effect.withSpan("connector.cycle", { attributes: { cloud: options.cloud } })
       )))
       const ended = yield* Clock.currentTimeMillis
+      yield* Metric.increment(Metric.tagged(cycles, "result", outcome.result))
+      if (outcome.result !== "completed") yield* Metric.increment(errors)
       switch (outcome.result) {
         case "completed":
           yield* update(() => ({ lastSuccessAt: Option.some(utc(ended)), lastError: Option.none(), backoff: Duration.zero }))

@@ -6,6 +6,7 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Chunk, Effect, Either, Layer, Option, Schema, Stream } from "effect"
 import { createServer } from "node:http"
 import { healthStatusCode } from "../kit/ConnectorHealth.ts"
+import { MetricsExport, metricsResponse } from "../../services/platform/MetricsExport.ts"
 import { PolarAuthorization } from "./PolarAuthorization.ts"
 import { PolarConfig } from "./PolarConfig.ts"
 import { PolarPoller } from "./PolarPoller.ts"
@@ -16,7 +17,7 @@ import { WebhookKeeper } from "./WebhookKeeper.ts"
 /**
  * The connector's HTTP server: `/healthz` (200 or 503), `/status`, `/authorize` (to Polar
  * with a fresh state), `/callback` and `/` (Polar's redirect back), `POST /webhook` (Polar's
- * deliveries, signed). Anything else is 404.
+ * deliveries, signed), `/metrics` (Prometheus text). Anything else is 404.
  */
 
 export const MAX_WEBHOOK_BODY = 64 * 1024
@@ -135,6 +136,7 @@ export const makeRouter = Effect.gen(function*() {
   const router = HttpRouter.empty.pipe(
     HttpRouter.get("/healthz", Effect.map(status.health, (h) => json(h, healthStatusCode(h)))),
     HttpRouter.get("/status", Effect.map(status.status, (s) => json(s))),
+    HttpRouter.get("/metrics", metricsResponse),
     HttpRouter.get(
       "/authorize",
       Effect.map(authorization.begin, ({ url }) =>
@@ -156,7 +158,8 @@ export const makeRouter = Effect.gen(function*() {
 export const makeHttpLayer = <E, R>(server: Layer.Layer<HttpServer.HttpServer, E, R>) =>
   Layer.unwrapEffect(Effect.map(makeRouter, (app) => HttpServer.serve(app))).pipe(
     HttpServer.withLogAddress,
-    Layer.provide(server)
+    Layer.provide(server),
+    Layer.provide(MetricsExport.layer("waymark-polar"))
   )
 
 /** The listener of HTTP_ADDR; nothing when it is `off`. */

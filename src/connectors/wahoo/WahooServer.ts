@@ -4,6 +4,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Clock, Data, Effect, Layer, Option, Schema, Stream } from "effect"
 import { randomBytes } from "node:crypto"
+import { MetricsExport, metricsResponse } from "../../services/platform/MetricsExport.ts"
 import { type Notice, renderDashboard } from "./Dashboard.ts"
 import { WahooClient } from "./WahooClient.ts"
 import { isTimeWindow, TIME_WINDOWS, type TimeWindow, type WahooConfig } from "./WahooConfig.ts"
@@ -18,7 +19,7 @@ import type { WahooSync } from "./WahooSync.ts"
  *   single-use `state`; `GET /callback` checks that state, exchanges the code, stores the
  *   tokens and starts a sync in the background, then shows the dashboard with what happened.
  * - `GET /healthz` 200 once an account is connected and Wahoo has not refused its tokens,
- *   else 503 saying why (the shape every connector answers); `GET /api/status` the status (JSON); `POST /api/sync` asks for a sync now, with an
+ *   else 503 saying why (the shape every connector answers); `GET /metrics` the Prometheus text; `GET /api/status` the status (JSON); `POST /api/sync` asks for a sync now, with an
  *   optional `time_window` (JSON body, form body or query): 202 started or deferred by a rate
  *   limit, 409 when one is in progress or no account is connected, 400 for a bad window.
  */
@@ -206,6 +207,7 @@ export const makeWahooRoutes = Effect.gen(function*() {
       return json(health, healthStatusCode(health))
     })),
     HttpRouter.post("/api/sync", apiSync),
+    HttpRouter.get("/metrics", metricsResponse),
     // the handlers cannot fail: what is caught here is a path no route takes
     HttpRouter.catchAll(() => Effect.succeed(json({ status: "error", message: "Not found." }, 404)))
   )
@@ -239,4 +241,4 @@ const logAddress = HttpServer.addressWith((address) =>
 /** Serves the routes on the HttpServer the layer is given. */
 export const WahooServerLive = Layer.unwrapEffect(
   Effect.map(makeWahooRoutes, (router) => Layer.merge(HttpServer.serve(router), Layer.effectDiscard(logAddress)))
-)
+).pipe(Layer.provide(MetricsExport.layer("waymark-wahoo")))

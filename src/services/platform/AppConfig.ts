@@ -52,6 +52,7 @@ export const appConfig = Config.all({
   }),
   logFormat: Settings.oneOf<LogFormat>("LOG_FORMAT", ["text", "json"], { default: "text" }),
   otlpEndpoint: Config.option(Settings.text("OTEL_EXPORTER_OTLP_ENDPOINT")),
+  metricsPublic: Settings.boolean("METRICS_PUBLIC", { default: false }),
   stravaClientId: Config.option(Settings.text("STRAVA_CLIENT_ID")),
   stravaClientSecret: Config.option(Settings.secret("STRAVA_CLIENT_SECRET")),
   stravaRefreshToken: Config.option(Settings.secret("STRAVA_REFRESH_TOKEN")),

@@ -1,4 +1,5 @@
-import { Cause, Clock, Context, Duration, Effect, Inspectable } from "effect"
+import { Cause, Clock, Context, Duration, Effect, Inspectable, Metric } from "effect"
+import { fiberRestarts } from "./Metrics.ts"
 
 /**
  * How supervised loops restart and when a loop counts as failing. A loop that failed
@@ -107,12 +108,15 @@ export class Supervisor extends Effect.Service<Supervisor>()("services/platform/
           lastErrorAt: null
         }
         entries.set(name, entry)
+        const restartsOf = Metric.tagged(fiberRestarts, "fiber", name)
         const handle: SupervisedFiber = {
-          running: Effect.map(Clock.currentTimeMillis, (at) => {
-            if (entry.state === "restarting") entry.restarts++
+          running: Effect.flatMap(Clock.currentTimeMillis, (at) => {
+            const restarted = entry.state === "restarting"
+            if (restarted) entry.restarts++
             entry.state = "running"
             entry.since = at
             entry.backoffMillis = null
+            return restarted ? Metric.increment(restartsOf) : Effect.void
           }),
           failed: (reason) =>
             Effect.map(Clock.currentTimeMillis, (at) => {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, DateTime, Deferred, Duration, Effect, Fiber, Option, Ref, Schedule, TestClock } from "effect"
+import { Clock, DateTime, Deferred, Duration, Effect, Fiber, Metric, Option, Ref, Schedule, TestClock } from "effect"
 import { every, makePoller } from "../../../src/connectors/kit/Poller.ts"
 import { RateLimited } from "../../../src/connectors/kit/RateLimit.ts"
+import { connectorCycles, connectorErrors } from "../../../src/services/platform/Metrics.ts"
 
 const MIN = 60_000
 
@@ -28,6 +29,19 @@ const scripted = (script: ReadonlyArray<Step>) =>
 const settle = Effect.repeatN(Effect.yieldNow(), 20)
 
 describe("Poller", () => {
+  it.scoped("counts its cycles by result, and those that ended in an error, under the connector's name", () =>
+    Effect.gen(function*() {
+      const { cycle } = yield* scripted(["ok", "fail", "limit"])
+      const poller = yield* makePoller({ cloud: "counted", cycle, cadence: every(Duration.minutes(1), 0), backoff: { initial: "1 minute", max: "1 minute" }, maxCycles: 3 })
+      yield* Effect.forkScoped(poller.run)
+      for (let i = 0; i < 3; i++) yield* Effect.zipRight(settle, TestClock.adjust(Duration.minutes(1)))
+      yield* poller.done
+      const cycles = Metric.tagged(connectorCycles, "connector", "counted")
+      const count = (result: string) => Effect.map(Metric.value(Metric.tagged(cycles, "result", result)), (s) => s.count)
+      expect([yield* count("completed"), yield* count("failed"), yield* count("rateLimited")]).toEqual([1, 1, 1])
+      expect((yield* Metric.value(Metric.tagged(connectorErrors, "connector", "counted"))).count).toBe(2)
+    }))
+
   it.scoped("runs a cycle at once, then one per interval", () =>
     Effect.gen(function*() {
       const { cycle, starts } = yield* scripted([])

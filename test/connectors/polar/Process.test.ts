@@ -130,7 +130,7 @@ describe("Polar connector process", () => {
       expect(result.output).toContain("authorization required: open https://polar.example.org/authorize")
     }))
 
-  it.scopedLive("serves /status with every key, /healthz 200 once authorized and synced, 404 elsewhere; `status` prints it from the running process", () =>
+  it.scopedLive("serves /status with every key, /healthz 200 once authorized and synced, /metrics with its cycles, 404 elsewhere; `status` prints it from the running process", () =>
     Effect.gen(function*() {
       const fake = yield* scopedFake()
       const dirs = yield* scopedDirs
@@ -146,6 +146,10 @@ describe("Polar connector process", () => {
       expect(status.rateLimit.shortLimit).toBe(520)
       expect(Date.parse(status.nextRunAt) - Date.now()).toBeGreaterThan(50 * 60_000)
       expect((yield* connector.get("/healthz")).status).toBe(200)
+      const metrics = yield* connector.get("/metrics")
+      expect(metrics.status).toBe(200)
+      expect(metrics.text).toMatch(/^waymark_connector_cycles_total\{connector="polar",result="completed"\} [1-9]/m)
+      expect(metrics.text).toMatch(/^process_resident_memory_bytes \d+/m)
       for (const url of ["/nope", "/status/x", "/webhook"]) expect((yield* connector.get(url)).status, url).toBe(404)
 
       const printed = yield* runEntry(["status"], connector.env)

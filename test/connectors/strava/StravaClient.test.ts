@@ -40,6 +40,7 @@ const configFor = (fake: FakeStrava, storageDir: string, overrides: Partial<AppC
   logLevel: "info",
   logFormat: "text",
   otlpEndpoint: Option.none(),
+  metricsPublic: false,
   stravaClientId: Option.some(fake.state.clientId),
   stravaClientSecret: Option.some(Redacted.make(fake.state.clientSecret)),
   stravaRefreshToken: Option.some(Redacted.make(fake.state.refreshToken)),

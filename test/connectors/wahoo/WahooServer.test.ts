@@ -278,6 +278,15 @@ describe("Wahoo connector server (HTTPS, dashboard, OAuth, API)", () => {
       })
     ))
 
+  it.scopedLive("/metrics answers the process's metrics in the Prometheus text format", () =>
+    withRunning((running) =>
+      Effect.map(httpsRequest(`${running.base}/metrics`, { ca: running.ca }), (answer) => {
+        expect(answer.status).toBe(200)
+        expect(answer.headers["content-type"]).toBe("text/plain; version=0.0.4; charset=utf-8")
+        expect(answer.text).toMatch(/^nodejs_heap_size_used_bytes \d+/m)
+      })
+    ))
+
   it.scopedLive("an unknown path answers 404 JSON", () =>
     withRunning((running) =>
       Effect.map(httpsRequest(`${running.base}/nope`, { ca: running.ca }), (answer) => {
