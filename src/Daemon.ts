@@ -13,8 +13,7 @@ import { LogRetentionLive } from "./fibers/LogRetention.ts"
 import { WatchFolderLive } from "./fibers/WatchFolder.ts"
 import { makeHttpApp } from "./http/ApiLive.ts"
 import { type BodyLimitRule, makeBodyLimit, uploadBodyRules } from "./http/BodyLimits.ts"
-import { DirectRoutes } from "./http/DirectRoutes.ts"
-import { makeNodeServer } from "./http/NodeListener.ts"
+import { DirectAnswers, makeDirectSlot, makeNodeServer } from "./http/NodeListener.ts"
 import { ParseWorker } from "./services/import/ParseWorker.ts"
 import { ActivityReads } from "./services/activities/ActivityReads.ts"
 import { ActivityRepo } from "./services/activities/ActivityRepo.ts"
@@ -74,7 +73,7 @@ const LoggingLive = Layer.unwrapEffect(
 ).pipe(Layer.provide(FoundationLive))
 
 /** The whole daemon around a given HTTP server layer (a real listener, or a test one). */
-export type ServerServices = HttpServer.HttpServer | HttpPlatform.HttpPlatform | Etag.Generator | FileSystem.FileSystem | Path.Path
+export type ServerServices = HttpServer.HttpServer | HttpPlatform.HttpPlatform | Etag.Generator | FileSystem.FileSystem | Path.Path | DirectAnswers
 
 /** Body limits of the routes that other features add to the HTTP app. */
 const featureBodyLimits: ReadonlyArray<BodyLimitRule> = [
@@ -99,16 +98,22 @@ export const makeDaemon = <E, R>(server: Layer.Layer<ServerServices, E, R>) =>
     Layer.provide(LoggingLive)
   )
 
-/** The Node listener at `address`: the body limits, and the direct routes in front of the app. */
-export const makeListener = (address: { readonly port: number; readonly host?: string }) =>
+/**
+ * The Node listener at `address`: the body limits, and the direct routes in front of the app
+ * (installed by the app; `direct: false` leaves every request to the app, for tests comparing both).
+ */
+export const makeListener = (address: { readonly port: number; readonly host?: string }, options: { readonly direct?: boolean } = {}) =>
   Layer.unwrapEffect(
     Effect.gen(function*() {
       const config = yield* AppConfig
-      const direct = yield* DirectRoutes
+      const slot = makeDirectSlot()
       const limitOf = makeBodyLimit([...uploadBodyRules(config.postMaxSize), ...featureBodyLimits])
-      return NodeHttpServer.layer(() => makeNodeServer(limitOf, direct.answer), address)
+      return Layer.merge(
+        NodeHttpServer.layer(() => makeNodeServer(limitOf, slot.answer), address),
+        Layer.succeed(DirectAnswers, options.direct === false ? { install: () => {} } : slot)
+      )
     })
-  ).pipe(Layer.provide(DirectRoutes.Default))
+  )
 
 const ListenerLive = Layer.unwrapEffect(Effect.map(AppConfig, (config) => makeListener({ port: config.port, host: config.host })))
 

@@ -36,6 +36,7 @@ import {
 import { CalendarDate } from "../schema/CalendarDate.ts"
 import { ActivitySearchParams, FileImportSearchParams } from "../schema/QueryParams.ts"
 import { Authorization } from "./Authorization.ts"
+import { HotRead } from "./HotRead.ts"
 import { rewriteOpenApi } from "./OpenApiDocument.ts"
 
 /** The JSON API, declared once; the OpenAPI document is generated from it. */
@@ -50,6 +51,7 @@ export class SystemGroup extends HttpApiGroup.make("system")
   .add(
     HttpApiEndpoint.get("status", "/status")
       .addSuccess(Status)
+      .annotate(HotRead, "system.status")
       .annotate(OpenApi.Summary, "Check the connection, the URL and the key")
   )
   .middleware(Authorization)
@@ -72,12 +74,14 @@ export class ActivitiesGroup extends HttpApiGroup.make("activities")
       .setUrlParams(ActivitySearchParams)
       .addSuccess(ActivityList)
       .addError(BadRequestWire)
+      .annotate(HotRead, "activities.search")
       .annotate(OpenApi.Summary, "Search activities, newest first")
   )
   .add(
     HttpApiEndpoint.get("get")`/activities/${activityId}`
       .addSuccess(Activity)
       .addError(NotFoundWire)
+      .annotate(HotRead, "activities.get")
       .annotate(OpenApi.Summary, "One activity")
   )
   .add(
@@ -131,6 +135,7 @@ export class FileImportsGroup extends HttpApiGroup.make("fileImports")
       .setUrlParams(FileImportSearchParams)
       .addSuccess(FileImportList)
       .addError(BadRequestWire)
+      .annotate(HotRead, "fileImports.search")
       .annotate(OpenApi.Summary, "Queued files first, then the outcome of every file import, newest first")
   )
   .middleware(Authorization)

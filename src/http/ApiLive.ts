@@ -6,6 +6,8 @@ import { ActivitiesHttpLive } from "./ActivitiesHttp.ts"
 import { WaymarkApi } from "./Api.ts"
 import { AthleteHttpLive } from "./AthleteHttp.ts"
 import { AuthorizationLive } from "./AuthorizationLive.ts"
+import { DirectRoutesLive } from "./DirectRoutes.ts"
+import { HotReads } from "./HotReads.ts"
 import { ErrorResponsesLive } from "./ErrorResponses.ts"
 import { FileImportsHttpLive } from "./FileImportsHttp.ts"
 import type { BodyLimitRule } from "./BodyLimits.ts"
@@ -19,12 +21,13 @@ import { SystemHttpLive } from "./SystemHttp.ts"
 /** Every route of the JSON API as one layer, without the listener (tests add their own). */
 export const ApiLive = HttpApiBuilder.api(WaymarkApi).pipe(
   Layer.provide([SystemHttpLive, ActivitiesHttpLive, FileImportsHttpLive, GearHttpLive, AthleteHttpLive]),
-  Layer.provide(AuthorizationLive)
+  Layer.provide([AuthorizationLive, HotReads.Default])
 )
 
 /**
  * The whole HTTP app: the API, the public routes, the error mapping, and the routes of other
- * features (the Strava webhook) with their body limits, which the composition root hands in.
+ * features (the Strava webhook) with their body limits, which the composition root hands in;
+ * and the direct routes derived from the API, in front of it in the listener.
  */
 export const makeHttpApp = <E, R>(featureRoutes: Layer.Layer<never, E, R>, featureBodyLimits: ReadonlyArray<BodyLimitRule>) =>
   Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
@@ -32,5 +35,6 @@ export const makeHttpApp = <E, R>(featureRoutes: Layer.Layer<never, E, R>, featu
       // the request log traces each request with its secrets redacted, in place of the platform's tracer
       HttpMiddleware.withTracerDisabledWhen(() => true),
       Layer.provide([PublicRoutesLive, HealthHttpLive, ErrorResponsesLive, RequestBodyLive(featureBodyLimits), featureRoutes]),
-      Layer.provide(ApiLive)
+      Layer.provide(ApiLive),
+      Layer.merge(DirectRoutesLive)
     )))
