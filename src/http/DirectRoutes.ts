@@ -40,6 +40,9 @@ import { callerSpan, configuredSecrets, logResponse, makeRedactor, requestSpanAt
 /** Characters of answers kept: about 200 pages of the list, or 5,000 activities. */
 const ANSWERS_CAPACITY = 4 * 1024 * 1024
 
+/** Redacted URLs kept. */
+const REDACTED_URLS = 4096
+
 interface HotRoute {
   readonly name: HotReadName
   /** the route as declared (the span's `http.route`) */
@@ -114,7 +117,18 @@ export class DirectRoutes extends Effect.Service<DirectRoutes>()("http/DirectRou
     const runtime = yield* Effect.runtime<never>()
     const router = routerOf(hot.answers, hot.keptUntilCommit)
     const kept = makeVersionedCache<string>({ version: db.dataVersion, capacity: ANSWERS_CAPACITY, weigh: (url, body) => url.length + body.length })
-    const redact = makeRedactor(configuredSecrets(config))
+    const redactor = makeRedactor(configuredSecrets(config))
+    // the same few URLs are asked again and again: each is redacted once (within a bound)
+    const redactedUrls = new Map<string, string>()
+    const redact = (url: string) => {
+      let redacted = redactedUrls.get(url)
+      if (redacted === undefined) {
+        if (redactedUrls.size >= REDACTED_URLS) redactedUrls.clear()
+        redacted = redactor(url)
+        redactedUrls.set(url, redacted)
+      }
+      return redacted
+    }
     const logged = config.logLevel === "debug" || config.logLevel === "trace"
     const log = Runtime.runSync(runtime)
 
