@@ -7,7 +7,7 @@ declare module "autocannon" {
     readonly max: number
   }
   interface Result {
-    readonly requests: Histogram
+    readonly requests: Histogram & { readonly sent: number }
     readonly latency: Histogram
     readonly errors: number
     readonly timeouts: number

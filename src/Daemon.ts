@@ -14,8 +14,7 @@ import { WatchFolderLive } from "./fibers/WatchFolder.ts"
 import { makeHttpApp } from "./http/ApiLive.ts"
 import { DaemonMetricsLive, observeRequest } from "./http/MetricsHttp.ts"
 import { type BodyLimitRule, makeBodyLimit, uploadBodyRules } from "./http/BodyLimits.ts"
-import { DirectRoutes } from "./http/DirectRoutes.ts"
-import { makeNodeServer } from "./http/NodeListener.ts"
+import { DirectAnswers, makeDirectSlot, makeNodeServer } from "./http/NodeListener.ts"
 import { AppConfig } from "./services/platform/AppConfig.ts"
 import { inChannel } from "./services/platform/Logs.ts"
 import { LoggingLive, ServicesLive } from "./Layers.ts"
@@ -28,7 +27,7 @@ import { VERSION } from "./version.ts"
  */
 
 /** The whole daemon around a given HTTP server layer (a real listener, or a test one). */
-export type ServerServices = HttpServer.HttpServer | HttpPlatform.HttpPlatform | Etag.Generator | FileSystem.FileSystem | Path.Path
+export type ServerServices = HttpServer.HttpServer | HttpPlatform.HttpPlatform | Etag.Generator | FileSystem.FileSystem | Path.Path | DirectAnswers
 
 /** Body limits of the routes that other features add to the HTTP app. */
 const featureBodyLimits: ReadonlyArray<BodyLimitRule> = [
@@ -54,16 +53,22 @@ export const makeDaemon = <E, R>(server: Layer.Layer<ServerServices, E, R>) =>
     Layer.provide(LoggingLive)
   )
 
-/** The Node listener at `address`: the body limits, and the direct routes in front of the app. */
-export const makeListener = (address: { readonly port: number; readonly host?: string }) =>
+/**
+ * The Node listener at `address`: the body limits, and the direct routes in front of the app
+ * (installed by the app; `direct: false` leaves every request to the app, for tests comparing both).
+ */
+export const makeListener = (address: { readonly port: number; readonly host?: string }, options: { readonly direct?: boolean } = {}) =>
   Layer.unwrapEffect(
     Effect.gen(function*() {
       const config = yield* AppConfig
-      const direct = yield* DirectRoutes
+      const slot = makeDirectSlot()
       const limitOf = makeBodyLimit([...uploadBodyRules(config.postMaxSize), ...featureBodyLimits])
-      return NodeHttpServer.layer(() => makeNodeServer(limitOf, direct.answer, observeRequest), address)
+      return Layer.merge(
+        NodeHttpServer.layer(() => makeNodeServer(limitOf, slot.answer, observeRequest), address),
+        Layer.succeed(DirectAnswers, options.direct === false ? { install: () => {} } : slot)
+      )
     })
-  ).pipe(Layer.provide(DirectRoutes.Default))
+  )
 
 const ListenerLive = Layer.unwrapEffect(Effect.map(AppConfig, (config) => makeListener({ port: config.port, host: config.host })))
 

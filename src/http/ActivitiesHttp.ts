@@ -10,9 +10,7 @@ import {
   NotFound,
   UnsupportedFileType
 } from "../schema/ApiErrors.ts"
-import { Activity, ActivityList, ActivityUpdate } from "../schema/ApiModels.ts"
-import type { ActivitySearchParams } from "../schema/QueryParams.ts"
-import type { ActivitySearch, ActivitySearchResult } from "../services/activities/ActivityReads.ts"
+import { Activity, ActivityUpdate } from "../schema/ApiModels.ts"
 import { checkActivityFileName } from "../services/import/ActivityFileName.ts"
 import { type ActivityPatch, ActivityRepo } from "../services/activities/ActivityRepo.ts"
 import { ActivityRemoval } from "../services/activities/ActivityRemoval.ts"
@@ -25,38 +23,12 @@ import { WatchDirectory } from "../services/import/WatchDirectory.ts"
 import { WaymarkApi } from "./Api.ts"
 import { jsonResponder } from "./encode/jsonResponder.ts"
 import { checkMultipartHeaders, storeFailure, withReceivedFile } from "./FilePart.ts"
+import { activityNotFound, HotReads } from "./HotReads.ts"
 import { decodeBody, readJsonObject } from "./JsonBody.ts"
 
 const decodeUpdate = decodeBody(ActivityUpdate)
 const updatableFields = Object.keys(ActivityUpdate.fields)
 const activityJson = jsonResponder(Activity)
-const activityListJson = jsonResponder(ActivityList)
-
-/** Why a search cannot be answered, beyond what its parameters' schema checks. */
-export const searchProblem = (params: Pick<ActivitySearchParams, "filters[from]" | "filters[to]">): string | undefined => {
-  const from = params["filters[from]"]
-  const to = params["filters[to]"]
-  return from !== undefined && to !== undefined && from > to ? '"filters[from]" must not be later than "filters[to]".' : undefined
-}
-
-/** A search of the list as the repository reads it, with the parameters' pagination. */
-export const searchOf = (params: ActivitySearchParams): ActivitySearch => ({
-  from: params["filters[from]"],
-  to: params["filters[to]"],
-  sportTypes: params["filters[sportType]"],
-  hasGpx: params["filters[hasGpx]"],
-  search: params["filters[search]"],
-  page: params["pagination[page]"],
-  size: params["pagination[size]"]
-})
-
-/** The page answered for a search. */
-export const activityListOf = (search: ActivitySearch, result: ActivitySearchResult): ActivityList => ({
-  activities: result.activities,
-  pagination: { page: search.page, size: search.size, total: result.total, totalPages: Math.ceil(result.total / search.size) }
-})
-
-const activityNotFound = (id: string) => new NotFound({ message: `Activity "${id}" not found.` })
 
 export const ActivitiesHttpLive = HttpApiBuilder.group(WaymarkApi, "activities", (handlers) =>
   Effect.gen(function*() {
@@ -67,6 +39,7 @@ export const ActivitiesHttpLive = HttpApiBuilder.group(WaymarkApi, "activities",
     const images = yield* ImageStore
     const watch = yield* WatchDirectory
     const queue = yield* ImportQueue
+    const hot = yield* HotReads
 
     const requireFilesMode = (message: string) =>
       config.importMode === "files" ? Effect.void : Effect.fail(new ImportModeNotFiles({ message }))
@@ -123,17 +96,8 @@ export const ActivitiesHttpLive = HttpApiBuilder.group(WaymarkApi, "activities",
           )
         })
       )
-      .handle("search", ({ urlParams }) =>
-        Effect.gen(function*() {
-          const problem = searchProblem(urlParams)
-          if (problem !== undefined) return yield* new BadRequest({ message: problem })
-          const search = searchOf(urlParams)
-          return activityListJson(activityListOf(search, yield* activities.search(search)))
-        })
-      )
-      .handle("get", ({ path: { activityId } }) =>
-        Effect.flatMap(activities.findById(activityId), (found) => (found ? Effect.succeed(activityJson(found)) : Effect.fail(activityNotFound(activityId))))
-      )
+      .handle("search", hot.handler("activities.search"))
+      .handle("get", hot.handler("activities.get"))
       .handleRaw("update", ({ path: { activityId }, request }) =>
         Effect.gen(function*() {
           yield* requireFilesMode("Activities can only be updated when running in file import mode.")

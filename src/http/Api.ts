@@ -50,6 +50,7 @@ import {
 } from "../schema/QueryParams.ts"
 import { EddingtonAnswer, Heatmap, RecordList, TotalList } from "../schema/StatsModels.ts"
 import { Authorization } from "./Authorization.ts"
+import { HotRead } from "./HotRead.ts"
 import { rewriteOpenApi } from "./OpenApiDocument.ts"
 
 /** The JSON API, declared once; the OpenAPI document is generated from it. */
@@ -65,6 +66,7 @@ export class SystemGroup extends HttpApiGroup.make("system")
   .add(
     HttpApiEndpoint.get("status", "/status")
       .addSuccess(Status)
+      .annotate(HotRead, "system.status")
       .annotate(OpenApi.Summary, "Check the connection, the URL and the key")
   )
   .middleware(Authorization)
@@ -87,12 +89,14 @@ export class ActivitiesGroup extends HttpApiGroup.make("activities")
       .setUrlParams(ActivitySearchParams)
       .addSuccess(ActivityList)
       .addError(BadRequestWire)
+      .annotate(HotRead, "activities.search")
       .annotate(OpenApi.Summary, "Search activities, newest first")
   )
   .add(
     HttpApiEndpoint.get("get")`/activities/${activityId}`
       .addSuccess(Activity)
       .addError(NotFoundWire)
+      .annotate(HotRead, "activities.get")
       .annotate(OpenApi.Summary, "One activity")
   )
   .add(
@@ -194,6 +198,7 @@ export class FileImportsGroup extends HttpApiGroup.make("fileImports")
       .setUrlParams(FileImportSearchParams)
       .addSuccess(FileImportList)
       .addError(BadRequestWire)
+      .annotate(HotRead, "fileImports.search")
       .annotate(OpenApi.Summary, "Queued files first, then the outcome of every file import, newest first")
   )
   .add(

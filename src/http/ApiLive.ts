@@ -13,6 +13,8 @@ import { AthleteHttpLive } from "./AthleteHttp.ts"
 import { AuthorizationLive } from "./AuthorizationLive.ts"
 import { DashboardRoutesLive } from "./dashboard/DashboardRoutes.ts"
 import { DashboardSessions } from "./dashboard/DashboardSessions.ts"
+import { DirectRoutesLive } from "./DirectRoutes.ts"
+import { HotReads } from "./HotReads.ts"
 import { ErrorResponsesLive } from "./ErrorResponses.ts"
 import { FileImportsHttpLive } from "./FileImportsHttp.ts"
 import type { BodyLimitRule } from "./BodyLimits.ts"
@@ -27,7 +29,7 @@ import { SystemHttpLive } from "./SystemHttp.ts"
 /** Every route of the JSON API as one layer, without the listener (tests add their own). */
 export const ApiLive = HttpApiBuilder.api(WaymarkApi).pipe(
   Layer.provide([SystemHttpLive, ActivitiesHttpLive, ActivityDetailHttpLive, FileImportsHttpLive, GearHttpLive, StatsHttpLive, AthleteHttpLive]),
-  Layer.provide(AuthorizationLive),
+  Layer.provide([AuthorizationLive, HotReads.Default]),
   Layer.provide(DashboardSessions.Default),
   // the services of the detail, statistics and import-log routes, over the daemon's storage
   Layer.provide([ActivityDetail.Default, Stats.Default, FileImportActions.Default])
@@ -35,7 +37,8 @@ export const ApiLive = HttpApiBuilder.api(WaymarkApi).pipe(
 
 /**
  * The whole HTTP app: the API, the public routes, the error mapping, and the routes of other
- * features (the Strava webhook) with their body limits, which the composition root hands in.
+ * features (the Strava webhook) with their body limits, which the composition root hands in;
+ * and the direct routes derived from the API, in front of it in the listener.
  */
 export const makeHttpApp = <E, R>(featureRoutes: Layer.Layer<never, E, R>, featureBodyLimits: ReadonlyArray<BodyLimitRule>) =>
   Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
@@ -45,5 +48,6 @@ export const makeHttpApp = <E, R>(featureRoutes: Layer.Layer<never, E, R>, featu
       Layer.provide([PublicRoutesLive, HealthHttpLive, DashboardRoutesLive, MetricsHttpLive, ErrorResponsesLive, RequestBodyLive(featureBodyLimits), featureRoutes]),
       Layer.provide(ApiLive),
       // the same layer as the API's: memoised, one set of sessions for sign-in and authorization
-      Layer.provide(DashboardSessions.Default)
+      Layer.provide(DashboardSessions.Default),
+      Layer.merge(DirectRoutesLive)
     )))

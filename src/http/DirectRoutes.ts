@@ -1,55 +1,56 @@
-import { Effect, Either, Option, Schema } from "effect"
-import type { IncomingMessage, ServerResponse } from "node:http"
-import { ActivitySearchParams, FileImportSearchParams } from "../schema/QueryParams.ts"
-import { ActivityReads } from "../services/activities/ActivityReads.ts"
-import { FileImportReads } from "../services/import/FileImportReads.ts"
-import { WatchDirectory } from "../services/import/WatchDirectory.ts"
+import * as HttpApi from "@effect/platform/HttpApi"
+import type * as Headers from "@effect/platform/Headers"
+import { Context, Effect, Either, Exit, Layer, Option, Runtime, Schema } from "effect"
+import * as FindMyWay from "find-my-way-ts"
+import type { IncomingMessage } from "node:http"
 import { ApiKey } from "../services/platform/ApiKey.ts"
 import { AppConfig } from "../services/platform/AppConfig.ts"
 import { ReadConnection } from "../services/platform/ReadConnection.ts"
 import { makeVersionedCache } from "../services/platform/VersionedCache.ts"
-import { activityListOf, searchOf, searchProblem } from "./ActivitiesHttp.ts"
-import { fileImportPage } from "./FileImportsHttp.ts"
-import { statusOf } from "./SystemHttp.ts"
+import { WaymarkApi } from "./Api.ts"
+import { Authorization } from "./Authorization.ts"
+import { HotRead, type HotReadName } from "./HotRead.ts"
+import { HotReads } from "./HotReads.ts"
+import { type DirectAnswer, DirectAnswers } from "./NodeListener.ts"
+import { callerSpan, configuredSecrets, logResponse, makeRedactor, requestSpanAttributes, requestSpanName } from "./RequestLog.ts"
 
 /**
- * The API's busiest reads answered on the Node request itself, before the HTTP app: `GET
- * /api/v1/status`, `/api/v1/activities` (the list), `/api/v1/activities/{id}` and
- * `/api/v1/file-imports`, when the key is right and the request is plain. The app costs a fiber, a router and a middleware chain per
- * request, several times the work of these answers.
+ * The endpoints annotated `HotRead` answered on the Node request itself, before the HTTP app:
+ * the app costs a fiber, a router and a middleware chain per request, several times the work
+ * of these answers. Nothing here is declared a second time: the routes, their parameters'
+ * schemas and their authorization are read from the HttpApi (`HttpApi.reflect`), routed by
+ * the router the app uses (find-my-way-ts, with its options), and answered by the endpoint's
+ * own handler (HotReads), the one the app calls. An endpoint whose declaration asks for what
+ * this cannot do (another method, a payload, headers, a middleware other than the bearer
+ * authorization) fails the start.
  *
- * The answer is the app's, byte for byte (its status, headers and body come from the same
- * functions and schemas), and anything else is left to the app: a missing or wrong key, a
- * parameter the schema refuses, an unknown activity, a request with a body, a database error.
- * Those are the requests that need the app's error answers and its log.
+ * Whatever is not a plain answer is left to the app: a missing or wrong key, parameters the
+ * schema refuses, the handler's own error (an unknown activity), a request with a body, a
+ * database error. Those need the app's error answers and its log.
  *
- * An answer about activities is kept until the next commit to the database (a client polling
- * its list, a page showing one activity, are answered once per change), within
- * ANSWERS_CAPACITY characters. The import log is read each time: it shows the watch folder too.
+ * Each answer is observed as the app's are: its server span (method, route, redacted URL,
+ * status, duration; through the tracer in place, so exported and sampled as configured), and
+ * its log line at debug.
  *
- * It stands aside while requests are observed: with traces exported, or the request log at
- * debug, every request goes through the app and its span and log line.
+ * An answer of a read kept until the next commit is kept, by URL, until the next commit to the
+ * database (a client polling its list is answered once per change), within ANSWERS_CAPACITY
+ * characters.
  */
-
-export type DirectAnswer = (request: IncomingMessage, response: ServerResponse) => boolean
-
-const ACTIVITIES = "/api/v1/activities"
-const ACTIVITY_ID = /^[A-Za-z0-9_-]{1,100}$/
 
 /** Characters of answers kept: about 200 pages of the list, or 5,000 activities. */
 const ANSWERS_CAPACITY = 4 * 1024 * 1024
 
-const decodeSearch = Schema.decodeUnknownEither(ActivitySearchParams)
-const decodeImportSearch = Schema.decodeUnknownEither(FileImportSearchParams)
+/** Redacted URLs kept. */
+const REDACTED_URLS = 4096
 
-/** The query as the app reads it; undefined when a name repeats (the app's decode names that error). */
-const queryRecord = (query: string): Record<string, string> | undefined => {
-  const record: Record<string, string> = {}
-  for (const [name, value] of new URLSearchParams(query)) {
-    if (Object.hasOwn(record, name)) return undefined
-    record[name] = value
-  }
-  return record
+interface HotRoute {
+  readonly name: HotReadName
+  /** the route as declared (the span's `http.route`) */
+  readonly route: string
+  readonly authorized: boolean
+  readonly kept: boolean
+  /** the answer's JSON text; undefined for anything the app must answer */
+  readonly answer: (found: FindMyWay.FindResult<HotRoute>) => string | undefined
 }
 
 const hasBody = (request: IncomingMessage) => {
@@ -57,60 +58,112 @@ const hasBody = (request: IncomingMessage) => {
   return (length !== undefined && length !== "0") || request.headers["transfer-encoding"] !== undefined
 }
 
+const decoderOf = (schema: Option.Option<Schema.Schema.AnyNoContext>): (input: unknown) => Either.Either<unknown, unknown> =>
+  Option.match(schema, {
+    onNone: () => () => Either.right(undefined),
+    onSome: (schema) => Schema.decodeUnknownEither(schema as Schema.Schema<unknown, unknown, never>)
+  })
+
+/** The router of the hot reads, derived from the API's declaration. */
+const routerOf = (answers: HotReads["answers"], kept: HotReads["keptUntilCommit"]) => {
+  const router = FindMyWay.make<HotRoute>()
+  const declared = new Set<HotReadName>()
+  HttpApi.reflect(WaymarkApi, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint, middleware }) => {
+      const name = Context.getOption(endpoint.annotations, HotRead)
+      if (Option.isNone(name)) return
+      const where = `${endpoint.method} ${endpoint.path} (HotRead "${name.value}")`
+      if (endpoint.method !== "GET" || Option.isSome(endpoint.payloadSchema) || Option.isSome(endpoint.headersSchema)) {
+        throw new Error(`${where}: a hot read is a GET without payload or headers`)
+      }
+      for (const tag of middleware) {
+        if ((tag as unknown) !== Authorization) throw new Error(`${where}: its middleware ${tag.key} is not one the direct routes apply`)
+      }
+      if (declared.has(name.value)) throw new Error(`${where}: the hot read is declared twice`)
+      declared.add(name.value)
+      const decodePath = decoderOf(endpoint.pathSchema as unknown as Option.Option<Schema.Schema.AnyNoContext>)
+      const decodeUrlParams = decoderOf(endpoint.urlParamsSchema as unknown as Option.Option<Schema.Schema.AnyNoContext>)
+      const answer = answers[name.value] as (input: unknown) => Either.Either<string, unknown>
+      router.on("GET", endpoint.path as FindMyWay.PathInput, {
+        name: name.value,
+        route: endpoint.path,
+        authorized: middleware.has(Authorization as never),
+        kept: kept[name.value],
+        answer: (found) => {
+          const path = decodePath(found.params)
+          if (Either.isLeft(path)) return undefined
+          const urlParams = decodeUrlParams(found.searchParams)
+          if (Either.isLeft(urlParams)) return undefined
+          return Either.getOrUndefined(answer({ path: path.right, urlParams: urlParams.right }))
+        }
+      })
+    }
+  })
+  for (const name of Object.keys(answers) as Array<HotReadName>) {
+    if (!declared.has(name)) throw new Error(`The hot read "${name}" annotates no endpoint of the API`)
+  }
+  return router
+}
+
 export class DirectRoutes extends Effect.Service<DirectRoutes>()("http/DirectRoutes", {
   effect: Effect.gen(function*() {
     const config = yield* AppConfig
     const apiKey = yield* ApiKey
-    const reads = yield* ActivityReads
-    const importReads = yield* FileImportReads
-    const watch = yield* WatchDirectory
+    const hot = yield* HotReads
     const db = yield* ReadConnection
-    const answers = makeVersionedCache<string>({ version: db.dataVersion, capacity: ANSWERS_CAPACITY, weigh: (url, body) => url.length + body.length })
-    const observed = Option.isSome(config.otlpEndpoint) || config.logLevel === "debug" || config.logLevel === "trace"
-    const status = JSON.stringify(statusOf(config))
-
-    const list = (query: string): string | undefined => {
-      const record = queryRecord(query)
-      if (record === undefined) return undefined
-      const params = decodeSearch(record)
-      if (Either.isLeft(params) || searchProblem(params.right) !== undefined) return undefined
-      const search = searchOf(params.right)
-      return JSON.stringify(activityListOf(search, reads.search(search)))
+    const tracer = yield* Effect.tracer
+    const clock = yield* Effect.clock
+    const runtime = yield* Effect.runtime<never>()
+    const router = routerOf(hot.answers, hot.keptUntilCommit)
+    const kept = makeVersionedCache<string>({ version: db.dataVersion, capacity: ANSWERS_CAPACITY, weigh: (url, body) => url.length + body.length })
+    const redactor = makeRedactor(configuredSecrets(config))
+    // the same few URLs are asked again and again: each is redacted once (within a bound)
+    const redactedUrls = new Map<string, string>()
+    const redact = (url: string) => {
+      let redacted = redactedUrls.get(url)
+      if (redacted === undefined) {
+        if (redactedUrls.size >= REDACTED_URLS) redactedUrls.clear()
+        redacted = redactor(url)
+        redactedUrls.set(url, redacted)
+      }
+      return redacted
     }
+    const logged = config.logLevel === "debug" || config.logLevel === "trace"
+    const log = Runtime.runSync(runtime)
 
-    const imports = (query: string): string | undefined => {
-      const record = queryRecord(query)
-      if (record === undefined) return undefined
-      const params = decodeImportSearch(record)
-      if (Either.isLeft(params)) return undefined
-      const page = fileImportPage(params.right, watch.waiting())
-      return JSON.stringify(page.answer(importReads.search(page.stored)))
-    }
-
-    const one = (id: string): string | undefined => {
-      if (!ACTIVITY_ID.test(id)) return undefined
-      const activity = reads.findById(id)
-      return activity === null ? undefined : JSON.stringify(activity)
-    }
-
-    const bodyOf = (url: string): string | undefined => {
-      const question = url.indexOf("?")
-      const path = question === -1 ? url : url.slice(0, question)
-      if (path === "/api/v1/status") return status
-      if (path === ACTIVITIES) return answers(url, () => list(question === -1 ? "" : url.slice(question + 1)))
-      if (path.startsWith(ACTIVITIES + "/") && question === -1) return answers(url, () => one(path.slice(ACTIVITIES.length + 1)))
-      if (path === "/api/v1/file-imports") return imports(question === -1 ? "" : url.slice(question + 1))
-      return undefined
+    /** The server span and the log line of an answered request, as the app's request log makes them. */
+    const observe = (request: IncomingMessage, url: string, route: HotRoute, startTime: bigint) => {
+      const redacted = redact(url)
+      const span = tracer.span(
+        requestSpanName("GET"),
+        callerSpan(request.headers as Headers.Headers),
+        Context.empty(),
+        [],
+        startTime,
+        "server",
+        { captureStackTrace: false }
+      )
+      const attributes = requestSpanAttributes("GET", redacted)
+      for (const key in attributes) span.attribute(key, attributes[key])
+      span.attribute("http.route", route.route)
+      span.attribute("http.response.status_code", 200)
+      span.end(clock.unsafeCurrentTimeNanos(), Exit.void)
+      if (logged) log(logResponse("GET", redacted, 200).pipe(Effect.withParentSpan(span), Effect.withLogSpan("http.request")))
     }
 
     const answer: DirectAnswer = (request, response) => {
       const url = request.url
-      // a fragment is no part of a request: the app's URL parser drops it, this one would not
-      if (request.method !== "GET" || url === undefined || !url.startsWith("/api/v1/") || url.includes("#") || hasBody(request)) return false
-      if (Either.isLeft(apiKey.check(request.headers["authorization"]))) return false
+      // a fragment is no part of a request: the app's URL parser drops it, the router would not
+      if (request.method !== "GET" || url === undefined || url.includes("#") || hasBody(request)) return false
+      const startTime = clock.unsafeCurrentTimeNanos()
+      const found = router.find("GET", url)
+      if (found === undefined) return false
+      const route = found.handler
+      if (route.authorized && Either.isLeft(apiKey.check(request.headers["authorization"]))) return false
       let body: string | undefined
       try {
-        body = bodyOf(url)
+        body = route.kept ? kept(url, () => route.answer(found)) : route.answer(found)
       } catch {
         // a database error: the app answers it, with its reference in the errors log
         return false
@@ -118,9 +171,18 @@ export class DirectRoutes extends Effect.Service<DirectRoutes>()("http/DirectRou
       if (body === undefined) return false
       response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
       response.end(body)
+      observe(request, url, route, startTime)
       return true
     }
 
-    return { answer: observed ? () => false : answer } as const
+    return { answer } as const
   })
 }) {}
+
+/** The direct routes, installed in front of the app in the Node listener (when it has the slot). */
+export const DirectRoutesLive = Layer.effectDiscard(
+  Effect.gen(function*() {
+    const slot = yield* DirectAnswers
+    slot.install((yield* DirectRoutes).answer)
+  })
+).pipe(Layer.provide(DirectRoutes.Default), Layer.provide(HotReads.Default))

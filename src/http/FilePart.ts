@@ -1,12 +1,11 @@
-import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as Multipart from "@effect/platform/Multipart"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import * as NodeMultipart from "@effect/platform-node/NodeMultipart"
-import { Effect, Option, Stream } from "effect"
+import busboy from "busboy"
+import { Effect, Either } from "effect"
 import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
+import type { IncomingMessage } from "node:http"
 import * as path from "node:path"
-import { PassThrough } from "node:stream"
 import {
   FileTooLarge,
   type InsufficientStorage,
@@ -80,9 +79,8 @@ export const tooLarge = (limits: UploadLimits, over: "file" | "request") => {
 const MISSING_FILE_MESSAGE = 'A "file" part is required.'
 
 /**
- * 415, 413 and 400 checks that need only the headers. A multipart body without a boundary,
- * or with no bytes at all, is refused here: the parser never finishes on those (it throws
- * outside the stream on a missing boundary, and waits forever on an empty body).
+ * 415, 413 and 400 checks that need only the headers: a multipart body without a boundary,
+ * or with no bytes at all, is refused before its body is read.
  */
 export const checkMultipartHeaders = (request: HttpServerRequest.HttpServerRequest, limits: UploadLimits) =>
   Effect.gen(function*() {
@@ -100,187 +98,156 @@ export const checkMultipartHeaders = (request: HttpServerRequest.HttpServerReque
     }
   })
 
-/**
- * Unquotes a parameter value. Backslashes stay (browsers send Windows paths unescaped, and
- * the name checks must see them); only an escaped quote is unescaped.
- */
-const unquote = (value: string) => value.startsWith('"') ? value.slice(1, -1).replaceAll('\\"', '"') : value
-
-/**
- * Field name and file name of a part, read from its raw Content-Disposition header. The
- * multipart parser drops the whole header (name included) when the file name has a character
- * above U+00FF or bytes that are not UTF-8, which would turn a legitimate name such as
- * "Rit – été 🚴.fit" into a missing part; the raw header keeps the name (invalid bytes show
- * as U+FFFD, which the name checks refuse).
- */
-export const partNames = (part: Multipart.File): { readonly key: string; readonly name: string } => {
-  let raw: string | undefined
-  try {
-    const headers = (NodeMultipart.fileToReadable(part) as { info?: { headers?: Record<string, string> } }).info?.headers
-    raw = headers?.["content-disposition"]
-  } catch {
-    raw = undefined
-  }
-  if (raw === undefined) return { key: part.key, name: part.name }
-  const param = (key: string) => {
-    const match = new RegExp(`;\\s*${key}\\s*=\\s*("(?:[^"\\\\]|\\\\.)*"|[^;]*)`, "i").exec(raw!)
-    return match === null ? undefined : unquote(match[1]!.trim())
-  }
-  const extended = param("filename\\*")
-  let name = param("filename")
-  if (extended !== undefined) {
-    const match = /^utf-8'[^']*'(.*)$/i.exec(extended)
-    if (match) {
-      try {
-        name = decodeURIComponent(match[1]!)
-      } catch {
-        name = "\uFFFD"
-      }
-    }
-  }
-  return { key: param("name") ?? part.key, name: name ?? part.name }
-}
-
 const HEAD_BYTES = 64
+
+/** Parts of one request: a file and a few form fields at most. */
+const MAX_PARTS = 32
+const MAX_FIELD_BYTES = 1024 * 1024
+
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/
 
 const writeAll = (fd: number, chunk: Uint8Array) => {
   let written = 0
   while (written < chunk.length) written += fs.writeSync(fd, chunk, written)
 }
 
-/** A parser failure as the multipart parser (multipasta) reports it. */
-interface ParserFailure {
-  readonly _tag: string
-  readonly limit?: string
-  readonly error?: { readonly reason?: string }
-}
-
-/**
- * The parts of a multipart request. The Node parser reports some failures (a part header it
- * cannot read, a body that ends early, a limit reached between files) only as an `error`
- * event that the platform stream ignores: the part silently disappears. The request body is
- * handed to the parser through our own stream so that those events are seen; `failure()`
- * returns the first one. `ended` completes once the whole request body has arrived.
- */
-const multipartParts = (request: HttpServerRequest.HttpServerRequest) => {
-  let failure: ParserFailure | undefined
+const nodeRequest = (request: HttpServerRequest.HttpServerRequest): IncomingMessage | undefined => {
   try {
-    const incoming = NodeHttpServerRequest.toIncomingMessage(request)
-    const source = new PassThrough()
-    const pipe = source.pipe.bind(source)
-    source.pipe = ((destination: NodeJS.WritableStream, opts?: { end?: boolean }) => {
-      ;(destination as unknown as NodeJS.EventEmitter).on("error", (e: ParserFailure) => {
-        failure ??= e
-      })
-      return pipe(destination, opts)
-    }) as typeof source.pipe
-    // a client that breaks off the upload makes the request emit `error` (ECONNRESET); piped
-    // on, it must land on a listener, or it is thrown out of the event loop and stops the process
-    incoming.on("error", (e) => source.destroy(e))
-    source.on("error", (e: ParserFailure) => {
-      failure ??= e
-    })
-    incoming.pipe(source)
-    const ended = Effect.async<void, MissingFile>((resume) => {
-      if (incoming.readableEnded) return resume(Effect.void)
-      const onEnd = () => resume(Effect.void)
-      const onClose = () => {
-        if (!incoming.readableEnded) resume(Effect.fail(new MissingFile({ message: `The request body was cut off: ${MISSING_FILE_MESSAGE}` })))
-      }
-      incoming.once("end", onEnd)
-      incoming.once("close", onClose)
-      return Effect.sync(() => {
-        incoming.off("end", onEnd)
-        incoming.off("close", onClose)
-      })
-    })
-    return { stream: NodeMultipart.stream(source, incoming.headers), failure: () => failure, ended }
+    return NodeHttpServerRequest.toIncomingMessage(request) ?? undefined
   } catch {
-    // not a Node request (tests through a web handler): the platform stream as it is
-    return { stream: request.multipartStream, failure: () => failure, ended: Effect.never as Effect.Effect<void, MissingFile> }
+    return undefined
   }
 }
+
+type ReceiveError = FileTooLarge | MissingFile | UnsupportedFileType | InternalError | InsufficientStorage
+
+const unreadable = () => new MissingFile({ message: `The multipart body could not be read: ${MISSING_FILE_MESSAGE}` })
+const invalidName = () => new UnsupportedFileType({ message: "The file name is not valid: it contains control characters." })
+const tooManyParts = () => new MissingFile({ message: "The multipart body has too many parts." })
 
 /**
- * The parser never finishes on a body that ends inside a part's headers: once the request body
- * has fully arrived, the parts must be done within this grace, or the body is incomplete.
+ * The `file` part of a multipart request, through busboy, which reports every failure of the
+ * body (a part header it cannot read, a body that ends early, a limit reached) as an event
+ * seen here. The first "file" part with a file name is written to a temporary file as it
+ * arrives; other parts are read and dropped. The request's bytes are counted as they arrive:
+ * past POST_MAX_SIZE, or a file past UPLOAD_MAX_FILESIZE, the upload is refused at once and the
+ * rest of the body is dropped unread. A request that ends before its body did (the client went
+ * away) is refused too. Whatever way it ends, a refused upload leaves no file behind.
  */
-const END_GRACE = "1 second"
-
-const failureError = (failure: ParserFailure, limits: UploadLimits): FileTooLarge | MissingFile | UnsupportedFileType => {
-  if (failure._tag === "ReachedLimit") {
-    return failure.limit === "MaxParts" ? new MissingFile({ message: "The multipart body has too many parts." }) : tooLarge(limits, "request")
-  }
-  if (failure._tag === "BadHeaders" && failure.error?.reason === "InvalidHeaderValue") {
-    // the only free text a client puts in a part header is the file name
-    return new UnsupportedFileType({ message: "The file name is not valid: it contains control characters." })
-  }
-  return new MissingFile({ message: `The multipart body could not be read: ${MISSING_FILE_MESSAGE}` })
-}
-
 export const receiveFilePart = (request: HttpServerRequest.HttpServerRequest, options: FilePartOptions) =>
-  Effect.gen(function*() {
-    let received: ReceivedFile | undefined
-    const multipart = multipartParts(request)
-    const parts = multipart.stream.pipe(
-      Multipart.withLimitsStream({
-        // the parser's part limit counts the part's headers too, so a file of exactly the
-        // limit would be refused: the file size is counted below, on the content only
-        maxFileSize: Option.none(),
-        maxTotalSize: Option.some(options.maxPostSize),
-        maxParts: Option.some(32),
-        maxFieldSize: 1024 * 1024
-      })
-    )
-    const incomplete = multipart.ended.pipe(
-      Effect.zipRight(Effect.sleep(END_GRACE)),
-      Effect.zipRight(Effect.fail(new MissingFile({ message: `The multipart body ended before it was complete: ${MISSING_FILE_MESSAGE}` })))
-    )
-    yield* Stream.runForEach(parts, (part) => {
-      if (part._tag !== "File") return Effect.void
-      const names = partNames(part)
-      if (names.key !== "file" || received !== undefined) return Stream.runDrain(part.content)
-      return Effect.gen(function*() {
-        yield* options.checkName(names.name)
+  Effect.suspend(() => {
+    const incoming = nodeRequest(request)
+    if (incoming === undefined) return Effect.die(new Error("receiveFilePart reads a Node request"))
+    return Effect.async<ReceivedFile, ReceiveError>((resume) => {
+      let parser: busboy.Busboy
+      try {
+        parser = busboy({
+          headers: incoming.headers,
+          // the name checks must see a client's path, and names in UTF-8 as browsers send them
+          preservePath: true,
+          defParamCharset: "utf8",
+          limits: { parts: MAX_PARTS, fieldSize: MAX_FIELD_BYTES }
+        })
+      } catch {
+        // a content type busboy cannot read (checkMultipartHeaders refuses most before)
+        return resume(Effect.fail(unreadable()))
+      }
+      let settled = false
+      let file: { name: string; tempPath: string; fd: number | undefined; size: number; head: Buffer; ended: boolean } | undefined
+      let bodyBytes = 0
+
+      const closeFile = () => {
+        if (file?.fd !== undefined) {
+          fs.closeSync(file.fd)
+          file.fd = undefined
+        }
+      }
+      const stop = () => {
+        settled = true
+        incoming.off("data", onData)
+        incoming.off("close", onClose)
+        incoming.off("error", onIncomingError)
+        incoming.unpipe(parser)
+        // the rest of a refused body is read and dropped (the 413 closes the connection)
+        if (!incoming.readableEnded) incoming.resume()
+      }
+      const fail = (error: ReceiveError) => {
+        if (settled) return
+        stop()
+        closeFile()
+        if (file !== undefined) removeQuietly(file.tempPath)
+        resume(Effect.fail(error))
+      }
+      const onData = (chunk: Buffer) => {
+        bodyBytes += chunk.length
+        if (bodyBytes > options.maxPostSize) fail(tooLarge(options, "request"))
+      }
+      const onClose = () => {
+        if (!incoming.readableEnded) fail(new MissingFile({ message: `The request body was cut off: ${MISSING_FILE_MESSAGE}` }))
+      }
+      // a client that breaks off the upload makes the request emit `error`: handled here, never
+      // thrown out of the event loop
+      const onIncomingError = () => onClose()
+
+      parser.on("file", (field, stream, info) => {
+        const name = info.filename
+        if (settled || field !== "file" || file !== undefined || name === undefined) return void stream.resume()
+        const checked = Effect.runSync(Effect.either(options.checkName(name)))
+        if (Either.isLeft(checked)) return fail(checked.left)
+        if (CONTROL_CHARACTER.test(name)) return fail(invalidName())
         const tempPath = path.join(options.tempDir, `.${randomUUID()}.part`)
-        received = { name: names.name, tempPath, size: 0, head: new Uint8Array(0) }
-        const fd = yield* Effect.try({ try: () => fs.openSync(tempPath, "wx"), catch: storeFailure })
-        let size = 0
-        let head = Buffer.alloc(0)
-        yield* Stream.runForEach(part.content, (chunk) =>
-          Effect.gen(function*() {
-            size += chunk.length
-            if (size > options.maxFileSize) return yield* tooLarge(options, "file")
-            if (head.length < HEAD_BYTES) head = Buffer.concat([head, Buffer.from(chunk.subarray(0, HEAD_BYTES - head.length))])
-            yield* Effect.try({ try: () => writeAll(fd, chunk), catch: storeFailure })
-          })
-        ).pipe(Effect.ensuring(Effect.sync(() => fs.closeSync(fd))))
-        received = { name: names.name, tempPath, size, head }
+        try {
+          file = { name, tempPath, fd: fs.openSync(tempPath, "wx"), size: 0, head: Buffer.alloc(0), ended: false }
+        } catch (e) {
+          return fail(storeFailure(e))
+        }
+        const current = file!
+        stream.on("data", (chunk: Buffer) => {
+          if (settled) return
+          current.size += chunk.length
+          if (current.size > options.maxFileSize) return fail(tooLarge(options, "file"))
+          if (current.head.length < HEAD_BYTES) current.head = Buffer.concat([current.head, chunk.subarray(0, HEAD_BYTES - current.head.length)])
+          try {
+            writeAll(current.fd!, chunk)
+          } catch (e) {
+            fail(storeFailure(e))
+          }
+        })
+        stream.on("end", () => {
+          current.ended = true
+        })
       })
-    }).pipe(
-      Effect.catchTag("MultipartError", (e): Effect.Effect<never, FileTooLarge | MissingFile | UnsupportedFileType> => {
-        const failure = multipart.failure()
-        if (failure !== undefined) return Effect.fail(failureError(failure, options))
-        return e.reason === "FileTooLarge" || e.reason === "BodyTooLarge" || e.reason === "FieldTooLarge"
-          ? Effect.fail(tooLarge(options, "request"))
-          : e.reason === "TooManyParts"
-          ? Effect.fail(new MissingFile({ message: "The multipart body has too many parts." }))
-          : Effect.fail(new MissingFile({ message: `The multipart body could not be read: ${MISSING_FILE_MESSAGE}` }))
-      }),
-      Effect.flatMap(() => {
-        const failure = multipart.failure()
-        return failure === undefined ? Effect.void : Effect.fail(failureError(failure, options))
-      }),
-      Effect.raceFirst(incomplete),
-      Effect.tapError(() => Effect.sync(() => received && removeQuietly(received.tempPath))),
-      Effect.onInterrupt(() => Effect.sync(() => received && removeQuietly(received.tempPath)))
-    )
-    if (received === undefined) return yield* new MissingFile({ message: MISSING_FILE_MESSAGE })
-    if (received.size === 0) {
-      fs.rmSync(received.tempPath, { force: true })
-      return yield* new MissingFile({ message: "The uploaded file is empty." })
-    }
-    return received
+      parser.on("field", () => {})
+      parser.on("partsLimit", () => fail(tooManyParts()))
+      parser.on("fieldsLimit", () => fail(tooManyParts()))
+      parser.on("filesLimit", () => fail(tooManyParts()))
+      // a part header refused while the body is still arriving holds a byte no header may hold:
+      // the only free text a client puts there is the file name (a NUL, a DEL, a control
+      // character); one left unfinished at the end is a body cut short
+      parser.on("error", () => fail(parser.writableEnded ? unreadable() : invalidName()))
+      parser.on("close", () => {
+        if (settled) return
+        if (file === undefined) return fail(new MissingFile({ message: MISSING_FILE_MESSAGE }))
+        if (!file.ended) return fail(unreadable())
+        if (file.size === 0) return fail(new MissingFile({ message: "The uploaded file is empty." }))
+        stop()
+        closeFile()
+        resume(Effect.succeed({ name: file.name, tempPath: file.tempPath, size: file.size, head: new Uint8Array(file.head) }))
+      })
+
+      incoming.on("data", onData)
+      incoming.once("close", onClose)
+      incoming.on("error", onIncomingError)
+      incoming.pipe(parser)
+      if (incoming.readableEnded) fail(new MissingFile({ message: `The request body is empty: ${MISSING_FILE_MESSAGE}` }))
+      // interrupted (the app gave up on the request): nothing of it stays
+      return Effect.sync(() => {
+        if (settled) return
+        stop()
+        closeFile()
+        if (file !== undefined) removeQuietly(file.tempPath)
+      })
+    })
   })
 
 /**

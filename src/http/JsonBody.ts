@@ -4,10 +4,52 @@ import { BadRequest, UnsupportedMediaType } from "../schema/ApiErrors.ts"
 
 /**
  * Reads a JSON object body with the messages of the 400 and 415 answers. Its size is already
- * bounded: the body-limit middleware read it within MAX_JSON_BODY (413 past that).
+ * bounded: the body-limit middleware read it within MAX_JSON_BODY (413 past that); its depth
+ * is bounded here, before it is parsed, so that nothing recursive (a schema's error message
+ * formatting the value, a log line) ever walks a value nested thousands deep.
  */
 
 export const NOT_AN_OBJECT = "The request body must be a valid JSON object."
+
+/** Arrays and objects inside each other that a request body may hold; no API body needs more than a few. */
+export const MAX_JSON_DEPTH = 32
+
+export const TOO_DEEP = `The request body is nested too deeply: at most ${MAX_JSON_DEPTH} levels of arrays and objects are accepted.`
+
+/** True when `text` opens more than `max` arrays or objects inside each other (strings skipped). */
+export const nestedDeeperThan = (text: string, max: number): boolean => {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 0x5c) i++ // backslash: the next character is escaped
+      else if (c === 0x22) inString = false
+    } else if (c === 0x22) {
+      inString = true
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--
+    }
+  }
+  return false
+}
+
+/** The value of a JSON body, or why it is refused (the message of a 400). */
+export const parseJsonBody = (text: string): { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly message: string } => {
+  if (nestedDeeperThan(text, MAX_JSON_DEPTH)) return { ok: false, message: TOO_DEEP }
+  try {
+    return { ok: true, value: JSON.parse(text) }
+  } catch {
+    return { ok: false, message: NOT_AN_OBJECT }
+  }
+}
+
+/** Longest message a 400 answer repeats from a schema (it may quote the client's value). */
+const MAX_MESSAGE_LENGTH = 300
+
+const bounded = (message: string) => (message.length > MAX_MESSAGE_LENGTH ? `${message.slice(0, MAX_MESSAGE_LENGTH)}…` : message)
 
 export const isJsonContentType = (request: HttpServerRequest.HttpServerRequest) => {
   const type = (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase()
@@ -31,12 +73,9 @@ export const readJsonObject = (
     } catch {
       return yield* new BadRequest({ message: `${NOT_AN_OBJECT} It is not valid UTF-8.` })
     }
-    let value: unknown
-    try {
-      value = JSON.parse(text)
-    } catch {
-      return yield* new BadRequest({ message: NOT_AN_OBJECT })
-    }
+    const parsed = parseJsonBody(text)
+    if (!parsed.ok) return yield* new BadRequest({ message: parsed.message })
+    const value = parsed.value
     if (value === null || typeof value !== "object" || Array.isArray(value)) return yield* new BadRequest({ message: NOT_AN_OBJECT })
     return value as Record<string, unknown>
   })
@@ -65,7 +104,7 @@ export const decodeBody = <Fields extends Schema.Struct.Fields>(schema: Schema.S
     rejectUnknownFields(body, allowed).pipe(
       Effect.zipRight(decode(body)),
       Effect.catchTag("ParseError", (error) =>
-        Effect.fail(new BadRequest({ message: ParseResult.ArrayFormatter.formatErrorSync(error)[0]?.message ?? NOT_AN_OBJECT }))
+        Effect.fail(new BadRequest({ message: bounded(ParseResult.ArrayFormatter.formatErrorSync(error)[0]?.message ?? NOT_AN_OBJECT) }))
       )
     )
 }

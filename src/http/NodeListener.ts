@@ -1,7 +1,7 @@
+import { Context } from "effect"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { Socket } from "node:net"
 import { type BodyLimit, declaredLength } from "./BodyLimits.ts"
-import type { DirectAnswer } from "./DirectRoutes.ts"
 
 /**
  * The Node server under the HTTP app.
@@ -11,14 +11,29 @@ import type { DirectAnswer } from "./DirectRoutes.ts"
  * other request is invited and handed on as usual.
  *
  * A request a direct route answers (DirectRoutes) never reaches the app: the server's
- * "request" event goes to the app only when `direct` leaves the request alone. `observe`
- * sees every request first, whoever answers it (the request metrics).
+ * "request" event goes to the app only when `direct` leaves the request alone. The direct
+ * routes are derived from the app's declaration and built with it; they are installed here
+ * (DirectAnswers) once built, and until then every request goes to the app. `observe` sees
+ * every request first, whoever answers it (the request metrics).
  *
  * A connection closed after an answer (`Connection: close`, as every 413 is) lingers: the
  * rest of a refused body is read and dropped for a moment, up to a bound. Closed at once,
  * the socket would answer the bytes still arriving with a reset, and the client would lose
  * the answer it was about to read.
  */
+
+/** Answers a request on the Node request itself; false leaves it to the app. */
+export type DirectAnswer = (request: IncomingMessage, response: ServerResponse) => boolean
+
+/** Where the listener takes its direct answers from. */
+export class DirectAnswers extends Context.Tag("http/DirectAnswers")<DirectAnswers, { readonly install: (answer: DirectAnswer) => void }>() {}
+
+/** A DirectAnswer that leaves every request to the app until one is installed. */
+export const makeDirectSlot = () => {
+  let current: DirectAnswer = () => false
+  const answer: DirectAnswer = (request, response) => current(request, response)
+  return { answer, install: (installed: DirectAnswer) => void (current = installed) }
+}
 
 const LINGER_MS = 2_000
 const LINGER_MAX_BYTES = 16 * 1024 * 1024

@@ -10,6 +10,7 @@ import { AppConfig } from "../services/platform/AppConfig.ts"
 import { type BodyLimit, type BodyLimitRule, declaredLength, makeBodyLimit, uploadBodyRules } from "./BodyLimits.ts"
 import { errorResponse } from "./ErrorResponses.ts"
 import { tooLarge } from "./FilePart.ts"
+import { parseJsonBody } from "./JsonBody.ts"
 
 /**
  * Reads every request body that is not a streamed upload exactly once, counting the bytes as
@@ -80,7 +81,13 @@ const withBytes = (request: HttpServerRequest.HttpServerRequest, bytes: Uint8Arr
   const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer
   return Object.create(request, {
     text: { value: text },
-    json: { value: Effect.flatMap(text, (t) => Effect.try({ try: () => (t === "" ? null : JSON.parse(t) as unknown), catch: decodeError })) },
+    json: {
+      value: Effect.flatMap(text, (t) => {
+        if (t === "") return Effect.succeed(null)
+        const parsed = parseJsonBody(t)
+        return parsed.ok ? Effect.succeed(parsed.value) : Effect.fail(decodeError(parsed.message))
+      })
+    },
     arrayBuffer: { value: Effect.succeed(buffer) },
     urlParamsBody: { value: Effect.flatMap(text, (t) => Effect.try({ try: () => UrlParams.fromInput(new URLSearchParams(t)), catch: decodeError })) },
     stream: { value: Stream.succeed(bytes) }

@@ -2,7 +2,8 @@ import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
-import { Effect, Option, Redacted } from "effect"
+import type * as Headers from "@effect/platform/Headers"
+import { Context, Effect, Option, Redacted, Tracer } from "effect"
 import type { AppConfigShape } from "../services/platform/AppConfig.ts"
 
 /**
@@ -69,6 +70,36 @@ export const configuredSecrets = (config: AppConfigShape): ReadonlyArray<string>
     .filter((s) => s !== "")
 
 /**
+ * The OpenTelemetry tracer reads a remote parent's sampling decision from this tag of the
+ * parent's context (`OtelTraceFlags` of @effect/opentelemetry, the same tag by its key; the
+ * module is not loaded unless traces are exported), not from its `sampled`: without it, a
+ * caller's unsampled trace would be sampled here.
+ */
+const OtelTraceFlags = Context.GenericTag<{ readonly _: unique symbol }, number>("@effect/opentelemetry/Tracer/OtelTraceFlags")
+
+/** The caller's span, from its trace headers (`traceparent`, b3), with its sampling decision. */
+export const callerSpan = (headers: Headers.Headers): Option.Option<Tracer.ExternalSpan> =>
+  Option.map(HttpTraceContext.fromHeaders(headers), (span) =>
+    Tracer.externalSpan({ traceId: span.traceId, spanId: span.spanId, sampled: span.sampled, context: Context.add(span.context, OtelTraceFlags, span.sampled ? 1 : 0) }))
+
+/** The name of a request's server span. */
+export const requestSpanName = (method: string) => `http.server ${method}`
+
+/** The attributes of a request's server span, from its redacted URL. */
+export const requestSpanAttributes = (method: string, redactedUrl: string): Record<string, string> => {
+  const question = redactedUrl.indexOf("?")
+  return question === -1
+    ? { "http.request.method": method, "url.path": redactedUrl }
+    : { "http.request.method": method, "url.path": redactedUrl.slice(0, question), "url.query": redactedUrl.slice(question + 1) }
+}
+
+/** The log line of an answered request (at debug: at the default level a busy API would write a line per request). */
+export const logResponse = (method: string, redactedUrl: string, status: number) =>
+  Effect.logDebug("Sent HTTP response").pipe(
+    Effect.annotateLogs({ "http.method": method, "http.url": redactedUrl, "http.status": status })
+  )
+
+/**
  * The request logger and tracer of the HTTP app (in place of the platform's, which log and
  * trace the URL as sent; its tracer is turned off where this one is installed).
  */
@@ -76,26 +107,16 @@ export const makeRequestLog = (redact: (url: string) => string) => <E, R>(app: H
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const url = redact(request.url)
-    const question = url.indexOf("?")
-    const path = question === -1 ? url : url.slice(0, question)
     return yield* Effect.exit(app).pipe(
       Effect.tap((exit) => {
         const status = HttpServerError.exitResponse(exit).status
-        return Effect.annotateCurrentSpan("http.response.status_code", status).pipe(
-          // at debug: at the default level a busy API would write a line per request
-          Effect.zipRight(Effect.logDebug("Sent HTTP response")),
-          Effect.annotateLogs({ "http.method": request.method, "http.url": url, "http.status": status })
-        )
+        return Effect.annotateCurrentSpan("http.response.status_code", status).pipe(Effect.zipRight(logResponse(request.method, url, status)))
       }),
-      Effect.withSpan(`http.server ${request.method}`, {
+      Effect.withSpan(requestSpanName(request.method), {
         kind: "server",
         captureStackTrace: false,
-        parent: Option.getOrUndefined(HttpTraceContext.fromHeaders(request.headers)),
-        attributes: {
-          "http.request.method": request.method,
-          "url.path": path,
-          ...(question === -1 ? {} : { "url.query": url.slice(question + 1) })
-        }
+        parent: Option.getOrUndefined(callerSpan(request.headers)),
+        attributes: requestSpanAttributes(request.method, url)
       }),
       Effect.withLogSpan("http.request"),
       Effect.flatten

@@ -4,7 +4,7 @@ import { BadRequest } from "../schema/ApiErrors.ts"
 import type { StatsFilterParams } from "../schema/QueryParams.ts"
 import { EddingtonAnswer, Heatmap, RecordList, TotalList } from "../schema/StatsModels.ts"
 import { type ActivityFilter, Stats } from "../services/stats/Stats.ts"
-import { searchProblem } from "./ActivitiesHttp.ts"
+import { searchProblem } from "./HotReads.ts"
 import { WaymarkApi } from "./Api.ts"
 import { jsonResponder } from "./encode/jsonResponder.ts"
 

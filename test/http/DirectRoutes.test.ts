@@ -1,9 +1,10 @@
 import { describe, expect, layer } from "@effect/vitest"
 import Database from "better-sqlite3"
-import { Effect, Layer, Option } from "effect"
+import { Effect, HashMap, Layer, Logger, LogLevel, Tracer } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { DirectRoutes } from "../../src/http/DirectRoutes.ts"
+import { HotReads } from "../../src/http/HotReads.ts"
 import { ActivityRepo } from "../../src/services/activities/ActivityRepo.ts"
 import { FileImportRepo } from "../../src/services/import/FileImportRepo.ts"
 import { AppConfig } from "../../src/services/platform/AppConfig.ts"
@@ -11,9 +12,12 @@ import { type Answer, seedActivity, seedGear, send, TestDaemon } from "../suppor
 
 /**
  * The direct routes answer the busiest reads before the HTTP app. What they answer must be the
- * app's answer byte for byte, they must leave every other request to the app, and no answer may
- * outlive the state of the database it was read from.
+ * app's answer byte for byte, they must leave every other request to the app, each answer is
+ * traced and logged as the app's are, and no answer may outlive the state of the database it
+ * was read from.
  */
+
+const DirectRoutesLive = DirectRoutes.Default.pipe(Layer.provide(HotReads.Default))
 
 const LEFT_TO_THE_APP = 599
 
@@ -76,13 +80,18 @@ describe("direct routes", () => {
       Effect.gen(function*() {
         const ids = yield* seedHistory
         const daemon = yield* TestDaemon
-        // the app alone: a second daemon over the same storage, exporting traces (to a closed port)
+        // the app alone: a second daemon over the same storage, whose listener has no direct routes
         const appOnly = yield* Layer.build(TestDaemon.layer({
           apiKey: daemon.apiKey,
-          env: { STORAGE_DIR: daemon.storageDir, WATCH_DIR: daemon.watchDir, OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9" }
+          directRoutes: false,
+          env: { STORAGE_DIR: daemon.storageDir, WATCH_DIR: daemon.watchDir }
         }))
+        // the router is the app's: a trailing slash and the case of the path do not matter to either
         const answered = [
           "/api/v1/status",
+          "/api/v1/status/",
+          "/API/v1/Status",
+          "/api/v1/activities/",
           "/api/v1/activities",
           "/api/v1/activities?pagination[size]=5",
           "/api/v1/activities?pagination[size]=5&pagination[page]=3",
@@ -106,7 +115,7 @@ describe("direct routes", () => {
           "/api/v1/activities?filters[sportType]=Ride&filters[sportType]=Run",
           "/api/v1/activities?filters[from]=2023-02-01&filters[to]=2023-01-01",
           "/api/v1/activities?filters[sportType]=Swimming",
-          "/api/v1/activities/",
+          `/api/v1/activities/activity-${"a".repeat(120)}`,
           "/api/v1/file-imports?filters[status]=done",
           "/api/v1/file-imports?pagination[page]=0"
         ]
@@ -124,7 +133,7 @@ describe("direct routes", () => {
         const auth = { headers: { authorization: `Bearer ${daemon.apiKey}` } }
         for (const url of answered) expect({ url, status: (yield* statusAt(base, url, auth)).status }).toEqual({ url, status: 200 })
         for (const url of refused) expect({ url, status: (yield* statusAt(base, url, auth)).status }).toEqual({ url, status: LEFT_TO_THE_APP })
-      }).pipe(Effect.provide(DirectRoutes.Default)))
+      }).pipe(Effect.provide(DirectRoutesLive)))
 
     it.scoped("leave to the app a wrong or missing key, another method, a request with a body, and paths they do not serve", () =>
       Effect.gen(function*() {
@@ -141,18 +150,51 @@ describe("direct routes", () => {
         for (const path of ["/api/v1/gear", "/api/v1/activities/x/gpx", "/healthz", "/status", "/api/openapi.yaml"]) {
           expect({ path, status: (yield* statusAt(base, path, { headers: { authorization: auth } })).status }).toEqual({ path, status: LEFT_TO_THE_APP })
         }
-      }).pipe(Effect.provide(DirectRoutes.Default)))
+      }).pipe(Effect.provide(DirectRoutesLive)))
 
-    it.scoped("stand aside while the request log is at debug or traces are exported, so that every request is logged and traced", () =>
+    it.scoped("trace and log each answer as the app does: a server span with the route, the status and the redacted URL, under the caller's trace, and the debug line", () =>
       Effect.gen(function*() {
         const daemon = yield* TestDaemon
         const config = yield* AppConfig
-        const auth = { headers: { authorization: `Bearer ${daemon.apiKey}` } }
-        for (const observed of [{ logLevel: "debug" as const }, { logLevel: "trace" as const }, { otlpEndpoint: Option.some("http://127.0.0.1:4318") }]) {
-          const routes = yield* Effect.provide(DirectRoutes, DirectRoutes.Default.pipe(Layer.provide(Layer.succeed(AppConfig, AppConfig.make({ ...config, ...observed })))))
-          const base = yield* serverOf(routes.answer)
-          expect((yield* statusAt(base, "/api/v1/status", auth)).status).toBe(LEFT_TO_THE_APP)
-        }
+        const id = yield* seedActivity({ name: "Traced" })
+        const native = yield* Effect.tracer
+        const spans: Array<Tracer.Span> = []
+        const recording = Tracer.make({
+          span: (...args) => {
+            const span = native.span(...args)
+            spans.push(span)
+            return span
+          },
+          context: (f) => f()
+        })
+        const lines: Array<Record<string, unknown>> = []
+        const logger = Logger.make(({ annotations }) => void lines.push(Object.fromEntries(HashMap.toEntries(annotations))))
+        const routes = yield* Effect.provide(
+          DirectRoutes,
+          DirectRoutesLive.pipe(Layer.provide(Layer.succeed(AppConfig, AppConfig.make({ ...config, logLevel: "debug" }))))
+        ).pipe(Effect.withTracer(recording), Effect.provide(Logger.replace(Logger.defaultLogger, logger)), Logger.withMinimumLogLevel(LogLevel.Debug))
+        const base = yield* serverOf(routes.answer)
+        const traceId = "4bf92f3577b34da6a3ce929d0e0e4736"
+        const headers = { authorization: `Bearer ${daemon.apiKey}`, traceparent: `00-${traceId}-00f067aa0ba902b7-01` }
+        expect((yield* statusAt(base, `/api/v1/activities/${id}`, { headers })).status).toBe(200)
+        expect((yield* statusAt(base, `/api/v1/activities?filters[sportType]=Ride&api_key=${daemon.apiKey}`, { headers })).status).toBe(200)
+        expect(spans.map((s) => ({ name: s.name, kind: s.kind, traceId: s.traceId, ended: s.status._tag, attributes: Object.fromEntries(s.attributes) }))).toEqual([
+          {
+            name: "http.server GET", kind: "server", traceId, ended: "Ended",
+            attributes: { "http.request.method": "GET", "url.path": `/api/v1/activities/${id}`, "http.route": "/api/v1/activities/:activityId", "http.response.status_code": 200 }
+          },
+          {
+            name: "http.server GET", kind: "server", traceId, ended: "Ended",
+            attributes: {
+              "http.request.method": "GET", "url.path": "/api/v1/activities", "url.query": "filters[sportType]=Ride&api_key=[redacted]",
+              "http.route": "/api/v1/activities", "http.response.status_code": 200
+            }
+          }
+        ])
+        expect(lines).toEqual([
+          { "http.method": "GET", "http.url": `/api/v1/activities/${id}`, "http.status": 200 },
+          { "http.method": "GET", "http.url": "/api/v1/activities?filters[sportType]=Ride&api_key=[redacted]", "http.status": 200 }
+        ])
       }))
 
     it.effect("answer what was committed last: an edit, a new activity, a change by another process, a deletion", () =>

@@ -1,10 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
+import * as HttpClient from "@effect/platform/HttpClient"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as http from "node:http"
 import * as path from "node:path"
 import { daemonLayer, gpxActivity, scopedRoot, waitFor, waitForRow } from "../support/ImportHarness.ts"
-import { fileForm, send } from "../support/TestDaemon.ts"
+import { fileForm, seedActivity, send } from "../support/TestDaemon.ts"
 
 interface ReceivedSpan {
   readonly traceId: string
@@ -12,6 +13,8 @@ interface ReceivedSpan {
   readonly parentSpanId: string | undefined
   readonly name: string
   readonly service: string | undefined
+  readonly kind: number
+  readonly durationNanos: bigint
   readonly attributes: Record<string, unknown>
 }
 
@@ -40,6 +43,8 @@ const otlpReceiver = Effect.acquireRelease(
                   parentSpanId: s.parentSpanId || undefined,
                   name: s.name,
                   service,
+                  kind: s.kind,
+                  durationNanos: BigInt(s.endTimeUnixNano) - BigInt(s.startTimeUnixNano),
                   attributes: Object.fromEntries((s.attributes ?? []).map((a: any) => [a.key, valueOf(a.value)]))
                 })
               }
@@ -111,5 +116,54 @@ describe("traces", () => {
       assert.isDefined(importedLine)
       assert.strictEqual(importedLine.traceId, request!.traceId)
       assert.strictEqual(importedLine.spanId, imported!.spanId)
+    }))
+
+  /** The server spans the daemon exported for the requests `requests` makes, once it has stopped. */
+  const serverSpansOf = <E, R>(env: Record<string, string>, requests: Effect.Effect<void, E, R>) =>
+    Effect.gen(function*() {
+      const receiver = yield* otlpReceiver
+      const root = yield* scopedRoot({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, ...env })
+      // the daemon stops at the end of this scope: its spans are flushed
+      yield* requests.pipe(Effect.provide(daemonLayer(root) as any), Effect.scoped) as Effect.Effect<void, E>
+      yield* Effect.sleep("200 millis")
+      return receiver.spans.filter((s) => s.kind === 2)
+    })
+
+  it.scopedLive("every request, the hot reads included, is one server span with its route, status and duration", () =>
+    Effect.gen(function*() {
+      let id = ""
+      const spans = yield* serverSpansOf({}, Effect.gen(function*() {
+        id = yield* seedActivity({ name: "Traced" })
+        for (let i = 0; i < 3; i++) {
+          for (const path of ["/api/v1/status", "/api/v1/activities", `/api/v1/activities/${id}`, "/api/v1/file-imports", "/api/v1/activities/activity-missing"]) {
+            yield* send("GET", path)
+          }
+        }
+      }))
+      const routes = spans.map((s) => `${s.attributes["http.route"]} ${s.attributes["http.response.status_code"]}`)
+      for (const expected of ["/api/v1/status 200", "/api/v1/activities 200", "/api/v1/activities/:activityId 200", "/api/v1/file-imports 200", "/api/v1/activities/:activityId 404"]) {
+        assert.strictEqual(routes.filter((r) => r === expected).length, 3, `${expected} in ${routes.join(", ")}`)
+      }
+      for (const span of spans) {
+        assert.strictEqual(span.name, "http.server GET")
+        assert.isTrue(span.durationNanos > 0n)
+      }
+    }))
+
+  it.scopedLive("OTEL_TRACES_SAMPLER chooses the sampler: always_off and a ratio of 0 export no request span, a caller's unsampled trace is followed", () =>
+    Effect.gen(function*() {
+      const requests = Effect.gen(function*() {
+        for (const path of ["/api/v1/status", "/api/v1/activities"]) yield* send("GET", path)
+      })
+      assert.deepEqual(yield* serverSpansOf({ OTEL_TRACES_SAMPLER: "always_off" }, requests), [])
+      assert.deepEqual(yield* serverSpansOf({ OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "0" }, requests), [])
+      const unsampled = Effect.gen(function*() {
+        for (const path of ["/api/v1/status", "/api/v1/activities"]) {
+          // the test's client would send its own traceparent in place of this one
+          yield* send("GET", path, { headers: { traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00" } }).pipe(Effect.updateService(HttpClient.HttpClient, HttpClient.withTracerPropagation(false)))
+        }
+      })
+      assert.deepEqual(yield* serverSpansOf({}, unsampled), [])
+      assert.strictEqual((yield* serverSpansOf({ OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "1" }, requests)).length, 2)
     }))
 })

@@ -23,7 +23,7 @@ import { FileImportRepo } from "../../src/services/import/FileImportRepo.ts"
 import { GearRepo } from "../../src/services/activities/GearRepo.ts"
 import { encodeDraft } from "../../src/services/activities/StreamsCodec.ts"
 import { WeightRepo } from "../../src/services/activities/WeightRepo.ts"
-import { testListener } from "./testListener.ts"
+import { makeTestListener, testListener } from "./testListener.ts"
 
 /**
  * The real daemon (`makeDaemon` of src/Daemon.ts) for one test block: a temporary STORAGE_DIR
@@ -42,6 +42,8 @@ export interface TestDaemonOptions {
   readonly env?: Readonly<Record<string, string>>
   /** the configured key: a fresh `wmk_` key by default; `null` leaves SERVICE_API_KEY unset */
   readonly apiKey?: string | null
+  /** false: the listener leaves every request to the HTTP app (no direct routes), to compare both */
+  readonly directRoutes?: boolean
 }
 
 export interface TestDaemonInfo {
@@ -118,7 +120,7 @@ const makeTestDaemon = (options: TestDaemonOptions): Layer.Layer<TestDaemonServi
       // HttpClient stays available to the tests
       const server = Layer.effectContext(Effect.context<ServerServices>())
       const daemon = Layer.mergeAll(makeDaemon(server), ServicesLive, Layer.succeed(TestDaemon, info)).pipe(
-        Layer.provideMerge(testListener)
+        Layer.provideMerge(options.directRoutes === false ? makeTestListener({ direct: false }) : testListener)
       )
       return daemon.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))))
     })

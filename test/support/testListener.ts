@@ -9,9 +9,12 @@ import { ServicesLive } from "../../src/Layers.ts"
  * bound to it: what `NodeHttpServer.layerTest` gives, over the real listener. Its services are
  * the daemon's instances (ServicesLive is memoised within one build).
  */
-export const testListener = HttpServer.layerTestClient.pipe(
-  Layer.provide(NodeHttpClient.layerWithoutAgent),
-  Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: false })),
-  Layer.provideMerge(makeListener({ port: 0 })),
-  Layer.provide(ServicesLive)
-)
+export const makeTestListener = (options: { readonly direct?: boolean } = {}) =>
+  HttpServer.layerTestClient.pipe(
+    Layer.provide(NodeHttpClient.layerWithoutAgent),
+    Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: false })),
+    Layer.provideMerge(makeListener({ port: 0 }, options)),
+    Layer.provide(ServicesLive)
+  )
+
+export const testListener = makeTestListener()

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { nestedDeeperThan } from "../../http/JsonBody.ts"
 
 /**
  * Reading one POSTed event of the platform. Its events are flat objects of a few hundred bytes
@@ -25,26 +26,6 @@ export type ReadEvent =
 
 const SUMMARY_KEYS = ["object_type", "aspect_type", "object_id", "owner_id", "subscription_id", "event_time"] as const
 const MAX_VALUE_LENGTH = 64
-
-/** True when `text` opens more than `max` arrays or objects inside each other (strings skipped). */
-export const nestedDeeperThan = (text: string, max: number): boolean => {
-  let depth = 0
-  let inString = false
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (inString) {
-      if (c === 0x5c) i++ // backslash: the next character is escaped
-      else if (c === 0x22) inString = false
-    } else if (c === 0x22) {
-      inString = true
-    } else if (c === 0x5b || c === 0x7b) {
-      if (++depth > max) return true
-    } else if (c === 0x5d || c === 0x7d) {
-      depth--
-    }
-  }
-  return false
-}
 
 /** The known members of a parsed body, each a short string or a finite number. */
 export const summarize = (value: Record<string, unknown>): EventSummary => {

@@ -44,7 +44,17 @@ const firstOf = (asts: ReadonlyArray<AST.AST>, seen: Set<AST.AST>) => {
  * them; the tests of each response compare the two.
  */
 export const jsonResponder = <A>(schema: Schema.Schema<A, A, never>) => {
+  const encode = jsonEncoder(schema)
+  return (value: A): HttpServerResponse.HttpServerResponse => jsonResponse(encode(value))
+}
+
+/** The JSON text of values of `schema`, on the terms of `jsonResponder` (checked once, here). */
+export const jsonEncoder = <A>(schema: Schema.Schema<A, A, never>) => {
   const problem = transformationIn(schema.ast)
   if (problem !== undefined) throw new Error(`jsonResponder needs a schema that encodes as itself; ${String(schema.ast)} holds ${problem}`)
-  return (value: A): HttpServerResponse.HttpServerResponse => HttpServerResponse.unsafeJson(value)
+  return (value: A): string => JSON.stringify(value)
 }
+
+/** 200 with a JSON text: the status and headers of `HttpServerResponse.unsafeJson`. */
+export const jsonResponse = (text: string): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.text(text, { contentType: "application/json" })

@@ -8,8 +8,8 @@ import { HAS_WORDS_FUNCTION, hasWords, searchWordsParam } from "./TextSearch.ts"
 
 /**
  * The activity reads of the API (one activity, a page of the list), as plain synchronous
- * functions over the ReadConnection: the HTTP handlers call them through ActivityRepo, and
- * DirectRoutes calls them on the hot path without a fiber. Both answer from this one code.
+ * functions over the ReadConnection: the API's handlers of these reads (HotReads) call them,
+ * on the app's path and on the direct routes' alike, and the services through ActivityRepo.
  */
 
 export interface ActivitySearch {

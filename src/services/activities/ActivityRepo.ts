@@ -54,7 +54,7 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activ
 
     const toImage = (row: ImageRow): ActivityImage => ({ id: row.id, url: imageUrl(row.file_name) })
 
-    // the API's reads: one code with DirectRoutes, over the read connection
+    // the API's reads (HotReads), over the read connection
     const findById = Effect.fn("ActivityRepo.findById")(function*(id: string) {
       return reads.findById(id)
     })
