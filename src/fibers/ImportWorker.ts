@@ -242,6 +242,7 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
       else if (outcome !== null && outcome.recheckAfter === undefined) yield* exportMetadata.take(filename)
       yield* report(filename, outcome, prepared?.parseMillis ?? null, startedAt)
       // a young file that failed stays in the folder a while, in case it was still being written
+      if (outcome?.recheckAfter !== undefined) yield* Effect.sync(() => watchDir.hold(filename))
       return outcome?.recheckAfter ?? null
     }).pipe(
       Effect.catchAllCause((cause) => onUnexpected(filename, cause)),

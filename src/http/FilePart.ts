@@ -190,6 +190,9 @@ export const receiveFilePart = (request: HttpServerRequest.HttpServerRequest, op
       const onIncomingError = () => onClose()
 
       parser.on("file", (field, stream, info) => {
+        // a body cut short destroys the part's stream with the parser's error: it is the
+        // parser's "error" below that answers; unheard here, it would stop the process
+        stream.on("error", () => {})
         const name = info.filename
         if (settled || field !== "file" || file !== undefined || name === undefined) return void stream.resume()
         const checked = Effect.runSync(Effect.either(options.checkName(name)))

@@ -68,6 +68,8 @@ export class FileImportActions extends Effect.Service<FileImportActions>()("serv
       }
       const temp = path.join(watch.uploadsDir, `.retry-${row.id}`)
       yield* Effect.sync(() => {
+        // the failed file itself may still wait in the folder, in case it grows: the retry replaces it
+        watch.takeHeld(row.filename)
         fs.mkdirSync(watch.uploadsDir, { recursive: true })
         fs.copyFileSync(original, temp)
       })

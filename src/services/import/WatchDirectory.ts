@@ -108,6 +108,36 @@ export class WatchDirectory extends Effect.Service<WatchDirectory>()("services/i
       )
     }
 
+    /**
+     * Files whose import failed while they were young, left in the folder a while in case they
+     * were still being written: they have their `failed` row and are not waiting, unless they
+     * changed since (then they are imported again from their whole content).
+     */
+    const held = new Map<string, fs.Stats>()
+    const stillHeld = (filename: string, stat: fs.Stats): boolean => {
+      const at = held.get(filename)
+      if (at === undefined) return false
+      if (at.size === stat.size && at.mtimeMs === stat.mtimeMs && at.ino === stat.ino) return true
+      held.delete(filename)
+      return false
+    }
+
+    /** Marks `filename` as held (see `held`) as it is now. */
+    const hold = (filename: string): void => {
+      const stat = fs.lstatSync(path.join(paths.watchDir, filename), { throwIfNoEntry: false })
+      if (stat !== undefined) held.set(filename, stat)
+    }
+
+    /** Takes a held, unchanged file out of the folder (its bytes are kept as its failed import's original); true when it did. */
+    const takeHeld = (filename: string): boolean => {
+      const full = path.join(paths.watchDir, filename)
+      const stat = fs.lstatSync(full, { throwIfNoEntry: false })
+      if (stat === undefined || !stillHeld(filename, stat)) return false
+      held.delete(filename)
+      fs.rmSync(full, { force: true })
+      return true
+    }
+
     /** Supported regular files present in the watch folder and its subfolders, oldest first (read at once: DirectRoutes answers with it). */
     const waiting = (): Array<QueuedFile> => {
       const files: Array<QueuedFile> = []
@@ -118,7 +148,8 @@ export class WatchDirectory extends Effect.Service<WatchDirectory>()("services/i
         if (format === null) return
         const full = path.join(paths.watchDir, filename)
         try {
-          files.push({ filename, format, path: full, mtimeMs: fs.lstatSync(full).mtimeMs })
+          const stat = fs.lstatSync(full)
+          if (!stillHeld(filename, stat)) files.push({ filename, format, path: full, mtimeMs: stat.mtimeMs })
         } catch {
           // removed meanwhile
         }
@@ -138,7 +169,7 @@ export class WatchDirectory extends Effect.Service<WatchDirectory>()("services/i
       return yield* Effect.try(() => publishFile(tempPath, paths.watchDir, name, "suffix").name)
     })
 
-    return { queued, waiting, deliver, uploadsDir: paths.uploadsDir, watchDir: paths.watchDir } as const
+    return { queued, waiting, hold, takeHeld, deliver, uploadsDir: paths.uploadsDir, watchDir: paths.watchDir } as const
   }),
   dependencies: [StoragePaths.Default]
 }) {}

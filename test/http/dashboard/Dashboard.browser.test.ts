@@ -276,7 +276,7 @@ describe.skipIf(skipReason !== undefined)("the dashboard in Chromium", () => {
         await page.locator("#gear-list").waitFor({ state: "detached" })
         await page.getByRole("button", { name: /Delete the weight of/ }).first().click()
         await page.getByRole("dialog").getByRole("button", { name: "Delete" }).click()
-        await page.locator("#weights tbody tr").first().waitFor()
+        await page.locator("#weights tbody tr").nth(1).waitFor({ state: "detached" })
         expect(await page.locator("#weights tbody tr").count()).toBe(1)
       }), 60_000)
 

@@ -1,3 +1,4 @@
+import CheapRuler from "cheap-ruler"
 import { describe, expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
@@ -19,7 +20,8 @@ const DAY_S = 86_400
  */
 const ultraGpx = (start: Date, km: number, days: number, step: number): string => {
   const seconds = days * DAY_S
-  const metresPerDegree = 111_195 * Math.cos((10 * Math.PI) / 180)
+  // metres per degree of longitude at 10° N on the WGS84 ellipsoid, as distances are measured
+  const metresPerDegree = new CheapRuler(10, "meters").kx
   const speed = (km * 1000) / seconds
   const points: Array<string> = []
   for (let s = 0; s <= seconds; s += step) {
