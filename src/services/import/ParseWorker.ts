@@ -55,7 +55,8 @@ const spawn = (heapMb: number): Running => {
       }
     }
     worker.on("message", onMessage)
-    worker.once("error", reject)
+    // on, not once: an idle worker's error must never go unheard
+    worker.on("error", reject)
     worker.once("exit", (code) => reject(new Error(`parse worker exited with code ${code}`)))
   })
   ready.catch(() => undefined)
