@@ -10,7 +10,10 @@ import { systemPage } from "./pages/systemPage.ts"
 /**
  * The dashboard's router: the part of the address after `#` names the page
  * (`#/activities?filters…`, `#/activity/<id>`, `#/import`, `#/stats`, `#/gear`, `#/system`).
- * A page draws itself into <main> and returns what to stop when the athlete leaves it.
+ * A page draws itself into a view of its own inside <main> and returns what to stop when the
+ * athlete leaves it. Each navigation replaces the view, so a page still waiting for its
+ * answers when the athlete has moved on draws into a view that is no longer shown, never over
+ * the page that replaced it.
  */
 
 export type Cleanup = () => void
@@ -43,9 +46,10 @@ const route = async () => {
     if (current) link.setAttribute("aria-current", "page")
     else link.removeAttribute("aria-current")
   }
-  replace(main, h("p", { class: "muted" }, "Loading…"))
+  const view = h("div", { class: "view" }, h("p", { class: "muted" }, "Loading…"))
+  replace(main, view)
   try {
-    const done = await page(main, new URLSearchParams(search), decodeURIComponent(rest.join("/")))
+    const done = await page(view, new URLSearchParams(search), decodeURIComponent(rest.join("/")))
     if (mine === generation) {
       cleanup = done
       // when the page is drawn and answers input (the bench reads it)
@@ -54,7 +58,7 @@ const route = async () => {
   } catch (error) {
     if (mine !== generation) return
     const message = error instanceof ApiError ? error.message : String(error)
-    replace(main, h("h1", null, title), h("p", { class: "error", role: "alert" }, message))
+    replace(view, h("h1", null, title), h("p", { class: "error", role: "alert" }, message))
   }
 }
 
