@@ -4,8 +4,8 @@ import * as OtelResource from "@effect/opentelemetry/Resource"
 import { PrometheusExporter, PrometheusSerializer } from "@opentelemetry/exporter-prometheus"
 import type { MetricProducer, MetricReader } from "@opentelemetry/sdk-metrics"
 import { Config, Context, Effect, Layer, Metric, Option, Runtime } from "effect"
-import { monitorEventLoopDelay } from "node:perf_hooks"
 import { VERSION } from "../../version.ts"
+import { eventLoopDelay } from "./EventLoopDelay.ts"
 import { processMetrics } from "./Metrics.ts"
 import * as Settings from "./Settings.ts"
 
@@ -35,8 +35,7 @@ export class MetricsExport extends Context.Tag("services/platform/MetricsExport"
       Effect.gen(function*() {
         const otlpEndpoint = yield* Config.option(Settings.text("OTEL_EXPORTER_OTLP_ENDPOINT"))
         const runSample = Runtime.runSync(yield* Effect.runtime<R>())
-        const delay = monitorEventLoopDelay({ resolution: 10 })
-        yield* Effect.acquireRelease(Effect.sync(() => delay.enable()), () => Effect.sync(() => delay.disable()))
+        const delay = yield* eventLoopDelay
 
         const readProcess = Effect.sync(() => {
           const memory = process.memoryUsage()
