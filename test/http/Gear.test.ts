@@ -74,6 +74,19 @@ layer(TestDaemon.layer(), { excludeTestServices: true })("custom gear: POST, PAT
       expect(retired.json).toMatchObject({ id, name: "Strava bike", type: "imported", isRetired: true })
     }))
 
+  it.effect("imported gear retired here stays retired when the next import lists it in use, and takes its new name", () =>
+    Effect.gen(function*() {
+      const id = yield* seedGear({ id: "gear-b456", name: "Gravel bike", type: "imported" })
+      expect((yield* send("PATCH", `/api/v1/gear/${id}`, { json: { isRetired: true } })).status).toBe(200)
+      // what an import does with the gear it names (Strava's athlete gear, an export's activities.csv)
+      yield* seedGear({ id, name: "Gravel bike 2", type: "imported", isRetired: false })
+      expect((yield* send("GET", "/api/v1/gear")).json.gear.find((g: any) => g.id === id)).toMatchObject({ name: "Gravel bike 2", isRetired: true })
+      // gear retired at its source is retired here too
+      const other = yield* seedGear({ id: "gear-b789", name: "Road bike", type: "imported" })
+      yield* seedGear({ id: other, name: "Road bike", type: "imported", isRetired: true })
+      expect((yield* send("GET", "/api/v1/gear")).json.gear.find((g: any) => g.id === other)).toMatchObject({ isRetired: true })
+    }))
+
   it.effect("DELETE removes custom gear (204); the activities that used it keep no gear", () =>
     Effect.gen(function*() {
       const id = (yield* send("POST", "/api/v1/gear", { json: { name: "Shoes" } })).json.id

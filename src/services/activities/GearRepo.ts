@@ -59,10 +59,15 @@ export class GearRepo extends Effect.Service<GearRepo>()("services/activities/Ge
       return (yield* sql`SELECT 1 FROM gear WHERE id = ${id}`).length > 0
     }, Effect.orDie)
 
+    /**
+     * Gear as an import names it: new, or renamed as its source names it now. Retirement only
+     * grows: gear retired here stays retired when its source still lists it in use (the
+     * athlete's choice here wins), and gear retired at its source is retired here too.
+     */
     const upsert = Effect.fn("GearRepo.upsert")(function*(gear: { readonly id: string; readonly name: string; readonly type: Gear["type"]; readonly isRetired: boolean }) {
       yield* sql`INSERT INTO gear (id, name, type, is_retired, created_at)
         VALUES (${gear.id}, ${gear.name}, ${gear.type}, ${gear.isRetired ? 1 : 0}, ${Date.now()})
-        ON CONFLICT(id) DO UPDATE SET name = excluded.name, is_retired = excluded.is_retired`
+        ON CONFLICT(id) DO UPDATE SET name = excluded.name, is_retired = MAX(gear.is_retired, excluded.is_retired)`
     }, Effect.orDie)
 
     return { list, findById, exists, upsert, update, remove } as const
