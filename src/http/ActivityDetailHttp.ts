@@ -48,10 +48,10 @@ export const ActivityDetailHttpLive = HttpApiBuilder.group(WaymarkApi, "activity
       .handle("original", ({ path: { activityId } }) =>
         Effect.gen(function*() {
           const original = yield* detail.original(activityId).pipe(Effect.flatMap(orNotFound(activityId)))
-          if (original === "none") {
-            return yield* new OriginalNotAvailable({ message: `Activity "${activityId}" has no original file: it was not imported from a file (Strava), or its file was not kept.` })
-          }
-          const bytes = yield* Effect.promise(() => fs.promises.readFile(original.path))
+          const notAvailable = new OriginalNotAvailable({ message: `Activity "${activityId}" has no original file: it was not imported from a file (Strava), or its file was not kept.` })
+          if (original === "none") return yield* notAvailable
+          // the activity may be deleted, with its file, between the lookup and the read
+          const bytes = yield* Effect.tryPromise(() => fs.promises.readFile(original.path)).pipe(Effect.orElseFail(() => notAvailable))
           return HttpServerResponse.uint8Array(bytes, {
             contentType: original.contentType,
             headers: {
