@@ -59,7 +59,7 @@ export const ActivitiesHttpLive = HttpApiBuilder.group(WaymarkApi, "activities",
         const patch: { -readonly [K in keyof ActivityPatch]: ActivityPatch[K] } = {}
         if (update.name !== undefined) patch.name = update.name
         if (update.sportType !== undefined) patch.sportType = update.sportType
-        if (update.description !== undefined) patch.description = update.description === "" ? null : update.description
+        if (update.description !== undefined) patch.description = update.description ?? ""
         if (update.gearId !== undefined) {
           const gearId = update.gearId ?? ""
           if (gearId !== "" && (!gearId.startsWith("gear-") || !(yield* gear.exists(gearId)))) {

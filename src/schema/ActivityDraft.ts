@@ -1,21 +1,10 @@
+import type { ActivitySummary, ImportSource } from "./ActivityFields.ts"
 import type { FileFormat } from "./ParsedActivity.ts"
-import type { SportType } from "./SportType.ts"
 
-/**
- * A fully computed activity, ready to be stored: the output of ActivityMetrics + Geography
- * for a file, or of the Strava mapping. Plain data (crosses the worker-thread boundary).
- */
-export type WorldType = "realWorld" | "zwift" | "rouvy" | "myWhoosh"
-export type ImportSource = "fitFile" | "tcxFile" | "gpxFile" | "stravaApi"
+export type { ImportSource, Location, WorldType } from "./ActivityFields.ts"
 
 export const importSourceOfFormat = (format: FileFormat): ImportSource =>
   format === "fit" ? "fitFile" : format === "tcx" ? "tcxFile" : "gpxFile"
-
-export interface Location {
-  readonly countryCode: string | null
-  readonly state: string | null
-  readonly city: string | null
-}
 
 /** Streams, keyed by Strava stream type; every array has one entry per `time` sample. */
 export interface ActivityStreams {
@@ -64,38 +53,13 @@ export interface BestEffort {
   readonly startOffsetSeconds: number
 }
 
-export interface ActivityDraft {
-  readonly sportType: SportType
-  readonly name: string
-  readonly description: string
-  readonly workoutType: "race" | "workout" | "longRun" | null
-  readonly worldType: WorldType
-  readonly importSource: ImportSource
-  /** UTC instant of the start, epoch ms */
-  readonly startTime: number
-  /** local wall time, `YYYY-MM-DDTHH:mm:ss` */
-  readonly startDateLocal: string
-  readonly distanceInMeter: number
-  readonly elevationInMeter: number
-  readonly movingTimeInSeconds: number
-  readonly elapsedTimeInSeconds: number
-  readonly averageSpeedInKmPerHour: number
-  readonly maxSpeedInKmPerHour: number
-  readonly calories: number | null
-  readonly kilojoules: number | null
-  readonly averageHeartRate: number | null
-  readonly maxHeartRate: number | null
-  readonly averagePower: number | null
-  readonly maxPower: number | null
-  readonly averageCadence: number | null
-  readonly isCommute: boolean
-  readonly deviceName: string | null
-  readonly gearId: string | null
-  readonly location: Location
-  readonly passedThroughCountries: ReadonlyArray<string>
-  readonly startLatLng: readonly [number, number] | null
-  readonly encodedPolyline: string | null
-  readonly hasGpx: boolean
+/**
+ * A fully computed activity, ready to be stored: the output of ActivityMetrics + Geography
+ * for a file, or of the Strava mapping. Plain data (crosses the worker-thread boundary). Its
+ * summary fields are those of ActivityFields (the startTime in epoch ms, the startDateLocal as
+ * `YYYY-MM-DDTHH:mm:ss`); the rest is stored in tables of their own.
+ */
+export interface ActivityDraft extends ActivitySummary {
   readonly streams: ActivityStreams
   readonly laps: ReadonlyArray<Lap>
   readonly splits: ReadonlyArray<Split>

@@ -1,16 +1,12 @@
 import { Schema } from "effect"
 import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from "./ActivityLimits.ts"
+import { shownFields } from "./ActivityFields.ts"
 import { CalendarDate } from "./CalendarDate.ts"
 import { SPORT_TYPES } from "./SportType.ts"
 
 /** Response and request bodies of /api/v1. */
 
-const nullableInt = Schema.NullOr(Schema.Int)
-
-export const SportType = Schema.Literal(...SPORT_TYPES).annotations({
-  identifier: "SportType",
-  description: "One sport type of the external platform's vocabulary"
-})
+export { SportType } from "./ActivityFields.ts"
 
 export const ActivityImage = Schema.Struct({
   id: Schema.String.pipe(Schema.startsWith("activityImage-")).annotations({ description: "Prefixed id, starts with activityImage-" }),
@@ -18,53 +14,8 @@ export const ActivityImage = Schema.Struct({
 }).annotations({ identifier: "ActivityImage" })
 export type ActivityImage = typeof ActivityImage.Type
 
-export const Location = Schema.Struct({
-  countryCode: Schema.NullOr(Schema.String).annotations({ description: "Lowercased ISO 3166-1 alpha-2" }),
-  state: Schema.NullOr(Schema.String),
-  city: Schema.NullOr(Schema.String)
-}).annotations({ identifier: "ActivityLocation" })
-
-export const WorldType = Schema.Literal("realWorld", "zwift", "rouvy", "myWhoosh").annotations({ identifier: "WorldType" })
-export const ImportSource = Schema.Literal("fitFile", "tcxFile", "gpxFile", "stravaApi").annotations({ identifier: "ImportSource" })
-export const WorkoutType = Schema.Literal("race", "workout", "longRun")
-
-export const Activity = Schema.Struct({
-  id: Schema.String.pipe(Schema.startsWith("activity-")).annotations({ description: "Prefixed identifier, starts with activity-" }),
-  name: Schema.String,
-  description: Schema.String.annotations({ description: "Empty string when there is none" }),
-  sportType: SportType,
-  workoutType: Schema.optionalWith(Schema.NullOr(WorkoutType), { exact: true }),
-  worldType: WorldType,
-  importSource: ImportSource,
-  startDateLocal: Schema.String.annotations({
-    description: "Local date-time of the start, ISO 8601 without offset",
-    examples: ["2026-09-28T10:00:00"]
-  }),
-  distanceInMeter: Schema.Int,
-  elevationInMeter: Schema.Int,
-  movingTimeInSeconds: Schema.Int,
-  elapsedTimeInSeconds: Schema.Int,
-  averageSpeedInKmPerHour: Schema.Number,
-  maxSpeedInKmPerHour: Schema.Number,
-  calories: Schema.optionalWith(nullableInt, { exact: true }),
-  kilojoules: Schema.optionalWith(nullableInt, { exact: true }),
-  averageHeartRate: Schema.optionalWith(nullableInt, { exact: true }),
-  maxHeartRate: Schema.optionalWith(nullableInt, { exact: true }),
-  averagePower: Schema.optionalWith(nullableInt, { exact: true }),
-  maxPower: Schema.optionalWith(nullableInt, { exact: true }),
-  averageCadence: Schema.optionalWith(nullableInt, { exact: true }),
-  isCommute: Schema.Boolean,
-  deviceName: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true }),
-  gearId: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true }).annotations({ description: "Prefixed id of a gear record, starts with gear-" }),
-  location: Location,
-  passedThroughCountries: Schema.Array(Schema.String).annotations({ description: "Lowercased ISO 3166-1 alpha-2 codes" }),
-  startLatLng: Schema.optionalWith(Schema.NullOr(Schema.Tuple(Schema.Number, Schema.Number)), { exact: true }).annotations({
-    description: "[latitude, longitude]; null without GPS data"
-  }),
-  encodedPolyline: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true }),
-  hasGpx: Schema.Boolean.annotations({ description: "True when the GPX download will return a file" }),
-  images: Schema.Array(ActivityImage)
-}).annotations({ identifier: "Activity" })
+/** The fields declared in ActivityFields, then the activity's images. */
+export const Activity = Schema.Struct({ ...shownFields, images: Schema.Array(ActivityImage) }).annotations({ identifier: "Activity" })
 export type Activity = typeof Activity.Type
 
 export const Pagination = Schema.Struct({

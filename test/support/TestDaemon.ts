@@ -13,6 +13,7 @@ import { ServicesLive } from "../../src/Layers.ts"
 import type { ActivityDraft } from "../../src/schema/ActivityDraft.ts"
 import type { ActivityReads } from "../../src/services/activities/ActivityReads.ts"
 import { ActivityRepo } from "../../src/services/activities/ActivityRepo.ts"
+import { activityColumns } from "../../src/services/activities/ActivityRow.ts"
 import type { ApiKey } from "../../src/services/platform/ApiKey.ts"
 import type { AppConfig } from "../../src/services/platform/AppConfig.ts"
 import type { ReadConnection } from "../../src/services/platform/ReadConnection.ts"
@@ -263,17 +264,13 @@ export const seedActivity = (overrides: Partial<ActivityDraft> = {}, id = `activ
 
 /**
  * An activity row as an older version could have stored it, written with SQL past every check:
- * a plain ride of 2022 with `values` over it.
+ * a plain ride of 2022 with `values` (by column) over it.
  */
 export const seedRawActivityRow = (id: string, values: Record<string, unknown>) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const row = {
-      id, start_time: Date.parse("2022-05-01T08:00:00Z"), start_date_local: "2022-05-01T10:00:00", sport_type: "Ride", name: "Old ride",
-      world_type: "realWorld", import_source: "fitFile", distance: 1000, elevation: 10, moving_time: 100, elapsed_time: 100,
-      average_speed: 10, max_speed: 20, is_commute: 0, passed_through_countries: "[]", has_gpx: 0, created_at: 0,
-      ...values
-    }
+    const plain = makeDraft({ name: "Old ride", startTime: Date.parse("2022-05-01T08:00:00Z"), startDateLocal: "2022-05-01T10:00:00" })
+    const row = { ...activityColumns(id, plain), created_at: 0, ...values }
     yield* sql`INSERT INTO activities ${sql.insert(row as Record<string, string | number | null>)}`
   }).pipe(Effect.orDie)
 

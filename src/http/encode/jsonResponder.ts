@@ -41,7 +41,8 @@ const firstOf = (asts: ReadonlyArray<AST.AST>, seen: Set<AST.AST>) => {
  * for a schema whose type is its JSON form (refinements, literals, structs, no transformation),
  * which is checked here, once: the value is then serialised as it is. The values must be built
  * in the schema's field order and without fields the schema lacks, as `Schema.encode` gives
- * them; the tests of each response compare the two.
+ * them (an Activity is: its schema and its row reader follow from ActivityFields, in one order);
+ * the tests of each response compare the two.
  */
 export const jsonResponder = <A>(schema: Schema.Schema<A, A, never>) => {
   const encode = jsonEncoder(schema)

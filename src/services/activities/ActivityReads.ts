@@ -3,7 +3,7 @@ import type { Activity, ActivityImage } from "../../schema/ApiModels.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { placeholders, ReadConnection } from "../platform/ReadConnection.ts"
 import { makeVersionedCache } from "../platform/VersionedCache.ts"
-import { ACTIVITY_COLUMNS, activityRowOf, toActivity } from "./ActivityRow.ts"
+import { ACTIVITY_COLUMNS, activityOf } from "./ActivityRow.ts"
 import { HAS_WORDS_FUNCTION, hasWords, searchWordsParam } from "./TextSearch.ts"
 
 /**
@@ -30,9 +30,13 @@ export interface ActivitySearchResult {
 
 const COLUMNS = ACTIVITY_COLUMNS.join(", ")
 
-/** One activity and its images (none: one row of nulls), in one statement. */
+/**
+ * One activity and its images (none: one row of nulls), in one statement: each row holds the
+ * activity's columns, then the image's id and file name.
+ */
 export const ONE_ACTIVITY = `SELECT ${ACTIVITY_COLUMNS.map((c) => `a.${c}`).join(", ")}, i.id, i.file_name
   FROM activities a LEFT JOIN activity_images i ON i.activity_id = a.id WHERE a.id = ? ORDER BY i.created_at, i.id`
+const IMAGE_ID = ACTIVITY_COLUMNS.length
 
 /** The images of the activities of a page. */
 export const imagesStatement = (activityIds: ReadonlyArray<string>) => ({
@@ -107,7 +111,7 @@ export class ActivityReads extends Effect.Service<ActivityReads>()("services/act
         list.push({ id, url: imageUrl(fileName) })
         byActivity.set(activityId, list)
       }
-      return rows.map((values) => toActivity(activityRowOf(values), byActivity.get(values[0] as string) ?? []))
+      return rows.map((values) => activityOf(values, byActivity.get(values[0] as string) ?? []))
     }
 
     const counts = makeVersionedCache<number>({ version: db.dataVersion, capacity: MAX_COUNTS, weigh: () => 1 })
@@ -119,9 +123,9 @@ export class ActivityReads extends Effect.Service<ActivityReads>()("services/act
       if (rows.length === 0) return null
       const images: Array<ActivityImage> = []
       for (const row of rows) {
-        if (row[ACTIVITY_COLUMNS.length] !== null) images.push({ id: row[ACTIVITY_COLUMNS.length] as string, url: imageUrl(row[ACTIVITY_COLUMNS.length + 1] as string) })
+        if (row[IMAGE_ID] !== null) images.push({ id: row[IMAGE_ID] as string, url: imageUrl(row[IMAGE_ID + 1] as string) })
       }
-      return toActivity(activityRowOf(rows[0]!), images)
+      return activityOf(rows[0]!, images)
     }
 
     const search = (params: ActivitySearch): ActivitySearchResult => {

@@ -2,10 +2,11 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import type { ActivityStreams, EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
+import { ActivityFields, type ActivitySummary } from "../../schema/ActivityFields.ts"
 import type { ActivityImage } from "../../schema/ApiModels.ts"
-import type { SportType } from "../../schema/SportType.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { type ActivitySearch, ActivityReads } from "./ActivityReads.ts"
+import { activityColumns, changedColumns } from "./ActivityRow.ts"
 import { decodeStreams } from "./StreamsCodec.ts"
 
 /** Activities with their streams, laps, splits, best efforts and images, in SQLite. */
@@ -16,13 +17,8 @@ interface ImageRow {
   readonly file_name: string
 }
 
-export interface ActivityPatch {
-  readonly name?: string
-  readonly sportType?: SportType
-  readonly description?: string | null
-  readonly gearId?: string | null
-  readonly isCommute?: boolean
-}
+/** Fields of a stored activity to change, in the terms of a computed one (an empty description: none). */
+export type ActivityPatch = Partial<ActivitySummary>
 
 /** What must leave the disk once an activity row is gone. */
 export interface DeletedActivity {
@@ -86,43 +82,7 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activ
      * worker, or `encodeDraft`); the caller owns the transaction.
      */
     const insert = Effect.fn("ActivityRepo.insert")(function*(id: string, draft: EncodedActivityDraft, externalId: string | null = null) {
-      yield* sql`INSERT INTO activities ${sql.insert({
-        id,
-        external_id: externalId,
-        start_time: draft.startTime,
-        start_date_local: draft.startDateLocal,
-        sport_type: draft.sportType,
-        name: draft.name,
-        description: draft.description === "" ? null : draft.description,
-        workout_type: draft.workoutType,
-        world_type: draft.worldType,
-        import_source: draft.importSource,
-        distance: Math.trunc(draft.distanceInMeter),
-        elevation: Math.trunc(draft.elevationInMeter),
-        moving_time: Math.round(draft.movingTimeInSeconds),
-        elapsed_time: Math.round(draft.elapsedTimeInSeconds),
-        average_speed: draft.averageSpeedInKmPerHour,
-        max_speed: draft.maxSpeedInKmPerHour,
-        calories: draft.calories,
-        kilojoules: draft.kilojoules,
-        average_heart_rate: draft.averageHeartRate,
-        max_heart_rate: draft.maxHeartRate,
-        average_power: draft.averagePower,
-        max_power: draft.maxPower,
-        average_cadence: draft.averageCadence,
-        is_commute: draft.isCommute ? 1 : 0,
-        device_name: draft.deviceName,
-        gear_id: draft.gearId,
-        country_code: draft.location.countryCode,
-        state: draft.location.state,
-        city: draft.location.city,
-        passed_through_countries: JSON.stringify(draft.passedThroughCountries),
-        start_lat: draft.startLatLng?.[0] ?? null,
-        start_lng: draft.startLatLng?.[1] ?? null,
-        encoded_polyline: draft.encodedPolyline,
-        has_gpx: draft.hasGpx ? 1 : 0,
-        created_at: Date.now()
-      })}`
+      yield* sql`INSERT INTO activities ${sql.insert({ ...activityColumns(id, draft), external_id: externalId, created_at: Date.now() })}`
       yield* sql`INSERT INTO activity_streams ${sql.insert({ activity_id: id, data: draft.encodedStreams })}`
       yield* insertRows("activity_laps", draft.laps.map((lap) => ({ activity_id: id, lap_index: lap.lapIndex, data: JSON.stringify(lap) })))
       yield* insertRows("activity_splits", draft.splits.map((split) => ({
@@ -142,12 +102,7 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activ
     }, Effect.orDie)
 
     const update = Effect.fn("ActivityRepo.update")(function*(id: string, patch: ActivityPatch) {
-      const changes: Record<string, string | number | null> = {}
-      if (patch.name !== undefined) changes.name = patch.name
-      if (patch.sportType !== undefined) changes.sport_type = patch.sportType
-      if (patch.description !== undefined) changes.description = patch.description === "" ? null : patch.description
-      if (patch.gearId !== undefined) changes.gear_id = patch.gearId === "" ? null : patch.gearId
-      if (patch.isCommute !== undefined) changes.is_commute = patch.isCommute ? 1 : 0
+      const changes = changedColumns(patch)
       if (Object.keys(changes).length > 0) yield* sql`UPDATE activities SET ${sql.update(changes)} WHERE id = ${id}`
     }, Effect.orDie)
 
@@ -175,8 +130,7 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activ
         name: row.name,
         sportType: row.sport_type,
         description: row.description ?? "",
-        // a row written before starts were checked may hold an instant no Date can show
-        startTime: Number.isFinite(new Date(row.start_time).getTime()) ? row.start_time : 0,
+        startTime: ActivityFields.startTime.read(row.start_time),
         startDateLocal: row.start_date_local,
         hasGpx: row.has_gpx === 1,
         streams: row.data === null ? null : decodeStreams(row.data)

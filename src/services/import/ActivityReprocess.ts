@@ -4,22 +4,17 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import * as zlib from "node:zlib"
 import type { EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
+import { ActivityFields, type SqlValue } from "../../schema/ActivityFields.ts"
 import { ActivityRepo } from "../activities/ActivityRepo.ts"
+import { PERSONAL_COLUMNS } from "../activities/ActivityRow.ts"
 import { StoragePaths } from "../platform/StoragePaths.ts"
 import { formatOf, isGzipped } from "./ActivityFileName.ts"
 import { ParseWorker } from "./ParseWorker.ts"
 
 export class ReprocessError extends Data.TaggedError("ReprocessError")<{ readonly message: string }> {}
 
-/** What a person changed on an activity, kept when it is computed again. */
-interface UserFields {
-  readonly name: string
-  readonly description: string | null
-  readonly sport_type: string
-  readonly gear_id: string | null
-  readonly is_commute: number
-  readonly start_time: number
-}
+/** The start of an activity, and what a person set on it (as stored), which is kept when it is computed again. */
+const START_AND_PERSONAL = `SELECT start_time, ${PERSONAL_COLUMNS.join(", ")} FROM activities WHERE id = ?`
 
 /** The draft of a file that is this activity: the one starting closest to it (a file may hold several). */
 const closestTo = (drafts: ReadonlyArray<EncodedActivityDraft>, startTime: number) =>
@@ -50,7 +45,7 @@ export class ActivityReprocess extends Effect.Service<ActivityReprocess>()("serv
     ).pipe(Effect.orDie)
 
     const one = Effect.fn("ActivityReprocess.one")(function*(id: string) {
-      const current = (yield* sql<UserFields>`SELECT name, description, sport_type, gear_id, is_commute, start_time FROM activities WHERE id = ${id}`.pipe(Effect.orDie))[0]
+      const current = (yield* sql.unsafe<Record<string, SqlValue>>(START_AND_PERSONAL, [id]).pipe(Effect.orDie))[0]
       if (current === undefined) return yield* new ReprocessError({ message: `Activity "${id}" not found.` })
       const imports = yield* sql<Record<string, unknown> & { original_file: string | null }>`SELECT * FROM file_imports WHERE activity_id = ${id}`.pipe(Effect.orDie)
       const original = imports.find((row) => row.original_file !== null)?.original_file
@@ -72,14 +67,14 @@ export class ActivityReprocess extends Effect.Service<ActivityReprocess>()("serv
       const drafts = yield* files.parse(raw, format, original).pipe(
         Effect.mapError((e) => new ReprocessError({ message: `Activity "${id}" left as it is: ${e.message}` }))
       )
-      const draft = closestTo(drafts, current.start_time)
+      const { start_time: startTime, ...personal } = current
+      const draft = closestTo(drafts, ActivityFields.startTime.read(startTime))
       if (draft === undefined) return yield* new ReprocessError({ message: `Activity "${id}" left as it is: its original holds no activity now.` })
       yield* sql.withTransaction(Effect.gen(function*() {
         // replacing the row removes its import rows by cascade: they are put back as they were
         yield* activities.replace(id, draft, null)
         if (imports.length > 0) yield* sql`INSERT INTO file_imports ${sql.insert(imports.map((row) => ({ ...row })))}`
-        yield* sql`UPDATE activities SET name = ${current.name}, description = ${current.description}, sport_type = ${current.sport_type},
-          gear_id = ${current.gear_id}, is_commute = ${current.is_commute} WHERE id = ${id}`
+        yield* sql`UPDATE activities SET ${sql.update(personal)} WHERE id = ${id}`
       })).pipe(Effect.orDie)
     })
 

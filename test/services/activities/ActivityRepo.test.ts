@@ -2,7 +2,9 @@ import { describe, expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { Split } from "../../../src/schema/ActivityDraft.ts"
-import { SQLITE_MAX_VARIABLES } from "../../../src/services/activities/ActivityRepo.ts"
+import { Activity } from "../../../src/schema/ApiModels.ts"
+import { ActivityRepo, SQLITE_MAX_VARIABLES } from "../../../src/services/activities/ActivityRepo.ts"
+import { activityColumns } from "../../../src/services/activities/ActivityRow.ts"
 import { makeDraft, seedActivity, seedRawActivityRow, send, TestDaemon } from "../../support/TestDaemon.ts"
 
 /**
@@ -18,6 +20,32 @@ const split = (unit: Split["unit"], i: number): Split => ({
 
 describe("ActivityRepo", () => {
   layer(TestDaemon.layer(), { excludeTestServices: true })((it) => {
+    it.effect("the declared fields are stored in exactly the columns of the migrated activities table, beside its external id and creation time", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const table = (yield* sql<{ name: string }>`SELECT name FROM pragma_table_info('activities')`).map((c) => c.name)
+        const written = Object.keys(activityColumns("activity-1", makeDraft()))
+        expect([...written, "external_id", "created_at"].sort()).toEqual(table.sort())
+      }))
+
+    it.effect("reads every field of a stored activity back as it was computed, in the order of the Activity schema", () =>
+      Effect.gen(function*() {
+        const draft = makeDraft({
+          name: "Every field", description: "All of them", sportType: "GravelRide", workoutType: "race", worldType: "zwift",
+          importSource: "tcxFile", distanceInMeter: 12_345, elevationInMeter: 678, movingTimeInSeconds: 3_601, elapsedTimeInSeconds: 3_702,
+          averageSpeedInKmPerHour: 12.34, maxSpeedInKmPerHour: 56.78, calories: 901, kilojoules: 902, averageHeartRate: 141, maxHeartRate: 171,
+          averagePower: 201, maxPower: 501, averageCadence: 86, isCommute: true, deviceName: "Edge 1040",
+          location: { countryCode: "nl", state: "Utrecht", city: "Utrecht" }, passedThroughCountries: ["nl", "be"],
+          startLatLng: [52.09, 5.12], encodedPolyline: "abc", hasGpx: false
+        })
+        const id = yield* seedActivity(draft)
+        const found = yield* (yield* ActivityRepo).findById(id)
+        const expected = Object.fromEntries(Object.keys(Activity.fields).map((name) =>
+          [name, name === "id" ? id : name === "images" ? [] : draft[name as keyof typeof draft]]
+        ))
+        expect(JSON.stringify(found)).toBe(JSON.stringify(expected))
+      }))
+
     it.effect("stores activities with more splits, laps and best efforts than one SQLite statement can bind", () =>
       Effect.gen(function*() {
         // 4 values per split: 10,000 metric + 6,214 imperial splits need several statements

@@ -19,15 +19,17 @@ describe("app:activities:reprocess", () => {
         const sql = yield* SqlClient.SqlClient
         const reprocess = yield* ActivityReprocess
         // the user's edits, and a computed value an older version got wrong
-        yield* sql`UPDATE activities SET name = 'My ride', description = 'hills', is_commute = 1, distance = 1, max_speed = 999 WHERE id = ${id}`
+        yield* sql`INSERT INTO gear (id, name, type, created_at) VALUES ('gear-bike', 'Bike', 'custom', 0)`
+        yield* sql`UPDATE activities SET name = 'My ride', description = 'hills', sport_type = 'GravelRide', gear_id = 'gear-bike', is_commute = 1,
+          distance = 1, max_speed = 999 WHERE id = ${id}`
         const before = (yield* sql<{ id: string }>`SELECT id FROM file_imports WHERE activity_id = ${id}`).map((r) => r.id)
 
         expect(yield* reprocess.allWithOriginals).toEqual([id])
         yield* reprocess.one(id)
 
-        const [after] = yield* sql<{ name: string; description: string; is_commute: number; distance: number; max_speed: number }>`
-          SELECT name, description, is_commute, distance, max_speed FROM activities WHERE id = ${id}`
-        expect(after).toMatchObject({ name: "My ride", description: "hills", is_commute: 1 })
+        const [after] = yield* sql<{ distance: number; max_speed: number }>`
+          SELECT name, description, sport_type, gear_id, is_commute, distance, max_speed FROM activities WHERE id = ${id}`
+        expect(after).toMatchObject({ name: "My ride", description: "hills", sport_type: "GravelRide", gear_id: "gear-bike", is_commute: 1 })
         expect(after!.distance).not.toBe(1)
         expect(after!.max_speed).toBeLessThan(999)
         expect((yield* sql<{ id: string }>`SELECT id FROM file_imports WHERE activity_id = ${id}`).map((r) => r.id)).toEqual(before)
