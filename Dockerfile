@@ -9,28 +9,37 @@ ARG NODE_IMAGE=node:20-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
-# better-sqlite3 is compiled here (once, by npm ci), against this Node and this libc, never
-# downloaded prebuilt
+# better-sqlite3 is compiled here, against this Node and this libc, never downloaded prebuilt:
+# the packages are installed without their install scripts (esbuild's only checks its binary,
+# @parcel/watcher and msgpackr-extract ship prebuilt ones the image does not use), then
+# better-sqlite3's own release build runs with npm's node-gyp
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
-RUN npm_config_build_from_source=true npm ci --no-audit --no-fund
+RUN npm ci --ignore-scripts --no-audit --no-fund --no-update-notifier \
+ && npm run --prefix node_modules/better-sqlite3 --no-update-notifier build-release
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-COPY scripts ./scripts
-# the compiled programs and the compact city data in dist/, then only the production packages,
-# without what only running from source needs (the compiler, tsx and its esbuild) nor what
-# only compiling better-sqlite3 needed (its C sources and object files: the addon stays)
-RUN npm run build \
- && npm prune --omit=dev --no-audit --no-fund \
- && npm cache clean --force \
+COPY scripts/buildCityData.ts scripts/buildDashboard.ts ./scripts/
+# the compiled programs, the dashboard's bundle and the compact city data in dist/, then only
+# what running them needs: the production packages without the compiler, tsx and its esbuild;
+# better-sqlite3's addon without its C sources and object files; no country-state-city JSON
+# (dist/data/cities.bin is built from it); no TypeScript sources, declarations, source maps,
+# read-mes, change logs, tests or examples of any package
+RUN npm run build --no-update-notifier \
+ && npm prune --omit=dev --no-audit --no-fund --no-update-notifier \
  && rm -rf node_modules/typescript node_modules/tsx node_modules/esbuild node_modules/@esbuild \
- && cd node_modules/better-sqlite3 \
- && mv build/Release/better_sqlite3.node . \
- && rm -rf build deps src \
- && mkdir -p build/Release \
- && mv better_sqlite3.node build/Release/
+    node_modules/country-state-city \
+ && (cd node_modules/better-sqlite3 \
+     && mv build/Release/better_sqlite3.node . \
+     && rm -rf build deps src \
+     && mkdir -p build/Release \
+     && mv better_sqlite3.node build/Release/) \
+ && find node_modules -type d \( -name test -o -name tests -o -name __tests__ -o -name example -o -name examples \) -prune -exec rm -rf {} + \
+ && find node_modules -type f \( -name '*.ts' -o -name '*.mts' -o -name '*.cts' -o -name '*.map' \
+    -o -iname 'README*' -o -iname 'CHANGELOG*' -o -iname 'HISTORY*' \) -delete \
+ && find node_modules -depth -type d -empty -delete
 
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production

@@ -9,8 +9,9 @@
 #   - this machine's CA bundle, with NODE_EXTRA_CA_CERTS, for networks that inspect TLS;
 #   - the `node` user (uid and gid 1000, home /home/node) the official image has.
 # The debootstrapped tree is cached in $WAYMARK_IMAGE_CACHE (default /var/tmp/waymark-image),
-# the assembled image in buildah's storage (labelled with the Node version it carries), so a
-# second run costs nothing.
+# the assembled image in buildah's storage, labelled with the Node version it carries and the
+# recipe that assembled it: a second run costs nothing, and once this machine's Node (or the
+# recipe below) has changed, the image is assembled again.
 #
 # Usage: scripts/image/base.sh [Dockerfile]   prints the base image's name on its last line
 set -euo pipefail
@@ -31,17 +32,28 @@ release=$(printf '%s' "$tag" | cut -d- -f2)
 
 # the version of the assembly below: an image assembled by an older one is assembled again
 RECIPE=2
+machine_node=$(node -p 'process.versions.node' 2>/dev/null || echo none)
 if buildah inspect --type image "$base" >/dev/null 2>&1; then
   labels=$(buildah inspect --type image --format '{{index .OCIv1.Config.Labels "waymark.base.node"}} {{index .OCIv1.Config.Labels "waymark.base.recipe"}}' "$base" 2>/dev/null || true)
   assembled_node=${labels% *}
   recipe=${labels#* }
   # an image without our labels was pulled: it is the real one
-  if [ -z "$assembled_node" ] || [ "$recipe" = "$RECIPE" ]; then
-    say "$base is in buildah's storage"
+  if [ -z "$assembled_node" ]; then
+    say "$base (pulled) is in buildah's storage"
     echo "$base"
     exit 0
   fi
-  say "$base was assembled by an older recipe (${recipe:-1}): assembling it again"
+  if [ "$recipe" = "$RECIPE" ] && { [ "$assembled_node" = "$machine_node" ] || [ "$machine_node" = none ]; }; then
+    say "$base (Node $assembled_node, assembled here) is in buildah's storage"
+    echo "$base"
+    exit 0
+  fi
+  if [ "$assembled_node" != "$machine_node" ]; then
+    say "$base carries Node $assembled_node, this machine has Node $machine_node: assembling it again"
+  else
+    say "$base was assembled by an older recipe (${recipe:-1}): assembling it again"
+  fi
+  # its name goes to the new image below; images built on it keep their layers
   buildah rmi "$base" >/dev/null 2>&1 || true
 fi
 if [ "${WAYMARK_IMAGE_PULL:-try}" != never ] && timeout 60 buildah pull --quiet "docker.io/library/$base" >/dev/null 2>&1; then
@@ -52,7 +64,7 @@ fi
 say "$base cannot be pulled: assembling it from this machine's Debian mirror and Node.js"
 
 node_bin=$(command -v node) || fail "no node on this machine"
-node_version=$(node -p 'process.versions.node')
+node_version=$machine_node
 [ "${node_version%%.*}" = "$major" ] || fail "$base needs Node $major, this machine has Node $node_version"
 node_prefix=$(cd "$(dirname "$(readlink -f "$node_bin")")/.." && pwd)
 npm_dir=$node_prefix/lib/node_modules/npm

@@ -5,8 +5,10 @@
 #   - the daemon (the default command) answers /healthz and /metrics, and imports a GPX file
 #     dropped into its watch volume;
 #   - the Polar connector (`node dist/polar.js`) and the Wahoo connector (`node dist/wahoo.js`)
-#     answer their /healthz (200, or 503 until authorized) and /metrics.
-# Needs root (debootstrap, chroot), buildah, debootstrap and curl; exits 1 on the first failure.
+#     answer /healthz as documented before anyone authorized (503, `healthy: false` and why)
+#     and /metrics in the Prometheus text format (scripts/image/checkAnswer.mjs reads both).
+# Needs root (debootstrap, chroot), buildah, debootstrap, curl and the project's packages
+# (npm ci: the Prometheus text parser); exits 1 on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -16,16 +18,7 @@ fail() { say "FAILED: $*" >&2; exit 1; }
 
 [ "$(id -u)" = 0 ] || fail "needs root (debootstrap and buildah's chroot isolation); run it with sudo"
 for tool in buildah debootstrap curl; do command -v "$tool" >/dev/null || fail "$tool is not installed"; done
-
-started=$(date +%s)
-base=$(scripts/image/base.sh Dockerfile | tail -1)
-say "base image $base ready in $(($(date +%s) - started)) s"
-
-build_started=$(date +%s)
-buildah bud --isolation chroot --pull=never --layers --format docker --quiet -t "$IMAGE" . >/dev/null ||
-  fail "buildah bud of the Dockerfile failed"
-say "image $IMAGE built in $(($(date +%s) - build_started)) s"
-say "image size: $(buildah images --format '{{.Size}}' "$IMAGE" | head -1)"
+[ -d node_modules/parse-prometheus-text-format ] || fail "the project's packages are not installed: run npm ci first"
 
 work=$(mktemp -d /var/tmp/waymark-image-test.XXXXXX)
 containers=()
@@ -38,6 +31,17 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+
+started=$(date +%s)
+base=$(scripts/image/base.sh Dockerfile | tail -1)
+say "base image $base ready in $(($(date +%s) - started)) s"
+
+# the build's output (apt, npm, the compiler) is shown only when it fails
+build_started=$(date +%s)
+buildah bud --isolation chroot --pull=never --layers --format docker -t "$IMAGE" . >"$work/build.log" 2>&1 ||
+  { tail -40 "$work/build.log" >&2; fail "buildah bud of the Dockerfile failed"; }
+say "image $IMAGE built in $(($(date +%s) - build_started)) s ($(grep -c 'Using cache' "$work/build.log" || true) steps from the cache)"
+say "image size: $(buildah images --format '{{.Size}}' "$IMAGE" | head -1)"
 
 free_port() { node -e 'const s = require("node:net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close() })'; }
 
@@ -64,18 +68,22 @@ start() {
   groups+=("$!")
 }
 
-# Waits up to $3 seconds for `curl $2` to answer one of the statuses $1 (e.g. "200" or "200|503").
+# Waits up to $3 seconds for `curl $2` to answer one of the statuses $1 (e.g. "200" or "200|503");
+# the answer's headers are left in $work/headers, its body in $work/answer.
 expect_status() {
   local wanted=$1 url=$2 timeout=$3 status=000
   shift 3
   for _ in $(seq "$timeout"); do
-    status=$(curl -sk -o "$work/answer" -w '%{http_code}' --max-time 2 "$@" "$url" || true)
+    status=$(curl -sk -D "$work/headers" -o "$work/answer" -w '%{http_code}' --max-time 2 "$@" "$url" || true)
     if printf '%s' "$status" | grep -Eqx "$wanted"; then return 0; fi
     sleep 1
   done
   say "$url answered $status, expected $wanted; last body: $(head -c 300 "$work/answer" 2>/dev/null)"
   return 1
 }
+
+# Checks the last answer (`check_answer unauthorized` or `check_answer metrics <service> ...`).
+check_answer() { node scripts/image/checkAnswer.mjs "$1" "$work/headers" "$work/answer" "${@:2}"; }
 
 key=wmk_$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')
 daemon_port=$(free_port)
@@ -101,8 +109,8 @@ check expect_status 200 "http://127.0.0.1:$daemon_port/healthz" 90
 say "daemon: /healthz 200"
 check expect_status 401 "http://127.0.0.1:$daemon_port/metrics" 5
 check expect_status 200 "http://127.0.0.1:$daemon_port/metrics" 5 -H "Authorization: Bearer $key"
-grep -q '^waymark_http_request_duration_seconds_bucket' "$work/answer" || { show_logs; fail "the daemon's /metrics has no request histogram"; }
-say "daemon: /metrics 401 without the key, 200 with it"
+check check_answer metrics waymark waymark_http_request_duration_seconds:histogram waymark_import_queue_length:gauge
+say "daemon: /metrics 401 without the key, 200 with it, in the Prometheus text format"
 
 # a file dropped into the watch volume is imported (written aside, then renamed in, as a copy would end)
 cat >"$work/ride.gpx.part" <<'GPX'
@@ -128,18 +136,27 @@ for _ in $(seq 60); do
   sleep 1
 done
 [ "$imported" = yes ] || { show_logs; fail "the file dropped into the watch volume was not imported within 60 s"; }
-curl -s -H "Authorization: Bearer $key" "http://127.0.0.1:$daemon_port/api/v1/activities" | grep -q 'Image test ride' ||
-  { show_logs; fail "the imported activity is not listed"; }
-curl -s -H "Authorization: Bearer $key" "http://127.0.0.1:$daemon_port/metrics" | grep -Eq '^waymark_imports_total\{.*outcome="success".*\} 1' ||
-  { show_logs; fail "the import is not counted in /metrics"; }
+curl -s -H "Authorization: Bearer $key" "http://127.0.0.1:$daemon_port/api/v1/activities" >"$work/activities"
+grep -q 'Image test ride' "$work/activities" || { show_logs; fail "the imported activity is not listed"; }
+# named after the nearest city: the compact city data of dist/ is read in the image
+grep -q '"city":"[^"]' "$work/activities" || { show_logs; fail "the imported activity has no city: $(head -c 300 "$work/activities")"; }
+check expect_status 200 "http://127.0.0.1:$daemon_port/metrics" 5 -H "Authorization: Bearer $key"
+check check_answer metrics waymark 'waymark_imports_total{outcome=success,format=gpx}=1'
 say "daemon: the file dropped into the watch volume was imported, listed and counted"
 
-check expect_status "200|503" "http://127.0.0.1:$polar_port/healthz" 60
-say "polar: /healthz $(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$polar_port/healthz")"
+# before anyone authorized, both connectors answer 503 with healthy: false and the reason
+check expect_status 503 "http://127.0.0.1:$polar_port/healthz" 60
+check check_answer unauthorized
+say "polar: /healthz 503 until authorized: $(node -p 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).reason' "$work/answer")"
 check expect_status 200 "http://127.0.0.1:$polar_port/metrics" 5
-check expect_status "200|503" "https://127.0.0.1:$wahoo_port/healthz" 60
-say "wahoo: /healthz $(curl -sk -o /dev/null -w '%{http_code}' "https://127.0.0.1:$wahoo_port/healthz")"
+# its first cycle runs at start (and fails for want of an authorization): counted
+check check_answer metrics waymark-polar waymark_connector_cycles_total:counter
+say "polar: /metrics in the Prometheus text format"
+check expect_status 503 "https://127.0.0.1:$wahoo_port/healthz" 60
+check check_answer unauthorized
+say "wahoo: /healthz 503 until authorized: $(node -p 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).reason' "$work/answer")"
 check expect_status 200 "https://127.0.0.1:$wahoo_port/metrics" 5
-say "connectors: /metrics 200"
+check check_answer metrics waymark-wahoo
+say "wahoo: /metrics in the Prometheus text format"
 
 say "passed in $(($(date +%s) - started)) s"

@@ -49,7 +49,8 @@ describe("Dockerfile", () => {
     assert.match(DOCKERFILE, /^ARG NODE_IMAGE=node:20-bookworm-slim$/m)
     assert.match(DOCKERFILE, /^FROM \$\{NODE_IMAGE\} AS build$/m)
     assert.match(DOCKERFILE, /apt-get install -y --no-install-recommends python3 make g\+\+/)
-    assert.match(DOCKERFILE, /npm_config_build_from_source=true npm ci/)
+    // compiled from its sources with npm's node-gyp, never a prebuilt binary fetched by an install script
+    assert.match(DOCKERFILE, /npm ci --ignore-scripts .*\n.*npm run --prefix node_modules\/better-sqlite3 .*build-release/)
     assert.match(DOCKERFILE, /npm prune --omit=dev/)
     const stage = lastStage()
     assert.deepStrictEqual(stage[0], ["FROM", "${NODE_IMAGE}"])
