@@ -1,19 +1,20 @@
 import { Cause, Layer, Option } from "effect"
 import * as path from "node:path"
 import { DaemonLive } from "./Daemon.ts"
+import { LockHeartbeatLive } from "./fibers/LockHeartbeat.ts"
 import { checkedSettings, EXIT_FAILURE, runProgram, type Say } from "./EntryPoint.ts"
 import { appConfig } from "./services/platform/AppConfig.ts"
 import { envFilePath, loadEnvFile } from "./services/platform/EnvFile.ts"
 import { startupProblems } from "./services/platform/StartupChecks.ts"
 import { describeStartupFailure, writeDaemonLog } from "./services/platform/StartupFailure.ts"
-import { acquireStorageLock, acquireWatchLock } from "./services/platform/StorageLock.ts"
+import { acquireStorageLock, acquireWatchLock, describeHolder, HeldLocks } from "./services/platform/StorageLock.ts"
 import { VERSION } from "./version.ts"
 
 /**
  * Starts the daemon: settings come from the environment, then from ./.env for what the
  * environment leaves unset; they are checked first (every problem at once, exit code 1).
  * One daemon per storage folder and per watch folder: a second one exits before it opens
- * anything. A start that fails says why in one sentence, on stderr and in the `daemon` log,
+ * anything, naming the first; the locks' heartbeat runs beside the daemon. A start that fails says why in one sentence, on stderr and in the `daemon` log,
  * and exits with code 1; a stop (SIGTERM) is the daemon log's last line.
  */
 
@@ -42,7 +43,7 @@ try {
 if (lock._tag === "Held") {
   const { holder } = lock
   fail(
-    `another Waymark daemon (pid ${holder.pid}${holder.startedAt ? `, started ${holder.startedAt}` : ""}) already uses the storage folder ${config.storageDir}: stop it, or set STORAGE_DIR to another folder (lock file ${lock.file}).`,
+    `another Waymark daemon (${describeHolder(holder)}) already uses the storage folder ${config.storageDir}: stop it, or set STORAGE_DIR to another folder (lock file ${lock.file}).`,
     logsDir
   )
 }
@@ -57,7 +58,7 @@ try {
 if (watchLock._tag === "Held") {
   const { holder } = watchLock
   fail(
-    `another Waymark daemon (pid ${holder.pid}${holder.hostname ? ` on ${holder.hostname}` : ""}${holder.startedAt ? `, started ${holder.startedAt}` : ""}) already watches the folder ${config.watchDir}: stop it, or set WATCH_DIR to another folder (lock file ${watchLock.file}).`,
+    `another Waymark daemon (${describeHolder(holder)}) already watches the folder ${config.watchDir}: stop it, or set WATCH_DIR to another folder (lock file ${watchLock.file}).`,
     logsDir
   )
 }
@@ -84,7 +85,12 @@ const say: Say = (level, message, detail) => {
   writeDaemonLog(logsDir, level, message, detail)
 }
 
-runProgram(Layer.launch(DaemonLive), {
+const held = Layer.succeed(HeldLocks, {
+  storage: lock._tag === "Acquired" ? lock : null,
+  watch: watchLock._tag === "Acquired" ? watchLock : null
+})
+
+runProgram(Layer.launch(Layer.merge(DaemonLive, LockHeartbeatLive).pipe(Layer.provide(held))), {
   title: `waymark v${VERSION}`,
   say,
   describeFailure: (cause: Cause.Cause<unknown>) => describeStartupFailure(cause, config),

@@ -1,4 +1,4 @@
-import { Cause, Clock, Duration, Effect, Exit, Layer, LogLevel, Stream } from "effect"
+import { Cause, Clock, Duration, Effect, Either, Exit, Layer, LogLevel, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import * as path from "node:path"
 import { createHash } from "node:crypto"
@@ -7,13 +7,14 @@ import { formatOf, isZipName } from "../services/import/ActivityFileName.ts"
 import { ImportQueue } from "../services/import/ImportQueue.ts"
 import { ParseWorker } from "../services/import/ParseWorker.ts"
 import { ImportRetryPolicy } from "../services/import/ImportRetryPolicy.ts"
-import { type ImportOutcome, ImportService, type PreparedImport } from "../services/import/ImportService.ts"
+import { type ImportOutcome, ImportService, type OriginalNotKept, type PreparedImport } from "../services/import/ImportService.ts"
 import { isStorageFull } from "../services/import/isStorageFull.ts"
 import type { StoredStatus } from "../services/import/FileImportRepo.ts"
 import { inChannel } from "../services/platform/Logs.ts"
 import { recordImport } from "../services/platform/Metrics.ts"
-import { type QueuedFile, removeEmptiedFolders, WatchDirectory } from "../services/import/WatchDirectory.ts"
-import { unpackZip } from "../services/import/ZipArchive.ts"
+import { type QueuedFile, WatchDirectory } from "../services/import/WatchDirectory.ts"
+import { unpackZip, ZipChanged, ZipProblem } from "../services/import/ZipArchive.ts"
+import { zipLooksTruncated } from "../services/import/looksTruncated.ts"
 import { ExportMetadata } from "../services/import/ExportMetadata.ts"
 import { type ExportedActivity, readActivitiesCsv } from "../services/import/StravaExportCsv.ts"
 import { ActivityRepo } from "../services/activities/ActivityRepo.ts"
@@ -29,7 +30,8 @@ import { supervise } from "./supervise.ts"
  * error goes back to the end of the queue after a short pause and, once ImportRetryPolicy's
  * attempts are spent, ends as `failed` with a reference that the `errors` log repeats with the
  * stack trace. A full disk is not the file's fault: it stays queued and is tried again until
- * there is room.
+ * there is room. A file whose original cannot be copied into storage stays in the watch folder
+ * and is tried again later. Whatever is tried again, or looked at again, settles first.
  */
 export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
   const queue = yield* ImportQueue
@@ -95,24 +97,42 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
       yield* logLines(progress.handledOne(yield* Clock.currentTimeMillis, status, yield* queue.size))
     })
 
+  /** What the worker does with a failed row's file held in the folder in case it grows: looked at again later. */
+  const holdIfAsked = (filename: string, outcome: ImportOutcome | null) =>
+    outcome?.held === undefined
+      ? Effect.void
+      : Effect.sync(() => watchDir.hold(filename, outcome.held!.identity)).pipe(Effect.zipRight(offerLater(filename, outcome.held.after)))
+
+  /** A file whose original could not be copied into storage stays in the folder, and is tried again later. */
+  const keptBack = (e: OriginalNotKept) =>
+    Effect.gen(function*() {
+      const policy = yield* ImportRetryPolicy
+      failures.delete(e.filename)
+      yield* Effect.logWarning(
+        `"${e.filename}" stays in the watch folder: its copy could not be kept in storage (${e.reason}). It is tried again in ${
+          Duration.format(policy.storageFullDelay)
+        }.`
+      ).pipe(inChannel("daemon"))
+      yield* offerLater(e.filename, policy.storageFullDelay)
+      return null
+    })
+
   /**
-   * A zip is unpacked into the watch folder and removed; its activity files are then queued
-   * like any other (each with its own import row). One that cannot be unpacked gets a `failed`
-   * row with the reason and is kept in storage like every failed original.
+   * A zip is unpacked into the watch folder and removed (if it did not change while it was
+   * read); its activity files are then queued like any other (each with its own import row).
+   * One that cannot be unpacked gets a `failed` row with the reason and is kept in storage
+   * like every failed original; a young one that looks cut short is held in the folder a
+   * while, in case it grows. A link or a pipe named `.zip` gets its one `failed` row.
    */
   const unpack = (filename: string) => {
     const zipPath = path.join(watchDir.watchDir, filename)
-    return Effect.tryPromise(() => unpackZip(zipPath, watchDir.watchDir)).pipe(
+    return Effect.tryPromise({ try: () => unpackZip(zipPath, watchDir.watchDir), catch: (error) => error }).pipe(
       Effect.flatMap((unpacked) =>
         Effect.gen(function*() {
-          yield* Effect.sync(() => {
-            fs.rmSync(zipPath, { force: true })
-            removeEmptiedFolders(watchDir.watchDir, filename)
-          })
-          yield* Effect.logInfo(
-            `unpacked "${filename}": ${unpacked.files.length} activity files` +
-              (unpacked.refused.length > 0 ? `; archives inside an archive are not unpacked: ${unpacked.refused.join(", ")}` : "")
-          ).pipe(inChannel("daemon"))
+          if (unpacked === null) return
+          // its files are in the folder now, each to be imported and kept
+          yield* imports.removeFromWatch(filename, unpacked.identity)
+          yield* Effect.logInfo(`unpacked "${filename}": ${unpacked.files.length} activity files`).pipe(inChannel("daemon"))
           const exported = unpacked.activitiesCsv === null ? new Map<string, ExportedActivity>() : readActivitiesCsv(unpacked.activitiesCsv)
           const described = new Map<string, ExportedActivity>()
           for (const file of unpacked.files) {
@@ -122,22 +142,25 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
           yield* exportMetadata.keep(described)
           for (const file of unpacked.files) yield* queue.offer(file.name)
         })),
-      Effect.catchAll((e) =>
-        imports.refuseArchive(filename, `"${filename}" was not unpacked: ${e.error instanceof Error ? e.error.message : String(e.error)}.`).pipe(
-          Effect.flatMap((outcome) => report(filename, outcome, null, null))
-        )),
+      Effect.catchAll((error) =>
+        Effect.gen(function*() {
+          // a link or a pipe named .zip is never opened: its one `failed` row
+          if (yield* Effect.sync(() => fs.lstatSync(zipPath, { throwIfNoEntry: false })?.isFile() === false)) {
+            return yield* report(filename, yield* imports.refuseNotRegular(filename), null, null)
+          }
+          if (error instanceof ZipChanged) {
+            return yield* Effect.logInfo(`"${filename}" changed while it was unpacked; it is read again once it holds still`).pipe(inChannel("daemon"))
+          }
+          // not the zip's fault (a full disk while unpacking): tried again like any file that could not be stored
+          if (!(error instanceof ZipProblem)) return yield* Effect.die(error)
+          const outcome = yield* imports.refuseArchive(filename, `"${filename}" was not unpacked: ${error.message}.`, zipLooksTruncated(zipPath))
+          yield* report(filename, outcome, null, null)
+          yield* holdIfAsked(filename, outcome)
+        })),
+      Effect.catchTag("OriginalNotKept", keptBack),
       Effect.as(null)
     )
   }
-
-  /** A zip is opened only if it is a regular file: a link or a pipe named `.zip` gets its one `failed` row. */
-  const unpackRegular = (filename: string) =>
-    Effect.flatMap(Effect.sync(() => fs.lstatSync(path.join(watchDir.watchDir, filename), { throwIfNoEntry: false })), (stat) =>
-      stat === undefined
-        ? Effect.succeed(null)
-        : stat.isFile()
-        ? unpack(filename)
-        : imports.refuseNotRegular(filename, "zipFile").pipe(Effect.flatMap((outcome) => report(filename, outcome, null, null)), Effect.as(null)))
 
   const queuedFile = (filename: string): QueuedFile | null => {
     const format = formatOf(filename)
@@ -146,10 +169,11 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
 
   const prepare = (filename: string) => Effect.gen(function*() {
     const file = queuedFile(filename)
+    // a pipe or a link of any other name gets its one `failed` row; a regular file of another type is never queued
     const stage: Effect.Effect<PreparedImport | null> = isZipName(filename)
-      ? unpackRegular(filename)
+      ? unpack(filename)
       : file === null
-      ? Effect.succeed(null)
+      ? imports.refuseNotRegular(filename).pipe(Effect.flatMap((outcome) => report(filename, outcome, null, null)), Effect.as(null))
       : imports.prepare(file)
     const startedAt = yield* Clock.currentTimeMillis
     const trace = yield* startImportSpan(filename, yield* queue.origin(filename))
@@ -178,9 +202,12 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
         Effect.zipRight(annotateOutcome(outcome))
       )))
 
-  /** Offers the file again after `delay`, behind the files queued meanwhile; the fiber lives with the layer. */
+  /**
+   * Hands the file back to the watch folder after `delay`, to be offered once it has held still
+   * for the settle time (it may be being written again); the fiber lives with the layer.
+   */
   const offerLater = (filename: string, delay: Duration.Duration) =>
-    Effect.sleep(delay).pipe(Effect.zipRight(queue.offer(filename)), Effect.forkIn(scope), Effect.asVoid)
+    Effect.sleep(delay).pipe(Effect.zipRight(watchDir.settleAgain(filename)), Effect.forkIn(scope), Effect.asVoid)
 
   /** Handles a file whose import stopped on an unexpected error; returns when to offer it again, if ever. */
   const onUnexpected = (filename: string, cause: Cause.Cause<unknown>): Effect.Effect<Duration.Duration | null> =>
@@ -212,7 +239,9 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
       )
       const file = queuedFile(filename)
       if (file === null) return null
-      const outcome = yield* imports.abandon(file, `"${filename}" could not be stored (${attempt} attempts); reference ${reference}.`)
+      const abandoned = yield* Effect.either(imports.abandon(file, `"${filename}" could not be stored (${attempt} attempts); reference ${reference}.`))
+      if (Either.isLeft(abandoned)) return yield* keptBack(abandoned.left)
+      const outcome = abandoned.right
       yield* exportMetadata.take(filename)
       failures.delete(filename)
       yield* report(filename, outcome, null, null)
@@ -239,11 +268,11 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
       failures.delete(filename)
       status = outcome?.status ?? null
       if (outcome?.status === "success") yield* applyExport(filename, outcome.activityIds)
-      else if (outcome !== null && outcome.recheckAfter === undefined) yield* exportMetadata.take(filename)
+      else if (outcome !== null && outcome.held === undefined) yield* exportMetadata.take(filename)
       yield* report(filename, outcome, prepared?.parseMillis ?? null, startedAt)
-      // a young file that failed stays in the folder a while, in case it was still being written
-      if (outcome?.recheckAfter !== undefined) yield* Effect.sync(() => watchDir.hold(filename))
-      return outcome?.recheckAfter ?? null
+      // a young file that failed as cut short stays in the folder a while, in case it was still being written
+      yield* holdIfAsked(filename, outcome)
+      return null
     }).pipe(
       Effect.catchAllCause((cause) => onUnexpected(filename, cause)),
       // offered again only once handled, so that the queue takes the name back

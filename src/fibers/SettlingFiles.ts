@@ -1,5 +1,6 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { type FileIdentity, identityOf, sameIdentity } from "../services/import/FileIdentity.ts"
 
 /**
  * The files of the watch folder that were seen to appear or change, each handed on once it has
@@ -12,19 +13,8 @@ import * as path from "node:path"
  *
  * A file handed on and seen again unchanged (a scan passing by) is not handed on again for
  * `quietMs`: a file that failed while young stays in the folder for the import to look at it
- * again at its own time; past `quietMs` it is, so that a name the queue lost is found.
+ * again at its own time (`recheck`); past `quietMs` it is, so that a name the queue lost is found.
  */
-
-/** What the import compares to tell whether a file changed since it was looked at. */
-export interface FileIdentity {
-  readonly size: number
-  readonly mtimeMs: number
-  readonly ino: number
-}
-
-export const identityOf = (stat: fs.Stats): FileIdentity => ({ size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino })
-
-export const sameIdentity = (a: FileIdentity, b: FileIdentity): boolean => a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino
 
 const lstatIfPresent = (file: string): fs.Stats | null => {
   try {
@@ -65,6 +55,16 @@ export class SettlingFiles {
     if (known !== undefined && sameIdentity(known.identity, identity)) return
     this.waiting.set(relative, { identity, since: Date.now() })
     this.timer ??= setInterval(() => this.check(), this.tickMs)
+  }
+
+  /**
+   * The import asks for `relative` again (a file held or kept back for a later look): it is
+   * handed on once it has held still for the settle time, whether or not it changed.
+   */
+  recheck(relative: string): void {
+    this.handedOn.delete(relative)
+    this.waiting.delete(relative)
+    this.observe(relative)
   }
 
   forget(relative: string): void {

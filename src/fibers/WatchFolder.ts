@@ -1,13 +1,16 @@
 import * as chokidar from "chokidar"
-import { Duration, Effect, Either, Layer, Runtime, Stream } from "effect"
+import { Duration, Effect, Layer, Runtime, Stream } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { SUPPORTED_EXTENSIONS } from "../services/import/ActivityFileName.ts"
 import { ImportQueue } from "../services/import/ImportQueue.ts"
 import { FAILED_RECHECK_SETTLES } from "../services/import/ImportService.ts"
-import { isCandidateName, isHiddenName, isHiddenPath, MAX_FOLDER_DEPTH, walkFolder, WatchDirectory } from "../services/import/WatchDirectory.ts"
+import {
+  EMPTIED_FOLDER_SETTLES, isCandidateName, isHiddenName, isHiddenPath, MAX_FOLDER_DEPTH, walkFolder, WatchDirectory
+} from "../services/import/WatchDirectory.ts"
 import { AppConfig } from "../services/platform/AppConfig.ts"
 import { inChannel } from "../services/platform/Logs.ts"
+import { describeHolder, HeldLocks, lockHolderOf } from "../services/platform/StorageLock.ts"
 import { SettlingFiles } from "./SettlingFiles.ts"
 import { supervise } from "./supervise.ts"
 
@@ -15,7 +18,9 @@ import { supervise } from "./supervise.ts"
  * Offers every supported file of the watch folder and its subfolders to the ImportQueue once
  * it has held still for WATCH_SETTLE (SettlingFiles): change events say which file to look
  * at, a scan of the folder at start and every minute after finds what an event missed (a
- * full event queue).
+ * full event queue). Entries that are not regular files (links, pipes, sockets, devices) are
+ * offered whatever their name, to be refused with a row; regular files of other types are
+ * named once in the log. Files the import hands back (WatchDirectory.settleAgain) settle again.
  *
  * The events are the operating system's, one watch per folder (folderEvents). chokidar 4 and
  * 5 (6 needs Node 22) re-read and lstat every entry of a folder once a second while files
@@ -27,9 +32,12 @@ import { supervise } from "./supervise.ts"
  * of our own offers the files already there), dot-files and dot-folders (`.uploads`) not
  * entered, and subfolders down to MAX_FOLDER_DEPTH.
  *
- * The folder itself is checked every few seconds: a folder that is missing, is not a folder
- * or cannot be read is said once at error level, and once more when it is back, when it is
- * watched again from a new scan. /healthz reports it meanwhile (its folder probe).
+ * The folder itself is checked every few seconds. A folder that is missing, is not a folder,
+ * cannot be read, or was a mount point at start and no longer is (unmounted: what is left is
+ * the empty folder beneath) is said at error level, and again when it is back; /healthz
+ * reports it meanwhile (its folder probe). A folder replaced by another (its device and inode
+ * changed) is said at error level too, and the new one is watched. A folder that comes back
+ * gets its `.uploads` again and the daemon's lock on it.
  */
 export const RESCAN_INTERVAL = Duration.minutes(1)
 export const FOLDER_CHECK_INTERVAL = Duration.seconds(5)
@@ -37,17 +45,26 @@ export const FOLDER_CHECK_INTERVAL = Duration.seconds(5)
 /** At most this many names of unsupported files are remembered as already mentioned. */
 const MAX_MENTIONED = 10_000
 
-/** What is wrong with the watch folder, in a sentence; null when it can be watched. */
-export const folderProblem = (dir: string): string | null => {
+/** The watch folder as it was looked at: what is wrong with it, or which folder it is. */
+type FolderLook =
+  | { readonly _tag: "Problem"; readonly reason: string }
+  | { readonly _tag: "Folder"; readonly dev: number; readonly ino: number; readonly mountPoint: boolean }
+
+/** The watch folder now; a mount point is a folder on another device than its parent's. */
+const lookAtFolder = (dir: string): FolderLook => {
   try {
-    if (!fs.statSync(dir).isDirectory()) return `the watch folder ${dir} is not a folder`
+    const stat = fs.statSync(dir)
+    if (!stat.isDirectory()) return { _tag: "Problem", reason: "is not a folder" }
     fs.accessSync(dir, fs.constants.R_OK | fs.constants.X_OK)
-    return null
+    const real = fs.realpathSync(dir)
+    const parent = path.dirname(real)
+    const mountPoint = parent !== real && fs.statSync(parent).dev !== stat.dev
+    return { _tag: "Folder", dev: stat.dev, ino: stat.ino, mountPoint }
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code
-    if (code === "ENOENT") return `the watch folder ${dir} does not exist`
-    if (code === "ENOTDIR") return `the watch folder ${dir} is not a folder`
-    return `the watch folder ${dir} cannot be read (${code ?? String(e)})`
+    if (code === "ENOENT") return { _tag: "Problem", reason: "does not exist" }
+    if (code === "ENOTDIR") return { _tag: "Problem", reason: "is not a folder" }
+    return { _tag: "Problem", reason: `cannot be read (${code ?? String(e)})` }
   }
 }
 
@@ -134,9 +151,8 @@ const folderEvents = (dir: string, look: (relative: string) => void, log: (level
   }
 }
 
-class FolderProblem {
-  constructor(readonly message: string) {}
-}
+/** The watched folder went wrong or was replaced: the watching stops, and the folder is looked at again. */
+class FolderChanged {}
 
 const supportedTypes = `${SUPPORTED_EXTENSIONS.map((e) => `.${e}`).join(", ")} (also gzipped, ${SUPPORTED_EXTENSIONS.map((e) => `.${e}.gz`).join(", ")}) and .zip archives of them`
 
@@ -144,49 +160,68 @@ export const WatchFolderLive = Layer.scopedDiscard(Effect.gen(function*() {
   const watchDir = yield* WatchDirectory
   const queue = yield* ImportQueue
   const config = yield* AppConfig
+  const locks = yield* HeldLocks
   const dir = watchDir.watchDir
   const settleMs = Duration.toMillis(config.watchSettle)
   const interval = Duration.toMillis(config.watchPollingInterval)
   const mentioned = new Set<string>()
 
-  const daemonLog = (level: "Info" | "Warning" | "Error", message: string) =>
-    (level === "Info" ? Effect.logInfo(message) : level === "Warning" ? Effect.logWarning(message) : Effect.logError(message)).pipe(inChannel("daemon"))
+  const daemonLog = (level: "Warning" | "Error", message: string) =>
+    (level === "Warning" ? Effect.logWarning(message) : Effect.logError(message)).pipe(inChannel("daemon"))
 
-  /** The folder watched until it can no longer be: the names that settled, failing with the folder's problem. */
-  const watching = (log: (level: "Warning", message: string) => void) =>
-    Stream.asyncPush<string, FolderProblem>((emit) =>
-      Effect.acquireRelease(
-        Effect.sync(() => {
-          // quiet past the time a young failed file stays for (ImportService), and past a rescan
-          const quietMs = Math.max(2 * settleMs * FAILED_RECHECK_SETTLES, Duration.toMillis(RESCAN_INTERVAL))
-          const settling = new SettlingFiles(dir, settleMs, quietMs, (relative) => emit.single(relative))
-          const look = (relative: string) => {
-            if (relative === "" || isHiddenPath(relative) || isHiddenName(path.posix.basename(relative))) return
-            if (isCandidateName(relative)) return settling.observe(relative)
-            if (mentioned.has(relative) || mentioned.size >= MAX_MENTIONED) return
-            mentioned.add(relative)
-            log("Warning", `"${relative}" in the watch folder is not imported: only ${supportedTypes} are. It is left where it is.`)
-          }
-          const relativeOf = (full: string) => path.relative(dir, full).split(path.sep).join("/")
-          const scan = () => walkFolder(dir, (relative) => look(relative))
-          const watcher = config.watchPolling ? pollingWatcher(dir, relativeOf, look, settling, log, scan) : folderEvents(dir, look, log, scan)
-          const rescan = setInterval(() => {
-            watcher.rescanned?.()
-            scan()
-          }, Duration.toMillis(RESCAN_INTERVAL))
-          const check = setInterval(() => {
-            const problem = folderProblem(dir)
-            if (problem !== null) emit.fail(new FolderProblem(problem))
-          }, Duration.toMillis(FOLDER_CHECK_INTERVAL))
-          return { watcher, settling, timers: [rescan, check] }
-        }),
-        ({ settling, timers, watcher }) =>
-          Effect.promise(async () => {
-            for (const timer of timers) clearInterval(timer)
-            settling.close()
-            await watcher.close()
-          })
-      )
+  /** Whether `look` is still the folder watched since `watched`, mounted as it was. */
+  const stillWatched = (look: FolderLook, watched: FolderLook & { _tag: "Folder" }) =>
+    look._tag === "Folder" && look.dev === watched.dev && look.ino === watched.ino && (look.mountPoint || !watched.mountPoint)
+
+  /** The folder watched until it goes wrong or is replaced: the names that settled, failing with FolderChanged. */
+  const watching = (log: (level: "Warning", message: string) => void, watched: FolderLook & { _tag: "Folder" }) =>
+    Stream.asyncPush<string, FolderChanged>((emit) =>
+      Effect.gen(function*() {
+        const { settling } = yield* Effect.acquireRelease(
+          Effect.sync(() => {
+            // quiet past the time a young failed file stays for (ImportService), and past a rescan
+            const quietMs = Math.max(2 * settleMs * FAILED_RECHECK_SETTLES, Duration.toMillis(RESCAN_INTERVAL))
+            const settling = new SettlingFiles(dir, settleMs, quietMs, (relative) => emit.single(relative))
+            const look = (relative: string) => {
+              if (relative === "" || isHiddenPath(relative)) return
+              const name = path.posix.basename(relative)
+              if (name.startsWith(".")) return
+              if (isCandidateName(relative)) return settling.observe(relative)
+              const stat = fs.lstatSync(path.join(dir, relative), { throwIfNoEntry: false })
+              if (stat === undefined || stat.isDirectory()) return
+              // a link, a pipe, a socket or a device, whatever its name: refused with a row, never opened
+              if (!stat.isFile()) return settling.observe(relative)
+              if (isHiddenName(name) || mentioned.has(relative) || mentioned.size >= MAX_MENTIONED) return
+              mentioned.add(relative)
+              log("Warning", `"${relative}" in the watch folder is not imported: only ${supportedTypes} are. It is left where it is.`)
+            }
+            const relativeOf = (full: string) => path.relative(dir, full).split(path.sep).join("/")
+            const scan = () => walkFolder(dir, (relative) => look(relative))
+            const watcher = config.watchPolling ? pollingWatcher(dir, relativeOf, look, settling, log, scan) : folderEvents(dir, look, log, scan)
+            const rescan = setInterval(() => {
+              watcher.rescanned?.()
+              scan()
+            }, Duration.toMillis(RESCAN_INTERVAL))
+            const check = setInterval(() => {
+              if (!stillWatched(lookAtFolder(dir), watched)) emit.fail(new FolderChanged())
+            }, Duration.toMillis(FOLDER_CHECK_INTERVAL))
+            const sweep = setInterval(() => watchDir.sweepEmptied(settleMs * EMPTIED_FOLDER_SETTLES), settleMs)
+            return { watcher, settling, timers: [rescan, check, sweep] }
+          }),
+          ({ settling, timers, watcher }) =>
+            Effect.promise(async () => {
+              for (const timer of timers) clearInterval(timer)
+              settling.close()
+              await watcher.close()
+            })
+        )
+        // what the import hands back settles again before it is offered
+        yield* watchDir.takeSettleAgain.pipe(
+          Effect.flatMap((relative) => Effect.sync(() => settling.recheck(relative))),
+          Effect.forever,
+          Effect.forkScoped
+        )
+      })
     )
 
   /**
@@ -201,49 +236,92 @@ export const WatchFolderLive = Layer.scopedDiscard(Effect.gen(function*() {
     log: (level: "Warning", message: string) => void,
     scan: () => void
   ): FolderWatcher => {
-          const watcher = chokidar.watch(dir, {
-            ignoreInitial: true,
-            alwaysStat: false,
-            followSymlinks: false,
-            depth: MAX_FOLDER_DEPTH,
-            ignorePermissionErrors: true,
-            usePolling: true,
-            interval,
-            binaryInterval: interval,
-            ignored: (full: string) => {
-              const relative = relativeOf(full)
-              return relative !== "" && isHiddenPath(relative)
-            }
-          })
-          watcher
-            .on("add", (full) => look(relativeOf(full)))
-            .on("change", (full) => look(relativeOf(full)))
-            .on("unlink", (full) => settling.forget(relativeOf(full)))
-            .on("error", (e) => log("Warning", `the watch folder's watcher reported a problem (${e instanceof Error ? e.message : String(e)}); the scan every minute still finds new files`))
-            .on("ready", scan)
+    const watcher = chokidar.watch(dir, {
+      ignoreInitial: true,
+      alwaysStat: false,
+      followSymlinks: false,
+      depth: MAX_FOLDER_DEPTH,
+      ignorePermissionErrors: true,
+      usePolling: true,
+      interval,
+      binaryInterval: interval,
+      ignored: (full: string) => {
+        const relative = relativeOf(full)
+        return relative !== "" && isHiddenPath(relative)
+      }
+    })
+    watcher
+      .on("add", (full) => look(relativeOf(full)))
+      .on("change", (full) => look(relativeOf(full)))
+      .on("unlink", (full) => settling.forget(relativeOf(full)))
+      .on("error", (e) => log("Warning", `the watch folder's watcher reported a problem (${e instanceof Error ? e.message : String(e)}); the scan every minute still finds new files`))
+      .on("ready", scan)
     return { close: () => watcher.close() }
   }
+
+  // what the loop knows of the folder, kept across its restarts
+  /** the reason said at error level, until the folder is back */
+  let reported: string | null = null
+  /** the folder watched last */
+  let watched: (FolderLook & { _tag: "Folder" }) | null = null
+  /** whether the folder is a mount point: learned at the first look, and when a replacement is one */
+  let mountPoint: boolean | null = null
+
+  /** Says what is wrong at error level (once per reason), and has /healthz report it. */
+  const trouble = (reason: string) =>
+    Effect.gen(function*() {
+      watchDir.setProblem(`the watch folder ${reason}`)
+      if (reason === reported) return
+      reported = reason
+      yield* daemonLog("Error", `the watch folder ${dir} ${reason}: nothing is imported from it until it is back`)
+    })
+
+  /** A folder back or new gets what the daemon keeps in it: `.uploads` and the daemon's lock; the reason it cannot, if any. */
+  const settleIn = Effect.sync((): string | null => {
+    try {
+      fs.mkdirSync(watchDir.uploadsDir, { recursive: true })
+    } catch (e) {
+      return `cannot be written (${(e as NodeJS.ErrnoException).code ?? String(e)})`
+    }
+    if (locks.watch === null || locks.watch.refresh()) return null
+    const holder = lockHolderOf(locks.watch.file)
+    return `is watched by another Waymark daemon now (${holder === null ? "its lock file cannot be read" : describeHolder(holder)})`
+  })
 
   const loop = Effect.gen(function*() {
     const runFork = Runtime.runFork(yield* Effect.runtime<never>())
     const log = (level: "Warning", message: string) => void runFork(daemonLog(level, message))
-    let reported: string | null = null
     while (true) {
-      let problem = folderProblem(dir)
-      if (problem === null) {
-        if (reported !== null) yield* daemonLog("Info", `the watch folder ${dir} is back: watching it again`)
-        reported = null
-        const ended = yield* Effect.either(Stream.runForEach(watching(log), queue.offer))
-        problem = Either.isLeft(ended) ? ended.left.message : folderProblem(dir)
-      }
-      if (problem !== null && problem !== reported) {
-        yield* daemonLog("Error", `${problem}: nothing is imported from it until it is back`)
-        reported = problem
+      const look = lookAtFolder(dir)
+      if (look._tag === "Problem") {
+        yield* trouble(look.reason)
+      } else if (mountPoint === true && !look.mountPoint) {
+        yield* trouble("is no longer mounted (what is there is the folder beneath, on the parent's file system)")
+      } else {
+        const replaced = watched !== null && (look.dev !== watched.dev || look.ino !== watched.ino)
+        if (replaced) {
+          yield* daemonLog("Error", `the watch folder ${dir} was replaced by another folder (device ${look.dev}, inode ${look.ino}): watching the new one`)
+        }
+        const problem = replaced || reported !== null ? yield* settleIn : null
+        if (problem !== null) {
+          yield* trouble(problem)
+        } else {
+          if (reported !== null) yield* daemonLog("Error", `the watch folder ${dir} is back: watching it again`)
+          reported = null
+          watchDir.setProblem(null)
+          mountPoint = (mountPoint ?? false) || look.mountPoint
+          watched = { ...look, mountPoint }
+          yield* Effect.either(Stream.runForEach(watching(log, watched), queue.offer))
+          // the folder went wrong or was replaced: looked at again at once
+          continue
+        }
       }
       yield* Effect.sleep(FOLDER_CHECK_INTERVAL)
     }
   })
 
+  // what a stop left behind: unfinished uploads, half-unpacked zips, files half removed
+  yield* watchDir.tidyAfterStop
   yield* supervise("WatchFolder", loop)
   yield* Effect.logInfo(`watching ${dir}${config.watchPolling ? ` (polling every ${Duration.format(config.watchPollingInterval)})` : ""}`).pipe(inChannel("daemon"))
 }))

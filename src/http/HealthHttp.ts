@@ -8,6 +8,7 @@ import * as path from "node:path"
 import { configuredSecrets } from "./RequestLog.ts"
 import { ImportQueue } from "../services/import/ImportQueue.ts"
 import { ParseWorker } from "../services/import/ParseWorker.ts"
+import { WatchDirectory } from "../services/import/WatchDirectory.ts"
 import { AppConfig } from "../services/platform/AppConfig.ts"
 import { StoragePaths } from "../services/platform/StoragePaths.ts"
 import { type FiberReport, reasonOf, Supervisor } from "../services/platform/Supervisor.ts"
@@ -16,7 +17,8 @@ import { type FiberReport, reasonOf, Supervisor } from "../services/platform/Sup
  * The probes an orchestrator calls without the API key:
  * - `GET /status`: liveness, 200 while the process serves requests, nothing else looked at;
  * - `GET /healthz`: 200 when the daemon can do its job, 503 otherwise, with each check (the
- *   database answers, the storage and watch folders take a file, the parse worker is up) and
+ *   database answers, the storage and watch folders take a file, the watch folder is the one
+ *   watched (not unmounted, nor taken by another daemon), the parse worker is up) and
  *   the number of files waiting in the import queue, and every supervised loop with its
  *   state. Nothing secret: no path, no setting, and the
  *   configured secrets are blanked out of error messages.
@@ -59,6 +61,7 @@ export const HealthHttpLive = HttpApiBuilder.Router.use((router) =>
     const supervisor = yield* Supervisor
     const config = yield* AppConfig
     const queue = yield* ImportQueue
+    const watch = yield* WatchDirectory
 
     const secrets = configuredSecrets(config).filter((value) => value.length >= 4)
     const redact = (text: string) =>
@@ -77,7 +80,11 @@ export const HealthHttpLive = HttpApiBuilder.Router.use((router) =>
     const checks = Effect.all({
       database: check(sql`SELECT count(*) AS n FROM sqlite_master`),
       storage: check(writable([path.dirname(paths.databaseFile), paths.logsDir, paths.imagesDir, paths.originalsDir])),
-      watchFolder: check(writable([paths.watchDir, paths.uploadsDir])),
+      watchFolder: check(Effect.suspend(() => {
+        // what the watcher found wrong (unmounted, replaced, taken) though the folder may take a file
+        const problem = watch.problem()
+        return problem === null ? writable([paths.watchDir, paths.uploadsDir]) : Effect.fail(new Error(problem))
+      })),
       parseWorker: check(Effect.filterOrFail(parseWorker.alive, (up) => up, () => new Error("the parse worker thread is not running")))
     }, { concurrency: "unbounded" })
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -7,7 +7,10 @@ import * as path from "node:path"
 import { REPO_DIR, startChildDaemon } from "../support/ChildDaemon.ts"
 import { freePort } from "../support/freePort.ts"
 import { generateApiKey } from "../../src/services/platform/ApiKey.ts"
-import { acquireStorageLock, isProcessRunning, LOCK_FILE_NAME } from "../../src/services/platform/StorageLock.ts"
+import { lockHeartbeat } from "../../src/fibers/LockHeartbeat.ts"
+import {
+  acquireStorageLock, HEARTBEAT_STALE_MS, HeldLocks, isProcessRunning, LOCK_FILE_NAME, thisHolder
+} from "../../src/services/platform/StorageLock.ts"
 import { runDaemonToExit } from "./runDaemon.ts"
 
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "waymark-lock-"))
@@ -84,16 +87,19 @@ describe("storage lock", () => {
     }), 120_000)
 
 
-  it("a lock held by a live process is refused with its holder; a dead holder's lock is taken over", () => {
+  it("on this host and boot, a lock held by a live process is refused with its holder; a dead holder's lock is taken over at once", () => {
     const dir = tempDir()
     const file = path.join(dir, LOCK_FILE_NAME)
+    const here = thisHolder()
     try {
-      fs.writeFileSync(file, JSON.stringify({ pid: process.ppid, hostname: "elsewhere", startedAt: "2026-01-01T00:00:00Z" }))
+      fs.writeFileSync(file, JSON.stringify({ ...here, pid: process.ppid, startedAt: "2026-01-01T00:00:00Z" }))
+      // however old its heartbeat: on this host the pid tells
+      fs.utimesSync(file, new Date(0), new Date(0))
       const held = acquireStorageLock(dir)
       expect(held._tag).toBe("Held")
       if (held._tag === "Held") expect(held.holder.pid).toBe(process.ppid)
 
-      fs.writeFileSync(file, JSON.stringify({ pid: deadPid(), hostname: os.hostname(), startedAt: "" }))
+      fs.writeFileSync(file, JSON.stringify({ ...here, pid: deadPid(), startedAt: "" }))
       const taken = acquireStorageLock(dir)
       expect(taken._tag).toBe("Acquired")
       expect(JSON.parse(fs.readFileSync(file, "utf8")).pid).toBe(process.pid)
@@ -103,6 +109,66 @@ describe("storage lock", () => {
       fs.rmSync(dir, { recursive: true, force: true })
     }
   })
+
+  it("a lock of another host or boot (another container on the volume, another NFS client) is held while its heartbeat is fresh, whatever its pid, and stale after three missed heartbeats", () => {
+    const dir = tempDir()
+    const file = path.join(dir, LOCK_FILE_NAME)
+    const here = thisHolder()
+    try {
+      // another container: pid 1 like ours may be, a dead pid here, another host name; the same boot
+      for (const pid of [process.pid, deadPid()]) {
+        fs.writeFileSync(file, JSON.stringify({ ...here, pid, hostname: "other-container", startedAt: "2026-01-01T00:00:00Z" }))
+        const held = acquireStorageLock(dir)
+        expect(held._tag, `pid ${pid}`).toBe("Held")
+        if (held._tag === "Held") expect(held.holder).toMatchObject({ pid, hostname: "other-container" })
+      }
+      // this host name after a reboot: another boot id
+      fs.writeFileSync(file, JSON.stringify({ ...here, pid: deadPid(), bootId: "another-boot" }))
+      expect(acquireStorageLock(dir)._tag).toBe("Held")
+      // its heartbeat stopped three intervals ago
+      const old = new Date(Date.now() - HEARTBEAT_STALE_MS - 1000)
+      fs.utimesSync(file, old, old)
+      const taken = acquireStorageLock(dir)
+      expect(taken._tag).toBe("Acquired")
+      expect(JSON.parse(fs.readFileSync(file, "utf8"))).toMatchObject({ pid: process.pid, hostname: os.hostname(), bootId: here.bootId })
+      if (taken._tag === "Acquired") taken.release()
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it.scopedLive("the heartbeat touches the lock files the daemon holds, and writes again one that went away with its folder", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
+      const taken = acquireStorageLock(dir)
+      expect(taken._tag).toBe("Acquired")
+      if (taken._tag !== "Acquired") return
+      yield* Effect.addFinalizer(() => Effect.sync(taken.release))
+      const file = path.join(dir, LOCK_FILE_NAME)
+      const long = new Date(Date.now() - 3_600_000)
+      fs.utimesSync(file, long, long)
+      const content = fs.readFileSync(file, "utf8")
+      yield* Effect.gen(function*() {
+        yield* waitUntil(() => Date.now() - fs.statSync(file).mtimeMs < 5_000, "a fresh heartbeat")
+        fs.rmSync(file)
+        yield* waitUntil(() => fs.existsSync(file), "the lock written again")
+        expect(fs.readFileSync(file, "utf8")).toBe(content)
+      }).pipe(Effect.provide(lockHeartbeat("100 millis").pipe(Layer.provide(Layer.succeed(HeldLocks, { storage: taken, watch: null })))))
+    }))
+
+  it.scopedLive("a daemon refused by another host's live lock names that host and pid in one sentence, exit code 1", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
+      const storage = path.join(dir, "storage")
+      fs.mkdirSync(storage)
+      fs.writeFileSync(path.join(storage, LOCK_FILE_NAME), JSON.stringify({ pid: 1, hostname: "nas-2", bootId: "b", startedAt: "2026-01-01T00:00:00Z" }))
+      const run = yield* runDaemonToExit({ STORAGE_DIR: storage, WATCH_DIR: path.join(dir, "watch"), SERVICE_API_KEY: generateApiKey(), PORT: String(yield* freePort), HOST: "127.0.0.1" })
+      expect(run.code).toBe(1)
+      expect(run.stderr.trim().split("\n")).toHaveLength(1)
+      expect(run.stderr).toContain("another Waymark daemon (pid 1 on nas-2, started 2026-01-01T00:00:00Z) already uses the storage folder")
+    }), 60_000)
 
   it.scopedLive("a second daemon on the same storage folder refuses to start, naming the first one's pid, exit code 1", () =>
     Effect.gen(function*() {

@@ -3,7 +3,10 @@ import { Duration, Effect, Layer, Option } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { WatchFolderLive } from "../../src/fibers/WatchFolder.ts"
+import * as net from "node:net"
+import { spawnSync } from "node:child_process"
 import { ImportQueue } from "../../src/services/import/ImportQueue.ts"
+import { WatchDirectory } from "../../src/services/import/WatchDirectory.ts"
 import { type Root, scopedRoot, servicesLayer } from "../support/ImportHarness.ts"
 
 /**
@@ -97,6 +100,48 @@ describe("WatchFolder", () => {
         dropWhole(root, "real.tcx")
         const offered = [yield* nextOffered("5 seconds"), yield* nextOffered("5 seconds")]
         expect(offered.sort()).toEqual(["folder.gpx/deeper/inside.gpx", "real.tcx"])
+        expect(yield* nextOffered(Duration.millis(SETTLE_MS * 3))).toBeUndefined()
+      }).pipe(Effect.provide(watching(root)))
+    }))
+
+  it.scopedLive("a file the import hands back (held, tried later) is offered again only once it has held still for the settle time", () =>
+    Effect.gen(function*() {
+      const root = yield* rootSettling()
+      yield* Effect.gen(function*() {
+        yield* Effect.sleep("200 millis")
+        dropWhole(root, "held.gpx")
+        expect(yield* nextOffered("5 seconds")).toBe("held.gpx")
+        const watch = yield* WatchDirectory
+        // handed back unchanged: not offered before the settle time
+        yield* watch.settleAgain("held.gpx")
+        expect(yield* nextOffered(Duration.millis(SETTLE_MS / 2))).toBeUndefined()
+        expect(yield* nextOffered("5 seconds")).toBe("held.gpx")
+        // handed back while it is written to again: offered once the writes stop
+        yield* watch.settleAgain("held.gpx")
+        let lastWrite = 0
+        for (let i = 0; i < 4; i++) {
+          fs.appendFileSync(path.join(root.watchDir, "held.gpx"), "\n")
+          lastWrite = Date.now()
+          expect(yield* nextOffered(Duration.millis(SETTLE_MS / 2))).toBeUndefined()
+        }
+        expect(yield* nextOffered("5 seconds")).toBe("held.gpx")
+        expect(Date.now() - lastWrite).toBeGreaterThanOrEqual(SETTLE_MS - 50)
+      }).pipe(Effect.provide(watching(root)))
+    }))
+
+  it.scopedLive("offers what is not a regular file whatever its name (a pipe, a socket, a link to a folder), to be refused; never a regular file of another type", () =>
+    Effect.gen(function*() {
+      const root = yield* rootSettling()
+      yield* Effect.gen(function*() {
+        yield* Effect.sleep("200 millis")
+        expect(spawnSync("mkfifo", [path.join(root.watchDir, "pipe")]).status).toBe(0)
+        const server = net.createServer()
+        yield* Effect.async<void>((resume) => void server.listen(path.join(root.watchDir, "x.sock"), () => resume(Effect.void)))
+        yield* Effect.addFinalizer(() => Effect.sync(() => server.close()))
+        fs.symlinkSync(root.storageDir, path.join(root.watchDir, "storage-link"))
+        fs.writeFileSync(path.join(root.watchDir, "notes.txt"), "a regular file")
+        const offered = [yield* nextOffered("5 seconds"), yield* nextOffered("5 seconds"), yield* nextOffered("5 seconds")]
+        expect(offered.sort()).toEqual(["pipe", "storage-link", "x.sock"])
         expect(yield* nextOffered(Duration.millis(SETTLE_MS * 3))).toBeUndefined()
       }).pipe(Effect.provide(watching(root)))
     }))

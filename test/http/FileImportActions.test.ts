@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, readCorpusFile } from "../support/corpus.ts"
-import { dropFile, importRows, waitFor, waitForRow } from "../support/ImportHarness.ts"
+import { dayStart, dropFile, fitActivity, gpxActivity, importRows, waitFor, waitForRow } from "../support/ImportHarness.ts"
 import { send, TestDaemon } from "../support/TestDaemon.ts"
 import { expectError } from "./helpers.ts"
 
@@ -53,6 +53,23 @@ layer(TestDaemon.layer(), { excludeTestServices: true })("retrying and removing 
       expectError(yield* send("DELETE", `/api/v1/file-imports/${success.id}`), 409, "file_import_status_conflict")
       expect((yield* send("GET", `/api/v1/activities/${success.activity_id}`)).status).toBe(200)
       expectError(yield* send("DELETE", "/api/v1/file-imports/fileImport-nope"), 404, "not_found")
+    }))
+
+  it.effect("delete: a skipped recording of an existing activity (a GPX of a ride imported as FIT) keeps its original until its row is removed (204)", () =>
+    Effect.gen(function*() {
+      const daemon = yield* TestDaemon
+      dropFile(daemon.watchDir, "ride.fit", fitActivity({ start: dayStart(40), seconds: 3600, sport: "cycling" }))
+      expect((yield* waitForRow("ride.fit")).status).toBe("success")
+      const gpx = gpxActivity({ start: new Date(dayStart(40).getTime() + 20_000), seconds: 3500, type: "cycling" })
+      dropFile(daemon.watchDir, "ride-phone.gpx", gpx)
+      const skipped = yield* waitForRow("ride-phone.gpx")
+      expect(skipped.status).toBe("skipped")
+      const original = path.join(daemon.originalsDir, skipped.original_file!)
+      expect(fs.readFileSync(original, "utf8")).toBe(gpx)
+      expect(fs.existsSync(path.join(daemon.watchDir, "ride-phone.gpx"))).toBe(false)
+      expect((yield* send("DELETE", `/api/v1/file-imports/${skipped.id}`)).status).toBe(204)
+      expect(yield* importRows("ride-phone.gpx")).toEqual([])
+      expect(fs.existsSync(original)).toBe(false)
     }))
 
   it.effect.skipIf(!CORPUS_DIR)("delete: a failed row and its kept original are removed (204)", () =>

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Cause, Clock, Duration, Effect, Either } from "effect"
+import { Cause, Clock, Data, Duration, Effect, Either } from "effect"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -8,9 +8,9 @@ import * as zlib from "node:zlib"
 import type { EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
 import { importSourceOfFormat } from "../../schema/ActivityDraft.ts"
 import type { FileImportSource } from "../../schema/ApiModels.ts"
-import { isGzipped } from "./ActivityFileName.ts"
+import { formatOf, isGzipped, isZipName } from "./ActivityFileName.ts"
 import { ParseWorker } from "./ParseWorker.ts"
-import { ActivityFileError } from "./parsers/ActivityFileError.ts"
+import type { ActivityFileError } from "./parsers/ActivityFileError.ts"
 import { ActivityRepo, newActivityId } from "../activities/ActivityRepo.ts"
 import { FileImportRepo, newFileImportId, type StoredStatus } from "./FileImportRepo.ts"
 import { inChannel } from "../platform/Logs.ts"
@@ -18,8 +18,9 @@ import { StoragePaths } from "../platform/StoragePaths.ts"
 import { isStorageFull } from "./isStorageFull.ts"
 import { repairNote } from "./parsers/repairSamples.ts"
 import { OriginalsDisk } from "./OriginalsDisk.ts"
-import { type QueuedFile, removeEmptiedFolders } from "./WatchDirectory.ts"
-import { type FileIdentity, identityOf, sameIdentity } from "../../fibers/SettlingFiles.ts"
+import { type QueuedFile, WatchDirectory } from "./WatchDirectory.ts"
+import { type FileIdentity, identityOf, sameIdentity } from "./FileIdentity.ts"
+import { looksTruncated } from "./looksTruncated.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
 
 /**
@@ -35,13 +36,25 @@ import { AppConfig } from "../platform/AppConfig.ts"
  * Only regular files are read, opened without following a link; a link, a pipe, a socket or a
  * device gets one `failed` row saying so and stays where it is. A file that changes while it
  * is imported (size, modification time or inode) is not taken out of the folder: the watch
- * folder offers it again once it holds still. A file that fails to parse while it is young (a
- * copy that paused longer than the settle time looks truncated) stays in the folder a while:
- * if it grows meanwhile it is imported again from its whole content, else it leaves then.
+ * folder offers it again once it holds still. A file that fails while it is young and looks
+ * cut short (a copy that paused longer than the settle time) stays in the folder a while: if
+ * it grows meanwhile it is imported again from its whole content, else it leaves then.
+ *
+ * No file leaves the folder without its complete copy in storage (a `skipped` file of the same
+ * bytes as an activity has that activity's): a copy that cannot be made (a full disk, no
+ * permission) fails with OriginalNotKept and the file stays. A file leaves by
+ * `removeIfUnchanged`: what was renamed over its name meanwhile stays, to be imported.
  */
 
-/** A young file that failed stays in the folder for this many settle times, in case it grows. */
+/** A young file that failed as truncated stays in the folder for this many settle times, in case it grows. */
 export const FAILED_RECHECK_SETTLES = 10
+
+/** The original of a file could not be copied into storage: the file stays in the watch folder, to be tried again. */
+export class OriginalNotKept extends Data.TaggedError("OriginalNotKept")<{
+  readonly filename: string
+  /** the file system's words (`EACCES: permission denied, ...`) */
+  readonly reason: string
+}> {}
 
 /** Larger files are refused before they are read (a 58 MB GPX already exhausts the parse worker's heap). */
 export const MAX_IMPORT_FILE_BYTES = 64 * 1024 * 1024
@@ -54,14 +67,23 @@ export interface ImportOutcome {
   readonly status: StoredStatus
   readonly activityIds: ReadonlyArray<string>
   readonly errorMessage: string | null
-  /** set when the file failed while young and stays in the watch folder: offer it again after this */
-  readonly recheckAfter?: Duration.Duration
+  /**
+   * set when the file failed as truncated while young and stays in the watch folder: look at
+   * it again after `after`; `identity` is the file as it was read for the row
+   */
+  readonly held?: { readonly after: Duration.Duration; readonly identity: FileIdentity }
 }
 
-/** What the worker made of a file: its activities, or the reason it failed. */
+/** What the worker made of a file: its activities, or the reason it failed (and whether the file looks cut short). */
 type Parsed =
   | { readonly _tag: "Parsed"; readonly drafts: ReadonlyArray<EncodedActivityDraft> }
-  | { readonly _tag: "Failed"; readonly message: string }
+  | { readonly _tag: "Failed"; readonly message: string; readonly truncated: boolean }
+
+/** The source of an import row of any entry of the watch folder, by its name. */
+const sourceOfName = (filename: string): FileImportSource => {
+  const format = formatOf(filename)
+  return format !== null ? importSourceOfFormat(format) as FileImportSource : isZipName(filename) ? "zipFile" : "otherFile"
+}
 
 /** Why an entry of the watch folder that is not a regular file is not read. */
 const notRegularReason = (stat: fs.Stats): string =>
@@ -108,12 +130,15 @@ const gunzipProblem = (filename: string, error: unknown): string => {
   return `"${filename}" is not a gzip file, though its name ends in .gz: rename it without .gz, or compress it again.`
 }
 
-/** The activity file's bytes: unpacked when its name ends in .gz. */
-const unpack = (filename: string, bytes: Uint8Array): Effect.Effect<Uint8Array, ActivityFileError> =>
+/** The activity file's bytes: unpacked when its name ends in .gz; a gzip that ends early fails as truncated. */
+const unpack = (filename: string, bytes: Uint8Array): Effect.Effect<Uint8Array, { readonly message: string; readonly truncated: boolean }> =>
   isGzipped(filename)
     ? Effect.tryPromise({
       try: () => gunzip(bytes, { maxOutputLength: MAX_IMPORT_FILE_BYTES }),
-      catch: (error) => new ActivityFileError({ message: gunzipProblem(filename, error) })
+      catch: (error) => ({
+        message: gunzipProblem(filename, error),
+        truncated: bytes.length === 0 || (error as NodeJS.ErrnoException).code === "Z_BUF_ERROR"
+      })
     })
     : Effect.succeed(bytes)
 
@@ -135,6 +160,7 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
     const files = yield* ParseWorker
     const activities = yield* ActivityRepo
     const fileImports = yield* FileImportRepo
+    const watchDirectory = yield* WatchDirectory
     const recheckAfter = Duration.times((yield* AppConfig).watchSettle, FAILED_RECHECK_SETTLES)
 
     const duplicateOf = (draft: EncodedActivityDraft) =>
@@ -155,6 +181,7 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
           ? `"${id}"`
           : `"${activity.name}" of ${activity.startDateLocal.slice(0, 10)} at ${activity.startDateLocal.slice(11, 16)} ("${id}")`)
 
+    /** Copies `source` into storage as `<id>.<extension>`; a copy that cannot be made dies, leaving no partial copy. */
     const keepOriginal = (source: string, id: string, extension: string) =>
       Effect.flatMap(OriginalsDisk, (disk) =>
         Effect.sync(() => {
@@ -170,6 +197,14 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
           fs.renameSync(temp, path.join(paths.originalsDir, name))
           return name
         }))
+
+    /** keepOriginal, failing with OriginalNotKept (the file then stays in the watch folder) when the copy cannot be made. */
+    const keepOriginalOrStay = (filename: string, source: string, id: string, extension: string) =>
+      keepOriginal(source, id, extension).pipe(
+        Effect.catchAllDefect((defect) =>
+          Effect.fail(new OriginalNotKept({ filename, reason: defect instanceof Error ? defect.message : String(defect) }))
+        )
+      )
 
     /** The entry itself (a link is not followed); null when it is gone or is a folder. */
     const statIfPresent = (file: string) =>
@@ -208,26 +243,37 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
     const stillSame = (file: string, identity: FileIdentity) =>
       Effect.map(statIfPresent(file), (stat) => stat !== null && stat.isFile() && sameIdentity(identityOf(stat), identity))
 
-    /** Takes an imported file out of the watch folder, and the subfolders it leaves empty. */
-    const removeFromWatch = (file: QueuedFile) =>
-      Effect.sync(() => {
-        fs.rmSync(file.path, { force: true })
-        removeEmptiedFolders(paths.watchDir, file.filename)
-      })
+    /**
+     * Takes an imported file out of the watch folder if it is still the file `identity`
+     * describes (whose copy is in storage); a file renamed over its name meanwhile stays.
+     */
+    const removeFromWatch = Effect.fn("ImportService.removeFromWatch")(function*(filename: string, identity: FileIdentity) {
+      const removal = yield* Effect.sync(() => watchDirectory.takeOut(filename, identity))
+      if (removal._tag !== "Replaced") return
+      yield* Effect.logInfo(
+        `"${filename}" was replaced by another file while it was imported; the new one stays in the watch folder${
+          removal.name === filename ? "" : ` as "${removal.name}"`
+        } and is imported in turn`
+      ).pipe(inChannel("daemon"))
+      yield* watchDirectory.settleAgain(removal.name)
+    })
 
     /** The worker's outcome for the file, and the time it spent on it. */
     const parse = (bytes: Uint8Array, file: QueuedFile) =>
-      unpack(file.filename, bytes).pipe(
-        Effect.flatMap((content) => files.parseTimed(content, file.format, file.filename)),
-        Effect.map(({ millis, result }) => ({
+      Effect.gen(function*() {
+        const content = yield* Effect.either(unpack(file.filename, bytes))
+        if (Either.isLeft(content)) {
+          return { millis: null, outcome: { _tag: "Failed", message: content.left.message, truncated: content.left.truncated } as Parsed }
+        }
+        const { millis, result } = yield* files.parseTimed(content.right, file.format, file.filename)
+        return {
           millis,
           outcome: Either.match(result, {
-            onLeft: (e): Parsed => ({ _tag: "Failed", message: e.message }),
+            onLeft: (e: ActivityFileError): Parsed => ({ _tag: "Failed", message: e.message, truncated: looksTruncated(file.format, content.right) }),
             onRight: (drafts): Parsed => ({ _tag: "Parsed", drafts })
           })
-        })),
-        Effect.catchTag("ActivityFileError", (e) => Effect.succeed({ millis: null, outcome: { _tag: "Failed", message: e.message } as Parsed }))
-      )
+        }
+      })
 
     const rowOf = (file: QueuedFile, stat: fs.Stats) =>
       Effect.map(Clock.currentTimeMillis, (now) => ({
@@ -252,7 +298,11 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
         return { file, row: yield* rowOf(file, stat), identity: identityOf(stat), contentHash: "", outcome, parseMillis: null } satisfies PreparedImport
       }
       if (stat.size > MAX_IMPORT_FILE_BYTES) {
-        const outcome: Parsed = { _tag: "Failed", message: `"${file.filename}" is too large to import (${stat.size} bytes; at most ${MAX_IMPORT_FILE_BYTES}).` }
+        const outcome: Parsed = {
+          _tag: "Failed",
+          message: `"${file.filename}" is too large to import (${stat.size} bytes; at most ${MAX_IMPORT_FILE_BYTES}).`,
+          truncated: false
+        }
         return { file, row: yield* rowOf(file, stat), identity: identityOf(stat), contentHash: "", outcome, parseMillis: null } satisfies PreparedImport
       }
       const read = yield* readIfPresent(file.path)
@@ -273,7 +323,8 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
     /**
      * The second stage, one file at a time in queue order: decides success, skipped or failed
      * against what is committed by now, writes the row and its activities in one transaction
-     * (the original kept first), then removes the file from the watch folder.
+     * (the original kept first), then removes the file from the watch folder. A copy of the
+     * original that cannot be made dies (the ImportWorker tries again): nothing is written.
      */
     const commit = Effect.fn("ImportService.commit")(function*(ahead: PreparedImport) {
       // the file may have been removed, or replaced under the same name, since it was read
@@ -285,11 +336,11 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
       const { file, row, contentHash, identity, outcome } = prepared
 
       // a link or a pipe: refused once, left where it is
-      if (outcome._tag === "Refused") return yield* refuseNotRegular(file.filename, row.source)
-      // crash recovery: this very file was committed before the process stopped
+      if (outcome._tag === "Refused") return yield* refuseNotRegular(file.filename)
+      // crash recovery, or a held file looked at again: this very file has its row already
       const committed = yield* fileImports.findCommitted(file.filename, contentHash, row.sourceSize, row.sourceMtime)
       if (committed !== null) {
-        yield* removeFromWatch(file)
+        yield* removeFromWatch(file.filename, identity)
         yield* Effect.logInfo(`"${file.filename}" was already imported as ${committed}; removed from the watch folder`).pipe(inChannel("daemon"))
         return null
       }
@@ -299,9 +350,19 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
       )
       const extension = `${file.format}${isGzipped(file.filename) ? ".gz" : ""}`
 
-      const finish = (status: StoredStatus, errorMessage: string | null, drafts: ReadonlyArray<EncodedActivityDraft>) =>
+      /**
+       * Writes the row (and the activities): `keepCopy` false only for a file of the same bytes
+       * as an existing activity, whose original is that activity's; `truncated` when a failure
+       * looks like a file cut short, held in the folder while it is young.
+       */
+      const finish = (
+        status: StoredStatus,
+        errorMessage: string | null,
+        drafts: ReadonlyArray<EncodedActivityDraft>,
+        options: { readonly keepCopy: boolean; readonly truncated: boolean }
+      ) =>
         Effect.gen(function*() {
-          const originalFile = status === "skipped" ? null : yield* keepOriginal(file.path, row.id, extension)
+          const originalFile = options.keepCopy ? yield* keepOriginal(file.path, row.id, extension) : null
           // the original kept must be the bytes that were read: a file still being written is not taken
           if (originalFile !== null && !(yield* stillSame(file.path, identity))) {
             yield* Effect.sync(() => fs.rmSync(path.join(paths.originalsDir, originalFile), { force: true }))
@@ -327,16 +388,18 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
           const outcome: ImportOutcome = { fileImportId: row.id, status, activityIds, errorMessage }
           // what changed after the read is a new version of the file, imported as such once it holds still
           if (!(yield* stillSame(file.path, identity))) return yield* Effect.as(changed, outcome)
-          const young = (yield* Clock.currentTimeMillis) - identity.mtimeMs < Duration.toMillis(recheckAfter)
-          if (status === "failed" && contentHash !== "" && young) return { ...outcome, recheckAfter }
-          yield* removeFromWatch(file)
+          if (status === "failed" && options.truncated && (yield* isYoung(identity))) return { ...outcome, held: { after: recheckAfter, identity } }
+          yield* removeFromWatch(file.filename, identity)
           return outcome
         })
 
-      if (outcome._tag === "Failed") return yield* finish("failed", outcome.message, [])
+      if (outcome._tag === "Failed") return yield* finish("failed", outcome.message, [], { keepCopy: true, truncated: outcome.truncated })
       const sameBytes = yield* fileImports.activityWithSameBytes(contentHash)
       if (sameBytes !== null) {
-        return yield* finish("skipped", `Skipped: the same file was already imported as the activity ${yield* describeActivity(sameBytes)}.`, [])
+        return yield* finish("skipped", `Skipped: the same file was already imported as the activity ${yield* describeActivity(sameBytes)}.`, [], {
+          keepCopy: false,
+          truncated: false
+        })
       }
       // the activity with the same bytes was deleted meanwhile: parse now
       let parsed: Parsed
@@ -347,9 +410,9 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
       } else {
         parsed = outcome
       }
-      if (parsed._tag === "Failed") return yield* finish("failed", parsed.message, [])
+      if (parsed._tag === "Failed") return yield* finish("failed", parsed.message, [], { keepCopy: true, truncated: parsed.truncated })
       const drafts = parsed.drafts
-      if (drafts.length === 0) return yield* finish("failed", `"${file.filename}" contains no activity.`, [])
+      if (drafts.length === 0) return yield* finish("failed", `"${file.filename}" contains no activity.`, [], { keepCopy: true, truncated: false })
 
       const fresh: Array<EncodedActivityDraft> = []
       let firstDuplicate: string | null = null
@@ -359,65 +422,83 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
         else firstDuplicate ??= duplicate
       }
       if (fresh.length === 0) {
+        // other bytes than the activity's (another device, another format): kept with its row
         return yield* finish(
           "skipped",
           `Skipped: the activity ${yield* describeActivity(firstDuplicate!)} already covers the same time (another recording of it, starting within 60 s).`,
-          []
+          [],
+          { keepCopy: true, truncated: false }
         )
       }
-      return yield* finish("success", null, fresh)
+      return yield* finish("success", null, fresh, { keepCopy: true, truncated: false })
     })
+
+    /** Whether a file of this identity was modified so recently that it may still be being written. */
+    const isYoung = (identity: FileIdentity) =>
+      Effect.map(Clock.currentTimeMillis, (now) => now - identity.mtimeMs < Duration.toMillis(recheckAfter))
 
     /**
      * Records a file that could not be stored (its import kept stopping on an unexpected error)
-     * as `failed` with `message`, keeping its original bytes when that still works, and removes
-     * it from the watch folder. Null when the file is gone meanwhile.
+     * as `failed` with `message`, keeping its original bytes, and removes it from the watch
+     * folder. Null when the file is gone meanwhile; OriginalNotKept when no copy can be made.
      */
     const abandon = Effect.fn("ImportService.abandon")(function*(file: QueuedFile, message: string) {
-      return yield* recordFailed(file.filename, file.path, importSourceOfFormat(file.format) as FileImportSource, `${file.format}${isGzipped(file.filename) ? ".gz" : ""}`, message)
+      return yield* recordFailed(file.filename, `${file.format}${isGzipped(file.filename) ? ".gz" : ""}`, message, false)
     })
 
     /**
      * Records a zip of the watch folder that was not unpacked as `failed` with `message`, keeps
-     * it as its original and takes it out of the folder, so that it is not tried again.
+     * it as its original and takes it out of the folder, so that it is not tried again; a young
+     * zip that looks cut short (`truncated`) is held in the folder a while, in case it grows.
      */
-    const refuseArchive = Effect.fn("ImportService.refuseArchive")(function*(filename: string, message: string) {
-      return yield* recordFailed(filename, path.join(paths.watchDir, filename), "zipFile", "zip", message)
+    const refuseArchive = Effect.fn("ImportService.refuseArchive")(function*(filename: string, message: string, truncated: boolean) {
+      return yield* recordFailed(filename, "zip", message, truncated)
     })
 
     /**
-     * Records an entry of the watch folder that is not a regular file (a link, a pipe, ...) as
-     * `failed`, once: it is never read, and stays where it is. Null when it is a regular file,
-     * is gone, or was recorded already.
+     * Records an entry of the watch folder that is not a regular file (a link, a pipe, ...),
+     * whatever its name, as `failed`, once: it is never read, and stays where it is. Null when
+     * it is a regular file or a folder, is gone, or was recorded already.
      */
-    const refuseNotRegular = Effect.fn("ImportService.refuseNotRegular")(function*(filename: string, source: FileImportSource) {
+    const refuseNotRegular = Effect.fn("ImportService.refuseNotRegular")(function*(filename: string) {
       const stat = yield* statIfPresent(path.join(paths.watchDir, filename))
       if (stat === null || stat.isFile()) return null
       if ((yield* fileImports.findCommitted(filename, "", stat.size, Math.trunc(stat.mtimeMs))) !== null) return null
       const message = `"${filename}": ${notRegularReason(stat)}.`
-      const row = { ...yield* rowOf({ filename, format: "fit", path: "", mtimeMs: 0 }, stat), source }
+      const row = { ...yield* rowOf({ filename, format: "fit", path: "", mtimeMs: 0 }, stat), source: sourceOfName(filename) }
       yield* fileImports.insert({ ...row, status: "failed", errorMessage: message, contentHash: "", originalFile: null, activityId: null })
-      return { fileImportId: row.id, status: "failed", activityIds: [], errorMessage: message } satisfies ImportOutcome
+      const outcome: ImportOutcome = { fileImportId: row.id, status: "failed", activityIds: [], errorMessage: message }
+      return outcome
     })
 
-    const recordFailed = (filename: string, file: string, source: FileImportSource, extension: string, message: string) =>
+    const recordFailed = (filename: string, extension: string, message: string, truncated: boolean) =>
       Effect.gen(function*() {
+        const file = path.join(paths.watchDir, filename)
         const stat = yield* statIfPresent(file)
         if (stat === null || !stat.isFile()) return null
-        const row = { ...yield* rowOf({ filename, format: "fit", path: file, mtimeMs: stat.mtimeMs }, stat), source }
         const read = stat.size > MAX_IMPORT_FILE_BYTES ? null : yield* readIfPresent(file).pipe(Effect.catchAllDefect(() => Effect.succeed(null)))
+        const identity = identityOf(read?.stat ?? stat)
         const contentHash = read === null ? "" : createHash("sha256").update(read.bytes).digest("hex")
-        const originalFile = yield* keepOriginal(file, row.id, extension).pipe(Effect.catchAllDefect(() => Effect.succeed(null)))
-        if (originalFile !== null && !(yield* stillSame(file, identityOf(read?.stat ?? stat)))) {
+        const row = { ...yield* rowOf({ filename, format: "fit", path: file, mtimeMs: identity.mtimeMs }, read?.stat ?? stat), source: sourceOfName(filename) }
+        // a held file looked at again, or recorded before a restart: its row and copy exist
+        const committed = yield* fileImports.findCommitted(filename, contentHash, row.sourceSize, row.sourceMtime)
+        if (committed !== null) {
+          yield* removeFromWatch(filename, identity)
+          return null
+        }
+        const originalFile = yield* keepOriginalOrStay(filename, file, row.id, extension)
+        if (!(yield* stillSame(file, identity))) {
           // still being written: recorded once it holds still
           yield* Effect.sync(() => fs.rmSync(path.join(paths.originalsDir, originalFile), { force: true }))
           return null
         }
         yield* fileImports.insert({ ...row, status: "failed", errorMessage: message, contentHash, originalFile, activityId: null }).pipe(
-          Effect.tapDefect(() => Effect.sync(() => originalFile && fs.rmSync(path.join(paths.originalsDir, originalFile), { force: true })))
+          Effect.tapDefect(() => Effect.sync(() => fs.rmSync(path.join(paths.originalsDir, originalFile), { force: true })))
         )
-        yield* removeFromWatch({ filename, path: file, format: "fit", mtimeMs: stat.mtimeMs })
-        return { fileImportId: row.id, status: "failed", activityIds: [], errorMessage: message } satisfies ImportOutcome
+        const outcome: ImportOutcome = { fileImportId: row.id, status: "failed", activityIds: [], errorMessage: message }
+        if (truncated && (yield* isYoung(identity))) return { ...outcome, held: { after: recheckAfter, identity } }
+        yield* removeFromWatch(filename, identity)
+        return outcome
       })
 
     /** Both stages at once: one file end to end. */
@@ -434,6 +515,6 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
       })
     })
 
-    return { prepare, commit, importFile, abandon, refuseArchive, refuseNotRegular, removeOrphanOriginals } as const
+    return { prepare, commit, importFile, abandon, refuseArchive, refuseNotRegular, removeFromWatch, removeOrphanOriginals } as const
   })
 }) {}

@@ -50,6 +50,25 @@ export const suffixedName = (name: string, i: number): string => {
 }
 
 /**
+ * Hard-links `from` into `dir` as `name`, or when taken as the first free `name-1.ext`,
+ * `name-2.ext`, ... (`tries` names in all); the name it got, null when none was free. Any
+ * entry but a folder can be linked (a link is linked itself, not followed), and nothing is
+ * opened: a pipe is placed as well as a file.
+ */
+export const linkUnderFreeName = (from: string, dir: string, name: string, tries = MAX_SUFFIX): string | null => {
+  for (let i = 0; i < tries; i++) {
+    const candidate = i === 0 ? name : suffixedName(name, i)
+    try {
+      fs.linkSync(from, path.join(dir, candidate))
+      return candidate
+    } catch (e) {
+      if (!isCode(e, "EEXIST")) throw e
+    }
+  }
+  return null
+}
+
+/**
  * Moves the complete file `tempPath` (on the same filesystem) into `dir` as `name`. Throws
  * the filesystem's error when the file cannot be placed; `tempPath` is then left to the caller.
  */
@@ -60,17 +79,11 @@ export const publishFile = (tempPath: string, dir: string, name: string, onClash
     syncFolder(dir)
     return { _tag: "Published", name }
   }
-  for (let i = 0; i < (onClash === "suffix" ? MAX_SUFFIX : 1); i++) {
-    const candidate = i === 0 ? name : suffixedName(name, i)
-    try {
-      fs.linkSync(tempPath, path.join(dir, candidate))
-    } catch (e) {
-      if (!isCode(e, "EEXIST")) throw e
-      continue
-    }
+  const placed = linkUnderFreeName(tempPath, dir, name, onClash === "suffix" ? MAX_SUFFIX : 1)
+  if (placed !== null) {
     fs.rmSync(tempPath, { force: true })
     syncFolder(dir)
-    return { _tag: "Published", name: candidate }
+    return { _tag: "Published", name: placed }
   }
   if (onClash === "skip") {
     fs.rmSync(tempPath, { force: true })

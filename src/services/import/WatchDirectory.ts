@@ -1,9 +1,12 @@
-import { Effect } from "effect"
+import { Effect, Queue } from "effect"
+import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { FileFormat } from "../../schema/ParsedActivity.ts"
-import { formatOf, isZipName } from "./ActivityFileName.ts"
-import { publishFile } from "./PublishFile.ts"
+import { formatOf, isZipName, splitExtension } from "./ActivityFileName.ts"
+import { type FileIdentity, identityOf, sameIdentity } from "./FileIdentity.ts"
+import { linkUnderFreeName, publishFile, suffixedName } from "./PublishFile.ts"
+import { removeStaleStaging } from "./ZipArchive.ts"
 import { inChannel } from "../platform/Logs.ts"
 import { StoragePaths } from "../platform/StoragePaths.ts"
 
@@ -40,8 +43,8 @@ export const isHiddenPath = (relative: string): boolean => {
 
 /**
  * The paths under `root` of every entry that is not a folder (regular files, links, pipes, ...)
- * whose name is not hidden, down to MAX_FOLDER_DEPTH; dot-folders are not entered. A folder
- * that cannot be read is passed over.
+ * and not a dot-file, down to MAX_FOLDER_DEPTH; dot-folders are not entered. A folder that
+ * cannot be read is passed over.
  */
 export const walkFolder = (root: string, visit: (relative: string, entry: fs.Dirent) => void, relative = "", depth = 0): void => {
   let entries: Array<fs.Dirent> = []
@@ -55,26 +58,118 @@ export const walkFolder = (root: string, visit: (relative: string, entry: fs.Dir
     const rel = relative === "" ? entry.name : `${relative}/${entry.name}`
     if (entry.isDirectory()) {
       if (depth < MAX_FOLDER_DEPTH) walkFolder(root, visit, rel, depth + 1)
-    } else if (!isHiddenName(entry.name)) {
+    } else {
       visit(rel, entry)
     }
   }
 }
 
 /**
- * Removes the folders that held `relative` (a file just taken out of the watch folder) as far
- * up as they are now empty; the watch folder itself stays.
+ * A subfolder that the import emptied is removed only once it has stayed empty and unchanged
+ * (its modification time) for this many settle times: a slow `cp -r` may be about to write
+ * the next file into it.
  */
-export const removeEmptiedFolders = (root: string, relative: string): void => {
-  for (let dir = path.posix.dirname(relative); dir !== "." && dir !== "/" && dir !== ""; dir = path.posix.dirname(dir)) {
-    try {
-      fs.rmdirSync(path.join(root, dir))
-    } catch {
-      return // not empty (or gone): the folders above are not empty either
-    }
-  }
+export const EMPTIED_FOLDER_SETTLES = 4
+
+/**
+ * A file leaves the watch folder by a rename to a dot-name of this prefix in its folder, a
+ * check that what was renamed is the file imported, then an unlink: a file renamed over the
+ * name in between (a connector's newer version) is put back, never deleted unread.
+ */
+const SET_ASIDE_PREFIX = ".waymark-removing-"
+const SET_ASIDE = /^\.waymark-removing-([0-9a-f]{8})(?:\.(.+)|-(.*))$/
+
+const setAsideName = (name: string): string => {
+  const tag = randomBytes(4).toString("hex")
+  const full = `${SET_ASIDE_PREFIX}${tag}.${name}`
+  // a name near the file system's limit keeps only its extension
+  return Buffer.byteLength(full) <= 255 ? full : `${SET_ASIDE_PREFIX}${tag}-${splitExtension(name)[1]}`
 }
 
+/** The name a set-aside entry had (`recovered-<tag>.fit` when it was too long to keep). */
+const nameBeforeSetAside = (setAside: string): string | null => {
+  const match = SET_ASIDE.exec(setAside)
+  if (match === null) return null
+  return match[2] ?? `recovered-${match[1]}${match[3] ?? ""}`
+}
+
+/** Puts the set-aside entry `aside` back into `dir` as `name`, or under a free `name-1.ext`, ...: never over another file. */
+const putBack = (aside: string, dir: string, name: string): string => {
+  if (fs.lstatSync(aside).isDirectory()) {
+    for (let i = 0; ; i++) {
+      const candidate = i === 0 ? name : suffixedName(name, i)
+      if (fs.existsSync(path.join(dir, candidate))) continue
+      fs.renameSync(aside, path.join(dir, candidate))
+      return candidate
+    }
+  }
+  const placed = linkUnderFreeName(aside, dir, name)
+  if (placed === null) throw new Error(`no free name for ${name} in ${dir}`)
+  fs.unlinkSync(aside)
+  return placed
+}
+
+/** What became of a file the import asked to remove. */
+export type Removal =
+  /** it was the file imported, and it is gone */
+  | { readonly _tag: "Removed" }
+  /** another file had taken its name: it stays, under `name` (the path under the watch folder) */
+  | { readonly _tag: "Replaced"; readonly name: string }
+  /** nothing was there any more */
+  | { readonly _tag: "Gone" }
+
+/**
+ * Removes `relative` from the watch folder `root` only if it is still the regular file
+ * `identity` describes (the bytes that were imported and kept); anything else under the name
+ * stays to be imported. A crash between the rename and the unlink leaves a dot-name that the
+ * next start puts back (`restoreSetAside`).
+ */
+export const removeIfUnchanged = (root: string, relative: string, identity: FileIdentity): Removal => {
+  const full = path.join(root, relative)
+  const dir = path.dirname(full)
+  const name = path.basename(full)
+  const aside = path.join(dir, setAsideName(name))
+  try {
+    fs.renameSync(full, aside)
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return { _tag: "Gone" }
+    throw e
+  }
+  const stat = fs.lstatSync(aside)
+  if (stat.isFile() && sameIdentity(identityOf(stat), identity)) {
+    fs.unlinkSync(aside)
+    return { _tag: "Removed" }
+  }
+  const placed = putBack(aside, dir, name)
+  const folder = path.posix.dirname(relative)
+  return { _tag: "Replaced", name: folder === "." ? placed : `${folder}/${placed}` }
+}
+
+/** Puts back what a removal cut short by a crash left set aside (see removeIfUnchanged); answers the names. */
+const restoreSetAside = (root: string, relative = "", depth = 0): Array<string> => {
+  const restored: Array<string> = []
+  let entries: Array<fs.Dirent> = []
+  try {
+    entries = fs.readdirSync(relative === "" ? root : path.join(root, relative), { withFileTypes: true })
+  } catch {
+    return restored
+  }
+  for (const entry of entries) {
+    const rel = relative === "" ? entry.name : `${relative}/${entry.name}`
+    const before = nameBeforeSetAside(entry.name)
+    if (before !== null) {
+      try {
+        const placed = putBack(path.join(root, rel), path.join(root, relative), before)
+        restored.push(relative === "" ? placed : `${relative}/${placed}`)
+      } catch {
+        // left for the next start
+      }
+    } else if (entry.isDirectory() && !entry.name.startsWith(".") && depth < MAX_FOLDER_DEPTH) {
+      restored.push(...restoreSetAside(root, rel, depth + 1))
+    }
+  }
+  return restored
+}
 /** Removes the files (not folders) of `dir`; answers their names. A missing folder has none. */
 const removeFilesIn = (dir: string): Array<string> => {
   const removed: Array<string> = []
@@ -100,42 +195,65 @@ export class WatchDirectory extends Effect.Service<WatchDirectory>()("services/i
   effect: Effect.gen(function*() {
     const paths = yield* StoragePaths
 
-    // Files left in .uploads by an upload cut off by a crash: nobody will finish them.
-    const stale = yield* Effect.sync(() => removeFilesIn(paths.uploadsDir))
-    if (stale.length > 0) {
-      yield* Effect.logInfo(`removed ${stale.length} unfinished upload(s) from ${paths.uploadsDir}: ${stale.join(", ")}`).pipe(
-        inChannel("daemon")
-      )
-    }
+    /**
+     * What a stop of the daemon left in the folder, put right before it is watched (by the
+     * daemon, which holds the folder's lock: never by a command run beside it).
+     */
+    const tidyAfterStop = Effect.gen(function*() {
+      // files left in .uploads by an upload cut off by a crash: nobody will finish them
+      const stale = yield* Effect.sync(() => removeFilesIn(paths.uploadsDir))
+      if (stale.length > 0) {
+        yield* Effect.logInfo(`removed ${stale.length} unfinished upload(s) from ${paths.uploadsDir}: ${stale.join(", ")}`).pipe(
+          inChannel("daemon")
+        )
+      }
+      // zips half unpacked: unpacked again from the zip, still there
+      yield* Effect.sync(() => removeStaleStaging(paths.watchDir))
+      const restored = yield* Effect.sync(() => restoreSetAside(paths.watchDir))
+      if (restored.length > 0) {
+        yield* Effect.logInfo(`put back ${restored.length} file(s) whose removal from the watch folder a stop cut short: ${restored.join(", ")}`).pipe(
+          inChannel("daemon")
+        )
+      }
+    }).pipe(Effect.withSpan("WatchDirectory.tidyAfterStop"))
 
     /**
-     * Files whose import failed while they were young, left in the folder a while in case they
-     * were still being written: they have their `failed` row and are not waiting, unless they
-     * changed since (then they are imported again from their whole content).
+     * Files whose import failed as truncated while they were young, left in the folder a while
+     * in case they were still being written: they have their `failed` row and are not waiting,
+     * unless they changed since the bytes of that row were read (then they are imported again
+     * from their whole content).
      */
-    const held = new Map<string, fs.Stats>()
+    const held = new Map<string, FileIdentity>()
     const stillHeld = (filename: string, stat: fs.Stats): boolean => {
       const at = held.get(filename)
       if (at === undefined) return false
-      if (at.size === stat.size && at.mtimeMs === stat.mtimeMs && at.ino === stat.ino) return true
+      if (stat.isFile() && sameIdentity(at, identityOf(stat))) return true
       held.delete(filename)
       return false
     }
 
-    /** Marks `filename` as held (see `held`) as it is now. */
-    const hold = (filename: string): void => {
-      const stat = fs.lstatSync(path.join(paths.watchDir, filename), { throwIfNoEntry: false })
-      if (stat !== undefined) held.set(filename, stat)
+    /** Marks `filename` as held (see `held`): `identity` is the file as it was read for its failed row. */
+    const hold = (filename: string, identity: FileIdentity): void => {
+      held.set(filename, identity)
+    }
+
+    /**
+     * Takes `filename` out of the folder if it is still the file `identity` describes (whose
+     * copy is in storage): see removeIfUnchanged. Its subfolder is removed later, once it has
+     * stayed empty (sweepEmptied).
+     */
+    const takeOut = (filename: string, identity: FileIdentity): Removal => {
+      const removal = removeIfUnchanged(paths.watchDir, filename, identity)
+      if (removal._tag === "Removed") noteRemoved(filename)
+      return removal
     }
 
     /** Takes a held, unchanged file out of the folder (its bytes are kept as its failed import's original); true when it did. */
     const takeHeld = (filename: string): boolean => {
-      const full = path.join(paths.watchDir, filename)
-      const stat = fs.lstatSync(full, { throwIfNoEntry: false })
-      if (stat === undefined || !stillHeld(filename, stat)) return false
+      const identity = held.get(filename)
+      if (identity === undefined) return false
       held.delete(filename)
-      fs.rmSync(full, { force: true })
-      return true
+      return takeOut(filename, identity)._tag === "Removed"
     }
 
     /** Supported regular files present in the watch folder and its subfolders, oldest first (read at once: DirectRoutes answers with it). */
@@ -169,7 +287,78 @@ export class WatchDirectory extends Effect.Service<WatchDirectory>()("services/i
       return yield* Effect.try(() => publishFile(tempPath, paths.watchDir, name, "suffix").name)
     })
 
-    return { queued, waiting, hold, takeHeld, deliver, uploadsDir: paths.uploadsDir, watchDir: paths.watchDir } as const
+    /** Subfolders the import emptied (paths under the folder), with their modification time and since when they are so. */
+    const emptied = new Map<string, { readonly mtimeMs: number; readonly since: number }>()
+
+    /** `relative` (a path under the folder) left it: its subfolder may now be empty. */
+    const noteRemoved = (relative: string): void => {
+      held.delete(relative)
+      const folder = path.posix.dirname(relative)
+      if (folder !== ".") emptied.set(folder, { mtimeMs: -1, since: Date.now() })
+    }
+
+    /**
+     * Removes the subfolders the import emptied that have stayed empty and unchanged for
+     * `quietMs`, then their parents on the same terms; the watch folder itself stays.
+     */
+    const sweepEmptied = (quietMs: number): void => {
+      const now = Date.now()
+      for (const [folder, seen] of [...emptied]) {
+        const full = path.join(paths.watchDir, folder)
+        let mtimeMs: number
+        try {
+          const stat = fs.lstatSync(full)
+          if (!stat.isDirectory() || fs.readdirSync(full).length > 0) {
+            emptied.delete(folder)
+            continue
+          }
+          mtimeMs = stat.mtimeMs
+        } catch {
+          emptied.delete(folder)
+          continue
+        }
+        if (mtimeMs !== seen.mtimeMs) {
+          emptied.set(folder, { mtimeMs, since: now })
+          continue
+        }
+        if (now - seen.since < quietMs) continue
+        emptied.delete(folder)
+        try {
+          fs.rmdirSync(full)
+        } catch {
+          continue // written into at the last moment
+        }
+        noteRemoved(folder)
+      }
+    }
+
+    /** Names the import wants looked at again (held, kept back, tried later): the watcher lets each settle first. */
+    const again = yield* Queue.unbounded<string>()
+    const settleAgain = (filename: string) => Queue.offer(again, filename).pipe(Effect.asVoid)
+
+    /** What is wrong with the watch folder, in words without its path (the health probe shows it); null while it is watched. */
+    let trouble: string | null = null
+
+    return {
+      tidyAfterStop,
+      queued,
+      waiting,
+      hold,
+      takeOut,
+      takeHeld,
+      deliver,
+      noteRemoved,
+      sweepEmptied,
+      settleAgain,
+      /** the next name to let settle again (see settleAgain) */
+      takeSettleAgain: Queue.take(again),
+      problem: (): string | null => trouble,
+      setProblem: (problem: string | null): void => {
+        trouble = problem
+      },
+      uploadsDir: paths.uploadsDir,
+      watchDir: paths.watchDir
+    } as const
   }),
   dependencies: [StoragePaths.Default]
 }) {}

@@ -3,13 +3,16 @@ import * as path from "node:path"
 import { pipeline } from "node:stream/promises"
 import { Transform } from "node:stream"
 import * as yauzl from "yauzl"
+import { type FileIdentity, identityOf, sameIdentity } from "./FileIdentity.ts"
 import { formatOf } from "./ActivityFileName.ts"
 
 /**
  * Unpacks a zip of activity files (a Strava bulk export, or a plain zip) into a folder, each
  * activity file under its own name (folders inside the zip flattened, so no entry can write
- * outside the folder). Other entries are left out, nested archives are refused by name, and
- * the limits below stop a zip bomb while it is unpacked, whatever the headers claim.
+ * outside the folder). Other entries are left out; an archive inside the zip refuses the
+ * whole zip (its activities would be lost unseen); the limits below stop a zip bomb while it
+ * is unpacked, whatever the headers claim. The zip is opened without following a link, and
+ * its files enter the folder only if it did not change while it was read.
  */
 export const ZIP_LIMITS = {
   entries: 20_000,
@@ -22,13 +25,36 @@ export interface UnpackedZip {
   readonly files: ReadonlyArray<{ readonly entry: string; readonly name: string }>
   /** `activities.csv` of a Strava export, when the zip has one at its root. */
   readonly activitiesCsv: string | null
-  /** Entries refused: nested archives. */
-  readonly refused: ReadonlyArray<string>
 }
 
+/** Why a zip was not unpacked, in words for the person who dropped it; nothing was unpacked. */
 export class ZipProblem extends Error {}
 
-const NESTED = /\.(zip|tar|tgz|7z|rar|gz)$/i
+/** The zip changed (or was replaced) while it was read: nothing was unpacked, it is read again once it holds still. */
+export class ZipChanged extends Error {}
+
+/** Archives and compressed files other than the gzipped activity files (`.fit.gz`, ...) a zip may hold. */
+const NESTED = /\.(zip|tar|tgz|tbz2?|txz|7z|rar|gz|bz2|xz|zst|lz|lzma|cab|jar)$/i
+
+/** Prefix of the dot-folders (which the watcher ignores) that zips are unpacked into before their files enter the folder. */
+const STAGING_PREFIX = ".unzip-"
+
+/** Removes the staging folders a crash left in `dir`; answers how many. */
+export const removeStaleStaging = (dir: string): number => {
+  let removed = 0
+  let entries: Array<fs.Dirent> = []
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true })
+  } catch {
+    return 0
+  }
+  for (const entry of entries) {
+    if (!entry.isDirectory() || !entry.name.startsWith(STAGING_PREFIX)) continue
+    fs.rmSync(path.join(dir, entry.name), { recursive: true, force: true })
+    removed++
+  }
+  return removed
+}
 
 /** `name`, or `stem-1.ext`, `stem-2.ext`, ... when the folder has it already. */
 const freeName = (dir: string, name: string, taken: Set<string>) => {
@@ -53,23 +79,60 @@ const limited = (limit: number, counted: { bytes: number }, entry: string) =>
     }
   })
 
-export const unpackZip = async (zipPath: string, destDir: string): Promise<UnpackedZip> => {
+/**
+ * The regular file `zipPath` opened without following a link nor waiting on a pipe, and what
+ * it was when opened; null when it is gone.
+ */
+const openRegular = (zipPath: string): { readonly fd: number; readonly identity: FileIdentity } | null => {
+  let fd: number
+  try {
+    fd = fs.openSync(zipPath, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK)
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null
+    throw e
+  }
+  const stat = fs.fstatSync(fd)
+  if (!stat.isFile()) {
+    fs.closeSync(fd)
+    throw new ZipChanged(`${zipPath} is no longer a regular file`)
+  }
+  return { fd, identity: identityOf(stat) }
+}
+
+/** Whether `file` is still the regular file `identity` describes (same size, modification time and inode). */
+const unchanged = (file: string, identity: FileIdentity): boolean => {
+  const stat = fs.lstatSync(file, { throwIfNoEntry: false })
+  return stat !== undefined && stat.isFile() && sameIdentity(identityOf(stat), identity)
+}
+
+/**
+ * Unpacks `zipPath` into `destDir`, all or nothing. Fails with ZipProblem when it is refused,
+ * ZipChanged when it changed while it was read. Null when it is gone. The identity answered
+ * is the zip's as it was read, for its removal.
+ */
+export const unpackZip = async (zipPath: string, destDir: string): Promise<(UnpackedZip & { readonly identity: FileIdentity }) | null> => {
+  const opened = openRegular(zipPath)
+  if (opened === null) return null
+  const { identity } = opened
   let zip: yauzl.ZipFile
   try {
-    zip = await yauzl.openPromise(zipPath, { lazyEntries: true, validateEntrySizes: true, strictFileNames: false })
+    zip = await yauzl.fromFdPromise(opened.fd, { lazyEntries: true, validateEntrySizes: true, strictFileNames: false, autoClose: true })
   } catch (e) {
+    try {
+      fs.closeSync(opened.fd)
+    } catch {
+      // closed by the reader already
+    }
+    if (!unchanged(zipPath, identity)) throw new ZipChanged(`${zipPath} changed while it was read`)
     throw new ZipProblem(`it is not a readable zip file (${(e as Error).message})`)
   }
   const files: Array<{ entry: string; name: string }> = []
-  const refused: Array<string> = []
   const taken = new Set<string>()
   const total = { bytes: 0 }
   let activitiesCsv: string | null = null
   let count = 0
-  // unpacked into a dot-folder (which the watcher ignores) and moved in only once all went well
-  const staging = path.join(destDir, `.unzip-${path.basename(zipPath)}`)
-  fs.rmSync(staging, { recursive: true, force: true })
-  fs.mkdirSync(staging)
+  // unpacked into a dot-folder of its own (several zips may be unpacked at once), moved in only once all went well
+  const staging = fs.mkdtempSync(path.join(destDir, STAGING_PREFIX))
   try {
     if (zip.entryCount > ZIP_LIMITS.entries) throw new ZipProblem(`it has ${zip.entryCount} entries; at most ${ZIP_LIMITS.entries} are unpacked`)
     await new Promise<void>((resolve, reject) => {
@@ -84,7 +147,12 @@ export const unpackZip = async (zipPath: string, destDir: string): Promise<Unpac
           if (base === "" || base.startsWith(".")) return
           const isCsv = entryName === "activities.csv"
           if (formatOf(base) === null && !isCsv) {
-            if (NESTED.test(base)) refused.push(entryName)
+            if (NESTED.test(base)) {
+              throw new ZipProblem(
+                `it holds another archive, "${entryName}", and archives inside an archive are not unpacked; nothing was unpacked. ` +
+                  `Unpack it and drop its activity files (or that archive on its own) into the watch folder, then drop this zip again without it`
+              )
+            }
             return
           }
           if (entry.uncompressedSize > ZIP_LIMITS.entryBytes) throw new ZipProblem(`"${entryName}" unpacks to more than ${ZIP_LIMITS.entryBytes} bytes`)
@@ -109,15 +177,20 @@ export const unpackZip = async (zipPath: string, destDir: string): Promise<Unpac
       })
       zip.readEntry()
     })
+    // a zip still being copied, or replaced meanwhile: none of its files enter the folder
+    if (!unchanged(zipPath, identity)) throw new ZipChanged(`${zipPath} changed while it was read`)
     // all or nothing: a zip that fails half way leaves none of its files behind
     const moved = files.map((file) => {
       const name = freeName(destDir, file.name, new Set())
       fs.renameSync(path.join(staging, file.name), path.join(destDir, name))
       return { entry: file.entry, name }
     })
-    return { files: moved, activitiesCsv, refused }
+    return { files: moved, activitiesCsv, identity }
   } catch (e) {
-    if (e instanceof ZipProblem) throw e
+    if (e instanceof ZipProblem || e instanceof ZipChanged) throw e
+    if (!unchanged(zipPath, identity)) throw new ZipChanged(`${zipPath} changed while it was read`)
+    // the file system's own trouble (a full disk, no permission): not the zip's fault
+    if (typeof (e as NodeJS.ErrnoException).code === "string" && /^E[A-Z]+$/.test((e as NodeJS.ErrnoException).code!)) throw e
     const message = (e as Error).message
     throw new ZipProblem(
       /invalid relative path|absolute path/.test(message)

@@ -42,7 +42,7 @@ describe("watch folder", () => {
         expect(fs.existsSync(path.join(watchDir, "1234567.fit.gz"))).toBe(false)
       }))
 
-    it.effect("unpacks a dropped Strava export (gzipped files in folders flattened, a nested zip refused), each file with its own row and its activities.csv name, description, commute flag and gear", () =>
+    it.effect("unpacks a dropped Strava export (gzipped files in folders flattened, other entries left out), each file with its own row and its activities.csv name, description, commute flag and gear", () =>
       Effect.gen(function*() {
         const { watchDir } = yield* TestDaemon
         const zip = zipOf([
@@ -50,7 +50,6 @@ describe("watch folder", () => {
           { name: "activities/111.fit.gz", data: zlib.gzipSync(fitActivity({ start: dayStart(6), seconds: 900 })) },
           { name: "activities/222.gpx", data: gpxActivity({ start: dayStart(7), seconds: 900 }) },
           { name: "elsewhere/333.tcx", data: tcxActivity({ start: dayStart(8), seconds: 900 }) },
-          { name: "inner/more.zip", data: "PK" },
           { name: "profile.json", data: "{}" },
           {
             name: "activities.csv",
@@ -70,7 +69,29 @@ describe("watch folder", () => {
         expect(gear.find((g) => g.id === ride.gearId)?.name).toBe("Canyon Endurace")
         const run = (yield* send("GET", `/api/v1/activities/${(yield* waitForRow("222.gpx")).activity_id}`)).json
         expect(run).toMatchObject({ name: "Lunch Run", isCommute: false, gearId: null })
-        expect((yield* importRows()).some((r) => r.filename === "more.zip" || r.filename === "profile.json")).toBe(false)
+        expect((yield* importRows()).some((r) => r.filename === "profile.json")).toBe(false)
+      }))
+
+    it.effect("a zip holding another archive is refused whole: one failed row naming the inner archive and what to do, none of its files imported, the zip kept in storage", () =>
+      Effect.gen(function*() {
+        const { originalsDir, watchDir } = yield* TestDaemon
+        const zip = zipOf([
+          { name: "activities/444.fit.gz", data: zlib.gzipSync(fitActivity({ start: dayStart(14), seconds: 900 })) },
+          { name: "activities/555.gpx", data: gpxActivity({ start: dayStart(15), seconds: 900 }) },
+          { name: "inner/more.zip", data: zipOf([{ name: "666.fit", data: fitActivity({ start: dayStart(16), seconds: 900 }) }]) },
+          { name: "other/notes.tar.gz", data: "not looked into" }
+        ])
+        dropFile(watchDir, "with-archive.zip", zip)
+        const row = yield* waitForRow("with-archive.zip")
+        expect(row).toMatchObject({ status: "failed", activity_id: null })
+        expect(row.error_message).toBe(
+          '"with-archive.zip" was not unpacked: it holds another archive, "inner/more.zip", and archives inside an archive are not unpacked; ' +
+            "nothing was unpacked. Unpack it and drop its activity files (or that archive on its own) into the watch folder, then drop this zip again without it."
+        )
+        expect(fs.readFileSync(path.join(originalsDir, row.original_file!))).toEqual(zip)
+        yield* waitFor("the zip out of the watch folder", Effect.sync(() => (fs.existsSync(path.join(watchDir, "with-archive.zip")) ? undefined : true)))
+        expect(listFiles(watchDir).filter((f) => !f.startsWith("."))).toEqual([])
+        expect((yield* importRows()).filter((r) => ["444.fit.gz", "555.gpx", "more.zip", "666.fit"].includes(r.filename))).toEqual([])
       }))
 
     it.effect("a zip with a path leading upward, or damaged half way, gets a failed row saying why and is kept in storage, unpacking none of its files", () =>

@@ -26,7 +26,7 @@ const FAST = {
 /** The disk under files/originals, as a test drives it: full, failing, or fine. */
 const disk = {
   copies: 0,
-  fault: null as null | "ENOSPC" | "EDQUOT" | "EIO",
+  fault: null as null | "ENOSPC" | "EDQUOT" | "EIO" | "EACCES",
   faultsLeft: Infinity,
   copyFile(from: string, to: string) {
     disk.copies++
@@ -136,6 +136,32 @@ describe("retries of a file that cannot be stored", () => {
         expect(listFiles(originalsDir).filter((f) => !f.startsWith("."))).toHaveLength((yield* importRows()).filter((r) => r.original_file).length)
         yield* sql("PRAGMA max_page_count = 1073741823")
         expect((yield* waitForRow("db-full.fit")).status).toBe("success")
+      }))
+
+    it.effect("a file, or a refused zip, whose copy into storage keeps failing (no permission) is never removed without it: no row, it stays, the daemon log says why, and it is tried again until the copy works", () =>
+      Effect.gen(function*() {
+        const { watchDir, originalsDir } = yield* TestDaemon
+        disk.fault = "EACCES"
+        const before = disk.copies
+        const bytes = fitActivity({ start: dayStart(7), seconds: 900 })
+        dropFile(watchDir, "no-room.fit", bytes)
+        const zip = Buffer.from("this is no zip at all")
+        dropFile(watchDir, "broken.zip", zip)
+        const stays = (name: string) => logLines("daemon", new RegExp(`^"${name.replace(".", "\\.")}" stays in the watch folder: its copy could not be kept in storage \\(EACCES: simulated`))
+        // the file's 3 attempts and the abandon, then a second round: tried again
+        yield* waitFor("two rounds of the file", Effect.map(stays("no-room.fit"), (lines) => (lines.length >= 2 ? true : undefined)))
+        yield* waitFor("the zip kept back twice", Effect.map(stays("broken.zip"), (lines) => (lines.length >= 2 ? true : undefined)))
+        expect(disk.copies - before).toBeGreaterThanOrEqual(10)
+        expect(yield* importRows("no-room.fit")).toEqual([])
+        expect(yield* importRows("broken.zip")).toEqual([])
+        expect(listFiles(watchDir)).toEqual(expect.arrayContaining(["broken.zip", "no-room.fit"]))
+        expect((yield* stays("no-room.fit"))[0]!.level).toBe("WARN")
+        disk.reset()
+        expect((yield* waitForRow("no-room.fit")).status).toBe("success")
+        const refused = yield* waitForRow("broken.zip")
+        expect(refused.status).toBe("failed")
+        expect(fs.readFileSync(path.join(originalsDir, refused.original_file!))).toEqual(zip)
+        yield* waitFor("both out of the folder", Effect.sync(() => (listFiles(watchDir).some((f) => ["broken.zip", "no-room.fit"].includes(f)) ? undefined : true)))
       }))
   })
 })

@@ -1,11 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Either } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as zlib from "node:zlib"
 import { formatOf } from "../../../src/services/import/ActivityFileName.ts"
 import { ImportService, MAX_IMPORT_FILE_BYTES } from "../../../src/services/import/ImportService.ts"
+import { OriginalsDisk } from "../../../src/services/import/OriginalsDisk.ts"
 import { countActivities, fitActivity, gpxActivity, importRows, listFiles, type Root, scopedRoot, servicesLayer, tcxActivity } from "../../support/ImportHarness.ts"
 
 /**
@@ -160,13 +161,81 @@ describe("ImportService.importFile", () => {
       Effect.gen(function*() {
         const outcome = yield* importBytes(root, "half.gpx", '<?xml version="1.0"?><gpx version="1.1"><trk><trkseg><trkpt lat="1" lon="2"><time>2024-03-')
         expect(outcome?.status).toBe("failed")
-        expect(outcome !== null && "recheckAfter" in outcome ? outcome.recheckAfter : undefined).toBeDefined()
+        expect(outcome?.held?.after).toBeDefined()
         expect(fs.existsSync(path.join(root.watchDir, "half.gpx"))).toBe(true)
         // looked at again unchanged: already recorded, now it leaves
         expect(yield* (yield* ImportService).importFile({ filename: "half.gpx", format: "gpx", path: path.join(root.watchDir, "half.gpx"), mtimeMs: 0 })).toBeNull()
         expect(fs.existsSync(path.join(root.watchDir, "half.gpx"))).toBe(false)
         expect(yield* importRows("half.gpx")).toHaveLength(1)
       }), { WATCH_SETTLE: "5s" }
+    ))
+
+  it.scopedLive("a young FIT shorter than its header says, a young empty file and a young gzip that ends early are held as cut short", () =>
+    withServices((root) =>
+      Effect.gen(function*() {
+        const fit = fitActivity({ start: T, seconds: 1800 })
+        const cut = yield* importBytes(root, "cut.fit", fit.subarray(0, Math.floor(fit.length / 3)))
+        expect(cut?.status).toBe("failed")
+        expect(cut?.held).toBeDefined()
+        const empty = yield* importBytes(root, "empty.tcx", "")
+        expect(empty?.status).toBe("failed")
+        expect(empty?.held).toBeDefined()
+        const gzipped = zlib.gzipSync(gpxActivity({ start: T, seconds: 1800 }))
+        const cutGzip = yield* importBytes(root, "cut.gpx.gz", gzipped.subarray(0, gzipped.length - 20))
+        expect(cutGzip?.held).toBeDefined()
+        expect(listFiles(root.watchDir).filter((f) => !f.startsWith(".")).sort()).toEqual(["cut.fit", "cut.gpx.gz", "empty.tcx"])
+      }), { WATCH_SETTLE: "5s" }
+    ))
+
+  it.scopedLive("a young file that fails for another reason than being cut short (not an activity file, a damaged one) leaves at once, its original kept", () =>
+    withServices((root) =>
+      Effect.gen(function*() {
+        const garbage = yield* importBytes(root, "garbage.fit", "this is not a FIT file at all")
+        expect(garbage?.status).toBe("failed")
+        expect(garbage?.held).toBeUndefined()
+        // whole XML that is no activity: nothing was cut off
+        const whole = yield* importBytes(root, "whole.gpx", '<?xml version="1.0"?><gpx version="1.1"><metadata><name>x</name></metadata></gpx>')
+        expect(whole?.status).toBe("failed")
+        expect(whole?.held).toBeUndefined()
+        const notXml = yield* importBytes(root, "text.tcx", "just some words")
+        expect(notXml?.held).toBeUndefined()
+        expect(listFiles(root.watchDir).filter((f) => !f.startsWith("."))).toEqual([])
+        for (const name of ["garbage.fit", "whole.gpx", "text.tcx"]) {
+          const [row] = yield* importRows(name)
+          expect(fs.existsSync(path.join(root.originalsDir, row!.original_file!)), name).toBe(true)
+        }
+      }), { WATCH_SETTLE: "5s" }
+    ))
+
+  it.scopedLive("a file whose original cannot be copied into storage (no permission) is not recorded as abandoned nor removed: it stays, to be tried again", () =>
+    withServices((root) =>
+      Effect.gen(function*() {
+        const imports = yield* ImportService
+        const full = path.join(root.watchDir, "kept.fit")
+        fs.writeFileSync(full, fitActivity({ start: T, seconds: 600 }))
+        fs.utimesSync(full, LONG_AGO, LONG_AGO)
+        const denied = {
+          copyFile: (from: string) => {
+            throw Object.assign(new Error(`EACCES: permission denied, copyfile '${from}'`), { code: "EACCES" })
+          }
+        }
+        const abandoned = yield* Effect.either(imports.abandon({ filename: "kept.fit", format: "fit", path: full, mtimeMs: 0 }, "could not be stored").pipe(
+          Effect.provideService(OriginalsDisk, denied)
+        ))
+        expect(Either.isLeft(abandoned) && abandoned.left).toMatchObject({ _tag: "OriginalNotKept", filename: "kept.fit", reason: expect.stringContaining("EACCES") })
+        // a zip refused while the copy fails: the same
+        fs.writeFileSync(path.join(root.watchDir, "refused.zip"), "not a zip")
+        const refused = yield* Effect.either(imports.refuseArchive("refused.zip", "not unpacked", false).pipe(Effect.provideService(OriginalsDisk, denied)))
+        expect(Either.isLeft(refused) && refused.left._tag).toBe("OriginalNotKept")
+        expect(yield* importRows()).toEqual([])
+        expect(listFiles(root.watchDir).filter((f) => !f.startsWith(".")).sort()).toEqual(["kept.fit", "refused.zip"])
+        expect(listFiles(root.originalsDir)).toEqual([])
+        // once the copy can be made: recorded, kept, removed
+        expect((yield* imports.abandon({ filename: "kept.fit", format: "fit", path: full, mtimeMs: 0 }, "could not be stored"))?.status).toBe("failed")
+        const [row] = yield* importRows("kept.fit")
+        expect(fs.readFileSync(path.join(root.originalsDir, row!.original_file!))).toEqual(Buffer.from(fitActivity({ start: T, seconds: 600 })))
+        expect(fs.existsSync(full)).toBe(false)
+      })
     ))
 })
 
@@ -226,7 +295,7 @@ describe("duplicates", () => {
         expect(yield* countActivities).toBe(1)
         const rows = yield* importRows()
         expect(rows.map((r) => r.status)).toEqual(["success", "skipped", "skipped"])
-        // a skipped file keeps no original
+        // a copy of the same bytes keeps no original: the activity's is its copy
         expect(rows.filter((r) => r.original_file !== null)).toHaveLength(1)
       })
     ))
@@ -239,8 +308,14 @@ describe("duplicates", () => {
         const id = fit!.activityIds[0]!
         // 40 s later, 10 % shorter, another sport and name, as GPX and TCX
         skippedNaming(yield* importBytes(root, "phone.gpx", gpxActivity({ start: new Date(T.getTime() + 40_000), seconds: 3240, name: "Lunch Run", type: "running" })), id)
-        skippedNaming(yield* importBytes(root, "export.tcx", tcxActivity({ start: new Date(T.getTime() - 50_000), seconds: 3600, sport: "Other" })), id)
+        const tcx = tcxActivity({ start: new Date(T.getTime() - 50_000), seconds: 3600, sport: "Other" })
+        skippedNaming(yield* importBytes(root, "export.tcx", tcx), id)
         expect(yield* countActivities).toBe(1)
+        // other bytes than the activity's: each skipped file keeps its original, left the watch folder
+        const [skipped] = yield* importRows("export.tcx")
+        expect(fs.readFileSync(path.join(root.originalsDir, skipped!.original_file!), "utf8")).toBe(tcx)
+        expect((yield* importRows("phone.gpx"))[0]!.original_file).not.toBeNull()
+        expect(listFiles(root.watchDir).filter((f) => !f.startsWith("."))).toEqual([])
       })
     ))
 

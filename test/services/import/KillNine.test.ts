@@ -190,8 +190,11 @@ const problemsOf = (state: StorageState, landed: ReadonlyArray<Drop>, root: Root
         problems.push(`"${drop.name}" is success but its activity ${row.activity_id} does not exist`)
       }
       if (row.status !== "success" && row.activity_id !== null) problems.push(`"${drop.name}" is ${row.status} with an activity`)
-      if (row.status === "skipped" && row.original_file !== null) problems.push(`"${drop.name}" is skipped but keeps an original`)
-      if (row.status !== "skipped") {
+      // a skipped copy of the same bytes as an activity keeps none (that activity's is its copy); another recording of it keeps its own
+      const sameBytesKept = state.rows.some((r) => r.status === "success" && r.content_hash === row.content_hash)
+      if (row.status === "skipped" && row.original_file === null && !sameBytesKept) problems.push(`"${drop.name}" is skipped and no original of its bytes is kept`)
+      if (row.status === "skipped" && row.original_file !== null && sameBytesKept) problems.push(`"${drop.name}" is skipped as the same bytes but keeps a second original`)
+      if (row.status !== "skipped" || row.original_file !== null) {
         const original = row.original_file === null ? null : path.join(root.originalsDir, row.original_file)
         if (original === null || !fs.existsSync(original)) problems.push(`"${drop.name}" (${row.status}): its original ${row.original_file} is missing`)
         else if (sha256(fs.readFileSync(original)) !== row.content_hash) problems.push(`"${drop.name}": its original ${row.original_file} has other bytes`)

@@ -2,8 +2,9 @@ import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Exit, Layer } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { identityOf } from "../../../src/services/import/FileIdentity.ts"
 import { publishFile } from "../../../src/services/import/PublishFile.ts"
-import { WatchDirectory } from "../../../src/services/import/WatchDirectory.ts"
+import { removeIfUnchanged, WatchDirectory } from "../../../src/services/import/WatchDirectory.ts"
 import { tempDirs } from "../../support/tempDirs.ts"
 
 const tempDir = tempDirs("waymark-watchdir-")
@@ -31,7 +32,7 @@ const upload = (dir: string, content: string) => {
 }
 
 describe("WatchDirectory", () => {
-  it.effect("removes at start what an upload cut off by a crash left in .uploads; the folder's own files stay", () =>
+  it.effect("tidying after a stop removes what an upload cut off by a crash left in .uploads; the folder's own files stay", () =>
     Effect.gen(function*() {
       const root = makeRoot()
       fs.writeFileSync(path.join(root.uploadsDir, "0b7c-cut-off"), "half a fi")
@@ -39,6 +40,7 @@ describe("WatchDirectory", () => {
       fs.writeFileSync(path.join(root.watchDir, "waiting.fit"), "x")
       fs.writeFileSync(path.join(root.watchDir, ".ride.fit.part"), "x")
       const watch = yield* WatchDirectory.pipe(Effect.provide(watchDirectory(root)))
+      yield* watch.tidyAfterStop
       expect(fs.readdirSync(root.uploadsDir)).toEqual([])
       expect(fs.readdirSync(root.watchDir).sort()).toEqual([".ride.fit.part", ".uploads", "waiting.fit"])
       expect((yield* watch.queued()).map((f) => f.filename)).toEqual(["waiting.fit"])
@@ -65,6 +67,94 @@ describe("WatchDirectory", () => {
       const exit = yield* Effect.exit(watch.deliver(temp, "sub/ride.fit"))
       expect(Exit.isFailure(exit)).toBe(true)
       expect(fs.existsSync(temp)).toBe(true)
+    }))
+})
+
+describe("removal from the watch folder", () => {
+  it("a file is removed only if it is still the one imported; one renamed over its name stays, under its name", () => {
+    const root = makeRoot()
+    const file = path.join(root.watchDir, "sync.fit")
+    fs.writeFileSync(file, "the version imported")
+    const imported = identityOf(fs.statSync(file))
+    expect(removeIfUnchanged(root.watchDir, "sync.fit", imported)).toEqual({ _tag: "Removed" })
+    expect(fs.existsSync(file)).toBe(false)
+    expect(removeIfUnchanged(root.watchDir, "sync.fit", imported)).toEqual({ _tag: "Gone" })
+
+    fs.writeFileSync(file, "the version imported")
+    const read = identityOf(fs.statSync(file))
+    // a connector renames a newer version over it after the import read it
+    fs.writeFileSync(path.join(root.uploadsDir, "newer"), "a newer version")
+    fs.renameSync(path.join(root.uploadsDir, "newer"), file)
+    expect(removeIfUnchanged(root.watchDir, "sync.fit", read)).toEqual({ _tag: "Replaced", name: "sync.fit" })
+    expect(fs.readFileSync(file, "utf8")).toBe("a newer version")
+    expect(fs.readdirSync(root.watchDir).sort()).toEqual([".uploads", "sync.fit"])
+  })
+
+  it("a link renamed over the name is put back as it is, never followed nor deleted", () => {
+    const root = makeRoot()
+    fs.mkdirSync(path.join(root.watchDir, "sub"))
+    const file = path.join(root.watchDir, "sub", "a.gpx")
+    fs.writeFileSync(file, "imported")
+    const read = identityOf(fs.statSync(file))
+    fs.rmSync(file)
+    fs.symlinkSync("/etc/passwd", file)
+    expect(removeIfUnchanged(root.watchDir, "sub/a.gpx", read)).toEqual({ _tag: "Replaced", name: "sub/a.gpx" })
+    expect(fs.readlinkSync(file)).toBe("/etc/passwd")
+  })
+
+  it.effect("a removal cut short by a stop (the file set aside under a dot-name) is put back when the folder is tidied", () =>
+    Effect.gen(function*() {
+      const root = makeRoot()
+      fs.mkdirSync(path.join(root.watchDir, "2023"))
+      fs.writeFileSync(path.join(root.watchDir, "2023", ".waymark-removing-0a1b2c3d.ride.fit"), "set aside")
+      fs.writeFileSync(path.join(root.watchDir, "2023", "ride.fit"), "another ride of that name")
+      const watch = yield* WatchDirectory.pipe(Effect.provide(watchDirectory(root)))
+      yield* watch.tidyAfterStop
+      expect(fs.readdirSync(path.join(root.watchDir, "2023")).sort()).toEqual(["ride-1.fit", "ride.fit"])
+      expect(fs.readFileSync(path.join(root.watchDir, "2023", "ride-1.fit"), "utf8")).toBe("set aside")
+    }))
+
+  it.effect("a held file is waiting again once it differs from the bytes its failed row was made of", () =>
+    Effect.gen(function*() {
+      const root = makeRoot()
+      const watch = yield* WatchDirectory.pipe(Effect.provide(watchDirectory(root)))
+      const file = path.join(root.watchDir, "half.gpx")
+      fs.writeFileSync(file, "<gpx>")
+      const read = identityOf(fs.statSync(file))
+      // the copy went on between the read and the hold
+      fs.appendFileSync(file, "<trk/></gpx>")
+      watch.hold("half.gpx", read)
+      expect(watch.waiting().map((f) => f.filename)).toEqual(["half.gpx"])
+      watch.hold("half.gpx", identityOf(fs.statSync(file)))
+      expect(watch.waiting()).toEqual([])
+    }))
+
+  it.live("a subfolder the import emptied is removed only once it stayed empty and unchanged for the quiet time", () =>
+    Effect.gen(function*() {
+      const root = makeRoot()
+      const watch = yield* WatchDirectory.pipe(Effect.provide(watchDirectory(root)))
+      fs.mkdirSync(path.join(root.watchDir, "rides", "march"), { recursive: true })
+      watch.noteRemoved("rides/march/a.fit")
+      watch.sweepEmptied(200)
+      expect(fs.existsSync(path.join(root.watchDir, "rides", "march"))).toBe(true)
+      yield* Effect.sleep("250 millis")
+      // a slow copy writes its next file into it
+      fs.writeFileSync(path.join(root.watchDir, "rides", "march", "b.fit"), "x")
+      watch.sweepEmptied(200)
+      expect(fs.existsSync(path.join(root.watchDir, "rides", "march", "b.fit"))).toBe(true)
+      fs.rmSync(path.join(root.watchDir, "rides", "march", "b.fit"))
+      watch.noteRemoved("rides/march/b.fit")
+      watch.sweepEmptied(200)
+      yield* Effect.sleep("250 millis")
+      watch.sweepEmptied(200)
+      expect(fs.existsSync(path.join(root.watchDir, "rides", "march"))).toBe(false)
+      // its parent, emptied in turn, after its own quiet time
+      watch.sweepEmptied(200)
+      expect(fs.existsSync(path.join(root.watchDir, "rides"))).toBe(true)
+      yield* Effect.sleep("250 millis")
+      watch.sweepEmptied(200)
+      expect(fs.existsSync(path.join(root.watchDir, "rides"))).toBe(false)
+      expect(fs.existsSync(root.watchDir)).toBe(true)
     }))
 })
 
