@@ -4,6 +4,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Clock, Data, Effect, Layer, Option, Schema, Stream } from "effect"
 import { randomBytes } from "node:crypto"
+import { MAX_JSON_DEPTH, nestedDeeperThan } from "../../schema/JsonDepth.ts"
 import { MetricsExport, metricsResponse } from "../../services/platform/MetricsExport.ts"
 import { type Notice, renderDashboard } from "./Dashboard.ts"
 import { WahooClient } from "./WahooClient.ts"
@@ -67,8 +68,11 @@ const readSmallBody = (request: HttpServerRequest.HttpServerRequest, limit: numb
     return Buffer.concat(chunks).toString("utf8")
   })
 
-/** `time_window` from the query, a JSON body or a form body; undefined when not given. */
-const requestedWindow = (request: HttpServerRequest.HttpServerRequest, body: string): { readonly value?: unknown; readonly invalidBody?: true } => {
+const NOT_AN_OBJECT = 'Send a JSON object such as {"time_window": "1_week"}, or no body.'
+export const TOO_DEEP = `The request body is nested too deeply: at most ${MAX_JSON_DEPTH} levels of arrays and objects are accepted.`
+
+/** `time_window` from the query, a JSON body or a form body; undefined when not given; why a body is refused. */
+const requestedWindow = (request: HttpServerRequest.HttpServerRequest, body: string): { readonly value?: unknown; readonly refused?: string } => {
   const fromQuery = queryOf(request).get("time_window")
   if (fromQuery !== null) return { value: fromQuery }
   if (body.trim() === "") return {}
@@ -77,12 +81,13 @@ const requestedWindow = (request: HttpServerRequest.HttpServerRequest, body: str
     const value = new URLSearchParams(body).get("time_window")
     return value === null ? {} : { value }
   }
+  if (nestedDeeperThan(body, MAX_JSON_DEPTH)) return { refused: TOO_DEEP }
   try {
     const parsed = JSON.parse(body) as unknown
-    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return { invalidBody: true }
+    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return { refused: NOT_AN_OBJECT }
     return "time_window" in parsed ? { value: (parsed as Record<string, unknown>)["time_window"] } : {}
   } catch {
-    return { invalidBody: true }
+    return { refused: NOT_AN_OBJECT }
   }
 }
 
@@ -173,9 +178,7 @@ export const makeWahooRoutes = Effect.gen(function*() {
     )
     if (Option.isNone(body)) return json({ status: "error", message: `The request body is over ${MAX_SYNC_BODY} bytes.` }, 413)
     const asked = requestedWindow(request, body.value)
-    if (asked.invalidBody) {
-      return json({ status: "error", message: 'Send a JSON object such as {"time_window": "1_week"}, or no body.' }, 400)
-    }
+    if (asked.refused !== undefined) return json({ status: "error", message: asked.refused }, 400)
     if (asked.value !== undefined && !isTimeWindow(asked.value)) {
       return json({ status: "error", message: `time_window must be one of ${TIME_WINDOWS.join(", ")}.` }, 400)
     }

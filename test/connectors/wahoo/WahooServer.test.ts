@@ -173,7 +173,7 @@ describe("Wahoo connector server (HTTPS, dashboard, OAuth, API)", () => {
       })
     ))
 
-  it.scopedLive("POST /api/sync: 409 before connecting, 400 for a bad window or body, 413 for a big body, 202 with a window, 409 while one runs", () =>
+  it.scopedLive("POST /api/sync: 409 before connecting, 400 for a bad window or body (one nested too deeply named so), 413 naming the size limit, 202 with a window, 409 while one runs", () =>
     withRunning((running) =>
       Effect.gen(function*() {
         const before = yield* postSync(running)
@@ -188,7 +188,12 @@ describe("Wahoo connector server (HTTPS, dashboard, OAuth, API)", () => {
         expect(bad.status).toBe(400)
         expect(bad.json.message).toBe("time_window must be one of 1_day, 1_week, 1_month, 1_year, all_time.")
         expect((yield* postSync(running, "not json")).status).toBe(400)
-        expect((yield* postSync(running, JSON.stringify({ pad: "x".repeat(10_000) }))).status).toBe(413)
+        const deep = yield* postSync(running, `{"time_window":${"[".repeat(40)}${"]".repeat(40)}}`)
+        expect(deep.status).toBe(400)
+        expect(deep.json.message).toBe("The request body is nested too deeply: at most 32 levels of arrays and objects are accepted.")
+        const big = yield* postSync(running, JSON.stringify({ pad: "x".repeat(10_000) }))
+        expect(big.status).toBe(413)
+        expect(big.json.message).toBe("The request body is over 4096 bytes.")
 
         const started = yield* postSync(running, JSON.stringify({ time_window: "1_year" }))
         expect(started.status).toBe(202)
