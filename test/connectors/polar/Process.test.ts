@@ -240,6 +240,19 @@ describe("Polar connector process", () => {
       expect(listWatch(dirs)).toEqual(delivered.sort())
     }), { timeout: 120_000 })
 
+  it.scopedLive("SIGINT stops the running process as SIGTERM does: its stop line, exit code 0", () =>
+    Effect.gen(function*() {
+      const fake = yield* scopedFake()
+      const dirs = yield* scopedDirs
+      const port = yield* freePort
+      const child = yield* spawnEntry([], envFor(fake, dirs, { HTTP_ADDR: `127.0.0.1:${port}` }))
+      yield* waitFor("the running process", getJson(`http://127.0.0.1:${port}/status`), "60 seconds")
+      child.process.kill("SIGINT")
+      const exit = yield* Effect.promise(() => child.exited)
+      expect(exit.code, child.output()).toBe(0)
+      expect(child.output()).toMatch(/the Polar connector v\S+ stopped cleanly on SIGINT/)
+    }), { timeout: 120_000 })
+
   it.scopedLive("`login` prints the authorize address and takes the code, or the whole address Polar redirected to, from the terminal", () =>
     Effect.gen(function*() {
       const fake = yield* scopedFake({ registeredRedirectUri: "http://127.0.0.1:1/callback" })
