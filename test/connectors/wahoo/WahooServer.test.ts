@@ -21,6 +21,9 @@ import {
 } from "./harness.ts"
 import type { FakeWahooOptions } from "../../fakes/FakeWahoo.ts"
 
+/** The checks of every connector's /healthz. */
+const HEALTH_CHECKS = ["authorization", "lastSuccessfulSync", "syncDueBy", "syncRecent"]
+
 const STATUS_KEYS = [
   "authenticated",
   "cron_expr",
@@ -274,12 +277,25 @@ describe("Wahoo connector server (HTTPS, dashboard, OAuth, API)", () => {
       })
     ))
 
-  it.scopedLive("/healthz answers 503 with healthy: false and why until an account is connected, as every connector does", () =>
+  it.scopedLive("/healthz answers 503 with healthy: false and why until an account is connected, then 200 with a sync due within three intervals of SYNC_CRON, in the body every connector answers", () =>
     withRunning((running) =>
-      Effect.map(httpsRequest(`${running.base}/healthz`, { ca: running.ca }), (answer) => {
-        expect(answer.status).toBe(503)
-        expect(answer.json).toMatchObject({ healthy: false, checks: { authorization: "required", isSyncing: false } })
-        expect(answer.json.reason).toMatch(/Connect/)
+      Effect.gen(function*() {
+        const before = yield* httpsRequest(`${running.base}/healthz`, { ca: running.ca })
+        expect(before.status).toBe(503)
+        expect(before.json).toMatchObject({ healthy: false, checks: { authorization: "required", lastSuccessfulSync: null, syncRecent: true } })
+        expect(before.json.reason).toMatch(/Connect/)
+        expect(Object.keys(before.json).sort()).toEqual(["checks", "healthy", "reason"])
+        expect(Object.keys(before.json.checks).sort()).toEqual(HEALTH_CHECKS)
+
+        yield* connectThroughDashboard(running)
+        yield* syncDone(running)
+        const after = yield* httpsRequest(`${running.base}/healthz`, { ca: running.ca })
+        expect(after.status).toBe(200)
+        expect(after.json).toMatchObject({ healthy: true, reason: null, checks: { authorization: "ok", syncRecent: true } })
+        const last = Date.parse(after.json.checks.lastSuccessfulSync)
+        expect(Date.now() - last).toBeLessThan(60_000)
+        // SYNC_CRON is daily: three days from the last completed sync
+        expect(Date.parse(after.json.checks.syncDueBy) - last).toBe(3 * 86_400_000)
       })
     ))
 
