@@ -12,13 +12,13 @@ import { type Headers, type RateLimitSnapshot, RateLimited } from "./RateLimit.t
  *
  *   base URL -> JSON accepted -> authorization -> rate budget awaited -> send (timed, traced)
  *   -> rate-limit headers recorded -> 429 as `RateLimited` -> other answers outside 2xx as the
- *   cloud's tagged error -> no answer as the cloud's tagged error -> transient failures asked
- *   again (GETs, unless the cloud says otherwise)
+ *   cloud's tagged error (their text read within a limit) -> no answer as the cloud's tagged error
  *
  * and its calls read their answers within a limit: decoded by a schema (`json`), as bytes
- * (`bytes`) or as a stream (`stream`). An error answer is read within a limit too. A cloud
- * says only what differs: its base URL, how it authorizes, how it counts its rate limits, and
- * its own tagged error (`CloudErrors`).
+ * (`bytes`) or as a stream (`stream`). A call that fails for a transient reason (no answer, a
+ * 5xx, an answer cut off) is asked again whole, reading included: GETs, unless the cloud says
+ * which requests may be repeated. A cloud says only what differs: its base URL, how it
+ * authorizes, how it counts its rate limits, and its own tagged error (`CloudErrors`).
  */
 
 /** Asked again twice on a transient failure, after 0.5 s then 1 s. */
@@ -79,11 +79,9 @@ export interface JsonOptions<A> {
   readonly empty?: () => A
 }
 
-/** A cloud as the connectors see it: its HTTP pipeline and the calls every cloud needs. */
+/** A cloud as the connectors see it: the calls every cloud needs, each through the cloud's pipeline. */
 export interface Cloud<E> {
   readonly cloud: string
-  /** The pipeline: a 2xx answer, or `E` / `RateLimited`. */
-  readonly http: HttpClient.HttpClient.With<E | RateLimited>
   /** A 2xx answer decoded by `schema` (unknown fields ignored). */
   readonly json: <A, I>(
     request: HttpClientRequest.HttpClientRequest,
@@ -246,7 +244,6 @@ export const makeCloud = <E>(http: HttpClient.HttpClient, options: CloudOptions<
 
   return {
     cloud: options.cloud,
-    http: pipeline.pipe(HttpClient.transform((send, request) => retrying(request)(send))),
     json,
     bytes,
     stream,
