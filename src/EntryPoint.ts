@@ -1,13 +1,18 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Cause, type Config, ConfigError, Effect, Either, Exit } from "effect"
-import { configProblems } from "./services/platform/Settings.ts"
+import { Cause, type Config, Data, Effect, Either, Exit, Layer, Logger, type LogLevel, Option } from "effect"
+import { stdoutLogger } from "./services/platform/Logs.ts"
+import { InvalidSettings, load } from "./services/platform/Settings.ts"
 
 /**
- * How every long-running program of Waymark starts and ends (the daemon, the Polar and the
- * Wahoo connectors): its settings are checked first (every problem at once, exit code 1); a
- * start or run that fails says why in one sentence on stderr (a busy port named with the
- * setting that moves it), exit code 1; SIGTERM or SIGINT stops it, and its last line says
- * that it stopped cleanly and why, exit code 0.
+ * How every program of Waymark starts and ends: the daemon, the Polar and the Wahoo
+ * connectors (and the command line, through cli/CliRuntime.ts):
+ * - its settings are checked first, every problem at once, exit code 1;
+ * - its log lines go to stdout, in the daemon's text or JSON format;
+ * - called wrongly (a usage error), it says how to call it, exit code 2;
+ * - a start or run that fails says why in one sentence on stderr (a busy port named with the
+ *   setting that moves it), exit code 1;
+ * - SIGTERM or SIGINT stops it, and the last line of a long-running program says that it
+ *   stopped cleanly and why, exit code 0.
  */
 
 export const EXIT_OK = 0
@@ -22,26 +27,38 @@ export const sayOnConsole = (name: string): Say => (level, message) => {
   else process.stdout.write(`${new Date().toISOString()} INFO  ${message}\n`)
 }
 
-/** The checked settings; on any problem, all of them on stderr and exit code 1. */
+/** The program was called wrongly; `message` says how to call it (exit code 2). */
+export class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string }> {}
+
+/** The program failed, for the reason its sentence says (exit code 1). */
+export class ProgramFailed extends Data.TaggedError("ProgramFailed")<{ readonly message: string }> {}
+
+/** The checked settings, or every problem with them (`InvalidSettings`, exit code 1). */
+export const settings = <A>(
+  config: Config.Config<A>,
+  moreProblems: () => ReadonlyArray<string> = () => []
+): Effect.Effect<A, InvalidSettings> =>
+  Effect.either(load(config)).pipe(
+    Effect.flatMap((loaded) => {
+      const problems = [...(Either.isLeft(loaded) ? loaded.left.problems : []), ...moreProblems()]
+      return Either.isRight(loaded) && problems.length === 0 ? Effect.succeed(loaded.right) : Effect.fail(new InvalidSettings({ problems }))
+    })
+  )
+
+/** The checked settings, before anything runs; on any problem, all of them on stderr and exit code 1. */
 export const checkedSettings = <A>(
   name: string,
   config: Config.Config<A>,
   moreProblems: () => ReadonlyArray<string> = () => []
-): A => {
-  const validated = Effect.runSync(Effect.either(config))
-  const problems = [
-    ...(Either.isLeft(validated)
-      ? ConfigError.isConfigError(validated.left) ? configProblems(validated.left) : [String(validated.left)]
-      : []),
-    ...moreProblems()
-  ]
-  if (Either.isLeft(validated) || problems.length > 0) {
-    process.stderr.write(`${name}: invalid configuration (${problems.length} problem${problems.length === 1 ? "" : "s"}):\n`)
-    for (const problem of problems) process.stderr.write(`  - ${problem}\n`)
-    process.exit(EXIT_FAILURE)
-  }
-  return validated.right
-}
+): A =>
+  Either.getOrElse(Effect.runSync(Effect.either(settings(config, moreProblems))), (invalid) => {
+    process.stderr.write(`${name}: ${invalid.message}\n`)
+    return process.exit(EXIT_FAILURE)
+  })
+
+/** A program's log lines on stdout from `level` up, as LOG_FORMAT says (the daemon's format). */
+export const consoleLogging = (format: "text" | "json", level: LogLevel.LogLevel) =>
+  Layer.mergeAll(Logger.replace(Logger.defaultLogger, stdoutLogger(format)), Logger.minimumLogLevel(level))
 
 /** The signal that asked the process to stop, once one has. */
 let stopSignal: NodeJS.Signals | undefined
@@ -68,38 +85,68 @@ export const announceStop = <A, E, R>(title: string, say: Say) => (program: Effe
         : Effect.void)
   })
 
+/** A failure of `program` as `ProgramFailed` with the sentence `describe` makes of it; a stop stays a stop. */
+export const failingWith = (describe: (cause: Cause.Cause<unknown>) => string) => <A, E, R>(program: Effect.Effect<A, E, R>) =>
+  Effect.catchAllCause(program, (cause) =>
+    Cause.isInterruptedOnly(cause) ? Effect.failCause(cause as Cause.Cause<never>) : Effect.fail(new ProgramFailed({ message: describe(cause) })))
+
+/** The first line of a failure's message (or of a defect's). */
+export const firstLineOf = (cause: Cause.Cause<unknown>): string => {
+  const error = Option.getOrUndefined(Option.orElse(Cause.failureOption(cause), () => Cause.dieOption(cause)))
+  if (error === undefined) return Cause.pretty(cause).split("\n")[0]!
+  const text = typeof error === "object" && error !== null && "message" in error ? String(error.message) : String(error)
+  return text.split("\n")[0]!
+}
+
 export interface ProgramOptions {
-  /** The program in sentences, e.g. "waymark v1.2.0", "the Polar connector". */
-  readonly title: string
+  /** The program in words, e.g. "waymark v1.2.0": its stop is announced (a long-running program). */
+  readonly title?: string
   readonly say: Say
-  /** One sentence for a failure: what to change and why. */
-  readonly describeFailure: (cause: Cause.Cause<unknown>) => string
+  /** One sentence for a failure, said as FATAL (nothing when undefined); the first line of its message by default. */
+  readonly describeFailure?: (cause: Cause.Cause<unknown>) => string | undefined
+  /** The exit code of a stop by a signal; 0 by default. */
+  readonly stoppedExitCode?: (signal: NodeJS.Signals | undefined) => number
   /** Runs once the program has ended, whatever the way (releasing a lock). */
   readonly finally?: () => void
 }
 
 /**
  * Runs `program` as the process: until it ends by itself (exit code 0, or `process.exitCode`),
- * fails (its sentence, exit code 1), or a signal interrupts it (a clean stop, exit code 0).
+ * is called wrongly (`UsageError`, exit code 2), fails (invalid settings listed, else one
+ * sentence; exit code 1), or a signal interrupts it (a clean stop, exit code 0).
  */
 export const runProgram = <E>(program: Effect.Effect<void, E>, options: ProgramOptions): void => {
+  watchStopSignals()
+  let code: number | undefined
+  const describe = options.describeFailure ?? firstLineOf
   program.pipe(
-    Effect.catchAllCause((cause) =>
-      Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : Effect.sync(() => {
-        options.say("FATAL", options.describeFailure(cause), Cause.pretty(cause, { renderErrorCause: true }))
-      }).pipe(Effect.zipRight(Effect.failCause(cause)))
-    ),
-    announceStop(options.title, options.say),
+    options.title === undefined ? (p) => p : announceStop(options.title, options.say),
+    Effect.catchAllCause((cause) => {
+      if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+      return Effect.sync(() => {
+        const failure = Option.getOrUndefined(Cause.failureOption(cause))
+        if (failure instanceof UsageError) {
+          code = EXIT_USAGE
+          process.stderr.write(`${failure.message}\n`)
+          return
+        }
+        code = EXIT_FAILURE
+        if (failure instanceof InvalidSettings) return options.say("FATAL", failure.message)
+        const line = describe(cause)
+        if (line !== undefined) options.say("FATAL", line, Cause.pretty(cause, { renderErrorCause: true }))
+      })
+    }),
     Effect.ensuring(Effect.sync(() => options.finally?.())),
     NodeRuntime.runMain({
       disablePrettyLogger: true,
       disableErrorReporting: true,
       // an HTTP client may keep idle connections open: the process ends when its work has
       teardown: (exit, onExit) => {
-        const failed = Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)
-        const code = failed ? EXIT_FAILURE : typeof process.exitCode === "number" ? process.exitCode : EXIT_OK
-        onExit(code)
-        process.exit(code)
+        const ended = Exit.isFailure(exit)
+          ? Cause.isInterruptedOnly(exit.cause) ? options.stoppedExitCode?.(stopSignal) ?? EXIT_OK : EXIT_FAILURE
+          : code ?? (typeof process.exitCode === "number" ? process.exitCode : EXIT_OK)
+        onExit(ended)
+        process.exit(ended)
       }
     })
   )

@@ -1,13 +1,13 @@
-import { Command } from "@effect/cli"
-import { runCommandLine } from "./cli/CliRuntime.ts"
-import { polarCommand, polarSubcommands } from "./connectors/polar/PolarCommands.ts"
+import { commandLine } from "./cli/CliRuntime.ts"
+import { POLAR, polarCommand, polarSubcommands } from "./connectors/polar/PolarCommands.ts"
+import { runProgram, sayOnConsole } from "./EntryPoint.ts"
 
 /**
  * Entry of the Polar connector: `node dist/polar.js [login | sync-once [--dry-run] | status |
- * webhook register|show|delete | help]`; without a subcommand it runs until stopped (SIGTERM).
- * Exit codes as every Waymark command line: 0 done, 1 failed, 2 called wrongly.
+ * webhook register|show|delete | help]`; without a subcommand it runs until stopped (SIGTERM
+ * or SIGINT, exit code 0). Started as every Waymark program is (EntryPoint): 0 done, 1 failed
+ * (invalid settings listed, else one sentence), 2 called wrongly.
  */
-runCommandLine(polarCommand as Command.Command<any, any, any, any>, polarSubcommands, process.argv, {
-  name: "polar",
-  invocation: "node dist/polar.js"
+runProgram(commandLine(polarCommand, polarSubcommands, process.argv, { name: "polar", invocation: "node dist/polar.js" }), {
+  say: sayOnConsole(POLAR)
 })

@@ -1,22 +1,19 @@
 import { Command, HelpDoc, Usage, ValidationError } from "@effect/cli"
 import * as Terminal from "@effect/platform/Terminal"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, ConfigError, Data, Effect, Layer, Option } from "effect"
-import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, stoppedBy, watchStopSignals } from "../EntryPoint.ts"
+import { EXIT_OK, firstLineOf, runProgram, UsageError } from "../EntryPoint.ts"
 import { configProblems } from "../services/platform/AppConfig.ts"
 import { VERSION } from "../version.ts"
 
 /**
- * How the command line behaves as a tool: exit code 0 (done), 1 (the command failed) or 2
- * (it was called wrongly: a usage error, or a confirmation it cannot ask for); one plain
- * line per error on stderr; no colour codes when stdout is not a terminal or NO_COLOR is set;
- * never a prompt without a terminal.
+ * A command line (@effect/cli) as a program of EntryPoint: `npm run cli`, and the Polar and
+ * Wahoo connectors' arguments. `help`, `--help` and `<command> --help` print the usage only;
+ * a usage error (an unknown command or argument, a missing one, a confirmation it cannot ask
+ * for) is a `UsageError` with the usage line, exit code 2; colour codes only on a terminal
+ * that wants them; never a prompt without a terminal.
  */
-export { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "../EntryPoint.ts"
-
-/** A command was called wrongly in a way its declared arguments cannot say (exit code 2, with its usage). */
-export class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string }> {}
+export { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "../EntryPoint.ts"
 
 /** A prompt was needed while stdin is not a terminal. */
 export class NoTerminal extends Data.TaggedError("NoTerminal") {}
@@ -35,7 +32,9 @@ const PromptOnlyOnTerminal = Layer.effect(
     process.stdin.isTTY === true ? terminal : { ...terminal, readInput: Effect.die(new NoTerminal()) })
 ).pipe(Layer.provide(NodeContext.layer))
 
-const commandNamed = (commands: ReadonlyArray<Command.Command<any, any, any, any>>, name: string | undefined) =>
+type AnyCommand = Command.Command<any, any, any, any>
+
+const commandNamed = (commands: ReadonlyArray<AnyCommand>, name: string | undefined) =>
   commands.find((c) => Command.getNames(c).pipe((names) => name !== undefined && [...names].includes(name)))
 
 /** The tool as its usage lines name it, and how a person runs it ("npm run cli --"). */
@@ -46,73 +45,55 @@ export interface Tool {
 
 const WAYMARK: Tool = { name: "waymark", invocation: "npm run cli --" }
 
+const usageOf = (command: AnyCommand) =>
+  HelpDoc.toAnsiText(Usage.getHelp(Command.getUsage(command))).replace(ANSI, "").replace(/\s+/g, " ").trim()
+
 /** "Usage: waymark <command> [options] <args>" of the command named in argv, or of the whole tool. */
-const usageLine = (tool: Tool, commands: ReadonlyArray<Command.Command<any, any, any, any>>, name: string | undefined) => {
+const usageLine = (tool: Tool, root: AnyCommand, commands: ReadonlyArray<AnyCommand>, name: string | undefined) => {
+  if (commands.length === 0) return `Usage: ${usageOf(root)}\nMore: ${tool.invocation} --help`
   const command = commandNamed(commands, name)
   if (command === undefined) {
     const names = commands.flatMap((c) => [...Command.getNames(c)])
     return `Usage: ${tool.name} <command> [options], one of: ${names.join(", ")}\nMore: ${tool.invocation} --help`
   }
-  const usage = HelpDoc.toAnsiText(Usage.getHelp(Command.getUsage(command))).replace(ANSI, "").replace(/\s+/g, " ").trim()
-  return `Usage: ${tool.name} ${usage}\nMore: ${tool.invocation} ${name} --help`
+  return `Usage: ${tool.name} ${usageOf(command)}\nMore: ${tool.invocation} ${name} --help`
 }
 
 /** `help` and `help <command>` as the words for `--help` and `<command> --help`, unless a command is named help. */
-const helpWord = (commands: ReadonlyArray<Command.Command<any, any, any, any>>, argv: ReadonlyArray<string>) =>
+const helpWord = (commands: ReadonlyArray<AnyCommand>, argv: ReadonlyArray<string>) =>
   argv[2] === "help" && commandNamed(commands, "help") === undefined ? [...argv.slice(0, 2), ...argv.slice(3), "--help"] : argv
 
-const plainMessage = (error: unknown): string => {
-  if (ConfigError.isConfigError(error)) return `invalid configuration: ${configProblems(error).join("; ")}`
-  if (error instanceof Error || (typeof error === "object" && error !== null && "message" in error)) {
-    return String((error as { message: unknown }).message).split("\n")[0]!
-  }
-  return String(error)
-}
-
-/** Runs the command line and exits with its code. */
-export const runCommandLine = (
-  root: Command.Command<any, any, any, any>,
-  commands: ReadonlyArray<Command.Command<any, any, any, any>>,
+/**
+ * The command of `argv` run, its usage errors as `UsageError` (with the usage line); its own
+ * failures as they are.
+ */
+export const commandLine = (
+  root: AnyCommand,
+  commands: ReadonlyArray<AnyCommand>,
   givenArgv: ReadonlyArray<string>,
-  tool: Tool = WAYMARK
-) => {
-  watchStopSignals()
+  tool: Tool
+): Effect.Effect<void, unknown> => {
   const argv = helpWord(commands, givenArgv)
-  let code = EXIT_OK
-  const exitWith = (next: number, line?: string) =>
-    Effect.sync(() => {
-      code = next
-      if (line !== undefined) process.stderr.write(`${line}\n`)
-    })
+  const usage = () => usageLine(tool, root, commands, argv[2])
   const program = Command.run(root, { name: tool.name, version: `v${VERSION}` })(argv).pipe(
-    Effect.catchAllCause((cause): Effect.Effect<void> => {
-      // a long-running command asked to stop by its service manager has done what it should
-      if (Cause.isInterruptedOnly(cause)) return exitWith(stoppedBy() === "SIGTERM" ? EXIT_OK : 130)
+    Effect.catchAllCause((cause): Effect.Effect<never, unknown> => {
+      if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
       const failure = Option.getOrUndefined(Cause.failureOption(cause))
-      if (ValidationError.isValidationError(failure)) {
-        // @effect/cli has printed what is wrong already
-        return exitWith(EXIT_USAGE, usageLine(tool, commands, argv[2]))
-      }
-      if (failure instanceof UsageError) return exitWith(EXIT_USAGE, `${failure.message}\n${usageLine(tool, commands, argv[2])}`)
+      // @effect/cli has printed what is wrong already
+      if (ValidationError.isValidationError(failure)) return Effect.fail(new UsageError({ message: usage() }))
+      if (failure instanceof UsageError) return Effect.fail(new UsageError({ message: `${failure.message}\n${usage()}` }))
       if (Cause.dieOption(cause).pipe(Option.exists((d) => d instanceof NoTerminal))) {
-        return exitWith(EXIT_USAGE, "This command asks for a confirmation, but there is no terminal to ask on: pass --yes to confirm.")
+        return Effect.fail(new UsageError({ message: "This command asks for a confirmation, but there is no terminal to ask on: pass --yes to confirm." }))
       }
-      // a command's own failure has said what failed on its output channel already
-      if (typeof failure === "object" && failure !== null && (failure as { _tag?: unknown })._tag === "StravaCommandError") return exitWith(EXIT_FAILURE)
-      // a command's own sentence, already in the tool's words
-      if (typeof failure === "object" && failure !== null && (failure as { _tag?: unknown })._tag === "CommandFailed") {
-        return exitWith(EXIT_FAILURE, String((failure as { message?: unknown }).message))
-      }
-      const error = failure ?? Option.getOrUndefined(Cause.dieOption(cause))
-      return exitWith(EXIT_FAILURE, `error: ${error === undefined ? Cause.pretty(cause).split("\n")[0] : plainMessage(error)}`)
+      return Effect.failCause(cause)
     }),
     Effect.provide(Layer.merge(NodeContext.layer, PromptOnlyOnTerminal))
-  ) as Effect.Effect<void>
+  ) as Effect.Effect<void, unknown>
   // colour codes only for a terminal that wants them; error text without @effect/cli's trailing blank line
   const colour = useColour()
   const clean = (args: ReadonlyArray<unknown>) => (colour ? args : strip(args))
   const trimmed = (args: ReadonlyArray<unknown>) => clean(args).map((a) => (typeof a === "string" ? a.trimEnd() : a))
-  const withPlainConsole = Effect.flatMap(Effect.console, (console) =>
+  return Effect.flatMap(Effect.console, (console) =>
     Effect.withConsole(program, {
       ...console,
       log: (...args: ReadonlyArray<any>) => console.log(...clean(args)),
@@ -120,13 +101,33 @@ export const runCommandLine = (
       error: (...args: ReadonlyArray<any>) => console.error(...trimmed(args)),
       warn: (...args: ReadonlyArray<any>) => console.warn(...trimmed(args))
     }))
-  NodeRuntime.runMain(withPlainConsole, {
-    disablePrettyLogger: true,
-    disableErrorReporting: true,
-    // an HTTP client may keep idle connections open: the process ends when its work has
-    teardown: (_exit, onExit) => {
-      onExit(code)
-      process.exit(code)
-    }
-  })
 }
+
+/** One plain line for a failed command of `npm run cli`; nothing when the command has said it already. */
+const describeCommandFailure = (cause: Cause.Cause<unknown>): string | undefined => {
+  const failure = Option.getOrUndefined(Cause.failureOption(cause))
+  const tag = typeof failure === "object" && failure !== null ? (failure as { _tag?: unknown })._tag : undefined
+  // a command's own failure has said what failed on its output channel already
+  if (tag === "StravaCommandError") return undefined
+  // a command's own sentence, already in the tool's words
+  if (tag === "CommandFailed" || tag === "ProgramFailed") return firstLineOf(cause)
+  if (ConfigError.isConfigError(failure)) return `error: invalid configuration: ${configProblems(failure).join("; ")}`
+  return `error: ${firstLineOf(cause)}`
+}
+
+/**
+ * Runs `npm run cli`'s command line and exits with its code: 0 done, 1 failed (one plain line
+ * on stderr), 2 called wrongly. Stopped by SIGTERM it has done what it should (0); by Ctrl-C,
+ * as a shell reports an interrupted command (130).
+ */
+export const runCommandLine = (
+  root: AnyCommand,
+  commands: ReadonlyArray<AnyCommand>,
+  argv: ReadonlyArray<string>,
+  tool: Tool = WAYMARK
+) =>
+  runProgram(commandLine(root, commands, argv, tool), {
+    say: (_level, message) => void process.stderr.write(`${message}\n`),
+    describeFailure: describeCommandFailure,
+    stoppedExitCode: (signal) => (signal === "SIGINT" ? 130 : EXIT_OK)
+  })

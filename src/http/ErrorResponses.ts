@@ -18,6 +18,7 @@ import {
   MethodNotAllowed,
   NotFound
 } from "../schema/ApiErrors.ts"
+import { truncateText } from "../schema/ActivityLimits.ts"
 import { ApiKey } from "../services/platform/ApiKey.ts"
 import { causeIsDiskFull, diskFull } from "./DiskFull.ts"
 import { inChannel } from "../services/platform/Logs.ts"
@@ -66,13 +67,16 @@ const isUnderApi = (url: string) => {
   return path === API_PREFIX || path.startsWith(API_PREFIX + "/")
 }
 
-/** Names the parameter or field a decode error is about. */
+/** Longest decode message an answer repeats: it may quote the client's value. */
+const MAX_DECODE_MESSAGE_LENGTH = 300
+
+/** Names the parameter or field a decode error is about, in a message cut short. */
 export const decodeErrorMessage = (error: HttpApiError.HttpApiDecodeError): string => {
   const issue = error.issues[0]
   if (issue === undefined) return "The request could not be processed."
-  const name = issue.path.length > 0 ? String(issue.path[0]) : undefined
-  if (name !== undefined && issue.message.includes(`"${name}"`)) return issue.message
-  return name !== undefined ? `"${name}" is not valid: ${issue.message}` : issue.message
+  const name = issue.path.length > 0 ? truncateText(String(issue.path[0]), 64) : undefined
+  const message = name === undefined || issue.message.includes(`"${name}"`) ? issue.message : `"${name}" is not valid: ${issue.message}`
+  return truncateText(message, MAX_DECODE_MESSAGE_LENGTH)
 }
 
 const multipartError = (error: Multipart.MultipartError): ApiError =>

@@ -1,6 +1,9 @@
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect, ParseResult, Schema } from "effect"
 import { BadRequest, UnsupportedMediaType } from "../schema/ApiErrors.ts"
+import { MAX_JSON_DEPTH, nestedDeeperThan } from "../schema/JsonDepth.ts"
+
+export { MAX_JSON_DEPTH, nestedDeeperThan }
 
 /**
  * Reads a JSON object body with the messages of the 400 and 415 answers. Its size is already
@@ -11,30 +14,7 @@ import { BadRequest, UnsupportedMediaType } from "../schema/ApiErrors.ts"
 
 export const NOT_AN_OBJECT = "The request body must be a valid JSON object."
 
-/** Arrays and objects inside each other that a request body may hold; no API body needs more than a few. */
-export const MAX_JSON_DEPTH = 32
-
 export const TOO_DEEP = `The request body is nested too deeply: at most ${MAX_JSON_DEPTH} levels of arrays and objects are accepted.`
-
-/** True when `text` opens more than `max` arrays or objects inside each other (strings skipped). */
-export const nestedDeeperThan = (text: string, max: number): boolean => {
-  let depth = 0
-  let inString = false
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (inString) {
-      if (c === 0x5c) i++ // backslash: the next character is escaped
-      else if (c === 0x22) inString = false
-    } else if (c === 0x22) {
-      inString = true
-    } else if (c === 0x5b || c === 0x7b) {
-      if (++depth > max) return true
-    } else if (c === 0x5d || c === 0x7d) {
-      depth--
-    }
-  }
-  return false
-}
 
 /** The value of a JSON body, or why it is refused (the message of a 400). */
 export const parseJsonBody = (text: string): { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly message: string } => {

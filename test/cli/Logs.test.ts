@@ -3,7 +3,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { localTime, parseSince, readableLine } from "../../src/cli/LogsCommand.ts"
-import { runCli } from "./runCli.ts"
+import { runCli, spawnCli } from "./runCli.ts"
 
 const entry = (at: Date, level: string, channel: string, message: string, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ timestamp: at.toISOString(), level, message, annotations: {}, spans: {}, ...extra, channel })
@@ -47,6 +47,63 @@ describe("app:logs", () => {
       expect(lastHour.stdout.trimEnd().split("\n")).toHaveLength(1)
       expect(lastHour.stdout).toContain(`imported "a.fit"`)
     } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  }, 120_000)
+
+  it("--follow prints the lines there, then each line written to the file while it runs (a line half written only once whole, a new day's file too), until it is stopped", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "waymark-logs-"))
+    const child = { process: undefined as ReturnType<typeof spawnCli> | undefined }
+    try {
+      const logs = path.join(dir, "storage", "files", "logs")
+      fs.mkdirSync(logs, { recursive: true })
+      const now = new Date()
+      const today = path.join(logs, `daemon-${utcDay(now)}.log`)
+      fs.writeFileSync(today, entry(now, "INFO", "daemon", "already there") + "\n")
+      const follower = spawnCli(["app:logs", "daemon", "--follow"], { env: { STORAGE_DIR: path.join(dir, "storage"), TZ: "UTC" } })
+      child.process = follower
+      let stdout = ""
+      let stderr = ""
+      follower.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")))
+      follower.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")))
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+        follower.once("exit", (code, signal) => resolve({ code, signal }))
+      )
+      const printed = async (text: string) => {
+        for (const deadline = Date.now() + 45_000; !stdout.includes(text);) {
+          if (Date.now() > deadline) throw new Error(`"${text}" never printed; stdout: ${stdout}; stderr: ${stderr}`)
+          await new Promise((resolve) => setTimeout(resolve, 50))
+        }
+      }
+      await printed("already there")
+
+      fs.appendFileSync(today, entry(new Date(), "WARN", "daemon", "written while following") + "\n")
+      await printed("written while following")
+      // half a line waits for its end
+      const half = entry(new Date(), "INFO", "daemon", "written in two parts")
+      fs.appendFileSync(today, half.slice(0, 20))
+      await new Promise((resolve) => setTimeout(resolve, 1_500))
+      expect(stdout).not.toContain(half.slice(0, 20))
+      fs.appendFileSync(today, half.slice(20) + "\n")
+      await printed("written in two parts")
+      // the next day's file is picked up without a restart
+      const tomorrow = new Date(now.getTime() + 86_400_000)
+      fs.writeFileSync(path.join(logs, `daemon-${utcDay(tomorrow)}.log`), entry(tomorrow, "INFO", "daemon", "in the next day's file") + "\n")
+      await printed("in the next day's file")
+
+      const lines = stdout.trimEnd().split("\n")
+      expect(lines).toHaveLength(4)
+      expect(lines[0]).toMatch(/ INFO +\[daemon\] already there$/)
+      expect(lines[1]).toMatch(/ WARNING \[daemon\] written while following$/)
+      expect(lines[2]).toMatch(/ INFO +\[daemon\] written in two parts$/)
+      expect(lines[3]).toMatch(/ INFO +\[daemon\] in the next day's file$/)
+
+      follower.kill("SIGTERM")
+      const exit = await exited
+      expect(exit.code, stderr).toBe(0)
+      expect(stderr).toBe("")
+    } finally {
+      if (child.process !== undefined && child.process.exitCode === null && child.process.signalCode === null) child.process.kill("SIGKILL")
       fs.rmSync(dir, { recursive: true, force: true })
     }
   }, 120_000)

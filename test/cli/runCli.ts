@@ -1,4 +1,4 @@
-import { spawnSync, type SpawnSyncReturns } from "node:child_process"
+import { type ChildProcess, spawn, spawnSync, type SpawnSyncReturns } from "node:child_process"
 import * as os from "node:os"
 import * as path from "node:path"
 import { REPO_DIR } from "../support/ChildDaemon.ts"
@@ -20,4 +20,12 @@ export const runCli = (
     encoding: "utf8",
     timeout: 60_000,
     input: options.input ?? ""
+  })
+
+/** `npm run cli -- <args>` as a running process (through tsx), with only the given environment (plus PATH and HOME). */
+export const spawnCli = (args: ReadonlyArray<string>, options: { readonly env?: Record<string, string> } = {}): ChildProcess =>
+  spawn(TSX, [CLI, ...args], {
+    cwd: os.tmpdir(),
+    env: { PATH: process.env.PATH ?? "", HOME: os.tmpdir(), ...options.env },
+    stdio: ["ignore", "pipe", "pipe"]
   })

@@ -98,6 +98,11 @@ export interface AddActivityOptions {
 
 export type FailureMode = "none" | "unauthorized" | "inactive"
 
+/** A body sent as it is written, not as JSON of a value (text too large or too deep to build as a value). */
+export class RawText {
+  constructor(readonly text: string, readonly contentType = "application/json; charset=utf-8") {}
+}
+
 export interface FakeStravaState {
   clientId: string
   clientSecret: string
@@ -145,7 +150,7 @@ export interface FakeStrava {
   addGear(gear: Partial<FakeGear> & { readonly id: string }): FakeGear
   /** The next `count` /api/v3 calls answer 429 with usage headers showing the window spent. */
   rateLimitNext(count: number, window?: "15min" | "daily"): void
-  /** The next `count` /api/v3 calls answer `status` with `body` (default: Strava's error shape). */
+  /** The next `count` /api/v3 calls answer `status` with `body` (default: Strava's error shape; a RawText as written). */
   failNext(count: number, status: number, body?: unknown): void
   /** "unauthorized": every /api/v3 call answers 401; "inactive": 403 Inactive; "none": normal. */
   setFailure(mode: FailureMode): void
@@ -514,10 +519,10 @@ export const startFakeStrava = async (options: FakeStravaOptions = {}): Promise<
   }
 
   const json = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
-    const text = body === undefined ? "" : JSON.stringify(body)
+    const text = body === undefined ? "" : body instanceof RawText ? body.text : JSON.stringify(body)
     res.writeHead(status, {
       ...headers,
-      ...(body === undefined ? {} : { "content-type": "application/json; charset=utf-8" })
+      ...(body === undefined ? {} : { "content-type": body instanceof RawText ? body.contentType : "application/json; charset=utf-8" })
     })
     res.end(text)
   }

@@ -1,8 +1,9 @@
-import { Data, Effect, Either, Option, ParseResult, Schema } from "effect"
+import { Data, Effect, Either, Option, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { syncFolder } from "../../services/import/PublishFile.ts"
+import { describeParseError } from "./describeParseError.ts"
 
 /**
  * A connector's small JSON files (tokens, ledger, history): replaced atomically (a temporary
@@ -86,7 +87,7 @@ export const decodeStored = <A, I>(file: string, schema: Schema.Schema<A, I>, va
       Effect.fail(
         new JsonFileError({
           file,
-          message: `${file} does not hold what was expected; fix or remove it:\n${ParseResult.TreeFormatter.formatErrorSync(cause)}`,
+          message: `${file} does not hold what was expected (${describeParseError(cause)}); fix or remove it`,
           cause
         })
       ),

@@ -80,6 +80,18 @@ export interface Poller<R> {
   readonly done: Effect.Effect<void>
 }
 
+/**
+ * Counts one sync cycle of `connector` by its result (waymark_connector_cycles_total), and an
+ * error when it did not complete (waymark_connector_errors_total). The poller counts each of
+ * its cycles; a connector with loops of its own (Strava's scheduled import and webhook drain)
+ * counts them here too.
+ */
+export const recordCycle = (connector: string, result: CycleResult): Effect.Effect<void> =>
+  Effect.zipRight(
+    Metric.increment(Metric.tagged(Metric.tagged(connectorCycles, "connector", connector), "result", result)),
+    result === "completed" ? Effect.void : Metric.increment(Metric.tagged(connectorErrors, "connector", connector))
+  )
+
 /** Every `interval`, randomised by plus or minus `jitterPct` percent. */
 export const every = (interval: Duration.DurationInput, jitterPct: number): Schedule.Schedule<unknown> =>
   Schedule.spaced(interval).pipe(Schedule.jitteredWith({ min: 1 - jitterPct / 100, max: 1 + jitterPct / 100 }))
@@ -140,8 +152,6 @@ export const makePoller = <E, R>(options: PollerOptions<E, R>): Effect.Effect<Po
     const cadence = yield* makeStepper(options.cadence)
     const backoff = yield* makeStepper(rateLimitBackoff(options.backoff.initial, options.backoff.max))
 
-    const cycles = Metric.tagged(connectorCycles, "connector", options.cloud)
-    const errors = Metric.tagged(connectorErrors, "connector", options.cloud)
     const update = (f: (s: PollerStatus) => Partial<PollerStatus>) => Ref.update(state, (s) => ({ ...s, ...f(s) }))
     const utc = (ms: number) => DateTime.unsafeMake(ms)
 
@@ -152,8 +162,7 @@ export const makePoller = <E, R>(options: PollerOptions<E, R>): Effect.Effect<Po
         Effect.withSpan("connector.cycle", { attributes: { cloud: options.cloud } })
       )))
       const ended = yield* Clock.currentTimeMillis
-      yield* Metric.increment(Metric.tagged(cycles, "result", outcome.result))
-      if (outcome.result !== "completed") yield* Metric.increment(errors)
+      yield* recordCycle(options.cloud, outcome.result)
       switch (outcome.result) {
         case "completed":
           yield* update(() => ({ lastSuccessAt: Option.some(utc(ended)), lastError: Option.none(), backoff: Duration.zero }))

@@ -1,5 +1,6 @@
 import { Effect, Option, Ref, type Schema } from "effect"
 import * as path from "node:path"
+import { previewOf } from "./describeParseError.ts"
 import { decodeStored, discardTemporaries, ensureFolder, JsonFileError, readJsonFile, writeJsonFile } from "./JsonFile.ts"
 
 /**
@@ -44,7 +45,7 @@ export const makeStateFile = <A, I extends Readonly<Record<string, unknown>>>(
       const { version, ...content } = json as Record<string, unknown>
       if (version !== options.version) {
         return Effect.fail(refuse(
-          `${file} has version ${JSON.stringify(version ?? null)}, but this program reads version ${options.version}; ` +
+          `${file} has version ${previewOf(version ?? null)}, but this program reads version ${options.version}; ` +
             `refusing to start rather than lose it (move it away to start afresh)`
         ))
       }

@@ -1,9 +1,11 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import { Duration, Effect, Option, Redacted, Schedule, Schema } from "effect"
-import { type CloudErrors, makeCloud, pathOf, trackerBudget } from "../kit/Cloud.ts"
-import { makeRateLimitTracker, parsePolar, type RateLimited } from "../kit/RateLimit.ts"
+import { Duration, Effect, Either, Option, Redacted, Schema } from "effect"
+import { truncateText } from "../../schema/ActivityLimits.ts"
+import { type CloudErrors, describeRequest, makeCloud, MAX_ERROR_BODY_BYTES, trackerBudget } from "../kit/Cloud.ts"
+import { describeParseError } from "../kit/describeParseError.ts"
+import { makeRateLimitTracker, parsePolar } from "../kit/RateLimit.ts"
 import { PolarConfig } from "./PolarConfig.ts"
 import { isTransient, PolarError } from "./PolarError.ts"
 import { CreatedWebhook, Exercise, PolarFault, TokenResponse, WebhookList } from "./PolarSchemas.ts"
@@ -13,16 +15,15 @@ import { CreatedWebhook, Exercise, PolarFault, TokenResponse, WebhookList } from
  * (client credentials as HTTP Basic), user registration, the exercises of the last 30 days
  * and their files, and the client's webhook. Every answer's `RateLimit-*` headers are
  * recorded; before each call a spent window is waited out when it resets within a minute,
- * else the call fails with RateLimited, as a 429 does. GETs are retried twice on a transport
- * error or a 5xx. Bodies are read with a limit.
+ * else the call fails with RateLimited, as a 429 does. GETs are asked again on a transport
+ * error or a 5xx, and answers are read within a limit, as the Cloud pipeline does for every
+ * cloud. The client's own calls carry its credentials (HTTP Basic), the user's their token.
  */
 
 export const REQUEST_TIMEOUT = Duration.seconds(30)
 export const DOWNLOAD_TIMEOUT = Duration.minutes(2)
 /** The watch folder refuses larger files anyway. */
 export const MAX_FILE_BYTES = 64 * 1024 * 1024
-export const MAX_JSON_BYTES = 16 * 1024 * 1024
-export const TRANSIENT_RETRY = Schedule.exponential("500 millis").pipe(Schedule.intersect(Schedule.recurs(2)))
 /** The only scope AccessLink knows. */
 export const SCOPE = "accesslink.read_all"
 
@@ -34,13 +35,14 @@ const ACCEPT: Record<FileFormat, string> = {
   gpx: "application/gpx+xml"
 }
 
-const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
+/** Longest part of an error answer a message repeats. */
+const MAX_FAULT_LENGTH = 200
 
 /** Polar's error message, or an excerpt of the body. */
-export const describeFault = (body: Uint8Array): string => {
-  const raw = text(body).trim()
+export const describeFault = (body: string): string => {
+  const raw = body.trim()
   if (raw === "") return "empty body"
-  const excerpt = raw.length > 200 ? `${raw.slice(0, 200)}...` : raw
+  const excerpt = truncateText(raw, MAX_FAULT_LENGTH)
   let json: unknown
   try {
     json = JSON.parse(raw)
@@ -49,7 +51,7 @@ export const describeFault = (body: Uint8Array): string => {
   }
   return Option.match(Schema.decodeUnknownOption(PolarFault)(json), {
     onNone: () => excerpt,
-    onSome: (f) => f.error_description ?? f.message ?? f.error ?? f.errorType ?? excerpt
+    onSome: (f) => truncateText(f.error_description ?? f.message ?? f.error ?? f.errorType ?? excerpt, MAX_FAULT_LENGTH)
   })
 }
 
@@ -64,16 +66,15 @@ export class PolarClient extends Effect.Service<PolarClient>()("connectors/polar
     /** Who a request speaks for: the token endpoint, the client (HTTP Basic, webhooks), or the user (bearer). */
     const kindOf = (request: HttpClientRequest.HttpClientRequest): "oauth" | "client" | "user" =>
       request.url === config.tokenUrl ? "oauth" : request.headers["authorization"]?.startsWith("Basic ") ? "client" : "user"
-    const where = (request: HttpClientRequest.HttpClientRequest) => `${request.method} ${pathOf(request.url)}`
+    const where = describeRequest
 
     const errors: CloudErrors<PolarError> = {
       transport: (request, detail) =>
         new PolarError({ reason: "Transport", message: `${where(request)}: no answer from Polar (${detail})` }),
-      invalid: (request, status, detail) =>
-        new PolarError({ reason: "InvalidResponse", status, message: detail.startsWith(where(request)) ? detail : `${where(request)}: ${detail}` }),
+      invalid: (_request, status, detail) => new PolarError({ reason: "InvalidResponse", status, message: detail }),
       answered: (request, status, body) => {
         const kind = kindOf(request)
-        const detail = describeFault(new TextEncoder().encode(body))
+        const detail = describeFault(body)
         if (kind === "oauth" && (status === 400 || status === 401)) {
           return new PolarError({ reason: "Unauthorized", status, message: `Polar refused the authorization (${status}: ${detail})` })
         }
@@ -91,10 +92,12 @@ export class PolarClient extends Effect.Service<PolarClient>()("connectors/polar
         }
         const reason = status === 404 ? "NotFound" : status === 409 ? "Conflict" : "ApiError"
         return new PolarError({ reason, status, message: `${where(request)} answered ${status}: ${detail}` })
-      }
+      },
+      isTransient
     }
     const budget = trackerBudget(rate)
-    const cloud = makeCloud(yield* HttpClient.HttpClient, {
+    /** The client's own calls (the token endpoint, the webhook), authorized with its credentials (HTTP Basic). */
+    const client = makeCloud(yield* HttpClient.HttpClient, {
       cloud: "Polar",
       baseUrl: config.apiUrl,
       timeout: REQUEST_TIMEOUT,
@@ -104,40 +107,16 @@ export class PolarClient extends Effect.Service<PolarClient>()("connectors/polar
         ...budget,
         awaitBudget: (request) => (kindOf(request) === "oauth" ? Effect.void : budget.awaitBudget(request)),
         observe: (request, response) => (kindOf(request) === "oauth" ? Effect.void : budget.observe(request, response))
-      }
+      },
+      authorize: (request) => Effect.succeed(HttpClientRequest.setHeader(request, "authorization", Redacted.value(basic)))
     })
-
-    /** One call, its answer read within `limit`; GETs retried twice on no answer or a 5xx. */
-    const send = (
-      request: HttpClientRequest.HttpClientRequest,
-      options: { readonly limit?: number; readonly timeout?: Duration.Duration } = {}
-    ): Effect.Effect<{ readonly status: number; readonly body: Uint8Array }, PolarError | RateLimited> => {
-      const attempt = cloud.bytes(request, { limit: options.limit ?? MAX_JSON_BYTES, timeout: options.timeout ?? REQUEST_TIMEOUT })
-      return request.method === "GET"
-        ? Effect.retry(attempt, { schedule: TRANSIENT_RETRY, while: (e) => e._tag === "PolarError" && isTransient(e) })
-        : attempt
-    }
-
-    const decodeJson = <A, I>(request: string, schema: Schema.Schema<A, I>, body: Uint8Array) =>
-      Effect.try({
-        try: () => JSON.parse(text(body)) as unknown,
-        catch: () => new PolarError({ reason: "InvalidResponse", message: `${request}: the answer is not JSON` })
-      }).pipe(
-        Effect.flatMap((json) => Schema.decodeUnknown(schema, { onExcessProperty: "ignore" })(json)),
-        Effect.mapError((e) =>
-          e._tag === "PolarError" ? e : new PolarError({ reason: "InvalidResponse", message: `${request}: unexpected answer (${e.message})` })
-        )
-      )
-
-    const user = (token: Redacted.Redacted, request: HttpClientRequest.HttpClientRequest) =>
-      request.pipe(HttpClientRequest.bearerToken(Redacted.value(token)))
-    const client = (request: HttpClientRequest.HttpClientRequest) =>
-      request.pipe(HttpClientRequest.setHeader("authorization", Redacted.value(basic)), HttpClientRequest.acceptJson)
+    /** The user's calls, authorized with the token the user granted. */
+    const user = (token: Redacted.Redacted) =>
+      client.withAuthorization((request) => Effect.succeed(HttpClientRequest.bearerToken(request, Redacted.value(token))))
 
     /** Exchanges an authorization code; `redirectUri` must be the one the authorize request carried. */
     const exchangeCode = Effect.fn("PolarClient.exchangeCode")(function*(code: string, redirectUri: Option.Option<string>) {
       const request = HttpClientRequest.post(config.tokenUrl).pipe(
-        HttpClientRequest.setHeader("authorization", Redacted.value(basic)),
         HttpClientRequest.setHeader("accept", "application/json;charset=UTF-8"),
         HttpClientRequest.bodyUrlParams({
           grant_type: "authorization_code",
@@ -145,17 +124,13 @@ export class PolarClient extends Effect.Service<PolarClient>()("connectors/polar
           ...(Option.isSome(redirectUri) ? { redirect_uri: redirectUri.value } : {})
         })
       )
-      const answer = yield* send(request)
-      return yield* decodeJson("token exchange", TokenResponse, answer.body)
+      return yield* client.json(request, TokenResponse)
     })
 
     /** Registers the user with this client; answers false when it was registered already (409). */
     const registerUser = Effect.fn("PolarClient.registerUser")(function*(token: Redacted.Redacted, memberId: string) {
-      const request = user(token, HttpClientRequest.post("/v3/users")).pipe(
-        HttpClientRequest.acceptJson,
-        HttpClientRequest.bodyUnsafeJson({ "member-id": memberId })
-      )
-      return yield* send(request).pipe(
+      const request = HttpClientRequest.post("/v3/users").pipe(HttpClientRequest.bodyUnsafeJson({ "member-id": memberId }))
+      return yield* user(token).bytes(request, { limit: MAX_ERROR_BODY_BYTES }).pipe(
         Effect.as(true),
         Effect.catchIf((e) => e._tag === "PolarError" && e.reason === "Conflict", () => Effect.succeed(false))
       )
@@ -163,58 +138,51 @@ export class PolarClient extends Effect.Service<PolarClient>()("connectors/polar
 
     /** The exercises Polar offers (the last 30 days); items it describes oddly are logged and left out. */
     const listExercises = Effect.fn("PolarClient.listExercises")(function*(token: Redacted.Redacted) {
-      const answer = yield* send(user(token, HttpClientRequest.get("/v3/exercises")).pipe(HttpClientRequest.acceptJson))
-      if (answer.status === 204 || answer.body.length === 0) return []
-      const items = yield* decodeJson("GET /v3/exercises", Schema.Array(Schema.Unknown), answer.body)
+      const items = yield* user(token).json(HttpClientRequest.get("/v3/exercises"), Schema.Array(Schema.Unknown), { empty: () => [] })
       const exercises: Array<Exercise> = []
       for (const item of items) {
-        const decoded = Schema.decodeUnknownOption(Exercise, { onExcessProperty: "ignore" })(item)
-        if (Option.isSome(decoded)) exercises.push(decoded.value)
-        else yield* Effect.logWarning(`ignoring an exercise Polar describes without a usable id: ${JSON.stringify(item).slice(0, 200)}`)
+        const decoded = Schema.decodeUnknownEither(Exercise, { onExcessProperty: "ignore" })(item)
+        if (Either.isRight(decoded)) exercises.push(decoded.right)
+        else yield* Effect.logWarning(`ignoring an exercise Polar describes without a usable id: ${describeParseError(decoded.left)}`)
       }
       return exercises
     })
 
     /** One file of an exercise; None when Polar has none in that format (404, or an empty answer). */
     const downloadFile = Effect.fn("PolarClient.downloadFile")(function*(token: Redacted.Redacted, id: string, format: FileFormat) {
-      const request = user(token, HttpClientRequest.get(`/v3/exercises/${encodeURIComponent(id)}/${format}`)).pipe(
+      const request = HttpClientRequest.get(`/v3/exercises/${encodeURIComponent(id)}/${format}`).pipe(
         HttpClientRequest.setHeader("accept", ACCEPT[format])
       )
-      return yield* send(request, { limit: MAX_FILE_BYTES, timeout: DOWNLOAD_TIMEOUT }).pipe(
+      return yield* user(token).bytes(request, { limit: MAX_FILE_BYTES, timeout: DOWNLOAD_TIMEOUT }).pipe(
         Effect.map((answer) => (answer.status === 204 || answer.body.length === 0 ? Option.none() : Option.some(answer.body))),
         Effect.catchIf((e) => e._tag === "PolarError" && e.reason === "NotFound", () => Effect.succeed(Option.none<Uint8Array>()))
       )
     })
 
     const listWebhooks = Effect.fn("PolarClient.listWebhooks")(function*() {
-      const answer = yield* send(client(HttpClientRequest.get("/v3/webhooks")))
-      if (answer.status === 204 || answer.body.length === 0) return []
-      return (yield* decodeJson("GET /v3/webhooks", WebhookList, answer.body)).data
+      return (yield* client.json(HttpClientRequest.get("/v3/webhooks"), WebhookList, { empty: () => ({ data: [] }) })).data
     })
 
     /** Creates the EXERCISE webhook; Polar pings `url` first and refuses when it does not answer 200. */
     const createWebhook = Effect.fn("PolarClient.createWebhook")(function*(url: string) {
-      const request = client(HttpClientRequest.post("/v3/webhooks")).pipe(
-        HttpClientRequest.bodyUnsafeJson({ events: ["EXERCISE"], url })
-      )
-      const answer = yield* send(request)
-      return (yield* decodeJson("POST /v3/webhooks", CreatedWebhook, answer.body)).data
+      const request = HttpClientRequest.post("/v3/webhooks").pipe(HttpClientRequest.bodyUnsafeJson({ events: ["EXERCISE"], url }))
+      return (yield* client.json(request, CreatedWebhook)).data
     })
 
     const updateWebhook = Effect.fn("PolarClient.updateWebhook")(function*(id: string, url: string) {
-      const request = client(HttpClientRequest.patch(`/v3/webhooks/${encodeURIComponent(id)}`)).pipe(
+      const request = HttpClientRequest.patch(`/v3/webhooks/${encodeURIComponent(id)}`).pipe(
         HttpClientRequest.bodyUnsafeJson({ events: ["EXERCISE"], url })
       )
-      yield* send(request)
+      yield* client.bytes(request, { limit: MAX_ERROR_BODY_BYTES })
     })
 
     const deleteWebhook = Effect.fn("PolarClient.deleteWebhook")(function*(id: string) {
-      yield* send(client(HttpClientRequest.del(`/v3/webhooks/${encodeURIComponent(id)}`)))
+      yield* client.bytes(HttpClientRequest.del(`/v3/webhooks/${encodeURIComponent(id)}`), { limit: MAX_ERROR_BODY_BYTES })
     })
 
     /** Re-activates the client's webhook; false when Polar has none (204). */
     const activateWebhook = Effect.fn("PolarClient.activateWebhook")(function*() {
-      const answer = yield* send(client(HttpClientRequest.post("/v3/webhooks/activate")))
+      const answer = yield* client.bytes(HttpClientRequest.post("/v3/webhooks/activate"), { limit: MAX_ERROR_BODY_BYTES })
       return answer.status !== 204
     })
 
@@ -228,7 +196,7 @@ export class PolarClient extends Effect.Service<PolarClient>()("connectors/polar
       updateWebhook,
       deleteWebhook,
       activateWebhook,
-      rateLimit: cloud.rateLimits
+      rateLimit: client.rateLimits
     } as const
   }),
   dependencies: [PolarConfig.Default, NodeHttpClient.layerUndici]

@@ -1,10 +1,9 @@
 import { Command, Options } from "@effect/cli"
-import { Cause, Data, Effect, Layer, Option } from "effect"
-import { announceStop, sayOnConsole } from "../../EntryPoint.ts"
+import { type Cause, Effect, Layer, Option } from "effect"
+import * as readline from "node:readline"
+import { announceStop, failingWith, ProgramFailed, sayOnConsole, settings } from "../../EntryPoint.ts"
 import { describeStartupFailure } from "../../services/platform/StartupFailure.ts"
 import { VERSION } from "../../version.ts"
-import * as readline from "node:readline"
-import { type InvalidSettings, load } from "../../services/platform/Settings.ts"
 import { PolarAuthorization } from "./PolarAuthorization.ts"
 import { polarConfig, type PolarConfigShape } from "./PolarConfig.ts"
 import { loggingFor, PolarServicesLive, runProcess } from "./PolarDaemon.ts"
@@ -15,20 +14,19 @@ import { applyProcessSettings } from "./ProcessSettings.ts"
 /**
  * The connector's command line: without a subcommand it runs the process; `login`
  * authorizes from a terminal, `sync-once [--dry-run]` runs one cycle, `status` prints the
- * running process's status, `webhook register|show|delete` manage the webhook. The
- * configuration is checked first: every problem is printed and the exit code is 1. A command
- * that fails prints why on stderr and exits with code 1.
+ * running process's status, `webhook register|show|delete` manage the webhook. Each command
+ * checks the configuration first (EntryPoint: every problem printed, exit code 1); a command
+ * that fails says why in one sentence (`ProgramFailed`, exit code 1).
  */
 
-export class CommandFailed extends Data.TaggedError("CommandFailed")<{ readonly message: string }> {}
+/** How the connector's lines and failures start: its name. */
+export const POLAR = "waymark-polar"
 
 const print = (text: string) => Effect.sync(() => void process.stdout.write(`${text}\n`))
 const printJson = (value: unknown) => print(JSON.stringify(value, null, 2))
 
-/** The validated configuration; every problem on stderr and exit code 1 otherwise. */
-export const checkedConfig: Effect.Effect<PolarConfigShape, CommandFailed> = load(polarConfig).pipe(
-  Effect.mapError((e: InvalidSettings) => new CommandFailed({ message: `polar: ${e.message}` }))
-)
+/** The validated configuration, or every problem with it. */
+const checkedConfig = settings(polarConfig)
 
 /** Runs `program` with the connector's services and logging, after the configuration check. */
 const withServices = <A, E extends { readonly message: string }>(
@@ -39,14 +37,14 @@ const withServices = <A, E extends { readonly message: string }>(
     for (const note of applyProcessSettings(config)) yield* Effect.logInfo(note)
     return yield* program(config).pipe(
       Effect.provide(PolarServicesLive),
-      Effect.mapError((e): CommandFailed => e instanceof CommandFailed ? e : new CommandFailed({ message: e.message })),
+      Effect.mapError((e): ProgramFailed => e instanceof ProgramFailed ? e : new ProgramFailed({ message: e.message })),
       Effect.provide(loggingFor(config))
     )
   })
 
 /** One line from the terminal; fails when the input ends first. */
 const readLine = (prompt: string) =>
-  Effect.async<string, CommandFailed>((resume) => {
+  Effect.async<string, ProgramFailed>((resume) => {
     const rl = readline.createInterface({ input: process.stdin, output: process.stderr, terminal: false })
     let answered = false
     rl.once("line", (line) => {
@@ -55,7 +53,7 @@ const readLine = (prompt: string) =>
       resume(Effect.succeed(line))
     })
     rl.once("close", () => {
-      if (!answered) resume(Effect.fail(new CommandFailed({ message: "no code was entered" })))
+      if (!answered) resume(Effect.fail(new ProgramFailed({ message: "no code was entered" })))
     })
     process.stderr.write(prompt)
     return Effect.sync(() => rl.close())
@@ -83,11 +81,11 @@ const login = Command.make("login", {}, () =>
       yield* print(`Open this address in a browser and authorize the connector:\n\n  ${url}\n`)
       yield* print("Polar then redirects the browser; paste the code it carries (or the whole address).")
       const pasted = codeFrom(yield* readLine("code: "), state)
-      if ("error" in pasted) return yield* new CommandFailed({ message: pasted.error })
+      if ("error" in pasted) return yield* new ProgramFailed({ message: pasted.error })
       yield* authorization.consume(state)
       const done = yield* authorization.complete(pasted.code)
       if (done._tag === "ConsentRequired") {
-        return yield* new CommandFailed({
+        return yield* new ProgramFailed({
           message: `authorized as Polar user ${done.polarUser}, but Polar refuses access: ${done.message}; accept the mandatory consents in Polar Flow`
         })
       }
@@ -113,7 +111,7 @@ const status = Command.make("status", {}, () =>
   Effect.gen(function*() {
     const config = yield* checkedConfig
     if (Option.isNone(config.httpAddr)) {
-      return yield* new CommandFailed({ message: "HTTP_ADDR is off: the running connector serves no status" })
+      return yield* new ProgramFailed({ message: "HTTP_ADDR is off: the running connector serves no status" })
     }
     const { host, port } = config.httpAddr.value
     const reachable = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "[::1]" : host.includes(":") ? `[${host}]` : host
@@ -124,21 +122,21 @@ const status = Command.make("status", {}, () =>
         return { status: response.status, text: await response.text() }
       },
       catch: (cause) =>
-        new CommandFailed({ message: `no answer from ${url} (${cause instanceof Error ? cause.message : String(cause)}): is the connector running?` })
+        new ProgramFailed({ message: `no answer from ${url} (${cause instanceof Error ? cause.message : String(cause)}): is the connector running?` })
     })
-    if (body.status !== 200) return yield* new CommandFailed({ message: `${url} answered ${body.status}` })
+    if (body.status !== 200) return yield* new ProgramFailed({ message: `${url} answered ${body.status}` })
     yield* print(JSON.stringify(JSON.parse(body.text), null, 2))
   })).pipe(Command.withDescription("Print the status of the running connector"))
 
 const webhookRegister = Command.make("register", {}, () =>
   withServices((config) =>
     Effect.gen(function*() {
-      if (Option.isNone(config.webhookUrl)) return yield* new CommandFailed({ message: "set WEBHOOK_URL first" })
+      if (Option.isNone(config.webhookUrl)) return yield* new ProgramFailed({ message: "set WEBHOOK_URL first" })
       const url = config.webhookUrl.value
       const keeper = yield* WebhookKeeper
       const registered = yield* keeper.register(url).pipe(
         Effect.mapError((e) =>
-          new CommandFailed({
+          new ProgramFailed({
             message: `${e.message} (Polar pings ${url} first: the connector must be running and reachable there)`
           })
         )
@@ -168,15 +166,13 @@ export const polarSubcommands = [login, syncOnce, status, webhook] as const
 
 /** The connector's own sentence for a failed run: a busy port named with HTTP_ADDR. */
 const runFailure = (config: PolarConfigShape) => (cause: Cause.Cause<unknown>) =>
-  new CommandFailed({
-    message: describeStartupFailure(cause, {
-      port: Option.match(config.httpAddr, { onNone: () => 0, onSome: (a) => a.port }),
-      host: Option.match(config.httpAddr, { onNone: () => "", onSome: (a) => a.host }),
-      storageDir: config.stateDir,
-      watchDir: config.watchDir,
-      program: "The Polar connector",
-      listenSetting: { name: "HTTP_ADDR", holds: "host:port (or off)" }
-    })
+  describeStartupFailure(cause, {
+    port: Option.match(config.httpAddr, { onNone: () => 0, onSome: (a) => a.port }),
+    host: Option.match(config.httpAddr, { onNone: () => "", onSome: (a) => a.host }),
+    storageDir: config.stateDir,
+    watchDir: config.watchDir,
+    program: "The Polar connector",
+    listenSetting: { name: "HTTP_ADDR", holds: "host:port (or off)" }
   })
 
 export const polarCommand = Command.make("polar", {}, () =>
@@ -185,8 +181,8 @@ export const polarCommand = Command.make("polar", {}, () =>
     const notes = applyProcessSettings(config)
     yield* Effect.forEach(notes, (note) => Effect.logInfo(note)).pipe(
       Effect.zipRight(runProcess),
-      Effect.catchAllCause((cause) => Cause.isInterruptedOnly(cause) ? Effect.failCause(cause as Cause.Cause<never>) : Effect.fail(runFailure(config)(cause))),
-      announceStop(`the Polar connector v${VERSION}`, sayOnConsole("polar")),
+      failingWith(runFailure(config)),
+      announceStop(`the Polar connector v${VERSION}`, sayOnConsole(POLAR)),
       Effect.provide(loggingFor(config))
     )
   })).pipe(

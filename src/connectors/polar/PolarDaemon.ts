@@ -1,7 +1,7 @@
-import { Context, Effect, Layer, Logger, LogLevel, Option, Schedule } from "effect"
+import { Context, Effect, Layer, LogLevel, Option, Schedule } from "effect"
+import { consoleLogging } from "../../EntryPoint.ts"
 import { supervise } from "../../fibers/supervise.ts"
 import { Supervisor } from "../../services/platform/Supervisor.ts"
-import { stdoutLogger } from "../../services/platform/Logs.ts"
 import { PolarLedger } from "./Ledger.ts"
 import { PolarAuthorization } from "./PolarAuthorization.ts"
 import { PolarClient } from "./PolarClient.ts"
@@ -29,10 +29,7 @@ const LEVELS: Record<PolarConfigShape["logLevel"], LogLevel.LogLevel> = {
 
 /** Log lines on stdout at LOG_LEVEL, as LOG_FORMAT says. */
 export const loggingFor = (config: Pick<PolarConfigShape, "logLevel" | "logFormat">) =>
-  Layer.mergeAll(
-    Logger.replace(Logger.defaultLogger, stdoutLogger(config.logFormat)),
-    Logger.minimumLogLevel(LEVELS[config.logLevel])
-  )
+  consoleLogging(config.logFormat, LEVELS[config.logLevel])
 
 /** Every service of the connector, sharing one configuration, client and set of stores. */
 export const PolarServicesLive = Layer.mergeAll(

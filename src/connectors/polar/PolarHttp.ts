@@ -5,6 +5,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Chunk, Effect, Either, Layer, Option, Schema, Stream } from "effect"
 import { createServer } from "node:http"
+import { MAX_JSON_DEPTH, nestedDeeperThan } from "../../schema/JsonDepth.ts"
 import { healthStatusCode } from "../kit/ConnectorHealth.ts"
 import { MetricsExport, metricsResponse } from "../../services/platform/MetricsExport.ts"
 import { PolarAuthorization } from "./PolarAuthorization.ts"
@@ -21,6 +22,7 @@ import { WebhookKeeper } from "./WebhookKeeper.ts"
  */
 
 export const MAX_WEBHOOK_BODY = 64 * 1024
+export const TOO_DEEP = `the body is nested too deeply: at most ${MAX_JSON_DEPTH} levels of arrays and objects are accepted`
 export const STATE_REFUSED = "The state parameter is missing, unknown or expired."
 
 const escapeHtml = (s: string) =>
@@ -103,11 +105,14 @@ export const makeRouter = Effect.gen(function*() {
   const receive = Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const read = yield* readBody(request, MAX_WEBHOOK_BODY)
-    if (read._tag === "TooLarge") return json({ error: "body too large" }, 413)
+    if (read._tag === "TooLarge") return json({ error: `the body is over ${MAX_WEBHOOK_BODY} bytes` }, 413)
     if (read._tag === "Broken") return json({ error: "body could not be read" }, 400)
+    const text = new TextDecoder().decode(read.bytes)
+    // refused before it is parsed, signed or not: no delivery of Polar's nests more than a few levels
+    if (nestedDeeperThan(text, MAX_JSON_DEPTH)) return json({ error: TOO_DEEP }, 400)
     let parsed: Option.Option<WebhookEvent> = Option.none()
     try {
-      parsed = Schema.decodeUnknownOption(WebhookEvent, { onExcessProperty: "ignore" })(JSON.parse(new TextDecoder().decode(read.bytes)))
+      parsed = Schema.decodeUnknownOption(WebhookEvent, { onExcessProperty: "ignore" })(JSON.parse(text))
     } catch {
       // not JSON: refused below, signed or not
     }

@@ -1,4 +1,4 @@
-import type { ConnectorHealth } from "../kit/ConnectorHealth.ts"
+import { type ConnectorHealth, connectorHealth } from "../kit/ConnectorHealth.ts"
 import { Clock, DateTime, Duration, Effect, Option } from "effect"
 import { shortLongStatus, type ShortLongStatus } from "../kit/RateLimit.ts"
 import { candidatesOf, countsOf, type LedgerCounts, PolarLedger } from "./Ledger.ts"
@@ -34,13 +34,7 @@ export interface PolarStatusBody {
   readonly rateLimit: ShortLongStatus
 }
 
-export type HealthBody = ConnectorHealth<{
-  readonly authorization: AuthorizationState
-  readonly lastSuccessfulSync: string | null
-  /** the latest moment a completed cycle may date from for the connector to be healthy */
-  readonly syncDueBy: string
-  readonly syncRecent: boolean
-}>
+export type HealthBody = ConnectorHealth
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
@@ -53,30 +47,23 @@ export class PolarStatus extends Effect.Service<PolarStatus>()("connectors/polar
     const webhook = yield* WebhookKeeper
     const client = yield* PolarClient
     const sync = yield* PolarSync
-    const window = Duration.toMillis(config.pollInterval) * 3
+    const interval = Duration.toMillis(config.pollInterval)
 
     const health = Effect.gen(function*() {
-      const now = yield* Clock.currentTimeMillis
       const state = yield* poller.status
       const stored = (yield* ledger.get).lastSuccessfulSync
-      const last = Math.max(
-        ...[Option.map(state.lastSuccessAt, DateTime.toEpochMillis), Option.fromNullable(stored).pipe(Option.map(Date.parse))]
-          .flatMap((o) => (Option.isSome(o) && !Number.isNaN(o.value) ? [o.value] : []))
-      )
-      const lastSuccessfulSync = Number.isFinite(last) ? iso(last) : null
-      const reference = Math.max(poller.startedAt, Number.isFinite(last) ? last : 0)
-      const syncRecent = now - reference <= window
       const { authorization: auth, authorizationError } = yield* authorization.view
-      const reason = auth !== "ok"
-        ? authorizationError ?? `authorization ${auth}`
-        : syncRecent
-        ? null
-        : `no cycle has completed since ${iso(reference)} (due by ${iso(reference + window)})`
-      return {
-        healthy: reason === null,
-        reason,
-        checks: { authorization: auth, lastSuccessfulSync, syncDueBy: iso(reference + window), syncRecent }
-      } satisfies HealthBody
+      return connectorHealth({
+        now: yield* Clock.currentTimeMillis,
+        startedAt: poller.startedAt,
+        authorization: auth,
+        authorizationProblem: authorizationError ?? `authorization ${auth}`,
+        completedSyncs: [
+          ...Option.toArray(Option.map(state.lastSuccessAt, DateTime.toEpochMillis)),
+          ...(stored === null ? [] : [Date.parse(stored)])
+        ],
+        interval: () => interval
+      }) satisfies HealthBody
     })
 
     const status = Effect.gen(function*() {

@@ -2,23 +2,11 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as UrlParams from "@effect/platform/UrlParams"
-import {
-  Chunk,
-  Clock,
-  DateTime,
-  Duration,
-  Effect,
-  Option,
-  ParseResult,
-  Redacted,
-  Ref,
-  Schedule,
-  Schema,
-  Stream
-} from "effect"
+import { Chunk, Clock, DateTime, Duration, Effect, Option, Redacted, Ref, Schema, Stream } from "effect"
+import { truncateText } from "../../schema/ActivityLimits.ts"
 import { AppConfig } from "../../services/platform/AppConfig.ts"
-import { type CloudErrors, makeCloud } from "../kit/Cloud.ts"
-import { decide, isSpent, parseStrava, type RateLimitSnapshot } from "../kit/RateLimit.ts"
+import { type CloudErrors, describeRequest, makeCloud, MAX_ERROR_BODY_BYTES, pathOf } from "../kit/Cloud.ts"
+import { decide, isSpent, parseStrava, type RateLimited, type RateLimitSnapshot } from "../kit/RateLimit.ts"
 import { isTransient, type RateLimitWindow, StravaError } from "./StravaError.ts"
 import {
   ActivityStreams,
@@ -58,6 +46,8 @@ export const TOKEN_EXPIRY_MARGIN = Duration.minutes(5)
 export const RATE_LIMIT_WAIT_MARGIN = Duration.seconds(15)
 export const REQUEST_TIMEOUT = Duration.seconds(30)
 export const DOWNLOAD_TIMEOUT = Duration.seconds(60)
+/** Largest photo downloaded: Strava's largest size is a few megabytes. */
+export const MAX_PHOTO_BYTES = 32 * 1024 * 1024
 /** Strava's rate-limit headers, each "15min,daily", in the order of the call line. */
 export const RATE_LIMIT_HEADERS = [
   "x-ratelimit-limit",
@@ -78,32 +68,17 @@ const windowOf429 = (snapshot: Option.Option<RateLimitSnapshot>, now: number): R
     ? "daily"
     : "15min"
 
-/** Bounded retry of GETs (and the token grant) on a transport error or a 5xx: 2 retries, 0.5 s then 1 s. */
-export const TRANSIENT_RETRY = Schedule.exponential("500 millis").pipe(Schedule.intersect(Schedule.recurs(2)))
-
-type Method = "GET" | "POST" | "DELETE"
-
-interface CallSpec {
-  readonly method: Method
-  /** Path under the base URL, e.g. `/api/v3/athlete`, or an absolute URL for downloads. */
-  readonly url: string
-  readonly urlParams?: Record<string, string>
-  readonly form?: Record<string, string>
-  readonly bearer?: Redacted.Redacted
-  /** "api" calls observe the rate-limit budget; "oauth" maps 400/401 to Unauthorized; "download" is a plain GET. */
-  readonly kind: "api" | "oauth" | "download"
-}
-
-interface RawResponse {
-  readonly status: number
-  readonly response: HttpClientResponse.HttpClientResponse
-}
+/** The kind of call a request is: the token endpoint (400/401 mean the refresh token), the API, or a photo download. */
+type CallKind = "api" | "oauth" | "download"
 
 /** One line per call, channel `strava-api`, in the same format for every call. */
 export const formatCallLine = (method: string, path: string, headers: Readonly<Record<string, string | undefined>>) =>
   [method, path, ...RATE_LIMIT_HEADERS.map((name) => `${name}: ${headers[name] ?? ""}`)].join(" - ")
 
 const logStrava = (message: string) => Effect.logInfo(message).pipe(Effect.annotateLogs("channel", STRAVA_API_CHANNEL))
+
+/** Longest part of an error answer a message repeats. */
+const MAX_FAULT_LENGTH = 300
 
 /** `Bad Request (PushSubscription: callback url not verifiable)` from Strava's error shape, or a text excerpt. */
 export const describeFault = (body: string): string => {
@@ -113,25 +88,17 @@ export const describeFault = (body: string): string => {
   try {
     json = JSON.parse(trimmed)
   } catch {
-    return trimmed.length > 200 ? `${trimmed.slice(0, 200)}...` : trimmed
+    return truncateText(trimmed, MAX_FAULT_LENGTH)
   }
-  if (typeof json === "string") return json
+  if (typeof json === "string") return truncateText(json, MAX_FAULT_LENGTH)
   const fault = Schema.decodeUnknownOption(StravaFault)(json)
-  if (Option.isNone(fault)) return trimmed.length > 200 ? `${trimmed.slice(0, 200)}...` : trimmed
+  if (Option.isNone(fault)) return truncateText(trimmed, MAX_FAULT_LENGTH)
   const details = (fault.value.errors ?? []).map((e) => {
     const what = [e.field, e.code].filter((s) => s !== undefined && s !== "").join(" ")
     return e.resource !== undefined && e.resource !== "" ? `${e.resource}: ${what}` : what
   })
   const message = fault.value.message ?? "error"
-  return details.length > 0 ? `${message} (${details.join("; ")})` : message
-}
-
-const pathOf = (url: string): string => {
-  try {
-    return new URL(url).pathname
-  } catch {
-    return url.split("?")[0] ?? url
-  }
+  return truncateText(details.length > 0 ? `${message} (${details.join("; ")})` : message, MAX_FAULT_LENGTH)
 }
 
 export class StravaClient extends Effect.Service<StravaClient>()("connectors/strava/StravaClient", {
@@ -208,10 +175,10 @@ export class StravaClient extends Effect.Service<StravaClient>()("connectors/str
         }
       })
 
-    const failureFor = (spec: CallSpec, status: number, body: string, window429: RateLimitWindow): StravaError => {
-      const where = `${spec.method} ${pathOf(spec.url)}`
+    const failureFor = (request: HttpClientRequest.HttpClientRequest, kind: CallKind, status: number, body: string, window429: RateLimitWindow): StravaError => {
+      const where = describeRequest(request)
       const detail = describeFault(body)
-      if (spec.kind === "oauth" && (status === 400 || status === 401)) {
+      if (kind === "oauth" && (status === 400 || status === 401)) {
         return new StravaError({
           reason: "Unauthorized",
           status,
@@ -247,51 +214,48 @@ export class StravaClient extends Effect.Service<StravaClient>()("connectors/str
       return new StravaError({ reason: "ApiError", status, message: `Strava answered ${status} to ${where}: ${detail}` })
     }
 
-    const transport = (spec: CallSpec, description: string) =>
-      new StravaError({
-        reason: "Transport",
-        message: `Could not reach Strava for ${spec.method} ${pathOf(spec.url)}: ${description}`
-      })
-
     /** Which call a request is, from its address alone: the token endpoint, or the API. */
-    const specOf = (request: HttpClientRequest.HttpClientRequest, kind: CallSpec["kind"]): CallSpec => ({
-      method: request.method as Method,
-      url: request.url,
-      kind: kind === "api" && pathOf(request.url).endsWith("/oauth/token") ? "oauth" : kind
-    })
+    const kindOf = (request: HttpClientRequest.HttpClientRequest, kind: CallKind): CallKind =>
+      kind === "api" && pathOf(request.url).endsWith("/oauth/token") ? "oauth" : kind
     /** The windows of the last answer, for telling which one a 429 refers to. */
     let lastAnswer: { readonly snapshot: Option.Option<RateLimitSnapshot>; readonly at: number } = { snapshot: Option.none(), at: 0 }
 
-    const errorsOf = (kind: CallSpec["kind"]): CloudErrors<StravaError> => ({
-      transport: (request, detail) => transport(specOf(request, kind), detail),
-      answered: (request, status, body) => failureFor(specOf(request, kind), status, body, windowOf429(lastAnswer.snapshot, lastAnswer.at)),
-      invalid: (request, status, detail) => new StravaError({ reason: "InvalidResponse", status, message: `${detail} (${request.method} ${pathOf(request.url)})` })
+    const errorsOf = (kind: CallKind): CloudErrors<StravaError> => ({
+      transport: (request, detail) =>
+        new StravaError({ reason: "Transport", message: `Could not reach Strava for ${describeRequest(request)}: ${detail}` }),
+      answered: (request, status, body) => failureFor(request, kindOf(request, kind), status, body, windowOf429(lastAnswer.snapshot, lastAnswer.at)),
+      invalid: (_request, status, detail) => new StravaError({ reason: "InvalidResponse", status, message: detail }),
+      isTransient
     })
 
-    /** Every answer: its status on the call's span, its rate limits recorded (API calls), one call line. */
-    const observe = (kind: CallSpec["kind"]) => (request: HttpClientRequest.HttpClientRequest, response: HttpClientResponse.HttpClientResponse) =>
+    /** Every answer: its rate limits recorded (API calls), one call line. */
+    const observe = (kind: CallKind) => (request: HttpClientRequest.HttpClientRequest, response: HttpClientResponse.HttpClientResponse) =>
       Effect.gen(function*() {
-        yield* Effect.annotateCurrentSpan("http.response.status_code", response.status)
         const at = yield* Clock.currentTimeMillis
         const snapshot = parseStrava(response.headers, at)
         lastAnswer = { snapshot, at }
-        if (specOf(request, kind).kind === "api" && Option.isSome(snapshot)) yield* Ref.set(rateRef, snapshot)
+        if (kindOf(request, kind) === "api" && Option.isSome(snapshot)) yield* Ref.set(rateRef, snapshot)
         yield* logStrava(formatCallLine(request.method, pathOf(request.url), response.headers))
       })
 
-    /** The API (rate budget, JSON) and the photo servers (plain GETs of the addresses Strava gives). */
-    const apiCloud = makeCloud(http, {
+    /**
+     * The API with the application's own credentials (the token grant, the push
+     * subscriptions): a rate budget, reads and the grant asked again after a transient failure.
+     */
+    const application = makeCloud(http, {
       cloud: "Strava",
       baseUrl,
       timeout: REQUEST_TIMEOUT,
       errors: errorsOf("api"),
       budget: {
-        awaitBudget: (request) => (specOf(request, "api").kind === "api" ? awaitBudget(request.method === "GET") : Effect.void),
+        awaitBudget: (request) => (kindOf(request, "api") === "api" ? awaitBudget(request.method === "GET") : Effect.void),
         observe: observe("api"),
         snapshot: Ref.get(rateRef)
-      }
+      },
+      retryable: (request) => request.method === "GET" || kindOf(request, "api") === "oauth"
     })
-    const downloads = makeCloud(http, {
+    /** The photo servers: plain GETs of the addresses Strava gives, no token, no budget. */
+    const photos = makeCloud(http, {
       cloud: "Strava",
       baseUrl,
       timeout: DOWNLOAD_TIMEOUT,
@@ -299,65 +263,9 @@ export class StravaClient extends Effect.Service<StravaClient>()("connectors/str
       budget: { awaitBudget: () => Effect.void, observe: observe("download"), snapshot: Ref.get(rateRef) }
     })
 
-    /** One HTTP exchange through the pipeline of its kind; a refused access token is forgotten (the refresh token stays). */
-    const exchange = (spec: CallSpec): Effect.Effect<RawResponse, StravaError> => {
-      let request = HttpClientRequest.make(spec.method)(spec.url)
-      if (spec.urlParams !== undefined) request = HttpClientRequest.setUrlParams(request, spec.urlParams)
-      if (spec.form !== undefined) request = HttpClientRequest.bodyUrlParams(request, spec.form)
-      if (spec.bearer !== undefined) request = HttpClientRequest.bearerToken(request, spec.bearer)
-      if (spec.kind === "download") request = HttpClientRequest.setHeader(request, "accept", "*/*")
-      return (spec.kind === "download" ? downloads : apiCloud).http.execute(request).pipe(
-        // the API's own windows fail as StravaError; no RateLimited comes out of these pipelines
-        Effect.catchTag("RateLimited", Effect.die),
-        Effect.map((response) => ({ status: response.status, response })),
-        Effect.tapError((e) =>
-          e.reason === "Unauthorized" && e.status === 401 && spec.bearer !== undefined
-            ? Ref.update(tokensRef, Option.map(({ accessToken: _, expiresAt: __, ...rest }) => rest))
-            : Effect.void
-        ),
-        // the path only: a query or a form may carry a secret
-        Effect.withSpan("Strava.call", {
-          attributes: { cloud: "strava", endpoint: `${spec.method} ${pathOf(spec.kind === "download" ? spec.url : `${baseUrl}${spec.url}`)}` }
-        })
-      )
-    }
-
-    const withTransientRetry = (spec: CallSpec) => <A>(effect: Effect.Effect<A, StravaError>) =>
-      spec.method === "GET" || spec.kind === "oauth"
-        ? Effect.retry(effect, { schedule: TRANSIENT_RETRY, while: isTransient })
-        : effect
-
-    const decodeJson = <A, I>(spec: CallSpec, schema: Schema.Schema<A, I>) => (raw: RawResponse) =>
-      raw.response.text.pipe(
-        Effect.mapError((e) => transport(spec, `reading the body failed (${e.reason})`)),
-        Effect.flatMap((text) =>
-          Effect.try({
-            try: () => JSON.parse(text) as unknown,
-            catch: () =>
-              new StravaError({
-                reason: "InvalidResponse",
-                status: raw.status,
-                message: `Strava answered ${spec.method} ${pathOf(spec.url)} with a body that is not JSON`
-              })
-          })
-        ),
-        Effect.flatMap((json) =>
-          Schema.decodeUnknown(schema)(json).pipe(
-            Effect.mapError((e) =>
-              new StravaError({
-                reason: "InvalidResponse",
-                status: raw.status,
-                message: `Unexpected payload from Strava for ${spec.method} ${pathOf(spec.url)}: ${
-                  ParseResult.TreeFormatter.formatErrorSync(e)
-                }`
-              })
-            )
-          )
-        )
-      )
-
-    const callJson = <A, I>(spec: CallSpec, schema: Schema.Schema<A, I>): Effect.Effect<A, StravaError> =>
-      exchange(spec).pipe(Effect.flatMap(decodeJson(spec, schema)), withTransientRetry(spec))
+    /** Strava's pipelines fail in StravaError only: a spent window is a StravaError, and no budget turns a 429 into RateLimited. */
+    const stravaOnly = <A>(effect: Effect.Effect<A, StravaError | RateLimited>): Effect.Effect<A, StravaError> =>
+      Effect.catchTag(effect, "RateLimited", Effect.die)
 
     /**
      * A new access token for the refresh token in use. A refresh token Strava rotates is
@@ -374,17 +282,13 @@ export class StravaClient extends Effect.Service<StravaClient>()("connectors/str
         ].filter((s) => s !== undefined)
         if (missing.length > 0 || Option.isNone(refreshToken)) return yield* notConfigured(missing)
         const { clientId, clientSecret } = yield* clientCredentials
-        const token = yield* callJson({
-          method: "POST",
-          url: "/oauth/token",
-          kind: "oauth",
-          form: {
-            client_id: clientId,
-            client_secret: Redacted.value(clientSecret),
-            grant_type: "refresh_token",
-            refresh_token: Redacted.value(refreshToken.value)
-          }
-        }, TokenResponse)
+        const request = HttpClientRequest.post("/oauth/token").pipe(HttpClientRequest.bodyUrlParams({
+          client_id: clientId,
+          client_secret: Redacted.value(clientSecret),
+          grant_type: "refresh_token",
+          refresh_token: Redacted.value(refreshToken.value)
+        }))
+        const token = yield* stravaOnly(application.json(request, TokenResponse))
         const rotated = token.refresh_token !== undefined && token.refresh_token !== ""
         const tokens: StravaTokens = {
           refreshToken: rotated ? Redacted.make(token.refresh_token!) : refreshToken.value,
@@ -422,10 +326,19 @@ export class StravaClient extends Effect.Service<StravaClient>()("connectors/str
       })
     )
 
+    /** The API as the athlete: the access token in use, granted or refreshed first when needed. */
+    const athlete = application.withAuthorization((request) =>
+      Effect.map(accessToken, (token) => HttpClientRequest.bearerToken(request, Redacted.value(token)))
+    )
+    /** A refused access token is forgotten (the refresh token stays): the next call asks for a new one. */
+    const forgetRefusedToken = (e: StravaError) =>
+      e.reason === "Unauthorized" && e.status === 401
+        ? Ref.update(tokensRef, Option.map(({ accessToken: _, expiresAt: __, ...rest }) => rest))
+        : Effect.void
+
     const api = <A, I>(path: string, schema: Schema.Schema<A, I>, urlParams?: Record<string, string>) =>
-      Effect.flatMap(
-        accessToken,
-        (bearer) => callJson({ method: "GET", url: `/api/v3${path}`, kind: "api", bearer, ...(urlParams ? { urlParams } : {}) }, schema)
+      stravaOnly(athlete.json(HttpClientRequest.get(`/api/v3${path}`, urlParams === undefined ? {} : { urlParams }), schema)).pipe(
+        Effect.tapError(forgetRefusedToken)
       )
 
     const getAthlete = Effect.fn("StravaClient.getAthlete")(function*() {
@@ -472,16 +385,8 @@ export class StravaClient extends Effect.Service<StravaClient>()("connectors/str
       if (!/^https?:\/\//i.test(url)) {
         return yield* new StravaError({ reason: "InvalidResponse", message: `Not an http(s) photo URL: ${pathOf(url)}` })
       }
-      const spec: CallSpec = { method: "GET", url, kind: "download" }
-      return yield* exchange(spec).pipe(
-        Effect.flatMap((raw) =>
-          raw.response.arrayBuffer.pipe(
-            Effect.mapError((e) => transport(spec, `reading the body failed (${e.reason})`))
-          )
-        ),
-        Effect.map((buffer) => new Uint8Array(buffer)),
-        withTransientRetry(spec)
-      )
+      const request = HttpClientRequest.get(url).pipe(HttpClientRequest.setHeader("accept", "*/*"))
+      return (yield* stravaOnly(photos.bytes(request, { limit: MAX_PHOTO_BYTES }))).body
     })
 
     const getGear = Effect.fn("StravaClient.getGear")(function*(id: string) {
@@ -490,40 +395,31 @@ export class StravaClient extends Effect.Service<StravaClient>()("connectors/str
 
     const listSubscriptions = Effect.fn("StravaClient.listSubscriptions")(function*() {
       const { clientId, clientSecret } = yield* clientCredentials
-      return yield* callJson({
-        method: "GET",
-        url: "/api/v3/push_subscriptions",
-        kind: "api",
+      const request = HttpClientRequest.get("/api/v3/push_subscriptions", {
         urlParams: { client_id: clientId, client_secret: Redacted.value(clientSecret) }
-      }, Schema.Array(PushSubscription))
+      })
+      return yield* stravaOnly(application.json(request, Schema.Array(PushSubscription)))
     })
 
     const createSubscription = Effect.fn("StravaClient.createSubscription")(
       function*(callbackUrl: string, verifyToken: string | Redacted.Redacted) {
         const { clientId, clientSecret } = yield* clientCredentials
-        return yield* callJson({
-          method: "POST",
-          url: "/api/v3/push_subscriptions",
-          kind: "api",
-          form: {
-            client_id: clientId,
-            client_secret: Redacted.value(clientSecret),
-            callback_url: callbackUrl,
-            verify_token: Redacted.isRedacted(verifyToken) ? Redacted.value(verifyToken) : verifyToken
-          }
-        }, CreatedSubscription)
+        const request = HttpClientRequest.post("/api/v3/push_subscriptions").pipe(HttpClientRequest.bodyUrlParams({
+          client_id: clientId,
+          client_secret: Redacted.value(clientSecret),
+          callback_url: callbackUrl,
+          verify_token: Redacted.isRedacted(verifyToken) ? Redacted.value(verifyToken) : verifyToken
+        }))
+        return yield* stravaOnly(application.json(request, CreatedSubscription))
       }
     )
 
     const deleteSubscription = Effect.fn("StravaClient.deleteSubscription")(function*(id: number) {
       const { clientId, clientSecret } = yield* clientCredentials
-      const spec: CallSpec = {
-        method: "DELETE",
-        url: `/api/v3/push_subscriptions/${id}`,
-        kind: "api",
+      const request = HttpClientRequest.del(`/api/v3/push_subscriptions/${id}`, {
         urlParams: { client_id: clientId, client_secret: Redacted.value(clientSecret) }
-      }
-      yield* exchange(spec)
+      })
+      yield* stravaOnly(application.bytes(request, { limit: MAX_ERROR_BODY_BYTES }))
     })
 
     /** The last rate-limit headers seen (for a summary at the end of an import). */

@@ -3,11 +3,13 @@ import { AppConfig } from "../../services/platform/AppConfig.ts"
 import { inChannel } from "../../services/platform/Logs.ts"
 import { StravaImport } from "./StravaImport.ts"
 import { supervise } from "../../fibers/supervise.ts"
+import { countStravaCycle, cycleResultOf } from "./StravaCycle.ts"
 
 /**
  * The scheduled full import of externalApi mode, on EXTERNAL_IMPORT_CRON (in TZ). It takes the
  * import lock, so it never overlaps with the webhook drain or another run. A run never fails
  * (rate limits and refused tokens end it with a logged reason), so the schedule keeps going.
+ * Each run counts as one of the connector's cycles in the metrics (connector="strava").
  */
 export const StravaScheduledImportLive = Layer.scopedDiscard(Effect.gen(function*() {
   const config = yield* AppConfig
@@ -22,6 +24,9 @@ export const StravaScheduledImportLive = Layer.scopedDiscard(Effect.gen(function
   yield* Effect.logInfo(`scheduled Strava import: "${config.externalImportCron}" (${config.timeZone})`).pipe(inChannel("daemon"))
   yield* supervise(
     "StravaScheduledImport",
-    strava.run({ full: true }).pipe(Effect.schedule(Schedule.cron(parsed.right)))
+    strava.run({ full: true }).pipe(
+      countStravaCycle((report) => cycleResultOf(report.outcome)),
+      Effect.schedule(Schedule.cron(parsed.right))
+    )
   )
 }))

@@ -4,13 +4,16 @@ import { inChannel } from "../../services/platform/Logs.ts"
 import { type ImportReport, StravaImport } from "./StravaImport.ts"
 import { type WebhookEvent, StravaWebhookEventRepo } from "./StravaWebhookEventRepo.ts"
 import { supervise } from "../../fibers/supervise.ts"
+import type { CycleResult } from "../kit/Poller.ts"
+import { countStravaCycle, cycleResultOf } from "./StravaCycle.ts"
 
 /**
  * Processes the queued webhook events every WEBHOOKS_CHECK_INTERVAL_MINUTES (externalApi mode
  * with webhooks enabled only), under the import lock: deleted activities are deleted, created
  * and updated ones go through one partial import. While Strava access is blocked (401 /
  * inactive) or a run is in progress, the events stay queued. Events of a run cut short by a
- * rate limit are queued again.
+ * rate limit are queued again. Each pass counts as one of the connector's cycles in the metrics
+ * (connector="strava"), unless the import held the lock.
  */
 
 export type DrainResult =
@@ -20,6 +23,20 @@ export type DrainResult =
   | { readonly _tag: "Processed"; readonly deleted: number; readonly imported: ReadonlyArray<number>; readonly report: ImportReport | null }
 
 const log = (message: string) => Effect.logInfo(message).pipe(inChannel("daemon"))
+
+/** A pass as a connector cycle; none when an import held the lock (the pass did nothing). */
+const drainResultOf = (result: DrainResult): CycleResult | undefined => {
+  switch (result._tag) {
+    case "Idle":
+      return "completed"
+    case "Busy":
+      return undefined
+    case "Blocked":
+      return "failed"
+    case "Processed":
+      return result.report === null ? "completed" : cycleResultOf(result.report.outcome)
+  }
+}
 
 /** One pass over the queued events (exported for tests and one-off runs). */
 export const drainWebhookEvents = Effect.gen(function*() {
@@ -63,6 +80,7 @@ export const StravaWebhookDrainLive = Layer.scopedDiscard(Effect.gen(function*()
   if (config.importMode !== "externalApi" || !config.webhooksEnabled) return
   const lastBlocked = yield* Ref.make<string | null>(null)
   const tick = drainWebhookEvents.pipe(
+    countStravaCycle(drainResultOf),
     Effect.tap((result) =>
       Effect.gen(function*() {
         const previous = yield* Ref.getAndSet(lastBlocked, result._tag === "Blocked" ? result.message : null)

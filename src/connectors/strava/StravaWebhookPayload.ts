@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { nestedDeeperThan } from "../../http/JsonBody.ts"
+import { nestedDeeperThan } from "../../schema/JsonDepth.ts"
 
 /**
  * Reading one POSTed event of the platform. Its events are flat objects of a few hundred bytes

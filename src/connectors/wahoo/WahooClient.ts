@@ -1,7 +1,8 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import { Clock, Duration, Effect, Option, Redacted, Ref, Schedule, Schema, Stream } from "effect"
-import { type CloudErrors, makeCloud, pathOf, trackerBudget } from "../kit/Cloud.ts"
+import { Clock, Duration, Effect, Option, Redacted, Ref, Schema, Stream } from "effect"
+import { truncateText } from "../../schema/ActivityLimits.ts"
+import { type CloudErrors, describeRequest, makeCloud, pathOf, trackerBudget } from "../kit/Cloud.ts"
 import { makeRateLimitTracker, parseWahoo, RateLimited } from "../kit/RateLimit.ts"
 import { makeTokenStore } from "../kit/TokenStore.ts"
 import { WahooConfig } from "./WahooConfig.ts"
@@ -19,13 +20,9 @@ export const MAX_FILE_BYTES = 64 * 1024 * 1024
 export const MAX_RATE_WAIT = Duration.minutes(6)
 /** Calls kept in hand per window, as the cloud's own guidance suggests. */
 const RESERVE = { "5min": 2, hour: 5, day: 5 }
-const TRANSIENT_RETRY = Schedule.exponential("500 millis").pipe(Schedule.intersect(Schedule.recurs(2)))
 export const TOKEN_FILE = "tokens.json"
 
-const excerpt = (body: string) => {
-  const trimmed = body.trim()
-  return trimmed.length > 200 ? `${trimmed.slice(0, 200)}...` : trimmed
-}
+const excerpt = (body: string) => truncateText(body.trim(), 200)
 
 /** Wahoo's error bodies: `{"error": "...", "error_description": "..."}` or `{"error": "..."}`; else an excerpt of the text. */
 export const describeFault = (body: string): string => {
@@ -34,7 +31,7 @@ export const describeFault = (body: string): string => {
     const parts = [json["error_description"], json["error"], json["message"]].filter((p): p is string =>
       typeof p === "string" && p !== ""
     )
-    if (parts.length > 0) return parts[0]!
+    if (parts.length > 0) return excerpt(parts[0]!)
   } catch {
     // not JSON
   }
@@ -56,7 +53,7 @@ export class WahooClient extends Effect.Service<WahooClient>()("connectors/wahoo
     /** Why the stored tokens stopped working (shown until someone connects again). */
     const authProblem = yield* Ref.make(Option.none<string>())
 
-    const where = (request: HttpClientRequest.HttpClientRequest) => `${request.method} ${pathOf(request.url)}`
+    const where = describeRequest
     const isGrant = (request: HttpClientRequest.HttpClientRequest) => pathOf(request.url).endsWith("/oauth/token")
     const errors: CloudErrors<WahooError> = {
       transport: (request, detail) => new WahooError({ reason: "Transport", message: `Could not reach Wahoo (${where(request)}): ${detail}` }),
@@ -67,7 +64,8 @@ export class WahooClient extends Effect.Service<WahooClient>()("connectors/wahoo
         if (isGrant(request) && status >= 400 && status < 500) return new WahooError({ reason: "Unauthorized", status, message: detail })
         if (status === 401) return new WahooError({ reason: "Unauthorized", status: 401, message: `Wahoo refused the access token (${detail})` })
         return new WahooError({ reason: "ApiError", status, message: `Wahoo answered ${status} to ${where(request)}: ${detail}` })
-      }
+      },
+      isTransient
     }
     const budget = trackerBudget(rateLimit)
     const cloud = makeCloud(http, {
@@ -75,6 +73,8 @@ export class WahooClient extends Effect.Service<WahooClient>()("connectors/wahoo
       baseUrl,
       timeout: REQUEST_TIMEOUT,
       errors,
+      // a grant asked again after no answer or a 5xx, as reads are
+      retryable: (request) => request.method === "GET" || isGrant(request),
       // grants do not count against the API's windows
       budget: {
         ...budget,
@@ -84,7 +84,7 @@ export class WahooClient extends Effect.Service<WahooClient>()("connectors/wahoo
     })
     /** Workout files come from signed storage addresses the cloud hands out: no token, no budget. */
     const files = makeCloud(http, {
-      cloud: "Wahoo's file server",
+      cloud: "Wahoo",
       baseUrl,
       timeout: REQUEST_TIMEOUT,
       errors: {
@@ -184,10 +184,7 @@ export class WahooClient extends Effect.Service<WahooClient>()("connectors/wahoo
           const make = yield* grant("the stored refresh token", {
             grant_type: "refresh_token",
             refresh_token: Redacted.value(current.value.refreshToken)
-          }).pipe(
-            Effect.retry({ schedule: TRANSIENT_RETRY, while: isTransient }),
-            Effect.catchIf((e) => e.reason === "Unauthorized", refused)
-          )
+          }).pipe(Effect.catchIf((e) => e.reason === "Unauthorized", refused))
           return Option.getOrThrow(make(Option.some(current.value.refreshToken)))
         })
       ).pipe(
@@ -195,24 +192,23 @@ export class WahooClient extends Effect.Service<WahooClient>()("connectors/wahoo
         Effect.map((t) => t.accessToken)
       )
 
+    /** The API as the connected account: its access token, refreshed first when it is about to expire. */
+    const account = cloud.withAuthorization((request) =>
+      Effect.map(accessToken(false), (token) => HttpClientRequest.bearerToken(request, Redacted.value(token)))
+    )
+
     /**
      * An authorized GET under the API: waits out a nearly spent rate-limit window; on a 401
      * refreshes the access token once and asks again; on a 429 waits for Retry-After (when
      * short) and asks once more, else ends with RateLimited.
      */
     const apiGet = <A, I>(path: string, params: Record<string, string>, schema: Schema.Schema<A, I>) => {
-      const attempt = (forceRefresh: boolean, retried429: boolean): Effect.Effect<A, WahooError | RateLimited> =>
-        Effect.gen(function*() {
-          const bearer = yield* accessToken(forceRefresh)
-          const request = HttpClientRequest.get(path).pipe(
-            HttpClientRequest.setUrlParams(params),
-            HttpClientRequest.bearerToken(bearer)
-          )
-          return yield* cloud.json(request, schema)
-        }).pipe(
+      const request = HttpClientRequest.get(path).pipe(HttpClientRequest.setUrlParams(params))
+      const attempt = (refreshed: boolean, retried429: boolean): Effect.Effect<A, WahooError | RateLimited> =>
+        account.json(request, schema).pipe(
           Effect.catchIf(
             (e): e is WahooError => e._tag === "WahooError" && e.reason === "Unauthorized" && e.status === 401,
-            (e) => (forceRefresh ? refused(e) : attempt(true, retried429))
+            (e) => (refreshed ? refused(e) : Effect.zipRight(accessToken(true), attempt(true, retried429)))
           ),
           Effect.catchIf(
             (e): e is RateLimited => e._tag === "RateLimited",
@@ -221,14 +217,12 @@ export class WahooClient extends Effect.Service<WahooClient>()("connectors/wahoo
               if (retried429 || Duration.greaterThan(wait, MAX_RATE_WAIT)) return Effect.fail(limited)
               return Effect.logInfo(`${limited.message}; asking again in ${Math.ceil(Duration.toSeconds(wait))}s`).pipe(
                 Effect.zipRight(Effect.sleep(wait)),
-                Effect.zipRight(attempt(false, true))
+                Effect.zipRight(attempt(refreshed, true))
               )
             }
           )
         )
-      return attempt(false, false).pipe(
-        Effect.retry({ schedule: TRANSIENT_RETRY, while: (e) => e._tag === "WahooError" && isTransient(e) })
-      )
+      return attempt(false, false)
     }
 
     /** One page of workouts, newest first. */
@@ -241,31 +235,12 @@ export class WahooClient extends Effect.Service<WahooClient>()("connectors/wahoo
      * file URLs are signed storage addresses), limited to MAX_FILE_BYTES while they arrive.
      */
     const downloadFile = (url: string): Stream.Stream<Uint8Array, WahooError> => {
-      const what = "a workout file download"
       if (!/^https?:\/\//i.test(url)) {
         return Stream.fail(new WahooError({ reason: "InvalidResponse", message: `Wahoo gave a file address that is not http(s): ${excerpt(url)}` }))
       }
-      return Stream.unwrapScoped(
-        Effect.gen(function*() {
-          const response = yield* files.http.execute(HttpClientRequest.get(url).pipe(HttpClientRequest.setHeader("accept", "*/*"))).pipe(
-            // no budget on the file server: nothing there answers RateLimited
-            Effect.catchTag("RateLimited", Effect.die)
-          )
-          const declared = Number(response.headers["content-length"] ?? NaN)
-          if (Number.isFinite(declared) && declared > MAX_FILE_BYTES) {
-            return yield* new WahooError({ reason: "InvalidResponse", message: `the file is ${declared} bytes, over the ${MAX_FILE_BYTES}-byte limit` })
-          }
-          let received = 0
-          return response.stream.pipe(
-            Stream.mapError((e) => new WahooError({ reason: "Transport", message: `Could not reach Wahoo (${what}): the download was cut off (${e.reason})` })),
-            Stream.mapEffect((chunk) => {
-              received += chunk.byteLength
-              return received > MAX_FILE_BYTES
-                ? Effect.fail(new WahooError({ reason: "InvalidResponse", message: `the file is over the ${MAX_FILE_BYTES}-byte limit` }))
-                : Effect.succeed(chunk)
-            })
-          )
-        })
+      // no budget on the file server: nothing there answers RateLimited
+      return files.stream(HttpClientRequest.get(url).pipe(HttpClientRequest.setHeader("accept", "*/*")), { limit: MAX_FILE_BYTES }).pipe(
+        Stream.catchTag("RateLimited", (limited) => Stream.die(limited))
       )
     }
 

@@ -49,8 +49,8 @@ export const wahooConfig = Config.all({
   syncCron: Settings.cron("SYNC_CRON", { default: DEFAULT_SYNC_CRON }),
   port: Settings.integer("PORT", { default: DEFAULT_PORT, min: 0, max: 65535 }),
   host: Settings.text("HOST", { default: "0.0.0.0" }),
-  dataDir: Settings.filePath("DATA_DIR", { default: "/data" }),
-  stateDir: Config.option(Settings.filePath("STATE_DIR")),
+  dataDir: Settings.folderInExisting("DATA_DIR", { default: "/data" }),
+  stateDir: Config.option(Settings.folderInExisting("STATE_DIR")),
   watchDir: Config.option(Settings.folderInExisting("WATCH_DIR", { aliases: ["DOWNLOADS_DIR"] })),
   logLevel: Settings.oneOf<WahooLogLevel>("LOG_LEVEL", LOG_LEVELS, { default: "INFO" }),
   verifyFilesOnDisk: Settings.boolean("VERIFY_FILES_ON_DISK", { default: false })

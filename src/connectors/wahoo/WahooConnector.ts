@@ -1,7 +1,8 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Effect, Layer, Logger, LogLevel } from "effect"
+import { Effect, Layer, LogLevel } from "effect"
 import { createServer } from "node:https"
+import { consoleLogging } from "../../EntryPoint.ts"
 import { VERSION } from "../../version.ts"
 import { loadOrCreateCertificate } from "./Certificate.ts"
 import { WahooClient } from "./WahooClient.ts"
@@ -24,13 +25,8 @@ const LEVELS: Record<WahooLogLevel, LogLevel.LogLevel> = {
   ERROR: LogLevel.Error
 }
 
-const LoggingLive = Layer.unwrapEffect(
-  Effect.map(WahooConfig, (config) =>
-    Layer.mergeAll(
-      Logger.logFmt,
-      Logger.minimumLogLevel(LEVELS[config.logLevel])
-    ))
-)
+/** Log lines on stdout from LOG_LEVEL up, in the daemon's text format. */
+const LoggingLive = Layer.unwrapEffect(Effect.map(WahooConfig, (config) => consoleLogging("text", LEVELS[config.logLevel])))
 
 export const WahooServicesLive = WahooScheduler.Default.pipe(
   Layer.provideMerge(WahooSync.Default),

@@ -1,4 +1,4 @@
-import { Effect, Option, Ref, Schedule } from "effect"
+import { Clock, Effect, Option, Ref, Schedule } from "effect"
 import { supervise } from "../../fibers/supervise.ts"
 import { makePoller } from "../kit/Poller.ts"
 import { WahooClient } from "./WahooClient.ts"
@@ -29,6 +29,7 @@ export class WahooScheduler extends Effect.Service<WahooScheduler>()("connectors
     const client = yield* WahooClient
     const sync = yield* WahooSync
     const pending = yield* Ref.make(Option.none<TimeWindow>())
+    const startedAt = yield* Clock.currentTimeMillis
 
     const cycle = Effect.gen(function*() {
       const window = Option.getOrElse(yield* Ref.getAndSet(pending, Option.none()), () => config.timeWindow)
@@ -67,6 +68,6 @@ export class WahooScheduler extends Effect.Service<WahooScheduler>()("connectors
       }
     })
 
-    return { status: poller.status, request } as const
+    return { status: poller.status, request, startedAt } as const
   })
 }) {}

@@ -4,13 +4,14 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Clock, Data, Effect, Layer, Option, Schema, Stream } from "effect"
 import { randomBytes } from "node:crypto"
+import { MAX_JSON_DEPTH, nestedDeeperThan } from "../../schema/JsonDepth.ts"
 import { MetricsExport, metricsResponse } from "../../services/platform/MetricsExport.ts"
 import { type Notice, renderDashboard } from "./Dashboard.ts"
 import { WahooClient } from "./WahooClient.ts"
 import { isTimeWindow, TIME_WINDOWS, type TimeWindow, type WahooConfig } from "./WahooConfig.ts"
 import { WahooScheduler } from "./WahooScheduler.ts"
-import { currentStatus, Status } from "./WahooStatus.ts"
-import { type ConnectorHealth, healthStatusCode } from "../kit/ConnectorHealth.ts"
+import { currentHealth, currentStatus, Status } from "./WahooStatus.ts"
+import { healthStatusCode } from "../kit/ConnectorHealth.ts"
 import type { WahooSync } from "./WahooSync.ts"
 
 /**
@@ -18,8 +19,9 @@ import type { WahooSync } from "./WahooSync.ts"
  * - `GET /` the dashboard; `GET /connect` starts the authorization at Wahoo with a fresh
  *   single-use `state`; `GET /callback` checks that state, exchanges the code, stores the
  *   tokens and starts a sync in the background, then shows the dashboard with what happened.
- * - `GET /healthz` 200 once an account is connected and Wahoo has not refused its tokens,
- *   else 503 saying why (the shape every connector answers); `GET /metrics` the Prometheus text; `GET /api/status` the status (JSON); `POST /api/sync` asks for a sync now, with an
+ * - `GET /healthz` 200 once an account is connected, Wahoo has not refused its tokens and a
+ *   sync completed within three intervals of SYNC_CRON, else 503 saying why (the shape every
+ *   connector answers); `GET /metrics` the Prometheus text; `GET /api/status` the status (JSON); `POST /api/sync` asks for a sync now, with an
  *   optional `time_window` (JSON body, form body or query): 202 started or deferred by a rate
  *   limit, 409 when one is in progress or no account is connected, 400 for a bad window.
  */
@@ -67,8 +69,11 @@ const readSmallBody = (request: HttpServerRequest.HttpServerRequest, limit: numb
     return Buffer.concat(chunks).toString("utf8")
   })
 
-/** `time_window` from the query, a JSON body or a form body; undefined when not given. */
-const requestedWindow = (request: HttpServerRequest.HttpServerRequest, body: string): { readonly value?: unknown; readonly invalidBody?: true } => {
+const NOT_AN_OBJECT = 'Send a JSON object such as {"time_window": "1_week"}, or no body.'
+export const TOO_DEEP = `The request body is nested too deeply: at most ${MAX_JSON_DEPTH} levels of arrays and objects are accepted.`
+
+/** `time_window` from the query, a JSON body or a form body; undefined when not given; why a body is refused. */
+const requestedWindow = (request: HttpServerRequest.HttpServerRequest, body: string): { readonly value?: unknown; readonly refused?: string } => {
   const fromQuery = queryOf(request).get("time_window")
   if (fromQuery !== null) return { value: fromQuery }
   if (body.trim() === "") return {}
@@ -77,12 +82,13 @@ const requestedWindow = (request: HttpServerRequest.HttpServerRequest, body: str
     const value = new URLSearchParams(body).get("time_window")
     return value === null ? {} : { value }
   }
+  if (nestedDeeperThan(body, MAX_JSON_DEPTH)) return { refused: TOO_DEEP }
   try {
     const parsed = JSON.parse(body) as unknown
-    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return { invalidBody: true }
+    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return { refused: NOT_AN_OBJECT }
     return "time_window" in parsed ? { value: (parsed as Record<string, unknown>)["time_window"] } : {}
   } catch {
-    return { invalidBody: true }
+    return { refused: NOT_AN_OBJECT }
   }
 }
 
@@ -97,6 +103,7 @@ export const makeWahooRoutes = Effect.gen(function*() {
   const notices = new Map<string, Notice>()
 
   const status = Effect.provide(currentStatus, context)
+  const health = Effect.provide(currentHealth, context)
 
   const notify = (notice: Notice) => {
     const id = randomBytes(8).toString("hex")
@@ -173,9 +180,7 @@ export const makeWahooRoutes = Effect.gen(function*() {
     )
     if (Option.isNone(body)) return json({ status: "error", message: `The request body is over ${MAX_SYNC_BODY} bytes.` }, 413)
     const asked = requestedWindow(request, body.value)
-    if (asked.invalidBody) {
-      return json({ status: "error", message: 'Send a JSON object such as {"time_window": "1_week"}, or no body.' }, 400)
-    }
+    if (asked.refused !== undefined) return json({ status: "error", message: asked.refused }, 400)
     if (asked.value !== undefined && !isTimeWindow(asked.value)) {
       return json({ status: "error", message: `time_window must be one of ${TIME_WINDOWS.join(", ")}.` }, 400)
     }
@@ -202,35 +207,13 @@ export const makeWahooRoutes = Effect.gen(function*() {
     HttpRouter.get("/connect", connect),
     HttpRouter.get("/callback", callback),
     HttpRouter.get("/api/status", apiStatus),
-    HttpRouter.get("/healthz", Effect.map(status, (s) => {
-      const health = healthOf(s)
-      return json(health, healthStatusCode(health))
-    })),
+    HttpRouter.get("/healthz", Effect.map(health, (h) => json(h, healthStatusCode(h)))),
     HttpRouter.post("/api/sync", apiSync),
     HttpRouter.get("/metrics", metricsResponse),
     // the handlers cannot fail: what is caught here is a path no route takes
     HttpRouter.catchAll(() => Effect.succeed(json({ status: "error", message: "Not found." }, 404)))
   )
 })
-
-/** The connector's health: delivering needs an account whose tokens Wahoo accepts. */
-export const healthOf = (s: Status): WahooHealth => {
-  const authorization = s.authenticated ? "ok" : s.auth_error === null ? "required" : "revoked"
-  return {
-    healthy: authorization === "ok",
-    reason: authorization === "ok"
-      ? null
-      : s.auth_error ?? "nobody has connected a Wahoo account yet: open the dashboard and use the Connect button",
-    checks: { authorization, lastSuccessfulSync: s.last_sync_time, lastError: s.last_error, isSyncing: s.is_syncing }
-  }
-}
-
-export type WahooHealth = ConnectorHealth<{
-  readonly authorization: "ok" | "required" | "revoked"
-  readonly lastSuccessfulSync: string | null
-  readonly lastError: string | null
-  readonly isSyncing: boolean
-}>
 
 const logAddress = HttpServer.addressWith((address) =>
   Effect.logInfo(

@@ -1,4 +1,5 @@
-import { Clock, Duration, Effect, Option, Schema } from "effect"
+import { Clock, Cron, DateTime, Duration, Effect, Option, Schema } from "effect"
+import { type ConnectorHealth, connectorHealth } from "../kit/ConnectorHealth.ts"
 import { windowsStatus } from "../kit/RateLimit.ts"
 import { Download, recentDownloads, SyncResult, WithoutFile } from "./SyncHistory.ts"
 import { WahooClient } from "./WahooClient.ts"
@@ -62,4 +63,31 @@ export const currentStatus = Effect.gen(function*() {
     rate_limits: windowsStatus(yield* client.rateLimits, now)
   }
   return status
+})
+
+/**
+ * `GET /healthz`, as every connector answers it: an account must be connected with tokens
+ * Wahoo has not refused, and a sync must have completed within three intervals of SYNC_CRON.
+ */
+export const currentHealth = Effect.gen(function*() {
+  const config = yield* WahooConfig
+  const client = yield* WahooClient
+  const sync = yield* WahooSync
+  const scheduler = yield* WahooScheduler
+  const history = yield* sync.history
+  const poller = yield* scheduler.status
+  const problem = yield* client.authProblem
+  const connected = yield* client.connected
+  const recorded = history.last_sync !== null && history.last_result?.status !== "error" ? [Date.parse(history.last_sync)] : []
+  return connectorHealth({
+    now: yield* Clock.currentTimeMillis,
+    startedAt: scheduler.startedAt,
+    authorization: connected ? "ok" : Option.isSome(problem) ? "revoked" : "required",
+    authorizationProblem: Option.getOrElse(problem, () => "nobody has connected a Wahoo account yet: open the dashboard and use the Connect button"),
+    completedSyncs: [...recorded, ...Option.toArray(Option.map(poller.lastSuccessAt, DateTime.toEpochMillis))],
+    interval: (reference) => {
+      const next = Cron.next(config.cron, new Date(reference))
+      return Cron.next(config.cron, next).getTime() - next.getTime()
+    }
+  }) satisfies ConnectorHealth
 })

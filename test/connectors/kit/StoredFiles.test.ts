@@ -109,6 +109,19 @@ describe("StateFile", () => {
       expect(message).toContain(file)
       expect(message).toContain("value")
     }))
+
+  it.effect("a damaged file nested 100,000 deep, or megabytes long, is refused in one short line naming the file and the field, never the value", () =>
+    Effect.gen(function*() {
+      const file = path.join(tempDir(), "ledger.json")
+      fs.writeFileSync(file, `{"version":1,"value":${"[".repeat(100_000)}${"]".repeat(100_000)}}`)
+      const deep = yield* failureMessage(ledgerAt(file))
+      expect(deep).toBe(`${file} does not hold what was expected (value: expected string, got an array of 1 item); fix or remove it`)
+
+      fs.writeFileSync(file, JSON.stringify({ version: "v".repeat(4_000_000), value: "x" }))
+      const versioned = yield* failureMessage(ledgerAt(file))
+      expect(versioned).toContain(file)
+      expect(versioned.length).toBeLessThan(file.length + 200)
+    }))
 })
 
 const PolarToken = Schema.Struct({

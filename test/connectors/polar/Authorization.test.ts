@@ -22,6 +22,9 @@ describe("Polar connector authorization", () => {
       const health = yield* connector.get("/healthz")
       expect(health.status).toBe(503)
       expect(health.json).toMatchObject({ healthy: false, checks: { authorization: "required" } })
+      // the body every connector answers
+      expect(Object.keys(health.json).sort()).toEqual(["checks", "healthy", "reason"])
+      expect(Object.keys(health.json.checks).sort()).toEqual(["authorization", "lastSuccessfulSync", "syncDueBy", "syncRecent"])
       expect(health.json.reason).toMatch(/nobody has authorized/)
       expect(health.text).not.toContain(fake.clientSecret)
       expect(JSON.stringify(status)).not.toContain(fake.clientSecret)

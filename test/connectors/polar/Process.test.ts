@@ -70,7 +70,7 @@ describe("Polar connector process", () => {
       expect(wrong.output).toContain("Usage: polar <command> [options], one of: login, sync-once, status, webhook")
     }))
 
-  it.scopedLive("a busy port is named with HTTP_ADDR, before any cycle runs; a configured WATCH_DIR under a missing folder is refused; exit code 1", () =>
+  it.scopedLive("a busy port is named with HTTP_ADDR, before any cycle runs; a configured WATCH_DIR, STATE_DIR or POLAR_TOKENS under a missing folder is refused; exit code 1", () =>
     Effect.gen(function*() {
       const fake = yield* scopedFake()
       const dirs = yield* scopedDirs
@@ -86,10 +86,17 @@ describe("Polar connector process", () => {
       expect(busy.output).not.toContain("cycle failed")
       expect(busy.output).not.toContain("An error has occurred")
 
-      const missing = path.join(dirs.root, "no-such-volume", "watch")
-      const refused = yield* runEntry([], envFor(fake, dirs, { WATCH_DIR: missing }))
+      const missing = path.join(dirs.root, "no-such-volume")
+      const refused = yield* runEntry([], envFor(fake, dirs, {
+        WATCH_DIR: path.join(missing, "watch"),
+        STATE_DIR: path.join(missing, "state"),
+        POLAR_TOKENS: path.join(missing, "tokens")
+      }))
       expect(refused.code).toBe(1)
-      expect(refused.output).toContain(`WATCH_DIR must be a folder whose parent exists (${path.dirname(missing)} does not)`)
+      expect(refused.output).toContain("invalid configuration (3 problems)")
+      for (const name of ["WATCH_DIR", "STATE_DIR", "POLAR_TOKENS"]) {
+        expect(refused.output).toContain(`${name} must be a folder whose parent exists (${missing} does not)`)
+      }
       expect(fs.existsSync(missing)).toBe(false)
     }))
 
@@ -231,6 +238,19 @@ describe("Polar connector process", () => {
       const ledger = readLedger(dirs)
       const delivered = Object.entries(ledger.exercises).filter(([, e]: [string, any]) => e.status === "delivered").map(([id]) => `${id}.fit`)
       expect(listWatch(dirs)).toEqual(delivered.sort())
+    }), { timeout: 120_000 })
+
+  it.scopedLive("SIGINT stops the running process as SIGTERM does: its stop line, exit code 0", () =>
+    Effect.gen(function*() {
+      const fake = yield* scopedFake()
+      const dirs = yield* scopedDirs
+      const port = yield* freePort
+      const child = yield* spawnEntry([], envFor(fake, dirs, { HTTP_ADDR: `127.0.0.1:${port}` }))
+      yield* waitFor("the running process", getJson(`http://127.0.0.1:${port}/status`), "60 seconds")
+      child.process.kill("SIGINT")
+      const exit = yield* Effect.promise(() => child.exited)
+      expect(exit.code, child.output()).toBe(0)
+      expect(child.output()).toMatch(/the Polar connector v\S+ stopped cleanly on SIGINT/)
     }), { timeout: 120_000 })
 
   it.scopedLive("`login` prints the authorize address and takes the code, or the whole address Polar redirected to, from the terminal", () =>

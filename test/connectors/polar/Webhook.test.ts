@@ -3,7 +3,9 @@ import { Effect, Exit, Scope } from "effect"
 import { createHmac } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { MAX_WEBHOOK_BODY } from "../../../src/connectors/polar/PolarHttp.ts"
 import { signatureMatches } from "../../../src/connectors/polar/WebhookKeeper.ts"
+import { MAX_JSON_DEPTH } from "../../../src/schema/JsonDepth.ts"
 import { fitActivity } from "../../support/ImportHarness.ts"
 import { freePort } from "../../support/freePort.ts"
 import { envFor, listWatch, pollerOf, runEntry, scopedDirs, scopedFake, startConnector, waitFor } from "./harness.ts"
@@ -73,6 +75,20 @@ describe("Polar connector webhook", () => {
       expect(yield* Effect.promise(() => fake.deliverEvent("W1"))).toBe(200)
       yield* waitFor("the delivery the event started", Effect.sync(() => (listWatch(dirs).includes("W1.fit") ? true : undefined)), "5 seconds")
       expect((yield* connector.status).webhook.lastEventAt).not.toBeNull()
+    }))
+
+  it.scopedLive("a delivery nested deeper than the JSON limit is refused 400 naming the limit, one over the size limit 413 naming it, before any signature check", () =>
+    Effect.gen(function*() {
+      const fake = yield* scopedFake()
+      const dirs = yield* scopedDirs
+      const connector = yield* startConnector(envFor(fake, dirs))
+      const url = `${connector.baseUrl}/webhook`
+      const deep = yield* post(url, `{"event":"EXERCISE","entity_id":${"[".repeat(5_000)}${"]".repeat(5_000)}}`, { "Polar-Webhook-Signature": "00" })
+      expect(deep.status).toBe(400)
+      expect(JSON.parse(deep.text)).toEqual({ error: `the body is nested too deeply: at most ${MAX_JSON_DEPTH} levels of arrays and objects are accepted` })
+      const big = yield* post(url, JSON.stringify({ event: "EXERCISE", pad: "x".repeat(MAX_WEBHOOK_BODY) }), {})
+      expect(big.status).toBe(413)
+      expect(JSON.parse(big.text)).toEqual({ error: `the body is over ${MAX_WEBHOOK_BODY} bytes` })
     }))
 
   it.scopedLive("at the next start it finds its own webhook and re-activates it when Polar deactivated it", () =>

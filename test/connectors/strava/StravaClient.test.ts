@@ -11,7 +11,8 @@ import type { AddressInfo } from "node:net"
 import { AppConfig, type AppConfigShape } from "../../../src/services/platform/AppConfig.ts"
 import { RATE_LIMIT_WAIT_MARGIN, StravaClient, type StravaError } from "../../../src/connectors/strava/StravaClient.ts"
 import { middayClock } from "../../support/middayClock.ts"
-import { type FakeStrava, type FakeStravaOptions, startFakeStrava, TINY_JPEG } from "../../fakes/FakeStrava.ts"
+import { MAX_JSON_BYTES } from "../../../src/connectors/kit/Cloud.ts"
+import { type FakeStrava, type FakeStravaOptions, RawText, startFakeStrava, TINY_JPEG } from "../../fakes/FakeStrava.ts"
 
 interface LogLine {
   readonly message: string
@@ -653,6 +654,37 @@ describe("StravaClient", () => {
           assert.strictEqual(error.reason, "ApiError")
           assert.strictEqual(error.status, 503)
           assert.strictEqual(fake.apiRequests.filter((r) => r.path === "/api/v3/athlete").length, 5)
+        })
+      ))
+
+    it.scopedLive("an answer of the wrong shape nested 100,000 deep fails InvalidResponse in one short line naming the field, never the value", () =>
+      withStrava(({ client, fake }) =>
+        Effect.gen(function*() {
+          fake.failNext(1, 200, new RawText(`{"id":${"[".repeat(100_000)}${"]".repeat(100_000)}}`))
+          const error = yield* failure(client.getAthlete())
+          assert.strictEqual(error.reason, "InvalidResponse")
+          assert.strictEqual(error.message, "Strava's answer to GET /api/v3/athlete is not what was expected: id: expected number, got an array of 1 item")
+        })
+      ))
+
+    it.scopedLive("an answer larger than the JSON limit fails InvalidResponse naming the limit", () =>
+      withStrava(({ client, fake }) =>
+        Effect.gen(function*() {
+          fake.failNext(1, 200, new RawText(JSON.stringify({ ...fake.state.athlete, bio: "x".repeat(MAX_JSON_BYTES) })))
+          const error = yield* failure(client.getAthlete())
+          assert.strictEqual(error.reason, "InvalidResponse")
+          assert.strictEqual(error.message, `GET /api/v3/athlete: the answer is larger than ${MAX_JSON_BYTES} bytes`)
+        })
+      ))
+
+    it.scopedLive("an error answer's own message is cut short in the error", () =>
+      withStrava(({ client, fake }) =>
+        Effect.gen(function*() {
+          fake.failNext(1, 404, { message: "m".repeat(1_000_000), errors: [{ resource: "Activity", field: "id", code: "invalid" }] })
+          const error = yield* failure(client.getActivity(1))
+          assert.strictEqual(error.reason, "ApiError")
+          assert.isBelow(error.message.length, 400)
+          assert.include(error.message, "Strava answered 404 to GET /api/v3/activities/1: ")
         })
       ))
 

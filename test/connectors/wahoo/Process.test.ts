@@ -14,8 +14,8 @@ import { connectThroughDashboard, daysAgo, eventually, httpsRequest, listDir, li
  */
 
 /** The entry run to its end with only `env` (plus PATH and HOME). */
-const runWahoo = (env: Record<string, string>) =>
-  spawnSync(process.execPath, ["--import", "tsx", "src/wahoo.ts"], {
+const runWahoo = (env: Record<string, string>, args: ReadonlyArray<string> = []) =>
+  spawnSync(process.execPath, ["--import", "tsx", "src/wahoo.ts", ...args], {
     cwd: REPO_DIR,
     env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "", ...env },
     encoding: "utf8",
@@ -68,6 +68,21 @@ describe("Wahoo connector process", () => {
       expect(code).toBe(0)
       expect(output).toMatch(/waymark Wahoo connector v\S+ stopped cleanly on SIGTERM/)
     }), 90_000)
+
+  it("`help` and `--help` print the usage only, exit code 0, without any setting; an unknown argument is a usage error, exit code 2", () => {
+    for (const word of ["help", "--help"]) {
+      const help = runWahoo({}, [word])
+      expect(help.status, help.stderr).toBe(0)
+      expect(help.stdout).toContain("$ wahoo")
+      expect(help.stdout).toContain("Wahoo connector")
+      expect(help.stderr).toBe("")
+      expect(help.stdout).not.toMatch(/started|invalid configuration|ERROR/)
+    }
+    const wrong = runWahoo({}, ["sync"])
+    expect(wrong.status, wrong.stderr).toBe(2)
+    expect(wrong.stderr).toContain("Usage: wahoo\nMore: node dist/wahoo.js --help")
+    expect(wrong.stderr).not.toContain("invalid configuration")
+  }, 90_000)
 
   it.scopedLive("a busy port is named with the PORT setting, without a stack; a configured WATCH_DIR under a missing folder is refused; exit code 1", () =>
     Effect.gen(function*() {

@@ -39,6 +39,29 @@ describe("Wahoo connector configuration", () => {
     expect(config.watchDir).toBe("/watch")
   })
 
+  it("a configured DATA_DIR, STATE_DIR or WATCH_DIR whose parent folder is missing is refused, naming the setting; one whose parent exists is taken", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "wahoo-config-"))
+    try {
+      const missing = (name: string) => path.join(dir, "no-such-volume", name)
+      const problems = problemsOf({
+        PROVIDER_B_CLIENT_ID: "id",
+        PROVIDER_B_CLIENT_SECRET: "s",
+        DATA_DIR: missing("data"),
+        STATE_DIR: missing("state"),
+        WATCH_DIR: missing("watch")
+      })
+      const parent = path.join(dir, "no-such-volume")
+      expect(problems).toEqual(["DATA_DIR", "STATE_DIR", "WATCH_DIR"].map((name) =>
+        `${name} must be a folder whose parent exists (${parent} does not): create it, or correct the path, got "${missing(name.split("_")[0]!.toLowerCase())}"`
+      ))
+      expect(fs.existsSync(parent)).toBe(false)
+      const config = Either.getOrThrow(read({ PROVIDER_B_CLIENT_ID: "id", PROVIDER_B_CLIENT_SECRET: "s", DATA_DIR: path.join(dir, "data") }))
+      expect(config.stateDir).toBe(path.join(dir, "data", "config"))
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
   it("reports every problem at once and names a bad SYNC_CRON and SYNC_TIME_WINDOW", () => {
     const problems = problemsOf({ SYNC_CRON: "0 2 * *", SYNC_TIME_WINDOW: "2_weeks", PORT: "99999", VERIFY_FILES_ON_DISK: "maybe", LOG_LEVEL: "loud" })
     expect(problems).toEqual(expect.arrayContaining([

@@ -21,6 +21,9 @@ import {
 } from "./harness.ts"
 import type { FakeWahooOptions } from "../../fakes/FakeWahoo.ts"
 
+/** The checks of every connector's /healthz. */
+const HEALTH_CHECKS = ["authorization", "lastSuccessfulSync", "syncDueBy", "syncRecent"]
+
 const STATUS_KEYS = [
   "authenticated",
   "cron_expr",
@@ -173,7 +176,7 @@ describe("Wahoo connector server (HTTPS, dashboard, OAuth, API)", () => {
       })
     ))
 
-  it.scopedLive("POST /api/sync: 409 before connecting, 400 for a bad window or body, 413 for a big body, 202 with a window, 409 while one runs", () =>
+  it.scopedLive("POST /api/sync: 409 before connecting, 400 for a bad window or body (one nested too deeply named so), 413 naming the size limit, 202 with a window, 409 while one runs", () =>
     withRunning((running) =>
       Effect.gen(function*() {
         const before = yield* postSync(running)
@@ -188,7 +191,12 @@ describe("Wahoo connector server (HTTPS, dashboard, OAuth, API)", () => {
         expect(bad.status).toBe(400)
         expect(bad.json.message).toBe("time_window must be one of 1_day, 1_week, 1_month, 1_year, all_time.")
         expect((yield* postSync(running, "not json")).status).toBe(400)
-        expect((yield* postSync(running, JSON.stringify({ pad: "x".repeat(10_000) }))).status).toBe(413)
+        const deep = yield* postSync(running, `{"time_window":${"[".repeat(40)}${"]".repeat(40)}}`)
+        expect(deep.status).toBe(400)
+        expect(deep.json.message).toBe("The request body is nested too deeply: at most 32 levels of arrays and objects are accepted.")
+        const big = yield* postSync(running, JSON.stringify({ pad: "x".repeat(10_000) }))
+        expect(big.status).toBe(413)
+        expect(big.json.message).toBe("The request body is over 4096 bytes.")
 
         const started = yield* postSync(running, JSON.stringify({ time_window: "1_year" }))
         expect(started.status).toBe(202)
@@ -269,12 +277,25 @@ describe("Wahoo connector server (HTTPS, dashboard, OAuth, API)", () => {
       })
     ))
 
-  it.scopedLive("/healthz answers 503 with healthy: false and why until an account is connected, as every connector does", () =>
+  it.scopedLive("/healthz answers 503 with healthy: false and why until an account is connected, then 200 with a sync due within three intervals of SYNC_CRON, in the body every connector answers", () =>
     withRunning((running) =>
-      Effect.map(httpsRequest(`${running.base}/healthz`, { ca: running.ca }), (answer) => {
-        expect(answer.status).toBe(503)
-        expect(answer.json).toMatchObject({ healthy: false, checks: { authorization: "required", isSyncing: false } })
-        expect(answer.json.reason).toMatch(/Connect/)
+      Effect.gen(function*() {
+        const before = yield* httpsRequest(`${running.base}/healthz`, { ca: running.ca })
+        expect(before.status).toBe(503)
+        expect(before.json).toMatchObject({ healthy: false, checks: { authorization: "required", lastSuccessfulSync: null, syncRecent: true } })
+        expect(before.json.reason).toMatch(/Connect/)
+        expect(Object.keys(before.json).sort()).toEqual(["checks", "healthy", "reason"])
+        expect(Object.keys(before.json.checks).sort()).toEqual(HEALTH_CHECKS)
+
+        yield* connectThroughDashboard(running)
+        yield* syncDone(running)
+        const after = yield* httpsRequest(`${running.base}/healthz`, { ca: running.ca })
+        expect(after.status).toBe(200)
+        expect(after.json).toMatchObject({ healthy: true, reason: null, checks: { authorization: "ok", syncRecent: true } })
+        const last = Date.parse(after.json.checks.lastSuccessfulSync)
+        expect(Date.now() - last).toBeLessThan(60_000)
+        // SYNC_CRON is daily: three days from the last completed sync
+        expect(Date.parse(after.json.checks.syncDueBy) - last).toBe(3 * 86_400_000)
       })
     ))
 
