@@ -172,9 +172,13 @@ export const makePoller = <E, R>(options: PollerOptions<E, R>): Effect.Effect<Po
           yield* update(() => ({ lastError: Option.some(outcome.error.message) }))
           yield* Effect.logWarning(`cycle stopped by a rate limit: ${outcome.error.message}`)
           break
-        case "failed":
+        case "failed": {
+          // a failure that repeats the last one (authorization still required, the cloud still
+          // down) was said when it began: every cycle saying it again buries the log
+          const again = Option.contains((yield* Ref.get(state)).lastError, outcome.message)
           yield* update(() => ({ lastError: Option.some(outcome.message) }))
-          yield* Effect.logError(`cycle failed: ${outcome.message}`)
+          yield* again ? Effect.logDebug(`cycle failed again: ${outcome.message}`) : Effect.logError(`cycle failed: ${outcome.message}`)
+        }
       }
       yield* update(() => ({ lastResult: Option.some(outcome.result) }))
       return outcome

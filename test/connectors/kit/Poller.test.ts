@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, DateTime, Deferred, Duration, Effect, Fiber, Metric, Option, Ref, Schedule, TestClock } from "effect"
+import { Clock, DateTime, Deferred, Duration, Effect, Fiber, Logger, LogLevel, Metric, Option, Ref, Schedule, TestClock } from "effect"
 import { every, makePoller } from "../../../src/connectors/kit/Poller.ts"
 import { RateLimited } from "../../../src/connectors/kit/RateLimit.ts"
 import { connectorCycles, connectorErrors } from "../../../src/services/platform/Metrics.ts"
@@ -165,6 +165,21 @@ describe("Poller", () => {
       yield* settle
       expect(yield* starts).toEqual([0, 10 * MIN])
       expect((yield* poller.status).lastError).toEqual(Option.none())
+    }))
+
+  it.scoped("a failure is logged at error level when it begins, not again while each cycle repeats it", () =>
+    Effect.gen(function*() {
+      const errors: Array<string> = []
+      const collect = Logger.make(({ logLevel, message }) => {
+        if (logLevel === LogLevel.Error) errors.push((Array.isArray(message) ? message : [message]).join(" "))
+      })
+      const { cycle } = yield* scripted(["fail", "fail", "fail", "limit", "fail"])
+      const poller = yield* makePoller({ cloud: "test", cycle, cadence: every(Duration.minutes(1), 0), backoff: { initial: "1 minute", max: "1 minute" }, maxCycles: 5 })
+      yield* Effect.forkScoped(poller.run.pipe(Effect.provide(Logger.replace(Logger.defaultLogger, collect))))
+      for (let i = 0; i < 5; i++) yield* Effect.zipRight(settle, TestClock.adjust(Duration.minutes(1)))
+      yield* poller.done
+      // the three failures in a row are one error line; the one after a rate limit begins anew
+      expect(errors).toEqual(["cycle failed: cloud answered 500", "cycle failed: cloud answered 500"])
     }))
 
   it.scoped("a defect in the cycle is a failed cycle, not the end of the loop", () =>
