@@ -18,6 +18,10 @@ import { sportProfile } from "../metrics/SportProfile.ts"
 /** A recording gap longer than this splits the samples: the device's clock leapt. */
 export const CLOCK_LEAP_MS = 24 * 3600 * 1000
 
+/** A speed sample this far (m/s) from both neighbours, reached and left at over SPEED_SPIKE_RATE (m/s²), is a glitch. */
+const SPEED_SPIKE_MS = 5
+const SPEED_SPIKE_RATE = 5
+
 const possibleDate = (t: number, now: number) => t >= B.earliestStart && t <= now + B.latestStartAheadMs
 
 type Column = keyof Omit<ParsedSamples, "segmentStarts" | "time">
@@ -244,6 +248,10 @@ export const repairActivity = (parsed: ParsedActivity, now: number = Date.now())
   if (heartSpikes > 0) repairs.push(`ignored ${plural(heartSpikes, "heart-rate spike")}`)
   const distanceSpikes = despike(samples.distance, samples.time, 1000, B.maxSpeedKmh / 3.6)
   if (distanceSpikes > 0) repairs.push(`ignored ${plural(distanceSpikes, "distance spike")}`)
+  // nor does anything ridden, run or paddled gain 5 m/s (18 km/h) at over 5 m/s² and lose it
+  // again: a GPS glitch, which would otherwise be the maximum speed
+  const speedSpikes = despike(samples.speed, samples.time, SPEED_SPIKE_MS, SPEED_SPIKE_RATE)
+  if (speedSpikes > 0) repairs.push(`ignored ${plural(speedSpikes, "speed spike")}`)
   const profile = sportProfile(parsed.sportType)
   const off = offTrack(samples, Math.max(2 * profile.maxPlausible, 50))
   if (off > 0) repairs.push(`ignored ${plural(off, "position")} off the track`)

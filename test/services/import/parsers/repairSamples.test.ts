@@ -6,7 +6,7 @@ import { CLOCK_LEAP_MS, repairActivity, repairNote } from "../../../../src/servi
 import { context, syntheticActivity } from "../metrics/synthetic.ts"
 
 /** `activity` with sample `i` of `column` set to `value`. */
-const withSample = (activity: ParsedActivity, column: "lat" | "lng" | "altitude" | "heartRate" | "distance" | "power", i: number, value: number | null): ParsedActivity => {
+const withSample = (activity: ParsedActivity, column: "lat" | "lng" | "altitude" | "heartRate" | "distance" | "power" | "speed", i: number, value: number | null): ParsedActivity => {
   const values = [...activity.samples[column]]
   values[i] = value
   return { ...activity, samples: { ...activity.samples, [column]: values } }
@@ -63,6 +63,20 @@ describe("repairActivity", () => {
     const fixed = computeActivity(repaired, context)
     expect([fixed.distanceInMeter, fixed.elevationInMeter, fixed.maxHeartRate]).toEqual([clean.distanceInMeter, clean.elevationInMeter, clean.maxHeartRate])
     expect(spiky.samples.altitude[100]).toBe(2_900) // the parser's columns are left as they were
+  })
+
+  it("drops a speed spike (a GPS glitch) so that it is not the maximum speed, and keeps a real sprint", () => {
+    const steady = { ...ride, samples: { ...ride.samples, speed: ride.samples.time.map(() => 8) } }
+    const glitch = withSample(steady, "speed", 250, 30)
+    const repaired = repairActivity(glitch, NOW)
+    expect(repaired.samples.speed[250]).toBeNull()
+    expect(repaired.repairs).toEqual(["ignored 1 speed spike"])
+    expect(computeActivity(repaired, context).maxSpeedInKmPerHour).toBe(28.8)
+    // a sprint builds up and lasts: 8 → 14 m/s over 6 s, held for 20 s
+    const sprint = steady.samples.speed.map((v, i) => (i >= 300 && i < 326 ? Math.min(14, 8 + (i - 300)) : v))
+    const kept = repairActivity({ ...steady, samples: { ...steady.samples, speed: sprint } }, NOW)
+    expect(kept.repairs).toEqual([])
+    expect(computeActivity(kept, context).maxSpeedInKmPerHour).toBe(50.4)
   })
 
   it("ignores impossible device totals and reads totals of 0 without such data as absent", () => {
