@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import type { ParsedActivity } from "../../../../src/schema/ParsedActivity.ts"
+import { computeActivity } from "../../../../src/services/import/ActivityMetrics.ts"
 import { isSportType } from "../../../../src/schema/SportType.ts"
 import { ActivityFileError } from "../../../../src/services/import/parsers/ActivityFileError.ts"
 import { parseActivityFile } from "../../../../src/services/import/parsers/parseActivityFile.ts"
@@ -224,6 +225,12 @@ describe.skipIf(!CORPUS_DIR)("activity corpus", () => {
     expect(zwift.sportType).toBe("VirtualRide")
     expect(zwift.startLatLng).toBeNull() // session start position 0/0
     expect(zwift.utcOffsetSeconds).toBeNull() // local_timestamp 11 days off: out of ±14 h
+    // Zwift's files of 2015 name the FIT placeholder maker "development" with Zwift's product id;
+    // its Richmond world lies on the real Richmond: the file, not the place, says it is virtual
+    const zwift2015 = await one("fit/zwift-virtual-ride-2015.fit")
+    expect([zwift2015.deviceName, zwift2015.sportType, zwift2015.worldType]).toEqual(["Zwift", "VirtualRide", "zwift"])
+    const located = computeActivity(zwift2015, { filename: "zwift-virtual-ride-2015.fit", fallbackTimeZone: "UTC" })
+    expect([located.worldType, located.location, located.passedThroughCountries]).toEqual(["zwift", { countryCode: null, state: null, city: null }, []])
     expect((await one("tcx/strava-run-leading-whitespace.tcx")).sportType).toBe("Run")
     expect((await one("gpx/strava-run-unbound-namespace-prefix.gpx")).samples.cadence.some((c) => c !== null)).toBe(true)
     expect((await parse(entries.find((e) => e.file === "tcx/garmin-fr305-multisport-4-activities.tcx")!)).map((a) => a.sportType))

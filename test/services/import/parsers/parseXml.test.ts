@@ -171,6 +171,20 @@ describe("parseActivityFile (GPX built in code)", () => {
     expect(a!.totals.distanceMeters).toBeNull()
   })
 
+  it("makes a ride whose track lies in Watopia (open sea near the Solomon Islands) a VirtualRide in Zwift, located nowhere, whatever its creator", async () => {
+    // a Watopia loop, about every 10 s, exported by an app that names neither Zwift nor the world
+    const points = Array.from({ length: 60 }, (_, i) =>
+      `<trkpt lat="${(-11.65 - i * 0.0003).toFixed(5)}" lon="${(166.95 + i * 0.0004).toFixed(5)}"><time>2024-03-01T18:${String(Math.floor(i / 6)).padStart(2, "0")}:${String((i % 6) * 10).padStart(2, "0")}Z</time></trkpt>`)
+    const doc = `<gpx version="1.1" creator="SomeExporter"><trk><type>cycling</type><trkseg>${points.join("")}</trkseg></trk></gpx>`
+    const [ride] = await parseActivityFile(utf8(doc), "gpx", "evening.gpx")
+    expect([ride!.sportType, ride!.worldType]).toEqual(["VirtualRide", "zwift"])
+    const draft = computeActivity(ride!, { filename: "evening.gpx", fallbackTimeZone: "UTC" })
+    expect([draft.location, draft.passedThroughCountries]).toEqual([{ countryCode: null, state: null, city: null }, []])
+    // the same track in a real place is a real ride
+    const [real] = await parseActivityFile(utf8(doc.replaceAll("lat=\"-11.", "lat=\"-12.")), "gpx", "real.gpx")
+    expect([real!.sportType, real!.worldType]).toEqual(["Ride", undefined])
+  })
+
   it("reads GPX 1.0, takes the trk name without metadata and maps sport words", async () => {
     const doc = `<gpx version="1.0" creator="GPSBabel"><trk><name>Commute</name><desc>to work</desc><type>cycling</type><trkseg><trkpt lat="1" lon="2"><time>2010-01-01T10:00:00</time><speed>4.5</speed></trkpt></trkseg></trk></gpx>`
     const [a] = await parseActivityFile(utf8(doc), "gpx", "old.gpx")
