@@ -47,8 +47,9 @@ const POWER_MISMATCH = 0.1
 
 const NO_LOCATION: Location = { countryCode: null, state: null, city: null }
 
-/** Why a file cannot be imported when what it describes is impossible (see validateActivity). */
-export const impossibleActivityMessage = (filename: string, reason: string) => `"${filename}" cannot be imported: ${reason}.`
+/** The error of a file whose activity is impossible as computed (see validateActivity), `reason` saying why. */
+export const impossibleActivity = (filename: string, reason: string) =>
+  new ActivityFileError({ message: `"${filename}" cannot be imported: ${reason}.`, reason })
 
 const intOrNull = (v: number | null): number | null => (isNum(v) ? Math.round(v) : null)
 
@@ -105,7 +106,7 @@ export const computeActivity = (parsed: ParsedActivity, context: ComputeContext)
   // distance (a single 1e308 sample) must stop the file here, before they are
   const absurdDistance = distanceProblem(streamDistance, "the distance recorded") ??
     distanceProblem(motion.hasDistance ? motion.distance[n - 1]! : 0, "the distance recorded")
-  if (absurdDistance !== null) throw new ActivityFileError({ message: impossibleActivityMessage(context.filename, absurdDistance) })
+  if (absurdDistance !== null) throw impossibleActivity(context.filename, absurdDistance)
   const distance = Math.max(0, Math.trunc(isNum(totals.distanceMeters) ? totals.distanceMeters : streamDistance))
   const smoothedAltitude = smoothAltitude(timeS, samples.altitude, motion.segments)
   const threshold = climbThreshold(samples.altitude, smoothedAltitude)

@@ -9,6 +9,7 @@ import type { EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
 import { importSourceOfFormat } from "../../schema/ActivityDraft.ts"
 import type { FileImportSource } from "../../schema/ApiModels.ts"
 import { isGzipped } from "./ActivityFileName.ts"
+import { ExportMetadata } from "./ExportMetadata.ts"
 import { ParseWorker } from "./ParseWorker.ts"
 import { ActivityFileError } from "./parsers/ActivityFileError.ts"
 import { ActivityRepo, newActivityId } from "../activities/ActivityRepo.ts"
@@ -133,6 +134,7 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
     const sql = yield* SqlClient.SqlClient
     const paths = yield* StoragePaths
     const files = yield* ParseWorker
+    const exported = yield* ExportMetadata
     const activities = yield* ActivityRepo
     const fileImports = yield* FileImportRepo
     const recheckAfter = Duration.times((yield* AppConfig).watchSettle, FAILED_RECHECK_SETTLES)
@@ -218,7 +220,8 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
     /** The worker's outcome for the file, and the time it spent on it. */
     const parse = (bytes: Uint8Array, file: QueuedFile) =>
       unpack(file.filename, bytes).pipe(
-        Effect.flatMap((content) => files.parseTimed(content, file.format, file.filename)),
+        // the sport the athlete chose (a Strava export's) is the file's from the start
+        Effect.flatMap((content) => Effect.flatMap(exported.sportOf(file.filename), (sport) => files.parseTimed(content, file.format, file.filename, sport))),
         Effect.map(({ millis, result }) => ({
           millis,
           outcome: Either.match(result, {

@@ -61,6 +61,33 @@ const sensorlessRide = (start: Date): Uint8Array => {
   ])
 }
 
+/**
+ * A triathlon of a watch whose clock jumped before the run: the swim and the ride as recorded,
+ * the run's session and records dated in 2099.
+ */
+const triathlonWithFutureRun = (start: Date): Uint8Array => {
+  const at = (s: number) => new Date(start.getTime() + s * 1000)
+  const future = (s: number) => new Date(Date.parse("2099-05-01T08:00:00Z") + s * 1000)
+  // each leg goes on north from where the one before ended
+  const leg = (when: (s: number) => Date, from: number, seconds: number, sport: string, speed: number, startMetres: number) => [
+    ...Array.from({ length: seconds / 10 + 1 }, (_, i) => [Mesg["RECORD"]!, {
+      timestamp: when(from + i * 10), positionLat: semicircles(47.37 + (startMetres + i * 10 * speed) / 111_195), positionLong: semicircles(8.54),
+      distance: i * 10 * speed, speed, heartRate: 140
+    }] as const),
+    [Mesg["SESSION"]!, {
+      timestamp: when(from + seconds), startTime: when(from), sport, totalElapsedTime: seconds, totalTimerTime: seconds,
+      totalDistance: seconds * speed, avgHeartRate: 140
+    }] as const
+  ]
+  return encodeFit([
+    [Mesg["FILE_ID"]!, { type: "activity", manufacturer: "garmin", product: 2691, serialNumber: 1, timeCreated: start }],
+    ...leg(at, 0, 1200, "swimming", 1, 0),
+    ...leg(at, 1200, 2400, "cycling", 8, 1200),
+    ...leg(future, 0, 1800, "running", 3, 20_400),
+    [Mesg["ACTIVITY"]!, { timestamp: at(3600), numSessions: 3 }]
+  ])
+}
+
 describe("real rides through the import", () => {
   layer(freshDaemon(), { excludeTestServices: true })((it) => {
     it.effect("a ride whose last records leap 2.2 years ahead imports without them, agreeing with the device's session; the row says what was dropped", () =>
@@ -122,6 +149,47 @@ describe("real rides through the import", () => {
         // what the export says is applied once the file's activity is stored
         const imported = yield* waitFor("the export's name", Effect.map(activity(row.activity_id!), (a) => (a.name === "Engadin" ? a : undefined)))
         expect(imported.sportType).toBe("NordicSki")
+      }))
+
+    it.effect("a multisport FIT whose run is impossible (dated in 2099 by a clock error) imports its swim and ride; the row says the run was dropped", () =>
+      Effect.gen(function*() {
+        const { watchDir } = yield* TestDaemon
+        dropFile(watchDir, "triathlon-2099.fit", triathlonWithFutureRun(dayStart(44)))
+        const row = yield* waitForRow("triathlon-2099.fit")
+        expect([row.status, row.error_message]).toEqual(["success", null])
+        const served = yield* importOf("triathlon-2099.fit")
+        expect(served.activityIds).toHaveLength(2)
+        const sports: Array<string> = []
+        for (const id of served.activityIds) sports.push((yield* activity(id)).sportType)
+        expect(sports).toEqual(["Swim", "Ride"])
+        expect(served.notes).toBe("Repaired: dropped activity 3 of 3 (Run), which is impossible: it starts on 2099-05-01, in the future.")
+      }))
+
+    it.effect("a Strava export's sport is the file's from the start: a \"Virtual Ride\" row makes a VirtualRide located nowhere, a \"Run\" row over Sport=\"Other\" a run with its best efforts", () =>
+      Effect.gen(function*() {
+        const { watchDir } = yield* TestDaemon
+        // a trainer ride whose app wrote real-looking positions (Zürich) and a generic sport
+        const trainer = tcxActivity({ start: dayStart(45), seconds: 1800, speed: 9, sport: "Biking" })
+        const run = tcxActivity({ start: dayStart(46), seconds: 1800, speed: 3, sport: "Other" })
+        dropFile(watchDir, "export_sports.zip", zipOf([
+          { name: "activities/601.tcx.gz", data: zlib.gzipSync(trainer) },
+          { name: "activities/602.tcx", data: run },
+          {
+            name: "activities.csv",
+            data: "Activity ID,Activity Date,Activity Name,Activity Type,Activity Description,Commute,Activity Gear,Filename\n" +
+              "601,\"Jan 11, 2025, 9:00:00 AM\",Trainer,Virtual Ride,,false,,activities/601.tcx.gz\n" +
+              "602,\"Jan 12, 2025, 9:00:00 AM\",Loop,Run,,false,,activities/602.tcx\n"
+          }
+        ]))
+        const virtualRow = yield* waitForRow("601.tcx.gz")
+        expect(virtualRow.status).toBe("success")
+        const ride = yield* activity(virtualRow.activity_id!)
+        expect([ride.sportType, ride.location, ride.passedThroughCountries]).toEqual(["VirtualRide", { countryCode: null, state: null, city: null }, []])
+        const runRow = yield* waitForRow("602.tcx")
+        expect(runRow.status).toBe("success")
+        expect((yield* activity(runRow.activity_id!)).sportType).toBe("Run")
+        const efforts = (yield* send("GET", `/api/v1/activities/${runRow.activity_id}/best-efforts`)).json.bestEfforts
+        expect(efforts.map((e: { distanceInMeter: number }) => e.distanceInMeter)).toContain(5000)
       }))
 
     it.effect.skipIf(!CORPUS_DIR)("the import row of a triathlon FIT names its three activities; a GPX of tracks years apart makes one activity per track", () =>
