@@ -15,9 +15,15 @@ import { sportProfile } from "../metrics/SportProfile.ts"
  * of 0 without any such data, are absent (null), not 0.
  */
 
-/** A recording gap longer than this splits the samples: the device's clock leapt. */
+/**
+ * A recording gap longer than this is looked at: a real pause (a rest day of a multi-day
+ * recording) or the device's clock leaping (see repairTimes).
+ */
 export const CLOCK_LEAP_MS = 24 * 3600 * 1000
-
+/** A gap longer than any activity lasts (ACTIVITY_BOUNDS.maxDurationSeconds) is a leap, whatever else the file says. */
+const ABSURD_GAP_MS = B.maxDurationSeconds * 1000
+/** A rest resumes where it stopped: the first fix after it within this of the last fix before it (m). */
+const RESUMED_WITHIN_M = 2000
 /** A speed sample this far (m/s) from both neighbours, reached and left at over SPEED_SPIKE_RATE (m/s²), is a glitch. */
 const SPEED_SPIKE_MS = 5
 const SPEED_SPIKE_RATE = 5
@@ -63,11 +69,20 @@ interface TimeRepair {
 }
 
 /**
- * Drops samples dated outside what a recording can be, then splits the rest at gaps longer
- * than CLOCK_LEAP_MS and keeps the part with the most samples: the others are on the far side
- * of a clock leap.
+ * Drops samples dated outside what a recording can be, then looks at each gap longer than
+ * CLOCK_LEAP_MS. It is a real pause, kept, unless it is a clock leap: an absurd jump (longer
+ * than any activity lasts), samples beyond the device's own elapsed time (its session does not
+ * span the gap), or, where the file has no such total, positions that do not continue (the
+ * first fix after the gap far from the last before it: not where a rest resumes). Of samples
+ * split by leaps, the part with the most samples is kept: the others are on the far side.
  */
-const repairTimes = (time: ReadonlyArray<number>, now: number): TimeRepair => {
+const repairTimes = (
+  time: ReadonlyArray<number>,
+  now: number,
+  elapsedSeconds: number | null,
+  lat: ReadonlyArray<number | null>,
+  lng: ReadonlyArray<number | null>
+): TimeRepair => {
   const keep = new Uint8Array(time.length)
   let misdated = 0
   for (let i = 0; i < time.length; i++) {
@@ -76,7 +91,7 @@ const repairTimes = (time: ReadonlyArray<number>, now: number): TimeRepair => {
   }
   // a file dated wholly outside them has nothing to keep: its date is refused as it stands
   if (misdated === time.length) return { keep: keep.fill(1), misdated: 0, leapt: 0, leapMs: 0 }
-  // the parts between leaps, as [from, to) over the kept samples (time is sorted)
+  // the parts between long gaps, as [from, to) over the kept samples (time is sorted)
   const parts: Array<{ from: number; to: number; count: number }> = []
   let last = -1
   for (let i = 0; i < time.length; i++) {
@@ -89,14 +104,44 @@ const repairTimes = (time: ReadonlyArray<number>, now: number): TimeRepair => {
   }
   if (parts.length <= 1) return { keep, misdated, leapt: 0, leapMs: 0 }
   const main = parts.reduce((best, p, k) => (p.count > parts[best]!.count ? k : best), 0)
+  const fix = (i: number) => (keep[i] && lat[i] !== null && lng[i] !== null ? [lat[i]!, lng[i]!] as const : null)
+  const lastFix = (p: { from: number; to: number }) => {
+    for (let i = p.to - 1; i >= p.from; i--) if (fix(i) !== null) return fix(i)
+    return null
+  }
+  const firstFix = (p: { from: number; to: number }) => {
+    for (let i = p.from; i < p.to; i++) if (fix(i) !== null) return fix(i)
+    return null
+  }
+  /** Whether the gap between parts a and a+1 is a clock leap. */
+  const leapAfter = (a: number): boolean => {
+    const before = parts[a]!
+    const after = parts[a + 1]!
+    const gap = time[after.from]! - time[before.to - 1]!
+    if (gap > ABSURD_GAP_MS) return true
+    if (elapsedSeconds !== null) {
+      // the main part and this gap together: within the device's session, or beyond it
+      const from = Math.min(time[parts[main]!.from]!, time[before.from]!)
+      const to = Math.max(time[parts[main]!.to - 1]!, time[after.to - 1]!)
+      return (to - from) / 1000 > elapsedSeconds + Math.max(600, elapsedSeconds * 0.05)
+    }
+    const p = lastFix(before)
+    const q = firstFix(after)
+    return p !== null && q !== null && metresBetween(p[0], p[1], q[0], q[1]) > RESUMED_WITHIN_M
+  }
+  // the parts joined by real pauses make one recording; the one holding the main part is kept
+  let from = main
+  while (from > 0 && !leapAfter(from - 1)) from--
+  let to = main
+  while (to + 1 < parts.length && !leapAfter(to)) to++
   let leapt = 0
   let leapMs = 0
   for (const [k, p] of parts.entries()) {
-    if (k === main) continue
+    if (k >= from && k <= to) continue
     leapt += p.count
     for (let i = p.from; i < p.to; i++) keep[i] = 0
     // the gap on this part's side towards the part kept
-    const gap = k < main ? time[parts[k + 1]!.from]! - time[p.to - 1]! : time[p.from]! - time[parts[k - 1]!.to - 1]!
+    const gap = k < from ? time[parts[k + 1]!.from]! - time[p.to - 1]! : time[p.from]! - time[parts[k - 1]!.to - 1]!
     leapMs = Math.max(leapMs, gap)
   }
   return { keep, misdated, leapt, leapMs }
@@ -210,6 +255,10 @@ const LAP_BOUNDS: ReadonlyArray<readonly [keyof ParsedLap, number]> = [
 
 const within = (v: number, max: number) => Number.isFinite(v) && v >= 0 && v <= max
 
+/** A device's elapsed time, when it is one an activity can have. */
+const possibleTotal = (seconds: number | null): number | null =>
+  seconds !== null && within(seconds, B.maxDurationSeconds) ? seconds : null
+
 /** Whether anything of an activity remains to be imported. */
 export const isUsable = (a: ParsedActivity): boolean =>
   a.samples.time.length > 0 || a.totals.elapsedSeconds !== null || a.totals.timerSeconds !== null
@@ -217,7 +266,7 @@ export const isUsable = (a: ParsedActivity): boolean =>
 /** `parsed` with its impossible samples and totals dropped, and `repairs` naming them. */
 export const repairActivity = (parsed: ParsedActivity, now: number = Date.now()): ParsedActivity => {
   const repairs: Array<string> = [...(parsed.repairs ?? [])]
-  const times = repairTimes(parsed.samples.time, now)
+  const times = repairTimes(parsed.samples.time, now, possibleTotal(parsed.totals.elapsedSeconds), parsed.samples.lat, parsed.samples.lng)
   const timesDropped = times.misdated + times.leapt
   const samples = timesDropped > 0 ? keepSamples(parsed.samples, times.keep) : copyColumns(parsed.samples)
   if (times.leapt > 0) {

@@ -26,9 +26,17 @@ describe("repairActivity", () => {
     expect(repairNote(repaired.repairs!)).toBeNull()
   })
 
-  it("drops the samples across a clock leap (the smaller side) and moves the start to the samples kept", () => {
+  /** `ride` with samples from `from` on moved `days` later, and the device's elapsed time. */
+  const resumed = (from: number, days: number, elapsedSeconds: number | null, base: ParsedActivity = ride): ParsedActivity => ({
+    ...base,
+    samples: { ...base.samples, time: base.samples.time.map((t, i) => (i >= from ? t + days * 86_400_000 : t)) },
+    totals: { ...base.totals, elapsedSeconds }
+  })
+
+  it("drops the samples beyond the device's session across a clock leap (the smaller side) and moves the start to the samples kept", () => {
+    // the device's session lasts the 597 samples kept: the first 3 are dated 40 days before it
     const leapt = { ...ride, samples: { ...ride.samples, time: ride.samples.time.map((t, i) => (i < 3 ? t - 40 * 86_400_000 : t)) } }
-    const repaired = repairActivity({ ...leapt, startTime: leapt.samples.time[0]!, totals: { ...leapt.totals, elapsedSeconds: 40 * 86_400 } }, NOW)
+    const repaired = repairActivity({ ...leapt, startTime: leapt.samples.time[0]!, totals: { ...leapt.totals, elapsedSeconds: 596 } }, NOW)
     expect(repaired.samples.time).toHaveLength(597)
     expect(repaired.startTime).toBe(ride.samples.time[3])
     expect(repaired.totals.elapsedSeconds).toBe(596)
@@ -39,6 +47,30 @@ describe("repairActivity", () => {
   it("keeps a recording paused overnight whole", () => {
     const night = { ...ride, samples: { ...ride.samples, time: ride.samples.time.map((t, i) => (i >= 300 ? t + 14 * 3600_000 : t)) } }
     expect(repairActivity(night, NOW).samples.time).toHaveLength(600)
+  })
+
+  it("keeps a multi-day recording with a rest day whole when the device's session spans it", () => {
+    // 300 samples on day 1, a rest day, 300 on day 3: the session's elapsed time spans the pause
+    const tour = resumed(300, 2, 2 * 86_400 + 600)
+    const repaired = repairActivity(tour, NOW)
+    expect(repaired.samples.time).toHaveLength(600)
+    expect(repaired.repairs).toEqual([])
+    expect(repaired.totals.elapsedSeconds).toBe(2 * 86_400 + 600)
+  })
+
+  it("without a device session, keeps a rest that resumes where it stopped and drops the far side of one whose positions do not continue", () => {
+    expect(repairActivity(resumed(300, 2, null), NOW).samples.time).toHaveLength(600)
+    // the last 200 samples lie 300 km north of where the first 400 ended
+    const elsewhere = resumed(400, 2, null, { ...ride, samples: { ...ride.samples, lat: ride.samples.lat.map((v, i) => (i >= 400 ? v! + 2.7 : v)) } })
+    const repaired = repairActivity(elsewhere, NOW)
+    expect(repaired.samples.time).toHaveLength(400)
+    expect(repaired.repairs).toEqual(["dropped 200 samples recorded across a clock leap of 2 days"])
+  })
+
+  it("takes a gap longer than any activity (two years) for a clock leap, whatever the device's elapsed time says", () => {
+    const repaired = repairActivity(resumed(550, 730, 730 * 86_400 + 600), NOW + 800 * 86_400_000)
+    expect(repaired.samples.time).toHaveLength(550)
+    expect(repaired.repairs).toContain("dropped 50 samples recorded across a clock leap of 2 years")
   })
 
   it("drops altitude, heart-rate and distance spikes and a position off the track, naming each", () => {
