@@ -4,7 +4,7 @@ import { ActivityFileError } from "./ActivityFileError.ts"
 import { trackCalories, workoutSummary } from "./gpxSummary.ts"
 import { buildSamples, checkSampleCount, dropBackwardGlitches, emptyRow, parseNumber, type SampleRow } from "./samples.ts"
 import { resolveSportName } from "./sportNames.ts"
-import { child, children, countChildren, isNode, parseIsoTime, readXml, rootOf, text, type XmlNode } from "./xml.ts"
+import { child, children, isNode, parseIsoTime, readXml, rootOf, text, type XmlDocument, type XmlNode } from "./xml.ts"
 
 const fail = (message: string): never => {
   throw new ActivityFileError({ message })
@@ -48,7 +48,8 @@ const readExtensions = (node: unknown, row: SampleRow, depth: number): void => {
 }
 
 export const parseGpx = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedActivity> => {
-  const root = rootOf(readXml(bytes, name))
+  const doc = readXml(bytes, name, "trkpt")
+  const root = rootOf(doc.root)
   if (root === null || root.name !== "gpx") {
     return fail(`"${name}" is not a GPX file (root element ${root === null ? "missing" : `<${root.name}>`})`)
   }
@@ -59,8 +60,8 @@ export const parseGpx = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
     return fail(`"${name}" contains no track (<trk>)`)
   }
   const segments = tracks.flatMap((trk) => children(trk, "trkseg"))
-  checkSampleCount(segments.reduce((total, seg) => total + countChildren(seg, "trkpt"), 0), name, "track points")
-  const timed = tracks.map((trk) => ({ trk, rows: trackRows(trk) })).filter((t) => t.rows.length > 0)
+  checkSampleCount(segments.reduce((total, seg) => total + doc.countPoints(seg), 0), name, "track points")
+  const timed = tracks.map((trk) => ({ trk, rows: trackRows(doc, trk) })).filter((t) => t.rows.length > 0)
   if (timed.length === 0) fail(`"${name}" has no track points with a time`)
   const metadata: XmlNode | undefined = child(gpx, "metadata")
   const metadataName = text(metadata, "name")
@@ -105,11 +106,11 @@ export const parseGpx = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
 }
 
 /** The timed points of a track, each trkseg with at least 2 of them starting a recording segment. */
-const trackRows = (trk: XmlNode): Array<SampleRow> => {
+const trackRows = (doc: XmlDocument, trk: XmlNode): Array<SampleRow> => {
   const rows: Array<SampleRow> = []
   for (const seg of children(trk, "trkseg")) {
     const segRows: Array<SampleRow> = []
-    for (const pt of children(seg, "trkpt")) {
+    for (const pt of doc.points(seg)) {
       const t = parseIsoTime(text(pt, "time"))
       if (t === null) continue
       const row = emptyRow(t)

@@ -2,7 +2,7 @@ import type { DeviceTotals, ParsedActivity, ParsedLap } from "../../../schema/Pa
 import { ActivityFileError } from "./ActivityFileError.ts"
 import { buildSamples, checkSampleCount, dropBackwardGlitches, emptyRow, parseNumber, type SampleRow } from "./samples.ts"
 import { resolveSportName } from "./sportNames.ts"
-import { child, children, countChildren, parseIsoTime, readXml, rootOf, text, type XmlNode } from "./xml.ts"
+import { child, children, parseIsoTime, readXml, rootOf, text, type XmlDocument, type XmlNode } from "./xml.ts"
 
 const fail = (message: string): never => {
   throw new ActivityFileError({ message })
@@ -47,7 +47,7 @@ const wallClockSeconds = (
   return Math.max((end - first) / 1000, timerSeconds ?? 0)
 }
 
-const parseActivity = (activity: XmlNode, author: string | null): ParsedActivity | null => {
+const parseActivity = (doc: XmlDocument, activity: XmlNode, author: string | null): ParsedActivity | null => {
   const rows: Array<SampleRow> = []
   const laps: Array<ParsedLap> = []
   const lapNodes = children(activity, "Lap")
@@ -55,7 +55,7 @@ const parseActivity = (activity: XmlNode, author: string | null): ParsedActivity
     let firstPointTime: number | null = null
     for (const track of children(lap, "Track")) {
       let firstOfTrack = true
-      for (const tp of children(track, "Trackpoint")) {
+      for (const tp of doc.points(track)) {
         const t = parseIsoTime(text(tp, "Time"))
         if (t === null) continue
         const row = emptyRow(t)
@@ -135,7 +135,8 @@ const parseActivity = (activity: XmlNode, author: string | null): ParsedActivity
 }
 
 export const parseTcx = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedActivity> => {
-  const root = rootOf(readXml(bytes, name))
+  const doc = readXml(bytes, name, "Trackpoint")
+  const root = rootOf(doc.root)
   if (root === null || root.name !== "TrainingCenterDatabase") {
     return fail(`"${name}" is not a TCX file (root element ${root === null ? "missing" : `<${root.name}>`})`)
   }
@@ -152,11 +153,11 @@ export const parseTcx = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
     return fail(`"${name}" contains no <Activity>`)
   }
   const trackpoints = activities.flatMap((a) => children(a, "Lap")).flatMap((lap) => children(lap, "Track"))
-    .reduce((total, track) => total + countChildren(track, "Trackpoint"), 0)
+    .reduce((total, track) => total + doc.countPoints(track), 0)
   checkSampleCount(trackpoints, name, "trackpoints")
   // the application that wrote the file, when no device is named (Zwift, TrainerRoad)
   const author = text(child(root.node, "Author"), "Name")
-  const parsed = activities.map((a) => parseActivity(a, author)).filter((a): a is ParsedActivity => a !== null)
+  const parsed = activities.map((a) => parseActivity(doc, a, author)).filter((a): a is ParsedActivity => a !== null)
   if (parsed.length === 0) fail(`"${name}" contains no trackpoints with a time`)
   return parsed
 }
