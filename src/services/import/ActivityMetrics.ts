@@ -42,6 +42,10 @@ export interface ComputeContext {
 
 /** Douglas-Peucker tolerance in degrees for the summary polyline. */
 export const POLYLINE_TOLERANCE_DEG = 0.0001
+/** A sensor's reading stands for at most this long (s) across samples without one. */
+const MAX_HOLD_S = 60
+/** A sensor that read during less than this share of the recorded time gives no average. */
+const MIN_SENSOR_COVERAGE = 0.1
 /** Device and stream average power further apart than this: the stream average wins. */
 const POWER_MISMATCH = 0.1
 
@@ -120,7 +124,7 @@ export const computeActivity = (parsed: ParsedActivity, context: ComputeContext)
 
   // physiology and power
   const averageOf = (values: ReadonlyArray<number | null>, keepZeros: boolean) =>
-    timeWeightedMeanOf(values, timeS, motion.segmentStart, keepZeros, MAX_RECORDING_GAP_S)
+    timeWeightedMeanOf(values, timeS, motion.segmentStart, keepZeros, MAX_RECORDING_GAP_S, MAX_HOLD_S, MIN_SENSOR_COVERAGE)
   const streamAvgPower = averageOf(samples.power, true)
   const averagePower = isNum(totals.averagePower)
     ? streamAvgPower !== null && totals.averagePower > 0 &&

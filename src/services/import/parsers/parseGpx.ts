@@ -1,7 +1,7 @@
 import type { ParsedActivity } from "../../../schema/ParsedActivity.ts"
 import type { SportType } from "../../../schema/SportType.ts"
 import { ActivityFileError } from "./ActivityFileError.ts"
-import { trackCalories, workoutSummary } from "./gpxSummary.ts"
+import { trackCalories, trackStats, workoutSummary } from "./gpxSummary.ts"
 import { buildSamples, checkSampleCount, dropBackwardGlitches, emptyRow, parseNumber, type SampleRow } from "./samples.ts"
 import { resolveSportName } from "./sportNames.ts"
 import { child, children, isNode, parseIsoTime, readXml, rootOf, text, type XmlDocument, type XmlNode } from "./xml.ts"
@@ -80,6 +80,8 @@ export const parseGpx = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
     const firstTrkDesc = own.map((t) => text(t, "desc")).find((t) => t !== null) ?? null
     // the file's own name and totals describe it whole: they belong to an activity only when it is the only one
     const whole = groups.length === 1
+    // a track's statistics are its activity's when the activity is that one track
+    const stats = (own.length === 1 ? trackStats(own[0]) : null) ?? (whole ? trackStats(metadata) : null)
     return {
       format: "gpx",
       sportType: gpxSport(firstType),
@@ -89,13 +91,19 @@ export const parseGpx = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
       startTime: samples.time[0]!,
       utcOffsetSeconds: null,
       totals: {
-        distanceMeters: whole ? summary?.distanceMeters ?? null : null,
-        elapsedSeconds: whole ? summary?.elapsedSeconds ?? null : null,
-        timerSeconds: whole ? summary?.timerSeconds ?? null : null,
-        ascentMeters: null,
+        distanceMeters: stats?.distanceMeters ?? (whole ? summary?.distanceMeters ?? null : null),
+        elapsedSeconds: stats?.elapsedSeconds ?? (whole ? summary?.elapsedSeconds ?? null : null),
+        timerSeconds: stats?.timerSeconds ?? (whole ? summary?.timerSeconds ?? null : null),
+        ascentMeters: stats?.ascentMeters ?? null,
         calories: trackCalories(own) ?? (whole ? summary?.calories ?? null : null),
-        workJoules: null, averageHeartRate: null, maxHeartRate: null, averagePower: null, maxPower: null,
-        averageCadence: null, averageSpeed: null, maxSpeed: null
+        workJoules: null,
+        averageHeartRate: stats?.averageHeartRate ?? null,
+        maxHeartRate: stats?.maxHeartRate ?? null,
+        averagePower: null,
+        maxPower: null,
+        averageCadence: stats?.averageCadence ?? null,
+        averageSpeed: null,
+        maxSpeed: stats?.maxSpeed ?? null
       },
       startLatLng: null,
       samples,

@@ -99,6 +99,19 @@ const parseActivity = (doc: XmlDocument, activity: XmlNode, author: string | nul
   const repairs: Array<string> = []
   const samples = buildSamples(dropBackwardGlitches(rows, repairs), repairs)
   const lapMaxHr = laps.map((l) => l.maxHeartRate).filter((v): v is number => v !== null)
+  // the laps' AverageHeartRateBpm are the device's own averages (over every reading it took,
+  // not only those it wrote as trackpoints): their mean weighted by each lap's timer time. Like
+  // the device's session average, it leaves out the rests (laps without distance) between the
+  // laps that moved (a pool swim's lengths: 126 bpm where the rests bring it down to 118)
+  const moved = laps.some((l) => (l.distanceMeters ?? 0) > 0)
+  let hrWeighted = 0
+  let hrSeconds = 0
+  for (const lap of laps) {
+    if (lap.averageHeartRate === null || lap.averageHeartRate <= 0 || lap.elapsedSeconds === null) continue
+    if (moved && !((lap.distanceMeters ?? 0) > 0)) continue
+    hrWeighted += lap.averageHeartRate * lap.elapsedSeconds
+    hrSeconds += lap.elapsedSeconds
+  }
   // Lap TotalTimeSeconds is the device's timer time (pauses excluded): it is also the moving
   // time, as FIT total_timer_time is; samples alone undercount it (pool swims have no
   // per-trackpoint distance, smart recording leaves gaps).
@@ -110,7 +123,7 @@ const parseActivity = (doc: XmlDocument, activity: XmlNode, author: string | nul
     ascentMeters: null,
     calories: sumOrNull(lapNodes.map((l) => num(l, "Calories"))),
     workJoules: null,
-    averageHeartRate: null,
+    averageHeartRate: hrSeconds > 0 ? hrWeighted / hrSeconds : null,
     maxHeartRate: lapMaxHr.length > 0 ? Math.max(...lapMaxHr) : null,
     averagePower: null,
     maxPower: null,

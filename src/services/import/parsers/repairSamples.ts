@@ -27,6 +27,9 @@ const RESUMED_WITHIN_M = 2000
 /** A speed sample this far (m/s) from both neighbours, reached and left at over SPEED_SPIKE_RATE (m/s²), is a glitch. */
 const SPEED_SPIKE_MS = 5
 const SPEED_SPIKE_RATE = 5
+/** A heart rate held unchanged longer than this (s), over at least HELD_HEART_RATE_SAMPLES samples, is no reading. */
+const HELD_HEART_RATE_S = 600
+const HELD_HEART_RATE_SAMPLES = 20
 
 const possibleDate = (t: number, now: number) => t >= B.earliestStart && t <= now + B.latestStartAheadMs
 
@@ -217,6 +220,26 @@ const offTrack = (s: ParsedSamples, limit: number): number => {
   return off.length
 }
 
+/**
+ * Nulls runs of one heart rate held unchanged for over HELD_HEART_RATE_S and at least
+ * HELD_HEART_RATE_SAMPLES samples: no heart beats that evenly; an exporter fills the time
+ * without a reading so (Strava writes a swim's first reading over the whole swim). The number nulled.
+ */
+const heldHeartRate = (values: Array<number | null>, time: ReadonlyArray<number>): number => {
+  let nulled = 0
+  let from = 0
+  for (let i = 1; i <= values.length; i++) {
+    if (i < values.length && values[i] === values[from]) continue
+    const value = values[from]
+    if (value !== null && value !== undefined && i - from >= HELD_HEART_RATE_SAMPLES && (time[i - 1]! - time[from]!) / 1000 > HELD_HEART_RATE_S) {
+      for (let k = from; k < i; k++) values[k] = null
+      nulled += i - from
+    }
+    from = i
+  }
+  return nulled
+}
+
 /** Nulls a column that recorded nothing but zeros (a sensor field written without the sensor). */
 const absentIfNoReading = (values: Array<number | null>): boolean => {
   const read = values.some((v) => v !== null && v !== 0)
@@ -293,6 +316,8 @@ export const repairActivity = (parsed: ParsedActivity, now: number = Date.now())
   // spikes: a barometer does not climb 100 m at 20 m/s and come back; nor a heart 60 bpm in seconds
   const altitudeSpikes = despike(samples.altitude, samples.time, 100, 20)
   if (altitudeSpikes > 0) repairs.push(`ignored ${plural(altitudeSpikes, "altitude spike")}`)
+  const held = heldHeartRate(samples.heartRate, samples.time)
+  if (held > 0) repairs.push(`ignored ${plural(held, "heart-rate sample")} held unchanged for over ${HELD_HEART_RATE_S / 60} minutes (no reading)`)
   const heartSpikes = despike(samples.heartRate, samples.time, 60, 15)
   if (heartSpikes > 0) repairs.push(`ignored ${plural(heartSpikes, "heart-rate spike")}`)
   const distanceSpikes = despike(samples.distance, samples.time, 1000, B.maxSpeedKmh / 3.6)

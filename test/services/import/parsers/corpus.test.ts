@@ -243,6 +243,10 @@ describe.skipIf(!CORPUS_DIR)("activity corpus", () => {
       if (sameElapsed) expect(Math.abs(f!.totals.elapsedSeconds! - t!.totals.elapsedSeconds!), `${fit} elapsed`).toBeLessThanOrEqual(2)
       expect(t!.totals.elapsedSeconds!, `${tcx} elapsed`).toBeGreaterThanOrEqual(t!.totals.timerSeconds!)
       expect(t!.totals.elapsedSeconds!, `${tcx} elapsed`).toBeLessThanOrEqual(f!.totals.elapsedSeconds! + 2)
+      // the laps' own averages, over the laps that moved (a pool swim's rests left out), are the session's
+      if (f!.totals.averageHeartRate !== null) {
+        expect(Math.abs(t!.totals.averageHeartRate! - f!.totals.averageHeartRate), `${fit} average heart rate`).toBeLessThanOrEqual(1)
+      }
     }
   })
 

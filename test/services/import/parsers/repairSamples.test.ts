@@ -111,6 +111,19 @@ describe("repairActivity", () => {
     expect(computeActivity(kept, context).maxSpeedInKmPerHour).toBe(50.4)
   })
 
+  it("drops a heart rate held unchanged for over 10 minutes (an exporter's fill, no reading), and an average of readings spanning a tenth of the ride is none", () => {
+    // 55 minutes of the first reading written over a swim, then 5 minutes of real readings
+    const filled = { ...ride, samples: { ...ride.samples, time: ride.samples.time.map((t, i) => t + i * 5000), heartRate: ride.samples.heartRate.map((v, i) => (i < 550 ? 72 : v)) } }
+    const repaired = repairActivity(filled, NOW)
+    expect(repaired.samples.heartRate.slice(0, 550).every((v) => v === null)).toBe(true)
+    expect(repaired.repairs).toEqual(["ignored 550 heart-rate samples held unchanged for over 10 minutes (no reading)"])
+    // 50 samples of 6 s (the last 5 minutes) of a ride of 60: not the ride's average
+    expect(computeActivity(repaired, context).averageHeartRate).toBeNull()
+    expect(computeActivity(repaired, context).maxHeartRate).toBe(134)
+    // a strap that reads throughout keeps its average
+    expect(computeActivity(repairActivity({ ...filled, samples: { ...filled.samples, heartRate: ride.samples.heartRate } }, NOW), context).averageHeartRate).toBe(132)
+  })
+
   it("ignores impossible device totals and reads totals of 0 without such data as absent", () => {
     const totals = { ...ride.totals, calories: 1.7976931348623157e308, averagePower: 0, maxPower: 0, averageCadence: 0, averageHeartRate: 131, workJoules: 0 }
     const repaired = repairActivity({ ...ride, totals }, NOW)
