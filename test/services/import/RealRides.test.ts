@@ -28,7 +28,7 @@ const clockLeapRide = (start: Date): Uint8Array => {
   const at = (s: number) => new Date(start.getTime() + s * 1000)
   const record = (s: number, i: number) => [Mesg["RECORD"]!, {
     timestamp: at(s), positionLat: semicircles(47.37 + (i * 30) / 111_195), positionLong: semicircles(8.54),
-    altitude: 400, distance: i * 30, speed: 3, heartRate: 130
+    altitude: 400, distance: i * 30, speed: 3, heartRate: 125 + (i % 11)
   }] as const
   const records = Array.from({ length: 361 }, (_, i) => record(i * 10, i))
   const leapt = Array.from({ length: 5 }, (_, i) => record(68_342_612 + i, 361 + i))
@@ -72,7 +72,7 @@ const triathlonWithFutureRun = (start: Date): Uint8Array => {
   const leg = (when: (s: number) => Date, from: number, seconds: number, sport: string, speed: number, startMetres: number) => [
     ...Array.from({ length: seconds / 10 + 1 }, (_, i) => [Mesg["RECORD"]!, {
       timestamp: when(from + i * 10), positionLat: semicircles(47.37 + (startMetres + i * 10 * speed) / 111_195), positionLong: semicircles(8.54),
-      distance: i * 10 * speed, speed, heartRate: 140
+      distance: i * 10 * speed, speed, heartRate: 135 + (i % 11)
     }] as const),
     [Mesg["SESSION"]!, {
       timestamp: when(from + seconds), startTime: when(from), sport, totalElapsedTime: seconds, totalTimerTime: seconds,
