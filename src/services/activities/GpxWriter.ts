@@ -2,7 +2,9 @@ import type { ActivityStreams } from "../../schema/ActivityDraft.ts"
 
 /**
  * GPX 1.1 export of an activity's streams: creator "Waymark", one
- * `<trk>` with one `<trkseg>`, one `<trkpt>` per time sample, with lat/lon only where a position
+ * `<trk>` with a `<trkseg>` per stretch recorded without a gap (a new one after each recording
+ * gap of over 5 minutes, as GPX marks a receiver stopped: no distance is counted across it),
+ * one `<trkpt>` per time sample, with lat/lon only where a position
  * exists, `<ele>`, `<time>` and `<extensions>` holding `<power>` and a Garmin
  * TrackPointExtension v1 (atemp, hr, cad), each only when present. The activity's own totals
  * go in the track's Garmin TrackStatsExtension (as Garmin's devices write them), so that what a
@@ -51,6 +53,12 @@ const trackStats = (stats: GpxTrackStats): string => {
   return `  <extensions>\n   <gpxtrkx:TrackStatsExtension>\n${lines.map((l) => ` ${l}`).join("")}   </gpxtrkx:TrackStatsExtension>\n  </extensions>\n`
 }
 
+/**
+ * A gap between samples longer than this (s) ends a track segment: the recording stopped (a
+ * pause), longer than any recording interval (a swim's watch writes a fix every minute).
+ */
+const RECORDING_GAP_S = 300
+
 const XML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&apos;" }
 
 /** Escapes XML special characters and drops characters XML 1.0 forbids. */
@@ -88,6 +96,7 @@ export const writeGpx = (input: GpxInput): string => {
   out.push("  <trkseg>\n")
   const { time, latlng, altitude, heartrate, cadence, watts, temp } = streams
   for (let i = 0; i < time.length; i++) {
+    if (i > 0 && time[i]! - time[i - 1]! > RECORDING_GAP_S) out.push("  </trkseg>\n  <trkseg>\n")
     const p = latlng?.[i]
     out.push(p ? `   <trkpt lat="${p[0]}" lon="${p[1]}">\n` : "   <trkpt>\n")
     const ele = altitude?.[i]

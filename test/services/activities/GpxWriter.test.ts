@@ -79,6 +79,12 @@ describe("writeGpx", () => {
     })
   })
 
+  it("starts a new track segment after a recording gap of over 5 minutes (a pause), not after a sparse recording's minute", () => {
+    const xml = writeGpx({ ...input, streams: { time: [0, 1, 61, 500, 501], latlng: [[1, 2], [1.0001, 2], [1.0002, 2], [1.1, 2], [1.1001, 2]] } })
+    const segments = parser.parse(xml).gpx.trk.trkseg
+    expect(segments.map((seg: { trkpt: Array<unknown> }) => seg.trkpt.length)).toEqual([3, 2])
+  })
+
   it("writes every one of 40,000 points", () => {
     const n = 40_000
     const streams = {
