@@ -260,6 +260,22 @@ describe("parseActivityFile (GPX built in code)", () => {
     expect(await rejection(`<kml><Document/></kml>`, "gpx", "k.gpx")).toBe('"k.gpx" is not a GPX file (root element <kml>)')
   })
 
+  it("reads each track point on its own as the XML says it: entities, CDATA, comments, prefixes, single quotes; refuses a point that does not close as it opens", async () => {
+    const doc = `<gpx creator="a &amp; b"><trk><trkseg>
+      <trkpt lat='46.5' lon="7.5"><!-- a fix --><ele><![CDATA[512.5]]></ele><time>2021-06-01T10:00:00Z</time>
+        <extensions><ns3:TrackPointExtension><ns3:hr>&#49;20</ns3:hr><ns3:cad>8&#x30;</ns3:cad></ns3:TrackPointExtension></extensions></trkpt>
+      <!-- between two points -->
+      <trkpt lat="46.501" lon="7.5"><ele>513</ele><time>2021-06-01T10:00:10Z</time></trkpt>
+    </trkseg></trk></gpx>`
+    const [a] = await parseActivityFile(utf8(doc), "gpx", "entities.gpx")
+    expect(a!.deviceName).toBe("a & b")
+    expect([a!.samples.lat, a!.samples.altitude, a!.samples.heartRate, a!.samples.cadence]).toEqual([[46.5, 46.501], [512.5, 513], [120, null], [80, null]])
+    expect(await rejection(doc.replace("</ele><time>2021-06-01T10:00:10Z", "</elevation><time>2021-06-01T10:00:10Z"), "gpx", "bad.gpx"))
+      .toMatch(/^"bad\.gpx" is not well-formed XML: <\/elevation> closes <ele> \(line 5\)/)
+    expect(await rejection(doc.replace("&#49;20", "&nbsp;20"), "gpx", "nbsp.gpx")).toMatch(/^"nbsp\.gpx" is not well-formed XML: "&nbsp;" is no character reference/)
+    expect(await rejection(doc.slice(0, doc.indexOf("<time>2021-06-01T10:00:10Z")), "gpx", "cut.gpx")).toMatch(/^"cut\.gpx" is truncated or not well-formed XML/)
+  })
+
   it("reads a track segment of 150,000 points (two days at one point per second) whole", async () => {
     const points = Array.from({ length: 150_000 }, (_, i) =>
       `<trkpt lat="46.${i}" lon="7.5"><time>${new Date(Date.UTC(2021, 0, 1) + i * 1000).toISOString()}</time></trkpt>`).join("")
