@@ -50,8 +50,7 @@ export const timeWeightedMeanOf = (
 ): number | null => {
   const n = values.length
   const recorded = (v: number | null | undefined): v is number => isNum(v) && (keepZeros || v !== 0)
-  // the time of the reading each sample's value comes from (NaN: none within maxHoldS)
-  const readAt = new Float64Array(n).fill(NaN)
+  // the reading each sample holds (NaN: none within maxHoldS before it)
   const held = new Float64Array(n).fill(NaN)
   let last = NaN
   let lastTime = NaN
@@ -61,10 +60,7 @@ export const timeWeightedMeanOf = (
       last = v
       lastTime = timeS[i]!
     }
-    if (!Number.isNaN(last) && timeS[i]! - lastTime <= maxHoldS) {
-      held[i] = last
-      readAt[i] = lastTime
-    }
+    if (!Number.isNaN(last) && timeS[i]! - lastTime <= maxHoldS) held[i] = last
   }
   // leading samples take the first reading
   let first = -1
