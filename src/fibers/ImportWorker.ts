@@ -45,7 +45,10 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
 
   const exportMetadata = yield* ExportMetadata
 
-  /** The name, description, commute flag, gear and sport given on Strava, on the activities imported from an exported file. */
+  /**
+   * The name, description, commute flag and gear given on Strava, on the activities imported
+   * from an exported file (its sport was the parse's, see ImportService).
+   */
   const applyExport = (filename: string, activityIds: ReadonlyArray<string>) =>
     Effect.gen(function*() {
       const exported = yield* exportMetadata.take(filename)
@@ -60,9 +63,6 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
           ...(exported.name !== null ? { name: exported.name } : {}),
           ...(exported.description !== null ? { description: exported.description } : {}),
           ...(gearId !== undefined ? { gearId } : {}),
-          // the sport the athlete chose wins over the file's (often generic) one; a multisport
-          // file's row of the export names one sport for all its activities: theirs stay
-          ...(exported.sportType !== undefined && activityIds.length === 1 ? { sportType: exported.sportType } : {}),
           isCommute: exported.isCommute
         })
       }

@@ -126,12 +126,15 @@ export const ActivitiesHttpLive = HttpApiBuilder.group(WaymarkApi, "activities",
           if (!track.hasGpx || track.streams === null) {
             return yield* new GpxNotAvailable({ message: `Activity "${activityId}" has no GPS or time data to export as GPX.` })
           }
+          // the activity's totals travel in the track's statistics
+          const stats = yield* activities.findById(activityId)
           const xml = writeGpx({
             name: track.name,
             sportType: track.sportType,
             description: track.description,
             startTime: track.startTime,
-            streams: track.streams
+            streams: track.streams,
+            ...(stats !== null ? { stats } : {})
           })
           const filename = gpxFilename(track.startDateLocal, track.name)
           return HttpServerResponse.text(xml, {

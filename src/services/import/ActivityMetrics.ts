@@ -42,13 +42,18 @@ export interface ComputeContext {
 
 /** Douglas-Peucker tolerance in degrees for the summary polyline. */
 export const POLYLINE_TOLERANCE_DEG = 0.0001
+/** A sensor's reading stands for at most this long (s) across samples without one. */
+const MAX_HOLD_S = 60
+/** A sensor that read during less than this share of the recorded time gives no average. */
+const MIN_SENSOR_COVERAGE = 0.1
 /** Device and stream average power further apart than this: the stream average wins. */
 const POWER_MISMATCH = 0.1
 
 const NO_LOCATION: Location = { countryCode: null, state: null, city: null }
 
-/** Why a file cannot be imported when what it describes is impossible (see validateActivity). */
-export const impossibleActivityMessage = (filename: string, reason: string) => `"${filename}" cannot be imported: ${reason}.`
+/** The error of a file whose activity is impossible as computed (see validateActivity), `reason` saying why. */
+export const impossibleActivity = (filename: string, reason: string) =>
+  new ActivityFileError({ message: `"${filename}" cannot be imported: ${reason}.`, reason })
 
 const intOrNull = (v: number | null): number | null => (isNum(v) ? Math.round(v) : null)
 
@@ -105,7 +110,7 @@ export const computeActivity = (parsed: ParsedActivity, context: ComputeContext)
   // distance (a single 1e308 sample) must stop the file here, before they are
   const absurdDistance = distanceProblem(streamDistance, "the distance recorded") ??
     distanceProblem(motion.hasDistance ? motion.distance[n - 1]! : 0, "the distance recorded")
-  if (absurdDistance !== null) throw new ActivityFileError({ message: impossibleActivityMessage(context.filename, absurdDistance) })
+  if (absurdDistance !== null) throw impossibleActivity(context.filename, absurdDistance)
   const distance = Math.max(0, Math.trunc(isNum(totals.distanceMeters) ? totals.distanceMeters : streamDistance))
   const smoothedAltitude = smoothAltitude(timeS, samples.altitude, motion.segments)
   const threshold = climbThreshold(samples.altitude, smoothedAltitude)
@@ -119,7 +124,7 @@ export const computeActivity = (parsed: ParsedActivity, context: ComputeContext)
 
   // physiology and power
   const averageOf = (values: ReadonlyArray<number | null>, keepZeros: boolean) =>
-    timeWeightedMeanOf(values, timeS, motion.segmentStart, keepZeros, MAX_RECORDING_GAP_S)
+    timeWeightedMeanOf(values, timeS, motion.segmentStart, keepZeros, MAX_RECORDING_GAP_S, MAX_HOLD_S, MIN_SENSOR_COVERAGE)
   const streamAvgPower = averageOf(samples.power, true)
   const averagePower = isNum(totals.averagePower)
     ? streamAvgPower !== null && totals.averagePower > 0 &&

@@ -29,6 +29,13 @@ export class ExportMetadata extends Effect.Service<ExportMetadata>()("services/i
       return row === undefined ? null : Either.getOrNull(decode(row.metadata))
     }, Effect.orDie)
 
+    /** The sport the export gave `filename`, kept until its import is done (the parse computes the file as it). */
+    const sportOf = Effect.fn("ExportMetadata.sportOf")(function*(filename: string) {
+      const rows = yield* sql<{ metadata: string }>`SELECT metadata FROM export_metadata WHERE filename = ${filename}`
+      const row = rows[0]
+      return row === undefined ? undefined : Either.getOrNull(decode(row.metadata))?.sportType
+    }, Effect.orDie)
+
     /** Forgets what was kept about files no longer waiting in the watch folder (listed only if anything is kept). */
     const keepOnly = Effect.fn("ExportMetadata.keepOnly")(function*(waiting: () => ReadonlyArray<string>) {
       const kept = yield* sql<{ filename: string }>`SELECT filename FROM export_metadata`
@@ -39,6 +46,6 @@ export class ExportMetadata extends Effect.Service<ExportMetadata>()("services/i
       yield* sql.withTransaction(Effect.forEach(gone, (filename) => sql`DELETE FROM export_metadata WHERE filename = ${filename}`, { discard: true }))
     }, Effect.orDie)
 
-    return { keep, take, keepOnly } as const
+    return { keep, take, sportOf, keepOnly } as const
   })
 }) {}

@@ -30,21 +30,28 @@ const isoSeconds = (epochMs: number) => {
 /** A reason quoting the file (a name, a number of a million digits) stays readable and small. */
 export const capped = (message: string | null) => (message === null ? null : truncateText(message, MAX_IMPORT_MESSAGE_LENGTH))
 
-const idsOf = (row: FileImportRow): Array<string> => (row.activity_ids === null ? [] : JSON.parse(row.activity_ids) as Array<string>)
+const idsOf = (row: FileImportRow): Array<string> =>
+  row.activity_ids !== null ? JSON.parse(row.activity_ids) as Array<string> : row.activity_id !== null ? [row.activity_id] : []
 
-/** `existing` tells which of the activities a row names still exist (one of a multisport file may have been deleted). */
-export const toFileImport = (row: FileImportRow, existing: (id: string) => boolean = () => true): FileImport => ({
-  id: row.id,
-  filename: row.filename,
-  source: row.source as FileImportSource,
-  status: row.status as FileImport["status"],
-  // rows stored before messages were capped are cut when served
-  errorMessage: capped(row.error_message),
-  activityId: row.activity_id,
-  activityIds: idsOf(row).filter((id) => id === row.activity_id || existing(id)),
-  notes: capped(row.notes),
-  importedOn: isoSeconds(row.imported_on)
-})
+/**
+ * `existing` tells which of the activities a row names still exist (any of a multisport file
+ * may have been deleted): only those are named, `activityId` being the first of them, or null.
+ */
+export const toFileImport = (row: FileImportRow, existing: (id: string) => boolean = () => true): FileImport => {
+  const activityIds = idsOf(row).filter(existing)
+  return {
+    id: row.id,
+    filename: row.filename,
+    source: row.source as FileImportSource,
+    status: row.status as FileImport["status"],
+    // rows stored before messages were capped are cut when served
+    errorMessage: capped(row.error_message),
+    activityId: activityIds[0] ?? null,
+    activityIds,
+    notes: capped(row.notes),
+    importedOn: isoSeconds(row.imported_on)
+  }
+}
 
 export interface FileImportSearch {
   readonly filename?: string | undefined
@@ -101,11 +108,11 @@ export class FileImportReads extends Effect.Service<FileImportReads>()("services
       const stored = db.rows(page.sql, page.params).map(([id, filename, source, status, error_message, activity_id, activity_ids, notes, imported_on]) =>
         ({ id, filename, source, status, error_message, activity_id, activity_ids, notes, imported_on }) as FileImportRow
       )
-      // the first activity exists (its row goes with it); the others of a multisport file are looked up
-      const others = stored.flatMap((row) => idsOf(row).filter((id) => id !== row.activity_id))
-      const existing = others.length === 0
+      // every activity a row names is looked up: any of a multisport file may have been deleted
+      const named = [...new Set(stored.flatMap(idsOf))]
+      const existing = named.length === 0
         ? new Set<string>()
-        : new Set(db.rows(`SELECT id FROM activities WHERE id IN (${placeholders(others.length)})`, others).map(([id]) => id as string))
+        : new Set(db.rows(`SELECT id FROM activities WHERE id IN (${placeholders(named.length)})`, named).map(([id]) => id as string))
       const rows = stored.map((row) => toFileImport(row, (id) => existing.has(id)))
       return { rows, total }
     }

@@ -9,6 +9,7 @@ import type { EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
 import { importSourceOfFormat } from "../../schema/ActivityDraft.ts"
 import type { FileImportSource } from "../../schema/ApiModels.ts"
 import { formatOf, isGzipped, isZipName } from "./ActivityFileName.ts"
+import { ExportMetadata } from "./ExportMetadata.ts"
 import { ParseWorker } from "./ParseWorker.ts"
 import type { ActivityFileError } from "./parsers/ActivityFileError.ts"
 import { ActivityRepo, newActivityId } from "../activities/ActivityRepo.ts"
@@ -158,6 +159,7 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
     const sql = yield* SqlClient.SqlClient
     const paths = yield* StoragePaths
     const files = yield* ParseWorker
+    const exported = yield* ExportMetadata
     const activities = yield* ActivityRepo
     const fileImports = yield* FileImportRepo
     const watchDirectory = yield* WatchDirectory
@@ -265,7 +267,9 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
         if (Either.isLeft(content)) {
           return { millis: null, outcome: { _tag: "Failed", message: content.left.message, truncated: content.left.truncated } as Parsed }
         }
-        const { millis, result } = yield* files.parseTimed(content.right, file.format, file.filename)
+        // the sport the athlete chose (a Strava export's) is the file's from the start
+        const sport = yield* exported.sportOf(file.filename)
+        const { millis, result } = yield* files.parseTimed(content.right, file.format, file.filename, sport)
         return {
           millis,
           outcome: Either.match(result, {

@@ -2,6 +2,7 @@ import { Context, Deferred, Duration, Effect, Schedule } from "effect"
 import { Worker } from "node:worker_threads"
 import type { EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
 import type { FileFormat } from "../../schema/ParsedActivity.ts"
+import type { SportType } from "../../schema/SportType.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { inChannel } from "../platform/Logs.ts"
 import { ActivityFileError } from "./parsers/ActivityFileError.ts"
@@ -156,30 +157,31 @@ export class ParseWorker extends Effect.Service<ParseWorker>()("services/import/
       })
 
     /**
-     * The computed activities of a file, their streams encoded. The bytes are handed over to
-     * the worker: the caller must not use them afterwards.
+     * The computed activities of a file, their streams encoded; `sportType`, the sport the
+     * athlete chose for it (a Strava export's), is its sport from the start. The bytes are
+     * handed over to the worker: the caller must not use them afterwards.
      */
-    const parse = Effect.fn("ParseWorker.parse")(function*(bytes: Uint8Array, format: FileFormat, filename: string) {
-      return yield* withSlot((slot) => parseAlone(slot, bytes, format, filename))
+    const parse = Effect.fn("ParseWorker.parse")(function*(bytes: Uint8Array, format: FileFormat, filename: string, sportType?: SportType) {
+      return yield* withSlot((slot) => parseAlone(slot, bytes, format, filename, sportType))
     })
 
     /**
      * `parse` that never fails, with the time the worker spent on the file alone (not the wait
      * for the file before it): what an import logs and a slow file is judged by.
      */
-    const parseTimed = Effect.fn("ParseWorker.parseTimed")(function*(bytes: Uint8Array, format: FileFormat, filename: string) {
-      const [duration, result] = yield* withSlot((slot) => Effect.timed(Effect.either(parseAlone(slot, bytes, format, filename))))
+    const parseTimed = Effect.fn("ParseWorker.parseTimed")(function*(bytes: Uint8Array, format: FileFormat, filename: string, sportType?: SportType) {
+      const [duration, result] = yield* withSlot((slot) => Effect.timed(Effect.either(parseAlone(slot, bytes, format, filename, sportType))))
       return { result, millis: Math.round(Duration.toMillis(duration)) }
     })
 
-    const parseAlone = (slot: Slot, bytes: Uint8Array, format: FileFormat, filename: string) => Effect.gen(function*() {
+    const parseAlone = (slot: Slot, bytes: Uint8Array, format: FileFormat, filename: string, sportType: SportType | undefined) => Effect.gen(function*() {
       const limits = yield* ParseLimits
       const running = yield* worker(slot)
       yield* Effect.tryPromise({
         try: () => running.ready,
         catch: (e) => new ActivityFileError({ message: `"${filename}" could not be imported: the parser did not start (${String(e)}).` })
       }).pipe(Effect.tapError(() => discard(slot, running)))
-      const request: ParseRequest = { id: nextId++, bytes, format, filename, fallbackTimeZone: config.timeZone }
+      const request: ParseRequest = { id: nextId++, bytes, format, filename, fallbackTimeZone: config.timeZone, sportType }
       return yield* exchange(running, request).pipe(
         Effect.timeoutFail({
           duration: limits.timeout,

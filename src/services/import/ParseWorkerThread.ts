@@ -1,23 +1,16 @@
 import { parentPort } from "node:worker_threads"
 import type { EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
-import type { FileFormat } from "../../schema/ParsedActivity.ts"
-import { computeActivity, impossibleActivityMessage } from "./ActivityMetrics.ts"
-import { ActivityFileError, parseActivityFile } from "./parsers/parseActivityFile.ts"
-import { encodeDraft } from "../activities/StreamsCodec.ts"
-import { validateActivity } from "../activities/validateActivity.ts"
 import { MAX_IMPORT_MESSAGE_LENGTH, truncateText } from "../../schema/ActivityLimits.ts"
+import { ActivityFileError } from "./parsers/ActivityFileError.ts"
+import { type DraftsRequest, fileDrafts } from "./ParseWorkerDrafts.ts"
 
 /**
- * The worker thread of ParseWorker: parses a file, computes its activities, checks them
- * (validateActivity) and encodes their streams off the daemon's event loop. One request at a time; answers `{id, drafts}` (the
- * encoded streams transferred, not copied) or `{id, error}`.
+ * The worker thread of ParseWorker: parses a file, computes its activities, checks them and
+ * encodes their streams off the daemon's event loop (fileDrafts). One request at a time;
+ * answers `{id, drafts}` (the encoded streams transferred, not copied) or `{id, error}`.
  */
-export interface ParseRequest {
+export interface ParseRequest extends DraftsRequest {
   readonly id: number
-  readonly bytes: Uint8Array
-  readonly format: FileFormat
-  readonly filename: string
-  readonly fallbackTimeZone: string
 }
 
 export type ParseResponse =
@@ -29,13 +22,7 @@ const port = parentPort!
 port.on("message", async (request: ParseRequest) => {
   let response: ParseResponse
   try {
-    const parsed = await parseActivityFile(request.bytes, request.format, request.filename)
-    const drafts = parsed.map((activity) => {
-      const checked = validateActivity(computeActivity(activity, { filename: request.filename, fallbackTimeZone: request.fallbackTimeZone }))
-      if (checked._tag === "Impossible") throw new ActivityFileError({ message: impossibleActivityMessage(request.filename, checked.reason) })
-      return encodeDraft(checked.draft)
-    })
-    response = { id: request.id, drafts }
+    response = { id: request.id, drafts: await fileDrafts(request) }
   } catch (error) {
     const message = error instanceof ActivityFileError
       ? error.message

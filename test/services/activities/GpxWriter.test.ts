@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { XMLParser } from "fast-xml-parser"
 import { asciiFallback, gpxFilename, writeGpx } from "../../../src/services/activities/GpxWriter.ts"
+import { parseActivityFile } from "../../../src/services/import/parsers/parseActivityFile.ts"
 
 const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "@", isArray: (name) => name === "trkpt" })
 
@@ -55,6 +56,33 @@ describe("writeGpx", () => {
     expect(xml).not.toContain("<ele>")
     expect(xml).not.toContain("<desc>")
     expect(parser.parse(xml).gpx.trk.trkseg.trkpt[1].time).toBe("2024-06-01T08:00:05.000Z")
+  })
+
+  it("carries the activity's totals in the track's Garmin TrackStatsExtension, which an import reads back as the device's", async () => {
+    const stats = {
+      distanceInMeter: 42_220, movingTimeInSeconds: 7226, elapsedTimeInSeconds: 7476, elevationInMeter: 668, maxSpeedInKmPerHour: 61.2,
+      calories: 1497, averageHeartRate: 155, maxHeartRate: 186, averageCadence: null
+    }
+    const xml = writeGpx({ ...input, stats })
+    const trk = parser.parse(xml).gpx.trk
+    expect(trk.extensions["gpxtrkx:TrackStatsExtension"]).toEqual({
+      "gpxtrkx:Distance": 42_220, "gpxtrkx:TimerTime": 7226, "gpxtrkx:TotalElapsedTime": 7476, "gpxtrkx:MovingTime": 7226,
+      "gpxtrkx:MaxSpeed": 17, "gpxtrkx:Ascent": 668, "gpxtrkx:Calories": 1497, "gpxtrkx:AvgHeartRate": 155, "gpxtrkx:MaxHeartRate": 186
+    })
+    // GPX 1.1 order: the track's extensions come after its type, before its segments
+    expect(xml.indexOf("<type>")).toBeLessThan(xml.indexOf("<extensions>"))
+    expect(xml.indexOf("</extensions>")).toBeLessThan(xml.indexOf("<trkseg>"))
+    const [activity] = await parseActivityFile(new TextEncoder().encode(xml), "gpx", "export.gpx")
+    expect(activity!.totals).toMatchObject({
+      distanceMeters: 42_220, timerSeconds: 7226, elapsedSeconds: 7476, ascentMeters: 668, calories: 1497,
+      averageHeartRate: 155, maxHeartRate: 186, averageCadence: null, maxSpeed: 17
+    })
+  })
+
+  it("starts a new track segment after a recording gap of over 5 minutes (a pause), not after a sparse recording's minute", () => {
+    const xml = writeGpx({ ...input, streams: { time: [0, 1, 61, 500, 501], latlng: [[1, 2], [1.0001, 2], [1.0002, 2], [1.1, 2], [1.1001, 2]] } })
+    const segments = parser.parse(xml).gpx.trk.trkseg
+    expect(segments.map((seg: { trkpt: Array<unknown> }) => seg.trkpt.length)).toEqual([3, 2])
   })
 
   it("writes every one of 40,000 points", () => {

@@ -28,7 +28,7 @@ const clockLeapRide = (start: Date): Uint8Array => {
   const at = (s: number) => new Date(start.getTime() + s * 1000)
   const record = (s: number, i: number) => [Mesg["RECORD"]!, {
     timestamp: at(s), positionLat: semicircles(47.37 + (i * 30) / 111_195), positionLong: semicircles(8.54),
-    altitude: 400, distance: i * 30, speed: 3, heartRate: 130
+    altitude: 400, distance: i * 30, speed: 3, heartRate: 125 + (i % 11)
   }] as const
   const records = Array.from({ length: 361 }, (_, i) => record(i * 10, i))
   const leapt = Array.from({ length: 5 }, (_, i) => record(68_342_612 + i, 361 + i))
@@ -58,6 +58,33 @@ const sensorlessRide = (start: Date): Uint8Array => {
       totalCalories: 0, avgHeartRate: 0, maxHeartRate: 0, avgPower: 0, maxPower: 0, avgCadence: 0, totalWork: 0
     }],
     [Mesg["ACTIVITY"]!, { timestamp: at(600), numSessions: 1 }]
+  ])
+}
+
+/**
+ * A triathlon of a watch whose clock jumped before the run: the swim and the ride as recorded,
+ * the run's session and records dated in 2099.
+ */
+const triathlonWithFutureRun = (start: Date): Uint8Array => {
+  const at = (s: number) => new Date(start.getTime() + s * 1000)
+  const future = (s: number) => new Date(Date.parse("2099-05-01T08:00:00Z") + s * 1000)
+  // each leg goes on north from where the one before ended
+  const leg = (when: (s: number) => Date, from: number, seconds: number, sport: string, speed: number, startMetres: number) => [
+    ...Array.from({ length: seconds / 10 + 1 }, (_, i) => [Mesg["RECORD"]!, {
+      timestamp: when(from + i * 10), positionLat: semicircles(47.37 + (startMetres + i * 10 * speed) / 111_195), positionLong: semicircles(8.54),
+      distance: i * 10 * speed, speed, heartRate: 135 + (i % 11)
+    }] as const),
+    [Mesg["SESSION"]!, {
+      timestamp: when(from + seconds), startTime: when(from), sport, totalElapsedTime: seconds, totalTimerTime: seconds,
+      totalDistance: seconds * speed, avgHeartRate: 140
+    }] as const
+  ]
+  return encodeFit([
+    [Mesg["FILE_ID"]!, { type: "activity", manufacturer: "garmin", product: 2691, serialNumber: 1, timeCreated: start }],
+    ...leg(at, 0, 1200, "swimming", 1, 0),
+    ...leg(at, 1200, 2400, "cycling", 8, 1200),
+    ...leg(future, 0, 1800, "running", 3, 20_400),
+    [Mesg["ACTIVITY"]!, { timestamp: at(3600), numSessions: 3 }]
   ])
 }
 
@@ -124,6 +151,47 @@ describe("real rides through the import", () => {
         expect(imported.sportType).toBe("NordicSki")
       }))
 
+    it.effect("a multisport FIT whose run is impossible (dated in 2099 by a clock error) imports its swim and ride; the row says the run was dropped", () =>
+      Effect.gen(function*() {
+        const { watchDir } = yield* TestDaemon
+        dropFile(watchDir, "triathlon-2099.fit", triathlonWithFutureRun(dayStart(44)))
+        const row = yield* waitForRow("triathlon-2099.fit")
+        expect([row.status, row.error_message]).toEqual(["success", null])
+        const served = yield* importOf("triathlon-2099.fit")
+        expect(served.activityIds).toHaveLength(2)
+        const sports: Array<string> = []
+        for (const id of served.activityIds) sports.push((yield* activity(id)).sportType)
+        expect(sports).toEqual(["Swim", "Ride"])
+        expect(served.notes).toBe("Repaired: dropped activity 3 of 3 (Run), which is impossible: it starts on 2099-05-01, in the future.")
+      }))
+
+    it.effect("a Strava export's sport is the file's from the start: a \"Virtual Ride\" row makes a VirtualRide located nowhere, a \"Run\" row over Sport=\"Other\" a run with its best efforts", () =>
+      Effect.gen(function*() {
+        const { watchDir } = yield* TestDaemon
+        // a trainer ride whose app wrote real-looking positions (Zürich) and a generic sport
+        const trainer = tcxActivity({ start: dayStart(45), seconds: 1800, speed: 9, sport: "Biking" })
+        const run = tcxActivity({ start: dayStart(46), seconds: 1800, speed: 3, sport: "Other" })
+        dropFile(watchDir, "export_sports.zip", zipOf([
+          { name: "activities/601.tcx.gz", data: zlib.gzipSync(trainer) },
+          { name: "activities/602.tcx", data: run },
+          {
+            name: "activities.csv",
+            data: "Activity ID,Activity Date,Activity Name,Activity Type,Activity Description,Commute,Activity Gear,Filename\n" +
+              "601,\"Jan 11, 2025, 9:00:00 AM\",Trainer,Virtual Ride,,false,,activities/601.tcx.gz\n" +
+              "602,\"Jan 12, 2025, 9:00:00 AM\",Loop,Run,,false,,activities/602.tcx\n"
+          }
+        ]))
+        const virtualRow = yield* waitForRow("601.tcx.gz")
+        expect(virtualRow.status).toBe("success")
+        const ride = yield* activity(virtualRow.activity_id!)
+        expect([ride.sportType, ride.location, ride.passedThroughCountries]).toEqual(["VirtualRide", { countryCode: null, state: null, city: null }, []])
+        const runRow = yield* waitForRow("602.tcx")
+        expect(runRow.status).toBe("success")
+        expect((yield* activity(runRow.activity_id!)).sportType).toBe("Run")
+        const efforts = (yield* send("GET", `/api/v1/activities/${runRow.activity_id}/best-efforts`)).json.bestEfforts
+        expect(efforts.map((e: { distanceInMeter: number }) => e.distanceInMeter)).toContain(5000)
+      }))
+
     it.effect.skipIf(!CORPUS_DIR)("the import row of a triathlon FIT names its three activities; a GPX of tracks years apart makes one activity per track", () =>
       Effect.gen(function*() {
         const { watchDir } = yield* TestDaemon
@@ -182,5 +250,37 @@ describe("long recordings", () => {
       expect(streams.time.length).toBeLessThanOrEqual(MAX_STORED_SAMPLES)
       expect(streams.time.at(-1)).toBe(records - 1)
       expect(Math.max(...streams.heartrate!)).toBe(199)
+    }), { timeout: 240_000 })
+
+  it.scopedLive("a GPX of 420,000 track points (4.9 days at one per second, 58 MB) imports within the worker's 512 MB: totals from every point, streams thinned", () =>
+    Effect.gen(function*() {
+      const root = yield* scopedRoot()
+      const points = 420_000
+      const start = dayStart(51).getTime()
+      // north along the 8.54° meridian at 2.5 m/s, one point a second, with heart rate
+      const lines: Array<string> = []
+      for (let i = 0; i < points; i++) {
+        const lat = 40 + (i * 2.5) / 111_195
+        lines.push(`<trkpt lat="${lat.toFixed(7)}" lon="8.5400000"><ele>${(500 + 100 * Math.sin(i / 3000)).toFixed(1)}</ele>` +
+          `<time>${new Date(start + i * 1000).toISOString()}</time><extensions><hr>${120 + (i % 40)}</hr></extensions></trkpt>`)
+      }
+      const gpx = `<?xml version="1.0" encoding="UTF-8"?>\n<gpx version="1.1" creator="waymark-test"><trk><type>cycling</type><trkseg>${lines.join("\n")}</trkseg></trk></gpx>\n`
+      const bytes = new TextEncoder().encode(gpx)
+      expect(bytes.length).toBeGreaterThan(40_000_000)
+      const [draft, ...rest] = yield* Effect.gen(function*() {
+        const worker = yield* ParseWorker
+        // within the worker's heap; its time limit is raised for a machine shared by many test runs
+        return yield* worker.parse(bytes, "gpx", "five-days.gpx").pipe(
+          Effect.provideService(ParseLimits, { timeout: Duration.minutes(3), heapMb: 512, recycleAfterIdle: Duration.seconds(10) })
+        )
+      }).pipe(Effect.provide(servicesLayer(root)))
+      expect(rest).toHaveLength(0)
+      expect(draft!.elapsedTimeInSeconds).toBe(points - 1)
+      // measured on the ellipsoid along the meridian: within a metre a kilometre of the 2.5 m/s written
+      expect(Math.abs(draft!.distanceInMeter - (points - 1) * 2.5)).toBeLessThan(points * 2.5 * 0.005)
+      expect([draft!.averageHeartRate, draft!.maxHeartRate]).toEqual([140, 159])
+      const streams = decodeStreams(draft!.encodedStreams)
+      expect(streams.time.length).toBeLessThanOrEqual(MAX_STORED_SAMPLES)
+      expect(streams.time.at(-1)).toBe(points - 1)
     }), { timeout: 240_000 })
 })

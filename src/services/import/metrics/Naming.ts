@@ -1,5 +1,6 @@
 import type { WorldType } from "../../../schema/ActivityDraft.ts"
 import type { SportType } from "../../../schema/SportType.ts"
+import { sportWords } from "../parsers/sportNames.ts"
 
 /** "<Morning|Afternoon|Evening|Night> <Sport Type>": 05–11 Morning, 12–16 Afternoon, 17–20 Evening, else Night. */
 export const defaultName = (sport: SportType, localHour: number): string => {
@@ -10,7 +11,7 @@ export const defaultName = (sport: SportType, localHour: number): string => {
     : localHour >= 17 && localHour <= 20
     ? "Evening"
     : "Night"
-  return `${period} ${sport.replace(/(?<!^)(?=[A-Z])/g, " ")}`
+  return `${period} ${sportWords(sport)}`
 }
 
 /** The file's name (trimmed, a "Zwift - " prefix removed), or null when it has none. */

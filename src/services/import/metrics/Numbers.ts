@@ -30,44 +30,66 @@ export const meanOf = (
 
 /**
  * Time-weighted mean of a stream: a recorded value holds until the next one (a null, or a zero
- * unless `keepZeros`, holds the previous value; leading ones take the first), and each interval
- * between two samples counts with the mean of its ends. An interval longer than `maxIntervalS`
- * (a pause: the timer stood still) or across a segment start does not count. A device averages
- * every second, not every record (smart recording writes one every 1 to 10 s), and the same
- * ride as GPX may carry other records or the stream with its gaps filled: weighting by time
- * gives them one average. Rounded; null when nothing is recorded.
+ * unless `keepZeros`, holds the previous value, and a leading one takes the first, for at most
+ * `maxHoldS` from the reading), and each interval between two samples counts with the mean of
+ * its ends. An interval longer than `maxIntervalS` (a pause: the timer stood still) or across a
+ * segment start does not count. A device averages every second, not every record (smart
+ * recording writes one every 1 to 10 s), and the same ride as GPX may carry other records or the
+ * stream with its gaps filled: weighting by time gives them one average. A sensor that read for
+ * less than `minCoverage` of the recorded time (a wrist sensor out of the water for the last
+ * seconds of a swim) gives no average of the activity. Rounded; null when nothing is recorded.
  */
 export const timeWeightedMeanOf = (
   values: ReadonlyArray<number | null>,
   timeS: Float64Array,
   segmentStart: Uint8Array,
   keepZeros: boolean,
-  maxIntervalS: number
+  maxIntervalS: number,
+  maxHoldS: number = Infinity,
+  minCoverage = 0
 ): number | null => {
   const n = values.length
   const recorded = (v: number | null | undefined): v is number => isNum(v) && (keepZeros || v !== 0)
-  let held = NaN
-  for (let i = 0; i < n && Number.isNaN(held); i++) if (recorded(values[i])) held = values[i]!
-  if (Number.isNaN(held)) return null
-  let sum = 0
-  let weights = 0
-  let plain = 0
-  let count = 0
-  let previous = held
+  // the reading each sample holds (NaN: none within maxHoldS before it)
+  const held = new Float64Array(n).fill(NaN)
+  let last = NaN
+  let lastTime = NaN
   for (let i = 0; i < n; i++) {
     const v = values[i]
     if (recorded(v)) {
-      held = v
+      last = v
+      lastTime = timeS[i]!
+    }
+    if (!Number.isNaN(last) && timeS[i]! - lastTime <= maxHoldS) held[i] = last
+  }
+  // leading samples take the first reading
+  let first = -1
+  for (let i = 0; i < n && first === -1; i++) if (recorded(values[i])) first = i
+  if (first === -1) return null
+  for (let i = 0; i < first; i++) {
+    if (timeS[first]! - timeS[i]! <= maxHoldS) held[i] = values[first]!
+  }
+  let sum = 0
+  let weights = 0
+  let recordedTime = 0
+  let plain = 0
+  let count = 0
+  for (let i = 0; i < n; i++) {
+    const v = values[i]
+    if (recorded(v)) {
       plain += v
       count++
     }
     const dt = i > 0 ? timeS[i]! - timeS[i - 1]! : 0
-    if (i > 0 && segmentStart[i] !== 1 && dt > 0 && dt <= maxIntervalS) {
-      sum += ((previous + held) / 2) * dt
-      weights += dt
-    }
-    previous = held
+    if (i === 0 || segmentStart[i] === 1 || !(dt > 0) || dt > maxIntervalS) continue
+    recordedTime += dt
+    const a = held[i - 1]!
+    const b = held[i]!
+    if (Number.isNaN(a) || Number.isNaN(b)) continue
+    sum += ((a + b) / 2) * dt
+    weights += dt
   }
+  if (recordedTime > 0 && weights < recordedTime * minCoverage) return null
   return Math.round(weights > 0 ? sum / weights : plain / count)
 }
 

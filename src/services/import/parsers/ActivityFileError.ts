@@ -5,8 +5,11 @@
  */
 export class ActivityFileError extends Error {
   readonly _tag = "ActivityFileError" as const
-  constructor(args: { readonly message: string }) {
+  /** for an activity that is impossible as computed: what is impossible, without the file's name */
+  readonly reason: string | undefined
+  constructor(args: { readonly message: string; readonly reason?: string }) {
     super(args.message)
     this.name = "ActivityFileError"
+    this.reason = args.reason
   }
 }

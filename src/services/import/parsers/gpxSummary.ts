@@ -1,10 +1,12 @@
 import { parseNumber } from "./samples.ts"
-import { isNode, type XmlNode } from "./xml.ts"
+import type { DeviceTotals } from "../../../schema/ParsedActivity.ts"
+import { child, isNode, text, type XmlNode } from "./xml.ts"
 
 /**
  * Activity summaries some GPX writers add to the track points:
- * `<calories>` in the track extensions, and a FitoTrack-style `Workout(...)` dump of the app's
- * workout record in `<metadata><name>`.
+ * `<calories>` in the track extensions, Garmin's TrackStatsExtension (the device's totals of a
+ * track, as Garmin's handhelds and this service's export write them), and a FitoTrack-style
+ * `Workout(...)` dump of the app's workout record in `<metadata><name>`.
  */
 
 const MAX_EXTENSION_DEPTH = 8
@@ -99,5 +101,34 @@ export const workoutSummary = (text: string | null): WorkoutSummary | null => {
     timerSeconds: active !== null ? within(Math.round(active / 1000), MAX_SECONDS) : null,
     calories: within(kcal, MAX_KCAL),
     description: fields.get("comment") ?? null
+  }
+}
+
+/** What a Garmin TrackStatsExtension states: the recording's own totals, each null when absent or negative. */
+export type TrackStats = Pick<DeviceTotals,
+  "distanceMeters" | "elapsedSeconds" | "timerSeconds" | "ascentMeters" | "averageHeartRate" | "maxHeartRate" | "averageCadence" | "maxSpeed">
+
+/**
+ * The TrackStatsExtension of a track (`<trk><extensions>`), or of the file (`<metadata><extensions>`):
+ * Distance (m), TimerTime (else MovingTime) and TotalElapsedTime (s), Ascent (m), AvgHeartRate,
+ * MaxHeartRate, AvgCadence, MaxSpeed (m/s). Null when there is none. Its Calories are read with
+ * the other `<calories>` (trackCalories).
+ */
+export const trackStats = (owner: XmlNode | undefined): TrackStats | null => {
+  const stats = child(child(owner, "extensions"), "TrackStatsExtension")
+  if (stats === undefined) return null
+  const value = (key: string) => {
+    const n = parseNumber(text(stats, key))
+    return n !== null && n >= 0 ? n : null
+  }
+  return {
+    distanceMeters: value("Distance"),
+    elapsedSeconds: value("TotalElapsedTime"),
+    timerSeconds: value("TimerTime") ?? value("MovingTime"),
+    ascentMeters: value("Ascent"),
+    averageHeartRate: value("AvgHeartRate"),
+    maxHeartRate: value("MaxHeartRate"),
+    averageCadence: value("AvgCadence"),
+    maxSpeed: value("MaxSpeed")
   }
 }

@@ -1,4 +1,5 @@
 import type { FileFormat, ParsedActivity } from "../../../schema/ParsedActivity.ts"
+import type { SportType } from "../../../schema/SportType.ts"
 import { ActivityFileError } from "./ActivityFileError.ts"
 import { parseFit } from "./fit/parseFit.ts"
 import { parseGpx } from "./parseGpx.ts"
@@ -13,19 +14,25 @@ export { ActivityFileError } from "./ActivityFileError.ts"
  * sport session of a multi-sport FIT; one per <Activity> of a TCX). Rejects only with
  * ActivityFileError, whose message says what is wrong with that file. Each activity comes
  * repaired (repairSamples): its impossible samples dropped and named; one recorded on an indoor
- * platform is virtual (virtualPlatform). Pure and synchronous at
+ * platform is virtual (virtualPlatform). `chosenSport`, the sport the athlete gave the file
+ * elsewhere (a Strava export's activities.csv), is the sport of a file of one activity from the
+ * start, so that everything is computed as that sport (a "Virtual Ride" is virtual, located
+ * nowhere); a multisport file keeps its own sports. Pure and synchronous at
  * heart (safe in a worker thread); every loop is bounded by the input size.
  */
 export const parseActivityFile = (
   bytes: Uint8Array,
   format: FileFormat,
-  filename: string
+  filename: string,
+  chosenSport?: SportType
 ): Promise<ReadonlyArray<ParsedActivity>> => {
   try {
     const parse = format === "fit" ? parseFit : format === "tcx" ? parseTcx : format === "gpx" ? parseGpx : null
     if (parse === null) return Promise.reject(new ActivityFileError({ message: `"${filename}" has an unsupported format` }))
+    const activities = parse(bytes, filename).map(recogniseVirtual)
+    const chosen = chosenSport !== undefined && activities.length === 1 ? activities.map((a) => withSport(a, chosenSport)) : activities
     // impossible samples are dropped: a file is refused only when nothing usable remains
-    const repaired = parse(bytes, filename).map((activity) => repairActivity(recogniseVirtual(activity))).filter(isUsable)
+    const repaired = chosen.map((activity) => repairActivity(activity)).filter(isUsable)
     if (repaired.length === 0) {
       return Promise.reject(new ActivityFileError({ message: `"${filename}" holds nothing usable: every sample of it is impossible` }))
     }
@@ -36,3 +43,7 @@ export const parseActivityFile = (
     return Promise.reject(new ActivityFileError({ message: `"${filename}" could not be read as ${String(format).toUpperCase()}: ${detail}` }))
   }
 }
+
+/** The activity as the sport the athlete chose; a virtual sport is virtual (its world as recognised, if any). */
+const withSport = (activity: ParsedActivity, sportType: SportType): ParsedActivity =>
+  sportType.startsWith("Virtual") ? { ...activity, sportType, virtual: true } : { ...activity, sportType }

@@ -1,10 +1,10 @@
 import type { ParsedActivity } from "../../../schema/ParsedActivity.ts"
 import type { SportType } from "../../../schema/SportType.ts"
 import { ActivityFileError } from "./ActivityFileError.ts"
-import { trackCalories, workoutSummary } from "./gpxSummary.ts"
+import { trackCalories, trackStats, workoutSummary } from "./gpxSummary.ts"
 import { buildSamples, checkSampleCount, dropBackwardGlitches, emptyRow, parseNumber, type SampleRow } from "./samples.ts"
 import { resolveSportName } from "./sportNames.ts"
-import { child, children, countChildren, isNode, parseIsoTime, readXml, rootOf, text, type XmlNode } from "./xml.ts"
+import { child, children, isNode, parseIsoTime, readXml, rootOf, text, type XmlDocument, type XmlNode } from "./xml.ts"
 
 const fail = (message: string): never => {
   throw new ActivityFileError({ message })
@@ -48,7 +48,8 @@ const readExtensions = (node: unknown, row: SampleRow, depth: number): void => {
 }
 
 export const parseGpx = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedActivity> => {
-  const root = rootOf(readXml(bytes, name))
+  const doc = readXml(bytes, name, "trkpt")
+  const root = rootOf(doc.root)
   if (root === null || root.name !== "gpx") {
     return fail(`"${name}" is not a GPX file (root element ${root === null ? "missing" : `<${root.name}>`})`)
   }
@@ -59,8 +60,8 @@ export const parseGpx = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
     return fail(`"${name}" contains no track (<trk>)`)
   }
   const segments = tracks.flatMap((trk) => children(trk, "trkseg"))
-  checkSampleCount(segments.reduce((total, seg) => total + countChildren(seg, "trkpt"), 0), name, "track points")
-  const timed = tracks.map((trk) => ({ trk, rows: trackRows(trk) })).filter((t) => t.rows.length > 0)
+  checkSampleCount(segments.reduce((total, seg) => total + doc.countPoints(seg), 0), name, "track points")
+  const timed = tracks.map((trk) => ({ trk, rows: trackRows(doc, trk) })).filter((t) => t.rows.length > 0)
   if (timed.length === 0) fail(`"${name}" has no track points with a time`)
   const metadata: XmlNode | undefined = child(gpx, "metadata")
   const metadataName = text(metadata, "name")
@@ -79,6 +80,8 @@ export const parseGpx = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
     const firstTrkDesc = own.map((t) => text(t, "desc")).find((t) => t !== null) ?? null
     // the file's own name and totals describe it whole: they belong to an activity only when it is the only one
     const whole = groups.length === 1
+    // a track's statistics are its activity's when the activity is that one track
+    const stats = (own.length === 1 ? trackStats(own[0]) : null) ?? (whole ? trackStats(metadata) : null)
     return {
       format: "gpx",
       sportType: gpxSport(firstType),
@@ -88,13 +91,19 @@ export const parseGpx = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
       startTime: samples.time[0]!,
       utcOffsetSeconds: null,
       totals: {
-        distanceMeters: whole ? summary?.distanceMeters ?? null : null,
-        elapsedSeconds: whole ? summary?.elapsedSeconds ?? null : null,
-        timerSeconds: whole ? summary?.timerSeconds ?? null : null,
-        ascentMeters: null,
+        distanceMeters: stats?.distanceMeters ?? (whole ? summary?.distanceMeters ?? null : null),
+        elapsedSeconds: stats?.elapsedSeconds ?? (whole ? summary?.elapsedSeconds ?? null : null),
+        timerSeconds: stats?.timerSeconds ?? (whole ? summary?.timerSeconds ?? null : null),
+        ascentMeters: stats?.ascentMeters ?? null,
         calories: trackCalories(own) ?? (whole ? summary?.calories ?? null : null),
-        workJoules: null, averageHeartRate: null, maxHeartRate: null, averagePower: null, maxPower: null,
-        averageCadence: null, averageSpeed: null, maxSpeed: null
+        workJoules: null,
+        averageHeartRate: stats?.averageHeartRate ?? null,
+        maxHeartRate: stats?.maxHeartRate ?? null,
+        averagePower: null,
+        maxPower: null,
+        averageCadence: stats?.averageCadence ?? null,
+        averageSpeed: null,
+        maxSpeed: stats?.maxSpeed ?? null
       },
       startLatLng: null,
       samples,
@@ -105,11 +114,11 @@ export const parseGpx = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
 }
 
 /** The timed points of a track, each trkseg with at least 2 of them starting a recording segment. */
-const trackRows = (trk: XmlNode): Array<SampleRow> => {
+const trackRows = (doc: XmlDocument, trk: XmlNode): Array<SampleRow> => {
   const rows: Array<SampleRow> = []
   for (const seg of children(trk, "trkseg")) {
     const segRows: Array<SampleRow> = []
-    for (const pt of children(seg, "trkpt")) {
+    for (const pt of doc.points(seg)) {
       const t = parseIsoTime(text(pt, "time"))
       if (t === null) continue
       const row = emptyRow(t)

@@ -2,7 +2,7 @@ import type { DeviceTotals, ParsedActivity, ParsedLap } from "../../../schema/Pa
 import { ActivityFileError } from "./ActivityFileError.ts"
 import { buildSamples, checkSampleCount, dropBackwardGlitches, emptyRow, parseNumber, type SampleRow } from "./samples.ts"
 import { resolveSportName } from "./sportNames.ts"
-import { child, children, countChildren, parseIsoTime, readXml, rootOf, text, type XmlNode } from "./xml.ts"
+import { child, children, parseIsoTime, readXml, rootOf, text, type XmlDocument, type XmlNode } from "./xml.ts"
 
 const fail = (message: string): never => {
   throw new ActivityFileError({ message })
@@ -47,7 +47,7 @@ const wallClockSeconds = (
   return Math.max((end - first) / 1000, timerSeconds ?? 0)
 }
 
-const parseActivity = (activity: XmlNode, author: string | null): ParsedActivity | null => {
+const parseActivity = (doc: XmlDocument, activity: XmlNode, author: string | null): ParsedActivity | null => {
   const rows: Array<SampleRow> = []
   const laps: Array<ParsedLap> = []
   const lapNodes = children(activity, "Lap")
@@ -55,7 +55,7 @@ const parseActivity = (activity: XmlNode, author: string | null): ParsedActivity
     let firstPointTime: number | null = null
     for (const track of children(lap, "Track")) {
       let firstOfTrack = true
-      for (const tp of children(track, "Trackpoint")) {
+      for (const tp of doc.points(track)) {
         const t = parseIsoTime(text(tp, "Time"))
         if (t === null) continue
         const row = emptyRow(t)
@@ -99,6 +99,19 @@ const parseActivity = (activity: XmlNode, author: string | null): ParsedActivity
   const repairs: Array<string> = []
   const samples = buildSamples(dropBackwardGlitches(rows, repairs), repairs)
   const lapMaxHr = laps.map((l) => l.maxHeartRate).filter((v): v is number => v !== null)
+  // the laps' AverageHeartRateBpm are the device's own averages (over every reading it took,
+  // not only those it wrote as trackpoints): their mean weighted by each lap's timer time. Like
+  // the device's session average, it leaves out the rests (laps without distance) between the
+  // laps that moved (a pool swim's lengths: 126 bpm where the rests bring it down to 118)
+  const moved = laps.some((l) => (l.distanceMeters ?? 0) > 0)
+  let hrWeighted = 0
+  let hrSeconds = 0
+  for (const lap of laps) {
+    if (lap.averageHeartRate === null || lap.averageHeartRate <= 0 || lap.elapsedSeconds === null) continue
+    if (moved && !((lap.distanceMeters ?? 0) > 0)) continue
+    hrWeighted += lap.averageHeartRate * lap.elapsedSeconds
+    hrSeconds += lap.elapsedSeconds
+  }
   // Lap TotalTimeSeconds is the device's timer time (pauses excluded): it is also the moving
   // time, as FIT total_timer_time is; samples alone undercount it (pool swims have no
   // per-trackpoint distance, smart recording leaves gaps).
@@ -110,7 +123,7 @@ const parseActivity = (activity: XmlNode, author: string | null): ParsedActivity
     ascentMeters: null,
     calories: sumOrNull(lapNodes.map((l) => num(l, "Calories"))),
     workJoules: null,
-    averageHeartRate: null,
+    averageHeartRate: hrSeconds > 0 ? hrWeighted / hrSeconds : null,
     maxHeartRate: lapMaxHr.length > 0 ? Math.max(...lapMaxHr) : null,
     averagePower: null,
     maxPower: null,
@@ -135,7 +148,8 @@ const parseActivity = (activity: XmlNode, author: string | null): ParsedActivity
 }
 
 export const parseTcx = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedActivity> => {
-  const root = rootOf(readXml(bytes, name))
+  const doc = readXml(bytes, name, "Trackpoint")
+  const root = rootOf(doc.root)
   if (root === null || root.name !== "TrainingCenterDatabase") {
     return fail(`"${name}" is not a TCX file (root element ${root === null ? "missing" : `<${root.name}>`})`)
   }
@@ -152,11 +166,11 @@ export const parseTcx = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
     return fail(`"${name}" contains no <Activity>`)
   }
   const trackpoints = activities.flatMap((a) => children(a, "Lap")).flatMap((lap) => children(lap, "Track"))
-    .reduce((total, track) => total + countChildren(track, "Trackpoint"), 0)
+    .reduce((total, track) => total + doc.countPoints(track), 0)
   checkSampleCount(trackpoints, name, "trackpoints")
   // the application that wrote the file, when no device is named (Zwift, TrainerRoad)
   const author = text(child(root.node, "Author"), "Name")
-  const parsed = activities.map((a) => parseActivity(a, author)).filter((a): a is ParsedActivity => a !== null)
+  const parsed = activities.map((a) => parseActivity(doc, a, author)).filter((a): a is ParsedActivity => a !== null)
   if (parsed.length === 0) fail(`"${name}" contains no trackpoints with a time`)
   return parsed
 }

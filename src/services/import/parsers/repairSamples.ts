@@ -15,8 +15,21 @@ import { sportProfile } from "../metrics/SportProfile.ts"
  * of 0 without any such data, are absent (null), not 0.
  */
 
-/** A recording gap longer than this splits the samples: the device's clock leapt. */
+/**
+ * A recording gap longer than this is looked at: a real pause (a rest day of a multi-day
+ * recording) or the device's clock leaping (see repairTimes).
+ */
 export const CLOCK_LEAP_MS = 24 * 3600 * 1000
+/** A gap longer than any activity lasts (ACTIVITY_BOUNDS.maxDurationSeconds) is a leap, whatever else the file says. */
+const ABSURD_GAP_MS = B.maxDurationSeconds * 1000
+/** A rest resumes where it stopped: the first fix after it within this of the last fix before it (m). */
+const RESUMED_WITHIN_M = 2000
+/** A speed sample this far (m/s) from both neighbours, reached and left at over SPEED_SPIKE_RATE (m/s²), is a glitch. */
+const SPEED_SPIKE_MS = 5
+const SPEED_SPIKE_RATE = 5
+/** A heart rate held unchanged longer than this (s), over at least HELD_HEART_RATE_SAMPLES samples, is no reading. */
+const HELD_HEART_RATE_S = 600
+const HELD_HEART_RATE_SAMPLES = 20
 
 const possibleDate = (t: number, now: number) => t >= B.earliestStart && t <= now + B.latestStartAheadMs
 
@@ -59,11 +72,20 @@ interface TimeRepair {
 }
 
 /**
- * Drops samples dated outside what a recording can be, then splits the rest at gaps longer
- * than CLOCK_LEAP_MS and keeps the part with the most samples: the others are on the far side
- * of a clock leap.
+ * Drops samples dated outside what a recording can be, then looks at each gap longer than
+ * CLOCK_LEAP_MS. It is a real pause, kept, unless it is a clock leap: an absurd jump (longer
+ * than any activity lasts), samples beyond the device's own elapsed time (its session does not
+ * span the gap), or, where the file has no such total, positions that do not continue (the
+ * first fix after the gap far from the last before it: not where a rest resumes). Of samples
+ * split by leaps, the part with the most samples is kept: the others are on the far side.
  */
-const repairTimes = (time: ReadonlyArray<number>, now: number): TimeRepair => {
+const repairTimes = (
+  time: ReadonlyArray<number>,
+  now: number,
+  elapsedSeconds: number | null,
+  lat: ReadonlyArray<number | null>,
+  lng: ReadonlyArray<number | null>
+): TimeRepair => {
   const keep = new Uint8Array(time.length)
   let misdated = 0
   for (let i = 0; i < time.length; i++) {
@@ -72,7 +94,7 @@ const repairTimes = (time: ReadonlyArray<number>, now: number): TimeRepair => {
   }
   // a file dated wholly outside them has nothing to keep: its date is refused as it stands
   if (misdated === time.length) return { keep: keep.fill(1), misdated: 0, leapt: 0, leapMs: 0 }
-  // the parts between leaps, as [from, to) over the kept samples (time is sorted)
+  // the parts between long gaps, as [from, to) over the kept samples (time is sorted)
   const parts: Array<{ from: number; to: number; count: number }> = []
   let last = -1
   for (let i = 0; i < time.length; i++) {
@@ -85,14 +107,44 @@ const repairTimes = (time: ReadonlyArray<number>, now: number): TimeRepair => {
   }
   if (parts.length <= 1) return { keep, misdated, leapt: 0, leapMs: 0 }
   const main = parts.reduce((best, p, k) => (p.count > parts[best]!.count ? k : best), 0)
+  const fix = (i: number) => (keep[i] && lat[i] !== null && lng[i] !== null ? [lat[i]!, lng[i]!] as const : null)
+  const lastFix = (p: { from: number; to: number }) => {
+    for (let i = p.to - 1; i >= p.from; i--) if (fix(i) !== null) return fix(i)
+    return null
+  }
+  const firstFix = (p: { from: number; to: number }) => {
+    for (let i = p.from; i < p.to; i++) if (fix(i) !== null) return fix(i)
+    return null
+  }
+  /** Whether the gap between parts a and a+1 is a clock leap. */
+  const leapAfter = (a: number): boolean => {
+    const before = parts[a]!
+    const after = parts[a + 1]!
+    const gap = time[after.from]! - time[before.to - 1]!
+    if (gap > ABSURD_GAP_MS) return true
+    if (elapsedSeconds !== null) {
+      // the main part and this gap together: within the device's session, or beyond it
+      const from = Math.min(time[parts[main]!.from]!, time[before.from]!)
+      const to = Math.max(time[parts[main]!.to - 1]!, time[after.to - 1]!)
+      return (to - from) / 1000 > elapsedSeconds + Math.max(600, elapsedSeconds * 0.05)
+    }
+    const p = lastFix(before)
+    const q = firstFix(after)
+    return p !== null && q !== null && metresBetween(p[0], p[1], q[0], q[1]) > RESUMED_WITHIN_M
+  }
+  // the parts joined by real pauses make one recording; the one holding the main part is kept
+  let from = main
+  while (from > 0 && !leapAfter(from - 1)) from--
+  let to = main
+  while (to + 1 < parts.length && !leapAfter(to)) to++
   let leapt = 0
   let leapMs = 0
   for (const [k, p] of parts.entries()) {
-    if (k === main) continue
+    if (k >= from && k <= to) continue
     leapt += p.count
     for (let i = p.from; i < p.to; i++) keep[i] = 0
     // the gap on this part's side towards the part kept
-    const gap = k < main ? time[parts[k + 1]!.from]! - time[p.to - 1]! : time[p.from]! - time[parts[k - 1]!.to - 1]!
+    const gap = k < from ? time[parts[k + 1]!.from]! - time[p.to - 1]! : time[p.from]! - time[parts[k - 1]!.to - 1]!
     leapMs = Math.max(leapMs, gap)
   }
   return { keep, misdated, leapt, leapMs }
@@ -168,6 +220,26 @@ const offTrack = (s: ParsedSamples, limit: number): number => {
   return off.length
 }
 
+/**
+ * Nulls runs of one heart rate held unchanged for over HELD_HEART_RATE_S and at least
+ * HELD_HEART_RATE_SAMPLES samples: no heart beats that evenly; an exporter fills the time
+ * without a reading so (Strava writes a swim's first reading over the whole swim). The number nulled.
+ */
+const heldHeartRate = (values: Array<number | null>, time: ReadonlyArray<number>): number => {
+  let nulled = 0
+  let from = 0
+  for (let i = 1; i <= values.length; i++) {
+    if (i < values.length && values[i] === values[from]) continue
+    const value = values[from]
+    if (value !== null && value !== undefined && i - from >= HELD_HEART_RATE_SAMPLES && (time[i - 1]! - time[from]!) / 1000 > HELD_HEART_RATE_S) {
+      for (let k = from; k < i; k++) values[k] = null
+      nulled += i - from
+    }
+    from = i
+  }
+  return nulled
+}
+
 /** Nulls a column that recorded nothing but zeros (a sensor field written without the sensor). */
 const absentIfNoReading = (values: Array<number | null>): boolean => {
   const read = values.some((v) => v !== null && v !== 0)
@@ -206,6 +278,10 @@ const LAP_BOUNDS: ReadonlyArray<readonly [keyof ParsedLap, number]> = [
 
 const within = (v: number, max: number) => Number.isFinite(v) && v >= 0 && v <= max
 
+/** A device's elapsed time, when it is one an activity can have. */
+const possibleTotal = (seconds: number | null): number | null =>
+  seconds !== null && within(seconds, B.maxDurationSeconds) ? seconds : null
+
 /** Whether anything of an activity remains to be imported. */
 export const isUsable = (a: ParsedActivity): boolean =>
   a.samples.time.length > 0 || a.totals.elapsedSeconds !== null || a.totals.timerSeconds !== null
@@ -213,7 +289,7 @@ export const isUsable = (a: ParsedActivity): boolean =>
 /** `parsed` with its impossible samples and totals dropped, and `repairs` naming them. */
 export const repairActivity = (parsed: ParsedActivity, now: number = Date.now()): ParsedActivity => {
   const repairs: Array<string> = [...(parsed.repairs ?? [])]
-  const times = repairTimes(parsed.samples.time, now)
+  const times = repairTimes(parsed.samples.time, now, possibleTotal(parsed.totals.elapsedSeconds), parsed.samples.lat, parsed.samples.lng)
   const timesDropped = times.misdated + times.leapt
   const samples = timesDropped > 0 ? keepSamples(parsed.samples, times.keep) : copyColumns(parsed.samples)
   if (times.leapt > 0) {
@@ -240,10 +316,16 @@ export const repairActivity = (parsed: ParsedActivity, now: number = Date.now())
   // spikes: a barometer does not climb 100 m at 20 m/s and come back; nor a heart 60 bpm in seconds
   const altitudeSpikes = despike(samples.altitude, samples.time, 100, 20)
   if (altitudeSpikes > 0) repairs.push(`ignored ${plural(altitudeSpikes, "altitude spike")}`)
+  const held = heldHeartRate(samples.heartRate, samples.time)
+  if (held > 0) repairs.push(`ignored ${plural(held, "heart-rate sample")} held unchanged for over ${HELD_HEART_RATE_S / 60} minutes (no reading)`)
   const heartSpikes = despike(samples.heartRate, samples.time, 60, 15)
   if (heartSpikes > 0) repairs.push(`ignored ${plural(heartSpikes, "heart-rate spike")}`)
   const distanceSpikes = despike(samples.distance, samples.time, 1000, B.maxSpeedKmh / 3.6)
   if (distanceSpikes > 0) repairs.push(`ignored ${plural(distanceSpikes, "distance spike")}`)
+  // nor does anything ridden, run or paddled gain 5 m/s (18 km/h) at over 5 m/s² and lose it
+  // again: a GPS glitch, which would otherwise be the maximum speed
+  const speedSpikes = despike(samples.speed, samples.time, SPEED_SPIKE_MS, SPEED_SPIKE_RATE)
+  if (speedSpikes > 0) repairs.push(`ignored ${plural(speedSpikes, "speed spike")}`)
   const profile = sportProfile(parsed.sportType)
   const off = offTrack(samples, Math.max(2 * profile.maxPlausible, 50))
   if (off > 0) repairs.push(`ignored ${plural(off, "position")} off the track`)

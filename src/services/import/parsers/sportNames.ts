@@ -30,3 +30,6 @@ export const resolveSportName = (text: string | null | undefined): SportType | n
   if (key === "") return null
   return EXACT.get(key) ?? ALIASES.get(key) ?? null
 }
+
+/** A sport as a person reads it: "Open Water Swim", "Virtual Ride". */
+export const sportWords = (sport: SportType): string => sport.replace(/(?<!^)(?=[A-Z])/g, " ")

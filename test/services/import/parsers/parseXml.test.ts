@@ -171,6 +171,20 @@ describe("parseActivityFile (GPX built in code)", () => {
     expect(a!.totals.distanceMeters).toBeNull()
   })
 
+  it("makes a ride whose track lies in Watopia (open sea near the Solomon Islands) a VirtualRide in Zwift, located nowhere, whatever its creator", async () => {
+    // a Watopia loop, about every 10 s, exported by an app that names neither Zwift nor the world
+    const points = Array.from({ length: 60 }, (_, i) =>
+      `<trkpt lat="${(-11.65 - i * 0.0003).toFixed(5)}" lon="${(166.95 + i * 0.0004).toFixed(5)}"><time>2024-03-01T18:${String(Math.floor(i / 6)).padStart(2, "0")}:${String((i % 6) * 10).padStart(2, "0")}Z</time></trkpt>`)
+    const doc = `<gpx version="1.1" creator="SomeExporter"><trk><type>cycling</type><trkseg>${points.join("")}</trkseg></trk></gpx>`
+    const [ride] = await parseActivityFile(utf8(doc), "gpx", "evening.gpx")
+    expect([ride!.sportType, ride!.worldType]).toEqual(["VirtualRide", "zwift"])
+    const draft = computeActivity(ride!, { filename: "evening.gpx", fallbackTimeZone: "UTC" })
+    expect([draft.location, draft.passedThroughCountries]).toEqual([{ countryCode: null, state: null, city: null }, []])
+    // the same track in a real place is a real ride
+    const [real] = await parseActivityFile(utf8(doc.replaceAll("lat=\"-11.", "lat=\"-12.")), "gpx", "real.gpx")
+    expect([real!.sportType, real!.worldType]).toEqual(["Ride", undefined])
+  })
+
   it("reads GPX 1.0, takes the trk name without metadata and maps sport words", async () => {
     const doc = `<gpx version="1.0" creator="GPSBabel"><trk><name>Commute</name><desc>to work</desc><type>cycling</type><trkseg><trkpt lat="1" lon="2"><time>2010-01-01T10:00:00</time><speed>4.5</speed></trkpt></trkseg></trk></gpx>`
     const [a] = await parseActivityFile(utf8(doc), "gpx", "old.gpx")
@@ -244,6 +258,22 @@ describe("parseActivityFile (GPX built in code)", () => {
     expect(await rejection("", "gpx", "z.gpx")).toBe('"z.gpx" is empty (0 bytes)')
     expect(await rejection("GPSBabel error: no such file", "gpx", "x.gpx")).toBe('"x.gpx" is not XML')
     expect(await rejection(`<kml><Document/></kml>`, "gpx", "k.gpx")).toBe('"k.gpx" is not a GPX file (root element <kml>)')
+  })
+
+  it("reads each track point on its own as the XML says it: entities, CDATA, comments, prefixes, single quotes; refuses a point that does not close as it opens", async () => {
+    const doc = `<gpx creator="a &amp; b"><trk><trkseg>
+      <trkpt lat='46.5' lon="7.5"><!-- a fix --><ele><![CDATA[512.5]]></ele><time>2021-06-01T10:00:00Z</time>
+        <extensions><ns3:TrackPointExtension><ns3:hr>&#49;20</ns3:hr><ns3:cad>8&#x30;</ns3:cad></ns3:TrackPointExtension></extensions></trkpt>
+      <!-- between two points -->
+      <trkpt lat="46.501" lon="7.5"><ele>513</ele><time>2021-06-01T10:00:10Z</time></trkpt>
+    </trkseg></trk></gpx>`
+    const [a] = await parseActivityFile(utf8(doc), "gpx", "entities.gpx")
+    expect(a!.deviceName).toBe("a & b")
+    expect([a!.samples.lat, a!.samples.altitude, a!.samples.heartRate, a!.samples.cadence]).toEqual([[46.5, 46.501], [512.5, 513], [120, null], [80, null]])
+    expect(await rejection(doc.replace("</ele><time>2021-06-01T10:00:10Z", "</elevation><time>2021-06-01T10:00:10Z"), "gpx", "bad.gpx"))
+      .toMatch(/^"bad\.gpx" is not well-formed XML: <\/elevation> closes <ele> \(line 5\)/)
+    expect(await rejection(doc.replace("&#49;20", "&nbsp;20"), "gpx", "nbsp.gpx")).toMatch(/^"nbsp\.gpx" is not well-formed XML: "&nbsp;" is no character reference/)
+    expect(await rejection(doc.slice(0, doc.indexOf("<time>2021-06-01T10:00:10Z")), "gpx", "cut.gpx")).toMatch(/^"cut\.gpx" is truncated or not well-formed XML/)
   })
 
   it("reads a track segment of 150,000 points (two days at one point per second) whole", async () => {

@@ -6,7 +6,7 @@ import { CLOCK_LEAP_MS, repairActivity, repairNote } from "../../../../src/servi
 import { context, syntheticActivity } from "../metrics/synthetic.ts"
 
 /** `activity` with sample `i` of `column` set to `value`. */
-const withSample = (activity: ParsedActivity, column: "lat" | "lng" | "altitude" | "heartRate" | "distance" | "power", i: number, value: number | null): ParsedActivity => {
+const withSample = (activity: ParsedActivity, column: "lat" | "lng" | "altitude" | "heartRate" | "distance" | "power" | "speed", i: number, value: number | null): ParsedActivity => {
   const values = [...activity.samples[column]]
   values[i] = value
   return { ...activity, samples: { ...activity.samples, [column]: values } }
@@ -26,9 +26,17 @@ describe("repairActivity", () => {
     expect(repairNote(repaired.repairs!)).toBeNull()
   })
 
-  it("drops the samples across a clock leap (the smaller side) and moves the start to the samples kept", () => {
+  /** `ride` with samples from `from` on moved `days` later, and the device's elapsed time. */
+  const resumed = (from: number, days: number, elapsedSeconds: number | null, base: ParsedActivity = ride): ParsedActivity => ({
+    ...base,
+    samples: { ...base.samples, time: base.samples.time.map((t, i) => (i >= from ? t + days * 86_400_000 : t)) },
+    totals: { ...base.totals, elapsedSeconds }
+  })
+
+  it("drops the samples beyond the device's session across a clock leap (the smaller side) and moves the start to the samples kept", () => {
+    // the device's session lasts the 597 samples kept: the first 3 are dated 40 days before it
     const leapt = { ...ride, samples: { ...ride.samples, time: ride.samples.time.map((t, i) => (i < 3 ? t - 40 * 86_400_000 : t)) } }
-    const repaired = repairActivity({ ...leapt, startTime: leapt.samples.time[0]!, totals: { ...leapt.totals, elapsedSeconds: 40 * 86_400 } }, NOW)
+    const repaired = repairActivity({ ...leapt, startTime: leapt.samples.time[0]!, totals: { ...leapt.totals, elapsedSeconds: 596 } }, NOW)
     expect(repaired.samples.time).toHaveLength(597)
     expect(repaired.startTime).toBe(ride.samples.time[3])
     expect(repaired.totals.elapsedSeconds).toBe(596)
@@ -39,6 +47,30 @@ describe("repairActivity", () => {
   it("keeps a recording paused overnight whole", () => {
     const night = { ...ride, samples: { ...ride.samples, time: ride.samples.time.map((t, i) => (i >= 300 ? t + 14 * 3600_000 : t)) } }
     expect(repairActivity(night, NOW).samples.time).toHaveLength(600)
+  })
+
+  it("keeps a multi-day recording with a rest day whole when the device's session spans it", () => {
+    // 300 samples on day 1, a rest day, 300 on day 3: the session's elapsed time spans the pause
+    const tour = resumed(300, 2, 2 * 86_400 + 600)
+    const repaired = repairActivity(tour, NOW)
+    expect(repaired.samples.time).toHaveLength(600)
+    expect(repaired.repairs).toEqual([])
+    expect(repaired.totals.elapsedSeconds).toBe(2 * 86_400 + 600)
+  })
+
+  it("without a device session, keeps a rest that resumes where it stopped and drops the far side of one whose positions do not continue", () => {
+    expect(repairActivity(resumed(300, 2, null), NOW).samples.time).toHaveLength(600)
+    // the last 200 samples lie 300 km north of where the first 400 ended
+    const elsewhere = resumed(400, 2, null, { ...ride, samples: { ...ride.samples, lat: ride.samples.lat.map((v, i) => (i >= 400 ? v! + 2.7 : v)) } })
+    const repaired = repairActivity(elsewhere, NOW)
+    expect(repaired.samples.time).toHaveLength(400)
+    expect(repaired.repairs).toEqual(["dropped 200 samples recorded across a clock leap of 2 days"])
+  })
+
+  it("takes a gap longer than any activity (two years) for a clock leap, whatever the device's elapsed time says", () => {
+    const repaired = repairActivity(resumed(550, 730, 730 * 86_400 + 600), NOW + 800 * 86_400_000)
+    expect(repaired.samples.time).toHaveLength(550)
+    expect(repaired.repairs).toContain("dropped 50 samples recorded across a clock leap of 2 years")
   })
 
   it("drops altitude, heart-rate and distance spikes and a position off the track, naming each", () => {
@@ -63,6 +95,33 @@ describe("repairActivity", () => {
     const fixed = computeActivity(repaired, context)
     expect([fixed.distanceInMeter, fixed.elevationInMeter, fixed.maxHeartRate]).toEqual([clean.distanceInMeter, clean.elevationInMeter, clean.maxHeartRate])
     expect(spiky.samples.altitude[100]).toBe(2_900) // the parser's columns are left as they were
+  })
+
+  it("drops a speed spike (a GPS glitch) so that it is not the maximum speed, and keeps a real sprint", () => {
+    const steady = { ...ride, samples: { ...ride.samples, speed: ride.samples.time.map(() => 8) } }
+    const glitch = withSample(steady, "speed", 250, 30)
+    const repaired = repairActivity(glitch, NOW)
+    expect(repaired.samples.speed[250]).toBeNull()
+    expect(repaired.repairs).toEqual(["ignored 1 speed spike"])
+    expect(computeActivity(repaired, context).maxSpeedInKmPerHour).toBe(28.8)
+    // a sprint builds up and lasts: 8 → 14 m/s over 6 s, held for 20 s
+    const sprint = steady.samples.speed.map((v, i) => (i >= 300 && i < 326 ? Math.min(14, 8 + (i - 300)) : v))
+    const kept = repairActivity({ ...steady, samples: { ...steady.samples, speed: sprint } }, NOW)
+    expect(kept.repairs).toEqual([])
+    expect(computeActivity(kept, context).maxSpeedInKmPerHour).toBe(50.4)
+  })
+
+  it("drops a heart rate held unchanged for over 10 minutes (an exporter's fill, no reading), and an average of readings spanning a tenth of the ride is none", () => {
+    // 55 minutes of the first reading written over a swim, then 5 minutes of real readings
+    const filled = { ...ride, samples: { ...ride.samples, time: ride.samples.time.map((t, i) => t + i * 5000), heartRate: ride.samples.heartRate.map((v, i) => (i < 550 ? 72 : v)) } }
+    const repaired = repairActivity(filled, NOW)
+    expect(repaired.samples.heartRate.slice(0, 550).every((v) => v === null)).toBe(true)
+    expect(repaired.repairs).toEqual(["ignored 550 heart-rate samples held unchanged for over 10 minutes (no reading)"])
+    // 50 samples of 6 s (the last 5 minutes) of a ride of 60: not the ride's average
+    expect(computeActivity(repaired, context).averageHeartRate).toBeNull()
+    expect(computeActivity(repaired, context).maxHeartRate).toBe(134)
+    // a strap that reads throughout keeps its average
+    expect(computeActivity(repairActivity({ ...filled, samples: { ...filled.samples, heartRate: ride.samples.heartRate } }, NOW), context).averageHeartRate).toBe(132)
   })
 
   it("ignores impossible device totals and reads totals of 0 without such data as absent", () => {

@@ -35,6 +35,12 @@ const MANUFACTURERS: ReadonlyMap<string, string> = new Map([
   ["hammerhead", "Hammerhead"], ["polar_electro", "Polar"], ["mio_technology_europe", "Mio"]
 ])
 
+/**
+ * Products of makers without a FIT manufacturer id of their own, who wrote "development" (255):
+ * Zwift's files did before Zwift had its id (product 15706).
+ */
+const DEVELOPMENT_PRODUCTS: ReadonlyMap<number, string> = new Map([[15706, "Zwift"]])
+
 const capitalise = (name: string): string =>
   name.split("_").filter((w) => w !== "").map((w) => w[0]!.toUpperCase() + w.slice(1)).join(" ")
 
@@ -43,7 +49,7 @@ const nonEmpty = (value: unknown): string | null =>
 
 /**
  * "<Manufacturer> <Product>" for Garmin products whose id is known, else the file's product_name,
- * else the manufacturer name capitalised, else null.
+ * else the manufacturer name capitalised (a known product of "development", e.g. Zwift's), else null.
  */
 export const fitDeviceName = (fileId: Record<string, unknown> | undefined): string | null => {
   if (fileId === undefined) return null
@@ -60,7 +66,8 @@ export const fitDeviceName = (fileId: Record<string, unknown> | undefined): stri
   }
   const productName = nonEmpty(fileId["product_name"])
   if (productName !== null) return productName
-  // "development" (255) is the FIT placeholder for unregistered makers: not a device name.
-  if (manufacturer === null || manufacturer === "development") return null
+  // "development" (255) is the FIT placeholder for unregistered makers: not a device name by itself
+  if (manufacturer === "development") return (productId !== null ? DEVELOPMENT_PRODUCTS.get(productId) : undefined) ?? null
+  if (manufacturer === null) return null
   return MANUFACTURERS.get(manufacturer) ?? capitalise(manufacturer)
 }

@@ -9,6 +9,7 @@ import { fitDeviceName } from "./fitDevice.ts"
 import { countFitMessages, FIT_MESG_HR, FIT_MESG_RECORD } from "./fitMessageCounts.ts"
 import { expandStrapHeartRates, mergeStrapHeartRates } from "./fitHeartRate.ts"
 import { FIT_SPORT_TRANSITION, fitSportId, mapFitSport } from "./fitSport.ts"
+import { sportWords } from "../sportNames.ts"
 
 type Msg = Record<string, unknown>
 
@@ -316,19 +317,23 @@ export const parseFit = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
   const workoutName = text(fit.workout?.["wkt_name"]) ?? (isCourse ? text(fit.course?.["name"]) : null)
   const description = text(fit.workout?.["wkt_description"])
 
-  return slices.map((slice): ParsedActivity => {
+  // a sport session without a real start (no record, its start counted from power-on) is left
+  // out and named; the file is refused only when no session has one
+  const undated: Array<string> = []
+  const activities = slices.flatMap((slice, index): Array<ParsedActivity> => {
     const own = slice.from === -Infinity && slice.to === Infinity
       ? rows
       : rows.filter((r) => r.time >= slice.from && r.time < slice.to)
-    const sliceRepairs = slice === slices[0] ? [...repairs] : []
+    const sliceRepairs: Array<string> = []
     const samples = buildSamples(own, sliceRepairs)
     const sessionStart = slice.session !== null ? realTime(slice.session["start_time"]) : null
     const startTime = sessionStart ?? samples.time[0]
     if (startTime === undefined) {
-      fail(`"${name}" has no real start date: its timestamps count from device power-on`)
+      undated.push(`dropped activity ${index + 1} of ${slices.length} (${sportWords(slice.sport)}), which has no real start date`)
+      return []
     }
     const s = slice.session
-    return {
+    return [{
       format: "fit",
       sportType: slice.sport,
       name: workoutName,
@@ -341,6 +346,9 @@ export const parseFit = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
       samples,
       laps: slice.laps.map(lapOf).filter((l): l is ParsedLap => l !== null),
       repairs: sliceRepairs
-    }
+    }]
   })
+  const [firstActivity, ...others] = activities
+  if (firstActivity === undefined) return fail(`"${name}" has no real start date: its timestamps count from device power-on`)
+  return [{ ...firstActivity, repairs: [...repairs, ...undated, ...(firstActivity.repairs ?? [])] }, ...others]
 }
