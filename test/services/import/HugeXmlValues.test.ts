@@ -36,7 +36,9 @@ const parseMillisOf = (filename: string) =>
   })
 
 describe("huge XML values", () => {
-  layer(freshDaemon(), { excludeTestServices: true })((it) => {
+  // one parse worker, loaded by the first file: a second one would load the parsers (from
+  // source, in tests) within the time of the first file it is given
+  layer(freshDaemon({ IMPORT_PARSE_WORKERS: "1" }), { excludeTestServices: true })((it) => {
     it.effect("a 5 MB attribute or a number of a million digits is refused in milliseconds, without replacing the parse worker", () =>
       Effect.gen(function*() {
         const { watchDir } = yield* TestDaemon
