@@ -38,12 +38,14 @@ export const SamplerConfig = Config.all({
 })
 
 /**
- * Spans queued for export, and how many go in one export: sized for the API's busiest reads,
- * so that a burst of requests is exported, not dropped (the SDK's default queue of 2,048 spans
- * drops most of a second at 20,000 requests per second).
+ * Spans queued for export, and how many go in one export. The queue is sized for the API's
+ * busiest reads, so that a burst of requests is exported, not dropped (the SDK's default queue
+ * of 2,048 spans drops most of a second at 20,000 requests per second). An export is encoded
+ * on the event loop in one piece, so it is kept small: 4,096 spans at once held the requests
+ * behind it for tens of milliseconds; the exports follow each other as soon as one is full.
  */
 const SPAN_QUEUE = 65_536
-const SPANS_PER_EXPORT = 4_096
+const SPANS_PER_EXPORT = 512
 const EXPORT_EVERY_MS = 1_000
 
 export const TelemetryLive = Layer.unwrapEffect(
