@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Logger, LogLevel } from "effect"
+import * as fs from "node:fs"
 import { ParseWorker, ParseLimits } from "../../../src/services/import/ParseWorker.ts"
 import { dayStart, fitActivity, scopedRoot, servicesLayer } from "../../support/ImportHarness.ts"
 import { loggedMessages } from "../../support/loggedMessages.ts"
@@ -26,6 +27,21 @@ describe("ParseWorker (the parse worker)", () => {
         expect(next[0]!.movingTimeInSeconds).toBe(600)
         expect(logged).toHaveLength(1)
       }).pipe(Effect.provide(servicesLayer(root)), Effect.provide(collectLogs))
+    }), { timeout: 60_000 })
+
+  it.scopedLive.skipIf(process.platform !== "linux")("the parse thread runs at a lower priority (nice 10) than the daemon's event loop", () =>
+    Effect.gen(function*() {
+      const root = yield* scopedRoot()
+      const niceOf = (tid: string) => Number(fs.readFileSync(`/proc/self/task/${tid}/stat`, "utf8").split(") ")[1]!.split(" ")[16])
+      const before = new Set(fs.readdirSync("/proc/self/task"))
+      yield* Effect.gen(function*() {
+        const files = yield* ParseWorker
+        expect(yield* files.parse(smallRide(), "fit", "ride.fit")).toHaveLength(1)
+        const started = fs.readdirSync("/proc/self/task").filter((tid) => !before.has(tid))
+        // the parse thread, and none of the others, is niced
+        expect(started.map(niceOf).filter((nice) => nice === 10)).toHaveLength(1)
+        expect(niceOf(String(process.pid))).toBe(0)
+      }).pipe(Effect.provide(servicesLayer(root)))
     }), { timeout: 60_000 })
 
   it.scopedLive("a file that exhausts the worker's heap fails as too large; a fresh worker parses the next file", () =>
