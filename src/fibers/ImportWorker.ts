@@ -1,4 +1,4 @@
-import { Cause, Clock, Duration, Effect, Either, Exit, Layer, LogLevel, Stream } from "effect"
+import { Cause, Clock, Duration, Effect, Either, Exit, Layer, LogLevel, Scheduler, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import * as path from "node:path"
 import { createHash } from "node:crypto"
@@ -40,8 +40,10 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
   const scope = yield* Effect.scope
   const activities = yield* ActivityRepo
   const gear = yield* GearRepo
-  // one file per parse worker, and one more read and hashed while they are all busy
-  const preparedAhead = (yield* ParseWorker).size + 1
+  // files prepared ahead of the commits: a large file at the head of the queue (a triathlon
+  // parses for half a second) must not leave the other workers idle behind it; what waits read
+  // but not yet parsed is bounded in bytes (ImportService)
+  const preparedAhead = 4 * (yield* ParseWorker).size
 
   const exportMetadata = yield* ExportMetadata
 
@@ -288,7 +290,19 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
     Stream.repeatEffect(take).pipe(
       Stream.mapEffect(prepare, { concurrency: preparedAhead }),
       Stream.runForEach(commit),
-      Effect.ensuring(releaseAll)
+      Effect.ensuring(releaseAll),
+      Effect.withScheduler(IMPORT_SCHEDULER),
+      Effect.withMaxOpsBeforeYield(IMPORT_OPS_BEFORE_YIELD)
     )
   )
 }))
+
+/**
+ * The import's fibers give way to the event loop's I/O between their steps: the default
+ * scheduler runs ready fibers from microtask to microtask for up to 2,048 turns before it lets
+ * a request in, and during a bulk import the prepares and commits of the files ahead are always
+ * ready, which held `GET /status` for a hundred milliseconds and more. Here each batch of fiber
+ * steps runs in its own macrotask (setImmediate, after the I/O the loop has collected).
+ */
+const IMPORT_SCHEDULER = Scheduler.makeBatched((runBatch) => setImmediate(runBatch))
+const IMPORT_OPS_BEFORE_YIELD = 256

@@ -59,6 +59,13 @@ export class OriginalNotKept extends Data.TaggedError("OriginalNotKept")<{
 
 /** Larger files are refused before they are read (a 58 MB GPX already exhausts the parse worker's heap). */
 export const MAX_IMPORT_FILE_BYTES = 64 * 1024 * 1024
+
+/**
+ * The bytes of files read ahead and not yet parsed, in MiB: a bulk import reads the next files
+ * while the parse workers are busy, and this bounds what waits in memory (a file takes a MiB
+ * for each started MiB of its size; the largest file fits on its own).
+ */
+export const READ_AHEAD_MIB = 96
 /** Duplicate rule: starts within 60 s and overlaps at least 80 % in time. */
 export const DUPLICATE_START_WINDOW_MS = 60_000
 export const DUPLICATE_MIN_OVERLAP = 0.8
@@ -164,6 +171,7 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
     const fileImports = yield* FileImportRepo
     const watchDirectory = yield* WatchDirectory
     const recheckAfter = Duration.times((yield* AppConfig).watchSettle, FAILED_RECHECK_SETTLES)
+    const readAhead = yield* Effect.makeSemaphore(READ_AHEAD_MIB)
 
     const duplicateOf = (draft: EncodedActivityDraft) =>
       Effect.gen(function*() {
@@ -309,19 +317,22 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
         }
         return { file, row: yield* rowOf(file, stat), identity: identityOf(stat), contentHash: "", outcome, parseMillis: null } satisfies PreparedImport
       }
-      const read = yield* readIfPresent(file.path)
-      if (read === null) return null
-      const { bytes } = read
-      const row = yield* rowOf(file, read.stat)
-      const identity = identityOf(read.stat)
-      const contentHash = createHash("sha256").update(bytes).digest("hex")
-      // not worth parsing: this very file was committed before a crash, or the same bytes are
-      // imported already (commit checks both again, after the files before it)
-      const known = (yield* fileImports.findCommitted(file.filename, contentHash, row.sourceSize, row.sourceMtime)) !== null ||
-        (yield* fileImports.activityWithSameBytes(contentHash)) !== null
-      if (known) return { file, row, identity, contentHash, outcome: { _tag: "Unparsed" }, parseMillis: null } satisfies PreparedImport
-      const { millis, outcome } = yield* parse(bytes, file)
-      return { file, row, identity, contentHash, outcome, parseMillis: millis } satisfies PreparedImport
+      // the bytes are held from the read until the worker has them parsed
+      return yield* readAhead.withPermits(Math.min(READ_AHEAD_MIB, Math.max(1, Math.ceil(stat.size / 1048576))))(Effect.gen(function*() {
+        const read = yield* readIfPresent(file.path)
+        if (read === null) return null
+        const { bytes } = read
+        const row = yield* rowOf(file, read.stat)
+        const identity = identityOf(read.stat)
+        const contentHash = createHash("sha256").update(bytes).digest("hex")
+        // not worth parsing: this very file was committed before a crash, or the same bytes are
+        // imported already (commit checks both again, after the files before it)
+        const known = (yield* fileImports.findCommitted(file.filename, contentHash, row.sourceSize, row.sourceMtime)) !== null ||
+          (yield* fileImports.activityWithSameBytes(contentHash)) !== null
+        if (known) return { file, row, identity, contentHash, outcome: { _tag: "Unparsed" }, parseMillis: null } satisfies PreparedImport
+        const { millis, outcome } = yield* parse(bytes, file)
+        return { file, row, identity, contentHash, outcome, parseMillis: millis } satisfies PreparedImport
+      }))
     })
 
     /**
