@@ -202,11 +202,13 @@ export const WatchFolderLive = Layer.scopedDiscard(Effect.gen(function*() {
               watcher.rescanned?.()
               scan()
             }, Duration.toMillis(RESCAN_INTERVAL))
+            // the folder's own check also removes the subfolders the import emptied, once they
+            // stayed so: one timer, and an idle daemon wakes as rarely as it can
             const check = setInterval(() => {
-              if (!stillWatched(lookAtFolder(dir), watched)) emit.fail(new FolderChanged())
+              if (!stillWatched(lookAtFolder(dir), watched)) return emit.fail(new FolderChanged())
+              watchDir.sweepEmptied(settleMs * EMPTIED_FOLDER_SETTLES)
             }, Duration.toMillis(FOLDER_CHECK_INTERVAL))
-            const sweep = setInterval(() => watchDir.sweepEmptied(settleMs * EMPTIED_FOLDER_SETTLES), settleMs)
-            return { watcher, settling, timers: [rescan, check, sweep] }
+            return { watcher, settling, timers: [rescan, check] }
           }),
           ({ settling, timers, watcher }) =>
             Effect.promise(async () => {

@@ -256,22 +256,38 @@ export class WatchDirectory extends Effect.Service<WatchDirectory>()("services/i
       return takeOut(filename, identity)._tag === "Removed"
     }
 
+    /**
+     * When each file listed was first seen (its modification time then), kept while it stays:
+     * the import log lists the folder on every request, and a bulk import leaves thousands of
+     * files there, whose status calls (one each) cost tens of milliseconds a listing. Only the
+     * held files, whose identity decides whether they are waiting, are looked at each time.
+     */
+    let firstSeen = new Map<string, number>()
+
     /** Supported regular files present in the watch folder and its subfolders, oldest first (read at once: DirectRoutes answers with it). */
     const waiting = (): Array<QueuedFile> => {
       const files: Array<QueuedFile> = []
+      const seen = new Map<string, number>()
       walkFolder(paths.watchDir, (filename, entry) => {
         // a zip is unpacked when it arrives, not listed; links, pipes and devices are refused, not queued
         if (!entry.isFile() || isZipName(filename)) return
         const format = formatOf(filename)
         if (format === null) return
         const full = path.join(paths.watchDir, filename)
-        try {
-          const stat = fs.lstatSync(full)
-          if (!stillHeld(filename, stat)) files.push({ filename, format, path: full, mtimeMs: stat.mtimeMs })
-        } catch {
-          // removed meanwhile
+        let mtimeMs = firstSeen.get(filename)
+        if (mtimeMs === undefined || held.has(filename)) {
+          try {
+            const stat = fs.lstatSync(full)
+            if (stillHeld(filename, stat)) return
+            mtimeMs ??= stat.mtimeMs
+          } catch {
+            return // removed meanwhile
+          }
         }
+        seen.set(filename, mtimeMs)
+        files.push({ filename, format, path: full, mtimeMs })
       })
+      firstSeen = seen
       return files.sort((a, b) => a.mtimeMs - b.mtimeMs || a.filename.localeCompare(b.filename))
     }
 
