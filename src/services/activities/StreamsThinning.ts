@@ -1,13 +1,15 @@
 /**
  * At most `limit` samples of an activity's streams, chosen once for all of them (the streams
- * share one index: a chart of one and the map of another must show the same moments). The
- * choice is Largest-Triangle-Three-Buckets over every stream at once: the first and last
- * samples stay, and each of the `limit - 2` buckets between keeps the sample that makes the
+ * share one index: a chart of one and the map of another must show the same moments). Each
+ * stream's highest and lowest samples are kept first (the maximum heart rate or power, the
+ * summit), then the rest is chosen by Largest-Triangle-Three-Buckets over every stream at once:
+ * the first and last samples stay, and each bucket between keeps the sample that makes the
  * largest triangle with the sample kept before it and the bucket after, its area summed over
  * the streams (each scaled to its own range, so that heart rate weighs as much as altitude) and
  * over the route in the plane of latitude and longitude. A peak or a turn makes a large
- * triangle, so peaks and the route's shape survive. Libraries of the method thin one x/y
- * series, not several sharing their samples.
+ * triangle, so local peaks and the route's shape survive; two streams' peaks in one bucket
+ * would share its one sample, which is why the extremes are kept apart. Libraries of the
+ * method thin one x/y series, not several sharing their samples.
  */
 
 type Series = ReadonlyArray<number | null>
@@ -75,6 +77,24 @@ const meanOf = (values: Float64Array, from: number, to: number): number => {
   return count === 0 ? NaN : sum / count
 }
 
+/** The samples where a stream is at its highest or its lowest (the first such sample of each). */
+const extremesOf = (series: ReadonlyArray<Series>, n: number): Set<number> => {
+  const at = new Set<number>()
+  for (const values of series) {
+    let high = -1
+    let low = -1
+    for (let i = 0; i < n; i++) {
+      const v = values[i]
+      if (typeof v !== "number" || !Number.isFinite(v)) continue
+      if (high === -1 || v > (values[high] as number)) high = i
+      if (low === -1 || v < (values[low] as number)) low = i
+    }
+    // a stream that never varies has no peak to keep
+    if (high !== -1 && values[high] !== values[low]) at.add(high).add(low)
+  }
+  return at
+}
+
 /**
  * The indices, ascending, of at most `limit` of the `n` samples: every index when `n <= limit`.
  * `series` are the numeric streams (not time), `route` the positions.
@@ -89,6 +109,14 @@ export const thinnedIndices = (
   if (n <= limit) return Array.from({ length: n }, (_, i) => i)
   if (limit <= 1) return [0]
   if (limit === 2) return [0, n - 1]
+  const extremes = [...extremesOf(series, n)].filter((i) => i !== 0 && i !== n - 1).slice(0, limit - 2)
+  const chosen = new Set(largestTriangles(n, limit - extremes.length, time, series, route))
+  for (const i of extremes) chosen.add(i)
+  return [...chosen].sort((a, b) => a - b)
+}
+
+/** Largest-Triangle-Three-Buckets: `limit` (at least 2) of the `n` samples, ascending. */
+const largestTriangles = (n: number, limit: number, time: Series, series: ReadonlyArray<Series>, route: Route | undefined): Array<number> => {
   const x = scaled(time, n) ?? Float64Array.from({ length: n }, (_, i) => i / (n - 1))
   const ys = series.map((s) => scaled(s, n)).filter((s): s is Float64Array => s !== null)
   const plane = route === undefined ? null : scaledRoute(route, n)

@@ -28,6 +28,23 @@ describe("thinnedIndices", () => {
     expect(kept).toContain(1800)
   })
 
+  it("keeps the highest and lowest sample of every stream, even two streams' peaks a sample apart", () => {
+    const n = 3600
+    const wave = (period: number) => range(n).map((i) => 150 + 10 * Math.sin(i / period))
+    // heart rate peaks at 2001, power at 2002: one bucket of 72 samples holds both
+    const heartrate = wave(40).map((v, i) => (i === 2001 ? 200 : v))
+    const watts = wave(55).map((v, i) => (i === 2002 ? 900 : i === 17 ? 0 : v))
+    const altitude = range(n).map((i) => 300 + Math.sin(i / 700) * 50)
+    const kept = thinnedIndices(n, 50, range(n), [heartrate, watts, altitude], undefined)
+    expect(kept.length).toBeLessThanOrEqual(50)
+    for (const stream of [heartrate, watts, altitude]) {
+      const values = kept.map((i) => stream[i]!)
+      expect(Math.max(...values)).toBe(Math.max(...stream))
+      expect(Math.min(...values)).toBe(Math.min(...stream))
+    }
+    expect([...kept].sort((a, b) => a - b)).toEqual(kept)
+  })
+
   it("gives the first and last samples for a limit of 2", () => {
     expect(thinnedIndices(100, 2, range(100), [], undefined)).toEqual([0, 99])
   })
