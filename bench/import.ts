@@ -78,6 +78,17 @@ interface DropResult {
   readonly cpuMillis: number
 }
 
+/**
+ * The files whose import ended (success, skipped or failed): the import log lists the queued
+ * files and every row. A file that failed young stays in the folder a while, in case it was
+ * still being copied, but its row says `failed` at once: it counts as done.
+ */
+const finishedRows = async (client: ReturnType<typeof api>): Promise<number> => {
+  const total = async (query: string) =>
+    ((await (await client.get(`/api/v1/file-imports?${query}pagination[size]=1`)).json()) as { pagination: { total: number } }).pagination.total
+  return (await total("")) - (await total("filters[status]=queued&"))
+}
+
 /** Drops `files` into a fresh daemon's watch folder at once; files per second until every one has its row. */
 const dropInto = async (main: string | undefined, files: ReadonlyArray<{ name: string; bytes: Uint8Array }>): Promise<DropResult> => {
   const env = makeRoot({ LOG_LEVEL: "warning", WATCH_SETTLE: "" })
@@ -94,12 +105,10 @@ const dropInto = async (main: string | undefined, files: ReadonlyArray<{ name: s
     let imported = 0
     const deadline = Date.now() + WATCH_DEADLINE_MS
     while (Date.now() < deadline) {
-      // the list counts the rows and the files still waiting in the folder
-      const body = await (await client.get("/api/v1/file-imports?pagination[size]=1")).json() as { pagination: { total: number } }
-      const waiting = fs.readdirSync(env.watchDir).filter((n) => !n.startsWith(".")).length
-      imported = body.pagination.total - waiting
-      if (waiting === 0 && imported >= files.length) break
-      await sleep(100)
+      imported = await finishedRows(client)
+      if (imported >= files.length) break
+      // each look lists the watch folder: often enough for the rate's precision, not so often as to weigh on it
+      await sleep(files.length > 1000 ? 500 : 50)
     }
     return { imported, seconds: (performance.now() - started) / 1000, cpuMillis: cpuMillisOf(daemon.pid) - cpu0 }
   } finally {
@@ -217,11 +226,8 @@ async function corpusBulkImport(files: ReadonlyArray<CorpusFile>, workers: numbe
     const started = performance.now()
     for (const f of files) fs.renameSync(path.join(staging, f.name), path.join(env.watchDir, f.name))
     while (Date.now() < DEADLINE) {
-      const r = await client.get("/api/v1/file-imports?pagination[size]=1")
-      const body = await r.json() as { pagination: { total: number } }
-      const queued = fs.readdirSync(env.watchDir).filter((n) => !n.startsWith(".")).length
-      imported = body.pagination.total - queued
-      if (queued === 0 && imported >= files.length) break
+      imported = await finishedRows(client)
+      if (imported >= files.length) break
       await sleep(20)
     }
     seconds = (performance.now() - started) / 1000
