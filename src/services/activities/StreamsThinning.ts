@@ -96,7 +96,7 @@ const extremesOf = (series: ReadonlyArray<Series>, n: number): Set<number> => {
 }
 
 /**
- * The indices, ascending, of at most `limit` of the `n` samples: every index when `n <= limit`.
+ * The indices, ascending, of `limit` of the `n` samples: every index when `n <= limit`.
  * `series` are the numeric streams (not time), `route` the positions.
  */
 export const thinnedIndices = (
@@ -109,14 +109,45 @@ export const thinnedIndices = (
   if (n <= limit) return Array.from({ length: n }, (_, i) => i)
   if (limit <= 1) return [0]
   if (limit === 2) return [0, n - 1]
-  const extremes = [...extremesOf(series, n)].filter((i) => i !== 0 && i !== n - 1).slice(0, limit - 2)
-  const chosen = new Set(largestTriangles(n, limit - extremes.length, time, series, route))
-  for (const i of extremes) chosen.add(i)
-  return [...chosen].sort((a, b) => a - b)
+  const extremes = new Set([...extremesOf(series, n)].filter((i) => i !== 0 && i !== n - 1).slice(0, limit - 2))
+  const chosen = largestTriangles(n, limit - extremes.size, time, series, route, extremes)
+  for (const i of extremes) chosen.push(i)
+  chosen.sort((a, b) => a - b)
+  return fillWidestGaps(chosen, limit)
 }
 
-/** Largest-Triangle-Three-Buckets: `limit` (at least 2) of the `n` samples, ascending. */
-const largestTriangles = (n: number, limit: number, time: Series, series: ReadonlyArray<Series>, route: Route | undefined): Array<number> => {
+/**
+ * `chosen` (ascending) grown to `limit` samples by the middle of its widest gap, again and
+ * again: a bucket made only of kept extremes chose nothing, and the answer still has `limit`.
+ */
+const fillWidestGaps = (chosen: Array<number>, limit: number): Array<number> => {
+  while (chosen.length < limit) {
+    let at = -1
+    let widest = 1
+    for (let k = 1; k < chosen.length; k++) {
+      if (chosen[k]! - chosen[k - 1]! > widest) {
+        widest = chosen[k]! - chosen[k - 1]!
+        at = k
+      }
+    }
+    if (at === -1) break
+    chosen.splice(at, 0, chosen[at - 1]! + Math.floor(widest / 2))
+  }
+  return chosen
+}
+
+/**
+ * Largest-Triangle-Three-Buckets: `limit` (at least 2) of the `n` samples, ascending, none of
+ * them `taken` (kept already: a bucket of taken samples only chooses none).
+ */
+const largestTriangles = (
+  n: number,
+  limit: number,
+  time: Series,
+  series: ReadonlyArray<Series>,
+  route: Route | undefined,
+  taken: ReadonlySet<number>
+): Array<number> => {
   const x = scaled(time, n) ?? Float64Array.from({ length: n }, (_, i) => i / (n - 1))
   const ys = series.map((s) => scaled(s, n)).filter((s): s is Float64Array => s !== null)
   const plane = route === undefined ? null : scaledRoute(route, n)
@@ -133,9 +164,10 @@ const largestTriangles = (n: number, limit: number, time: Series, series: Readon
     const cys = ys.map((y) => meanOf(y, nextFrom, Math.max(nextTo, nextFrom + 1)))
     const cLat = plane === null ? NaN : meanOf(plane[0], nextFrom, Math.max(nextTo, nextFrom + 1))
     const cLng = plane === null ? NaN : meanOf(plane[1], nextFrom, Math.max(nextTo, nextFrom + 1))
-    let best = from
+    let best = -1
     let bestArea = -1
     for (let i = from; i < to; i++) {
+      if (taken.has(i)) continue
       let sum = 0
       for (let k = 0; k < ys.length; k++) sum += area(x[a]!, ys[k]![a]!, x[i]!, ys[k]![i]!, cx, cys[k]!)
       if (plane !== null) sum += area(plane[1][a]!, plane[0][a]!, plane[1][i]!, plane[0][i]!, cLng, cLat)
@@ -144,6 +176,7 @@ const largestTriangles = (n: number, limit: number, time: Series, series: Readon
         best = i
       }
     }
+    if (best === -1) continue
     kept.push(best)
     a = best
   }

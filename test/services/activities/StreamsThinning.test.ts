@@ -8,9 +8,9 @@ describe("thinnedIndices", () => {
     expect(thinnedIndices(5, 5, range(5), [], undefined)).toEqual([0, 1, 2, 3, 4])
   })
 
-  it("keeps at most the limit, ascending, the first and the last among them", () => {
+  it("keeps exactly the limit, ascending, the first and the last among them", () => {
     const kept = thinnedIndices(10_000, 300, range(10_000), [range(10_000).map((i) => Math.sin(i / 50))], undefined)
-    expect(kept.length).toBeLessThanOrEqual(300)
+    expect(kept.length).toBe(300)
     expect(kept[0]).toBe(0)
     expect(kept.at(-1)).toBe(9_999)
     expect([...kept].sort((a, b) => a - b)).toEqual(kept)
@@ -36,12 +36,24 @@ describe("thinnedIndices", () => {
     const watts = wave(55).map((v, i) => (i === 2002 ? 900 : i === 17 ? 0 : v))
     const altitude = range(n).map((i) => 300 + Math.sin(i / 700) * 50)
     const kept = thinnedIndices(n, 50, range(n), [heartrate, watts, altitude], undefined)
-    expect(kept.length).toBeLessThanOrEqual(50)
+    // the extremes do not crowd out the other samples: still exactly 50, none twice
+    expect(kept.length).toBe(50)
+    expect(new Set(kept).size).toBe(50)
     for (const stream of [heartrate, watts, altitude]) {
       const values = kept.map((i) => stream[i]!)
       expect(Math.max(...values)).toBe(Math.max(...stream))
       expect(Math.min(...values)).toBe(Math.min(...stream))
     }
+    expect([...kept].sort((a, b) => a - b)).toEqual(kept)
+  })
+
+  it("keeps exactly the limit when every sample of a bucket is a kept extreme", () => {
+    // 8 samples into 7: samples 1, 2 and 3 are the streams' extremes, and they make the first
+    // of the two buckets left to choose from
+    const kept = thinnedIndices(8, 7, range(8), [[0, 9, 5, 5, 5, 5, 5, 5], [5, 5, -9, 5, 5, 5, 5, 5], [5, 5, 5, 20, 5, 5, 5, 5]], undefined)
+    expect(kept).toHaveLength(7)
+    expect(new Set(kept).size).toBe(7)
+    expect(kept).toEqual(expect.arrayContaining([0, 1, 2, 3, 7]))
     expect([...kept].sort((a, b) => a - b)).toEqual(kept)
   })
 
