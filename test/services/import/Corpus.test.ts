@@ -180,6 +180,24 @@ describe.skipIf(!CORPUS_DIR)("corpus activities (computed in the parse worker)",
       expect(compared).toBeGreaterThan(40)
     }), { timeout: 60_000 })
 
+  it.scopedLive("no best effort of any corpus activity is faster than a person can go (a track with gaps covers them at its own pace, not in one second)", () =>
+    Effect.gen(function*() {
+      const files = entries.filter((e) => /^(fit|tcx|gpx)\//.test(e.file) && FAILS[e.file] === undefined).map((e) => e.file)
+      const drafts = yield* computeAll(files)
+      let efforts = 0
+      for (const [file, activities] of drafts) {
+        for (const a of activities) {
+          // world records: 10.4 m/s over 100 m on foot; 90 km/h is a fast descent on a bike
+          const fastest = /Run|Walk|Hike/.test(a.sportType) ? 10.5 : 25
+          for (const e of a.bestEfforts) {
+            expect(e.distanceInMeter / e.timeInSeconds, `${file}: ${a.sportType} ${e.distanceInMeter} m in ${e.timeInSeconds} s`).toBeLessThanOrEqual(fastest)
+            efforts++
+          }
+        }
+      }
+      expect(efforts).toBeGreaterThan(100)
+    }), { timeout: 120_000 })
+
   it.scopedLive("cross-format pairs agree: moving time within 2 % of the device timer, elevation within 10 % of the device total, distance ±1 % (GPX ±3 %)", () =>
     Effect.gen(function*() {
       const drafts = yield* computeAll(PAIRS.flat())

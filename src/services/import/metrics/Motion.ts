@@ -88,6 +88,7 @@ export const computeMotion = (samples: ParsedSamples, startTime: number, profile
     let prev = 0
     let offset = 0
     let seenFirst = false
+    let lastRead = -1
     for (let i = 0; i < n; i++) {
       const raw = samples.distance[i]
       if (isNum(raw)) {
@@ -100,7 +101,17 @@ export const computeMotion = (samples: ParsedSamples, startTime: number, profile
           seenFirst = true
           prev = d
         }
-        prev = Math.max(prev, d)
+        const next = Math.max(prev, d)
+        // samples between two readings lie on the line between them in time: carried forward,
+        // the distance of a gap would be covered in the one second after it (a best kilometre
+        // of one second)
+        if (lastRead >= 0 && i - lastRead > 1 && timeS[i]! > timeS[lastRead]!) {
+          const from = timeS[lastRead]!
+          const span = timeS[i]! - from
+          for (let j = lastRead + 1; j < i; j++) distance[j] = prev + (next - prev) * ((timeS[j]! - from) / span)
+        }
+        prev = next
+        lastRead = i
       }
       distance[i] = prev
     }
