@@ -129,7 +129,10 @@ export type StatsFilterParams = typeof StatsFilterParams.Type
 
 export const TotalsParams = bracketParams({
   "filters[period]": Schema.propertySignature(
-    Schema.Literal(...STATS_PERIODS).annotations({ message: () => periodMessage, description: "week (ISO 8601), month or year of the local start date" })
+    // a string of the known ones rather than a union of literals, whose refusal names only its
+    // first member ("Expected \"week\"")
+    Schema.String.pipe(Schema.filter((s): s is StatsPeriod => (STATS_PERIODS as ReadonlyArray<string>).includes(s), { message: () => periodMessage }))
+      .annotations({ jsonSchema: { type: "string", enum: [...STATS_PERIODS], description: "week (ISO 8601), month or year of the local start date" } })
   ).annotations({ missingMessage: () => periodMessage }),
   ...activityFilterFields
 })

@@ -53,6 +53,10 @@ layer(TestDaemon.layer(), { excludeTestServices: true })("GET /api/v1/stats/tota
       ]) {
         expectError(yield* send("GET", `/api/v1/stats/totals?${query}`), 400, "bad_request")
       }
+      // an unknown period is answered with every period there is, as a missing one is
+      for (const query of ["", "filters[period]=fortnight"]) {
+        expect((yield* send("GET", `/api/v1/stats/totals?${query}`)).json.message, query).toContain("one of week, month, year")
+      }
       expect((yield* send("GET", "/api/v1/stats/totals?filters[period]=week")).status).toBe(200)
       expectError(yield* send("GET", "/api/v1/stats/totals?filters[period]=week", { key: null }), 401, "invalid_token")
     }))
