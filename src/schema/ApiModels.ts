@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from "./ActivityLimits.ts"
 import { shownFields } from "./ActivityFields.ts"
 import { CalendarDate } from "./CalendarDate.ts"
+import { oneOf } from "./OneOf.ts"
 import { SPORT_TYPES } from "./SportType.ts"
 
 /** Response and request bodies of /api/v1. */
@@ -111,7 +112,9 @@ export const ActivityUpdate = Schema.Struct({
     { exact: true }
   ),
   sportType: Schema.optionalWith(
-    Schema.Literal(...SPORT_TYPES).annotations({ message: () => 'A valid "sportType" is required.', jsonSchema: { $ref: "#/components/schemas/SportType" } }),
+    oneOf(SPORT_TYPES, (actual) => `"sportType" must be one of the sport types (Ride, Run, Walk, Hike, ...: the SportType schema lists them), not ${actual}.`, {
+      $ref: "#/components/schemas/SportType"
+    }),
     { exact: true }
   ),
   description: Schema.optionalWith(

@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import { FILE_IMPORT_SOURCES, FILE_IMPORT_STATUSES, type FileImportSource, type FileImportStatus } from "./ApiModels.ts"
 import { SPORT_TYPES, type SportType } from "./SportType.ts"
 import { CalendarDate } from "./CalendarDate.ts"
+import { oneOf } from "./OneOf.ts"
 
 /**
  * Query parameters in bracket syntax (`filters[from]`, `pagination[size]`). Each schema
@@ -129,10 +130,11 @@ export type StatsFilterParams = typeof StatsFilterParams.Type
 
 export const TotalsParams = bracketParams({
   "filters[period]": Schema.propertySignature(
-    // a string of the known ones rather than a union of literals, whose refusal names only its
-    // first member ("Expected \"week\"")
-    Schema.String.pipe(Schema.filter((s): s is StatsPeriod => (STATS_PERIODS as ReadonlyArray<string>).includes(s), { message: () => periodMessage }))
-      .annotations({ jsonSchema: { type: "string", enum: [...STATS_PERIODS], description: "week (ISO 8601), month or year of the local start date" } })
+    oneOf(STATS_PERIODS, () => periodMessage, {
+      type: "string",
+      enum: [...STATS_PERIODS],
+      description: "week (ISO 8601), month or year of the local start date"
+    })
   ).annotations({ missingMessage: () => periodMessage }),
   ...activityFilterFields
 })

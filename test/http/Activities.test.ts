@@ -204,6 +204,11 @@ describe("activities", () => {
         expect(unknown.json.message).toContain("colour")
         const gear = yield* send("PATCH", `/api/v1/activities/${id}`, { json: { gearId: "gear-nope" } })
         expect(gear.json.message).toContain("gear-nope")
+        // the field and the value, not the first sport type of the vocabulary
+        const sport = yield* send("PATCH", `/api/v1/activities/${id}`, { json: { sportType: "Flying" } })
+        expect(sport.json.message).toMatch(/^"sportType" must be one of the sport types .* not "Flying"\.$/)
+        const notText = yield* send("PATCH", `/api/v1/activities/${id}`, { json: { sportType: 1 } })
+        expect(notText.json.message).toMatch(/^"sportType" must be one of the sport types .* not 1\.$/)
       }))
 
     it.effect("404 not_found for an unknown activity (even with a valid body), nothing written", () =>
