@@ -37,17 +37,28 @@ export type Status = typeof Status.Type
 
 export const RECENT_DOWNLOADS = 20
 
-export const currentStatus = Effect.gen(function*() {
-  const config = yield* WahooConfig
+/** What the status page and /healthz both read: the sync's history, the poller's state, the account's. */
+const observed = Effect.gen(function*() {
   const client = yield* WahooClient
   const sync = yield* WahooSync
   const scheduler = yield* WahooScheduler
-  const history = yield* sync.history
-  const poller = yield* scheduler.status
+  return {
+    config: yield* WahooConfig,
+    client,
+    sync,
+    scheduler,
+    history: yield* sync.history,
+    poller: yield* scheduler.status,
+    problem: yield* client.authProblem,
+    connected: yield* client.connected
+  }
+})
+
+export const currentStatus = Effect.gen(function*() {
+  const { client, config, connected, history, poller, problem, sync } = yield* observed
   const now = yield* Clock.currentTimeMillis
-  const problem = yield* client.authProblem
   const status: Status = {
-    authenticated: yield* client.connected,
+    authenticated: connected,
     auth_error: Option.getOrNull(problem),
     cron_expr: config.syncCron,
     time_window: config.timeWindow,
@@ -70,14 +81,7 @@ export const currentStatus = Effect.gen(function*() {
  * Wahoo has not refused, and a sync must have completed within three intervals of SYNC_CRON.
  */
 export const currentHealth = Effect.gen(function*() {
-  const config = yield* WahooConfig
-  const client = yield* WahooClient
-  const sync = yield* WahooSync
-  const scheduler = yield* WahooScheduler
-  const history = yield* sync.history
-  const poller = yield* scheduler.status
-  const problem = yield* client.authProblem
-  const connected = yield* client.connected
+  const { config, connected, history, poller, problem, scheduler } = yield* observed
   const recorded = history.last_sync !== null && history.last_result?.status !== "error" ? [Date.parse(history.last_sync)] : []
   return connectorHealth({
     now: yield* Clock.currentTimeMillis,

@@ -1,4 +1,5 @@
 import CheapRuler from "cheap-ruler"
+import { forEachCentredWindow } from "./CentredWindow.ts"
 
 /**
  * Cumulative distance (m) along a GPS track, measured the way a device measures it rather than
@@ -139,20 +140,15 @@ export const displacementSpeed = (
       lat[i] = p0[0] + (p1[0] - p0[0]) * f
       lng[i] = p0[1] + (p1[1] - p0[1]) * f
     }
-    let lo = a
-    let hi = a
-    for (let i = a; i < b; i++) {
-      if (hi < i) hi = i
-      while (hi + 1 < b && (timeS[hi + 1]! - timeS[i]! <= halfWindowS || hi === i)) hi++
-      while (lo < i - 1 && timeS[i]! - timeS[lo]! > halfWindowS) lo++
+    forEachCentredWindow(timeS, a, b, halfWindowS, (i, lo, hi) => {
       const dt = timeS[hi]! - timeS[lo]!
-      if (dt <= 0) continue
+      if (dt <= 0) return
       if (ruler === null || Math.abs(lat[i]! - rulerLat) > RULER_RECENTRE_DEG) {
         ruler = new CheapRuler(lat[i]!, "meters")
         rulerLat = lat[i]!
       }
       out[i] = ruler.distance([lng[lo]!, lat[lo]!], [lng[hi]!, lat[hi]!]) / dt
-    }
+    })
   }
   return out
 }

@@ -1,5 +1,6 @@
 import type { ParsedSamples } from "../../../schema/ParsedActivity.ts"
 import type { SportProfile } from "./SportProfile.ts"
+import { forEachCentredWindow } from "./CentredWindow.ts"
 import { displacementSpeed, gpsDistance } from "./GpsTrack.ts"
 import { isNum } from "./Numbers.ts"
 
@@ -178,15 +179,10 @@ const windowSpeed = (
 ): Float64Array => {
   const out = new Float64Array(timeS.length).fill(NaN)
   for (const [a, b] of segments) {
-    let lo = a
-    let hi = a
-    for (let i = a; i < b; i++) {
-      if (hi < i) hi = i
-      while (hi + 1 < b && (timeS[hi + 1]! - timeS[i]! <= halfWindowS || hi === i)) hi++
-      while (lo < i - 1 && timeS[i]! - timeS[lo]! > halfWindowS) lo++
+    forEachCentredWindow(timeS, a, b, halfWindowS, (i, lo, hi) => {
       const dt = timeS[hi]! - timeS[lo]!
       if (dt > 0) out[i] = (distance[hi]! - distance[lo]!) / dt
-    }
+    })
   }
   return out
 }
