@@ -353,17 +353,17 @@ describe("watch folder: trouble is said", () => {
 
   describe("one daemon per watch folder", () => {
     {
+      /** Another daemon, with a storage of its own, started on the same watch folder and run until it exits. */
+      const secondDaemonOn = (root: { readonly root: string; readonly env: Readonly<Record<string, string>> }) =>
+        Effect.flatMap(freePort, (port) =>
+          runDaemonToExit({ ...root.env, STORAGE_DIR: path.join(root.root, "other-storage"), PORT: String(port), HOST: "127.0.0.1" }))
+
       it.scopedLive("a second daemon on a watch folder already watched refuses to start with one sentence naming the first; the first goes on", () =>
         Effect.gen(function*() {
           const root = yield* scopedRoot()
           const first = yield* startChildDaemon({ apiKey: root.apiKey, env: root.env })
           expect(fs.existsSync(path.join(root.watchDir, WATCH_LOCK_FILE_NAME))).toBe(true)
-          const second = yield* runDaemonToExit({
-            ...root.env,
-            STORAGE_DIR: path.join(root.root, "other-storage"),
-            PORT: String(yield* freePort),
-            HOST: "127.0.0.1"
-          })
+          const second = yield* secondDaemonOn(root)
           expect(second.code).toBe(1)
           expect(second.stderr.trim().split("\n")).toHaveLength(1)
           expect(second.stderr).toContain(`another Waymark daemon (pid ${first.pid}`)
@@ -398,12 +398,7 @@ describe("watch folder: trouble is said", () => {
           yield* waitFor("the folder back", Effect.sync(() => daemonLog().find((l) => l.message.endsWith("is back: watching it again"))), { timeout: "30 seconds" })
           expect(fs.statSync(path.join(root.watchDir, ".uploads")).isDirectory()).toBe(true)
           expect(JSON.parse(fs.readFileSync(lockFile, "utf8")).pid).toBe(first.pid)
-          const second = yield* runDaemonToExit({
-            ...root.env,
-            STORAGE_DIR: path.join(root.root, "other-storage"),
-            PORT: String(yield* freePort),
-            HOST: "127.0.0.1"
-          })
+          const second = yield* secondDaemonOn(root)
           expect(second.code).toBe(1)
           expect(second.stderr).toContain(`another Waymark daemon (pid ${first.pid}`)
           dropFile(root.watchDir, "after-return.gpx", gpxActivity({ start: dayStart(32), seconds: 900 }))
