@@ -88,7 +88,9 @@ const folderEvents = (dir: string, look: (relative: string) => void, log: (level
     let watcher: fs.FSWatcher
     try {
       watcher = fs.watch(relative === "" ? dir : path.join(dir, relative), { persistent: false }, (_event, name) => {
-        if (name === null) return
+        // a dot-entry (the lock's heartbeat, a producer's staging) is neither looked at nor
+        // watched: no status call for it
+        if (name === null || name.startsWith(".")) return
         const entry = relative === "" ? name : `${relative}/${name}`
         let isFolder = false
         try {
