@@ -1,7 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
-import { dayStart, dropFile, fitActivity, freshDaemon, waitForRow } from "../support/ImportHarness.ts"
+import { dayStart, dropFile, fitActivity, freshDaemon, waitFor, waitForRow } from "../support/ImportHarness.ts"
 import { TestDaemon } from "../support/TestDaemon.ts"
 
 /** Every line of every channel file, parsed. */
@@ -21,10 +21,15 @@ describe("logs a person reads", () => {
         dropFile(watchDir, "broken.gpx", "<gpx><trk><trkseg></trkseg></trk></gpx>")
         expect((yield* waitForRow("good.fit")).status).toBe("success")
         expect((yield* waitForRow("broken.gpx")).status).toBe("failed")
-        const lines = yield* allLines
-        const about = (name: string) => lines.find((l) => String(l.message).startsWith(`imported "${name}"`))
-        expect(about("broken.gpx")?.level).toBe("WARN")
-        expect(about("good.fit")?.level).toBe("INFO")
+        // The row is committed before its log line reaches the channel file: wait for both lines.
+        const about = (lines: ReadonlyArray<Record<string, any>>, name: string) =>
+          lines.find((l) => String(l.message).startsWith(`imported "${name}"`))
+        const lines = yield* waitFor(
+          "both import lines in the log",
+          Effect.map(allLines, (lines) => about(lines, "broken.gpx") && about(lines, "good.fit") ? lines : undefined)
+        )
+        expect(about(lines, "broken.gpx")?.level).toBe("WARN")
+        expect(about(lines, "good.fit")?.level).toBe("INFO")
         expect(lines.filter((l) => l.level === "DEBUG" || l.level === "TRACE")).toEqual([])
       }))
   })
