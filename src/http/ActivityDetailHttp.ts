@@ -4,13 +4,12 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import { NotFound, OriginalNotAvailable } from "../schema/ApiErrors.ts"
-import { BestEffortList, LapList, SplitList, Streams } from "../schema/ActivityDetailModels.ts"
+import { BestEffortList, LapList, SplitList } from "../schema/ActivityDetailModels.ts"
 import { ActivityDetail } from "../services/activities/ActivityDetail.ts"
 import { asciiFallback } from "../services/activities/GpxWriter.ts"
 import { WaymarkApi } from "./Api.ts"
 import { jsonResponder } from "./encode/jsonResponder.ts"
 
-const streamsJson = jsonResponder(Streams)
 const lapsJson = jsonResponder(LapList)
 const splitsJson = jsonResponder(SplitList)
 const bestEffortsJson = jsonResponder(BestEffortList)
@@ -37,7 +36,8 @@ export const ActivityDetailHttpLive = HttpApiBuilder.group(WaymarkApi, "activity
           const request = yield* HttpServerRequest.HttpServerRequest
           const headers = { etag: answer.etag, "cache-control": "private, no-cache" }
           if (matches(request.headers["if-none-match"], answer.etag)) return HttpServerResponse.empty({ status: 304, headers })
-          return HttpServerResponse.setHeaders(streamsJson(answer.body()), headers)
+          // the body is the Streams schema's JSON, written by the service from the stored texts
+          return HttpServerResponse.uint8Array(answer.body(), { contentType: "application/json", headers })
         }))
       .handle("laps", ({ path: { activityId } }) =>
         detail.laps(activityId).pipe(Effect.flatMap(orNotFound(activityId)), Effect.map((laps) => lapsJson({ laps }))))

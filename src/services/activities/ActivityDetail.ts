@@ -2,12 +2,12 @@ import { Effect } from "effect"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import type { ActivityStreams, BestEffort as StoredBestEffort, Lap as StoredLap, Split as StoredSplit } from "../../schema/ActivityDraft.ts"
+import type { BestEffort as StoredBestEffort, Lap as StoredLap, Split as StoredSplit } from "../../schema/ActivityDraft.ts"
 import { type BestEffort, type Lap, type Split, STREAM_TYPES, type StreamType, type Streams } from "../../schema/ActivityDetailModels.ts"
 import { effortName } from "../../schema/EffortDistances.ts"
 import { ReadConnection } from "../platform/ReadConnection.ts"
 import { StoragePaths } from "../platform/StoragePaths.ts"
-import { decodeStreams } from "./StreamsCodec.ts"
+import { parseStream, type StoredKey, type StoredStreams, storedStreams } from "./StreamsCodec.ts"
 import { thinnedIndices } from "./StreamsThinning.ts"
 
 /**
@@ -36,8 +36,8 @@ export const originalContentType = (filename: string): string => {
 export interface StreamsAnswer {
   /** changes whenever the stored streams or the thinning asked for change */
   readonly etag: string
-  /** the answer's body, computed only when asked for (a client's cached copy may still be good) */
-  readonly body: () => Streams
+  /** the answer's JSON body (of the `Streams` schema), computed only when asked for (a client's cached copy may still be good) */
+  readonly body: () => Uint8Array
 }
 
 const ONE_STREAMS = `SELECT s.data FROM activities a LEFT JOIN activity_streams s ON s.activity_id = a.id WHERE a.id = ?`
@@ -51,26 +51,38 @@ const ORIGINAL = `SELECT f.filename, f.original_file FROM activities a
   WHERE a.id = ? ORDER BY f.activity_id = a.id DESC LIMIT 1`
 const BEST_EFFORTS = `SELECT distance, time_in_seconds, start_offset FROM activity_best_efforts WHERE activity_id = ? ORDER BY distance`
 
-/** The recorded streams of `stored` under the API's names, thinned to at most `limit` samples when given. */
-export const streamsOf = (stored: ActivityStreams, limit: number | undefined): Streams["streams"] => {
-  const n = stored.time.length
-  const recorded = (Object.entries(STREAM_TYPES) as Array<[StreamType, keyof ActivityStreams]>)
-    .filter(([, key]) => key !== "moving" && Array.isArray(stored[key]) && stored[key]!.length === n && n > 0)
-  const indices = limit === undefined || n <= limit
-    ? undefined
-    : thinnedIndices(
-      n,
-      limit,
-      stored.time,
-      recorded.filter(([name]) => name !== "time" && name !== "latlng" && name !== "distance").map(([, key]) => stored[key] as Array<number | null>),
-      stored.latlng
-    )
-  const out: Record<string, unknown> = {}
-  for (const [name, key] of recorded) {
-    const values = stored[key] as Array<unknown>
-    out[name] = indices === undefined ? values : indices.map((i) => values[i] ?? null)
+const STREAMS_OPEN = Buffer.from(`{"streams":{`)
+const STREAMS_CLOSE = Buffer.from("}}")
+const COMMA = Buffer.from(",")
+
+/**
+ * The JSON body of the streams answer (the `Streams` schema) for the `stored` streams: the
+ * recorded ones under the API's names, thinned to at most `limit` samples when given. Unthinned,
+ * the stored texts are the answer's own (JSON is JSON): they are copied, not parsed again.
+ */
+export const streamsBody = (stored: StoredStreams | null, limit: number | undefined): Buffer => {
+  const n = stored?.samples ?? 0
+  const recorded = (Object.entries(STREAM_TYPES) as Array<[StreamType, StoredKey]>).flatMap(([name, key]) => {
+    const stream = stored?.streams.get(key)
+    return stream !== undefined && stream.length === n && n > 0 ? [[name, stream] as const] : []
+  })
+  if (limit === undefined || n <= limit) {
+    const parts: Array<Buffer> = [STREAMS_OPEN]
+    recorded.forEach(([name, stream], i) => parts.push(...(i === 0 ? [] : [COMMA]), Buffer.from(`"${name}":`), stream.text))
+    parts.push(STREAMS_CLOSE)
+    return Buffer.concat(parts)
   }
-  return out as Streams["streams"]
+  const values = new Map(recorded.map(([name, stream]) => [name, parseStream(stream) as Array<number | [number, number] | null>]))
+  const indices = thinnedIndices(
+    n,
+    limit,
+    values.get("time") as Array<number>,
+    [...values].filter(([name]) => name !== "time" && name !== "latlng" && name !== "distance").map(([, series]) => series as Array<number | null>),
+    values.get("latlng") as Array<[number, number] | null> | undefined
+  )
+  const out: Record<string, unknown> = {}
+  for (const [name, series] of values) out[name] = indices.map((i) => series[i] ?? null)
+  return Buffer.from(JSON.stringify({ streams: out } satisfies Streams), "latin1")
 }
 
 const lapOf = (lap: StoredLap): Lap => ({
@@ -124,7 +136,7 @@ export class ActivityDetail extends Effect.Service<ActivityDetail>()("services/a
       const etag = `"${data === null ? "none" : createHash("sha1").update(data).digest("base64url").slice(0, 22)}${points === undefined ? "" : `-${points}`}"`
       return {
         etag,
-        body: () => ({ streams: data === null ? {} : streamsOf(decodeStreams(data), points) })
+        body: () => streamsBody(data === null ? null : storedStreams(data), points)
       } satisfies StreamsAnswer
     })
 
