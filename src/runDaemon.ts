@@ -1,7 +1,8 @@
-import { Cause, Layer, Option } from "effect"
+import { Cause, Effect, Layer, Option } from "effect"
 import * as path from "node:path"
 import { DaemonLive } from "./Daemon.ts"
 import { LockHeartbeatLive } from "./fibers/LockHeartbeat.ts"
+import { youngGenerationMayGrow } from "./leanHeap.ts"
 import { checkedSettings, EXIT_FAILURE, runProgram, type Say } from "./EntryPoint.ts"
 import { appConfig } from "./services/platform/AppConfig.ts"
 import { envFilePath, loadEnvFile } from "./services/platform/EnvFile.ts"
@@ -90,7 +91,9 @@ const held = Layer.succeed(HeldLocks, {
   watch: watchLock._tag === "Acquired" ? watchLock : null
 })
 
-runProgram(Layer.launch(Layer.merge(DaemonLive, LockHeartbeatLive).pipe(Layer.provide(held))), {
+const serving = DaemonLive.pipe(Layer.tap(() => Effect.sync(youngGenerationMayGrow)))
+
+runProgram(Layer.launch(Layer.merge(serving, LockHeartbeatLive).pipe(Layer.provide(held))), {
   title: `waymark v${VERSION}`,
   say,
   describeFailure: (cause: Cause.Cause<unknown>) => describeStartupFailure(cause, config),
