@@ -87,6 +87,8 @@ export const storedStreams = (data: Uint8Array): StoredStreams => {
     streams.set(key, { length, text: inflated.subarray(offset, offset + bytes) })
     offset += bytes
   }
+  // the texts are answered without being parsed: a header that does not account for every byte is damage
+  if (offset !== inflated.length) throw new Error(`stored streams damaged: the header names ${offset} bytes of ${inflated.length}`)
   return { samples: streams.get("time")?.length ?? 0, streams }
 }
 

@@ -40,6 +40,12 @@ describe("stored streams", () => {
     expect(streamsBody(storedStreams(former), 500).toString("utf8")).toBe(streamsBody(storedStreams(encodeStreams(streams)), 500).toString("utf8"))
   })
 
+  it("refuses stored streams whose header does not account for every byte, rather than answer broken JSON", () => {
+    const inflated = zlib.inflateRawSync(encodeStreams(streams).subarray(2))
+    const damaged = Buffer.concat([Buffer.from([0x57, 2]), zlib.deflateRawSync(inflated.subarray(0, inflated.length - 10))])
+    expect(() => storedStreams(damaged)).toThrow(/damaged/)
+  })
+
   it("thins every answered stream alike to the points asked for, keeping the peak", () => {
     const thinned = JSON.parse(streamsBody(storedStreams(encodeStreams(streams)), 500).toString("utf8")).streams
     expect(Object.keys(thinned)).toEqual(["time", "distance", "latlng", "altitude", "velocity", "heartrate"])
