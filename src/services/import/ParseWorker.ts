@@ -3,7 +3,6 @@ import { Worker } from "node:worker_threads"
 import type { EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
 import type { FileFormat } from "../../schema/ParsedActivity.ts"
 import type { SportType } from "../../schema/SportType.ts"
-import { parseBegins, parseEnds } from "../../heapGrowth.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { inChannel } from "../platform/Logs.ts"
 import { ActivityFileError } from "./parsers/ActivityFileError.ts"
@@ -150,7 +149,6 @@ export class ParseWorker extends Effect.Service<ParseWorker>()("services/import/
             running.worker.on("error", onError)
             running.worker.on("exit", onExit)
             running.worker.ref()
-            parseBegins()
             // the bytes move to the worker (the caller keeps no use for them) unless they are a
             // view into a larger buffer, which is then copied
             const own = request.bytes.byteOffset === 0 && request.bytes.byteLength === request.bytes.buffer.byteLength
@@ -163,7 +161,6 @@ export class ParseWorker extends Effect.Service<ParseWorker>()("services/import/
               running.worker.off("error", onError)
               running.worker.off("exit", onExit)
               running.worker.unref()
-              parseEnds()
             })
         )
       })

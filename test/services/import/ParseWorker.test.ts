@@ -2,7 +2,6 @@ import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Logger, LogLevel } from "effect"
 import * as fs from "node:fs"
 import { ParseWorker, ParseLimits } from "../../../src/services/import/ParseWorker.ts"
-import { oldGenerationGrowth } from "../../../src/heapGrowth.ts"
 import { dayStart, fitActivity, scopedRoot, servicesLayer } from "../../support/ImportHarness.ts"
 import { loggedMessages } from "../../support/loggedMessages.ts"
 
@@ -92,27 +91,6 @@ describe("ParseWorker (the parse worker)", () => {
         Effect.provide(Logger.replace(Logger.defaultLogger, collect)),
         Logger.withMinimumLogLevel(LogLevel.Debug)
       )
-    }), { timeout: 60_000 })
-})
-
-describe("ParseWorker and the heap's growth", () => {
-  it.scopedLive("old generations may grow by 100 % while any parse is in flight, and by the resting percent once the last one ends, failed or not", () =>
-    Effect.gen(function*() {
-      const root = yield* scopedRoot({ IMPORT_PARSE_WORKERS: "2" })
-      const resting = oldGenerationGrowth()
-      yield* Effect.gen(function*() {
-        const files = yield* ParseWorker
-        const seen: Array<number> = []
-        const watch = Effect.sync(() => seen.push(oldGenerationGrowth())).pipe(Effect.zipRight(Effect.sleep(Duration.millis(5))), Effect.forever)
-        yield* Effect.raceFirst(
-          Effect.all([files.parse(longRide(6), "fit", "six-hours.fit"), files.parse(smallRide(), "fit", "small.fit")], { concurrency: 2 }),
-          watch
-        )
-        expect(seen).toContain(100)
-        expect(oldGenerationGrowth()).toBe(resting)
-        yield* Effect.flip(files.parse(new Uint8Array([1, 2, 3]), "fit", "broken.fit"))
-        expect(oldGenerationGrowth()).toBe(resting)
-      }).pipe(Effect.provide(servicesLayer(root)))
     }), { timeout: 60_000 })
 })
 
