@@ -53,7 +53,9 @@ const BEST_EFFORTS = `SELECT distance, time_in_seconds, start_offset FROM activi
 
 const STREAMS_OPEN = Buffer.from(`{"streams":{`)
 const STREAMS_CLOSE = Buffer.from("}}")
-const COMMA = Buffer.from(",")
+/** `"name":` of each stream, and `,"name":` for every stream after the first */
+const FIRST_KEY = new Map(Object.keys(STREAM_TYPES).map((name) => [name, Buffer.from(`"${name}":`)]))
+const NEXT_KEY = new Map(Object.keys(STREAM_TYPES).map((name) => [name, Buffer.from(`,"${name}":`)]))
 
 /**
  * The JSON body of the streams answer (the `Streams` schema) for the `stored` streams: the
@@ -67,10 +69,8 @@ export const streamsBody = (stored: StoredStreams | null, limit: number | undefi
     return stream !== undefined && stream.length === n && n > 0 ? [[name, stream] as const] : []
   })
   if (limit === undefined || n <= limit) {
-    const parts: Array<Buffer> = [STREAMS_OPEN]
-    recorded.forEach(([name, stream], i) => parts.push(...(i === 0 ? [] : [COMMA]), Buffer.from(`"${name}":`), stream.text))
-    parts.push(STREAMS_CLOSE)
-    return Buffer.concat(parts)
+    const parts = recorded.flatMap(([name, stream], i) => [(i === 0 ? FIRST_KEY : NEXT_KEY).get(name)!, stream.text])
+    return Buffer.concat([STREAMS_OPEN, ...parts, STREAMS_CLOSE])
   }
   const values = new Map(recorded.map(([name, stream]) => [name, parseStream(stream) as Array<number | [number, number] | null>]))
   const indices = thinnedIndices(

@@ -68,11 +68,14 @@ export const encodeStreams = (streams: ActivityStreams): Uint8Array => {
 
 const isCurrent = (data: Uint8Array) => data[0] === FORMAT[0] && data[1] === FORMAT[1]
 
+/** Streams stored in the former form: one JSON object. */
+const legacyStreams = (data: Uint8Array): ActivityStreams => JSON.parse(zlib.inflateRawSync(data).toString("utf8"))
+
 /** Each stored stream's text, sliced out of the inflated data (an older form is parsed and written again). */
 export const storedStreams = (data: Uint8Array): StoredStreams => {
   const streams = new Map<StoredKey, StoredStream>()
   if (!isCurrent(data)) {
-    const old = JSON.parse(zlib.inflateRawSync(data).toString("utf8")) as ActivityStreams
+    const old = legacyStreams(data)
     for (const key of STORED_KEYS) {
       const values = old[key]
       if (values !== undefined) streams.set(key, { length: values.length, text: Buffer.from(JSON.stringify(values), "latin1") })
@@ -96,7 +99,7 @@ export const storedStreams = (data: Uint8Array): StoredStreams => {
 export const parseStream = (stream: StoredStream): Array<any> => JSON.parse(stream.text.toString("latin1"))
 
 export const decodeStreams = (data: Uint8Array): ActivityStreams => {
-  if (!isCurrent(data)) return JSON.parse(zlib.inflateRawSync(data).toString("utf8"))
+  if (!isCurrent(data)) return legacyStreams(data)
   const out: Record<string, unknown> = {}
   for (const [key, stream] of storedStreams(data).streams) out[key] = parseStream(stream)
   return out as unknown as ActivityStreams
