@@ -160,19 +160,8 @@ export const ActivityStreams = Schema.Struct({
 })
 export type ActivityStreams = typeof ActivityStreams.Type
 
-export const STREAM_KEYS = [
-  "time",
-  "distance",
-  "latlng",
-  "altitude",
-  "velocity_smooth",
-  "heartrate",
-  "cadence",
-  "watts",
-  "temp",
-  "moving",
-  "grade_smooth"
-] as const
+/** The stream types asked for, those the schema above reads, in its order. */
+export const STREAM_KEYS = Object.keys(ActivityStreams.fields) as ReadonlyArray<keyof typeof ActivityStreams.fields>
 
 /** An item of GET /activities/{id}/photos?size=5000; `urls["5000"]` is the full-size image. */
 export const Photo = Schema.Struct({
