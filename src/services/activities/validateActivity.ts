@@ -172,7 +172,8 @@ const numericStream = (
   max: number
 ): string | null => {
   if (values === undefined) return null
-  for (const v of values) {
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!
     if (!within(v, min, max)) return `the ${what} sample ${formatNumber(v)}${unit} is impossible (${formatNumber(min)} to ${formatNumber(max)}${unit})`
   }
   return null
@@ -185,7 +186,8 @@ const streamsProblem = (s: ActivityStreams): string | null => {
     if (Array.isArray(values) && values.length !== n) return `its ${key} stream has ${values.length} samples for ${n} times`
   }
   if (s.latlng !== undefined) {
-    for (const p of s.latlng) {
+    for (let i = 0; i < s.latlng.length; i++) {
+      const p = s.latlng[i]!
       if (p !== null && !(within(p[0], -90, 90) && within(p[1], -180, 180))) return `the position sample [${p.map(formatNumber).join(", ")}] is impossible`
     }
   }
@@ -196,8 +198,9 @@ const streamsProblem = (s: ActivityStreams): string | null => {
     // velocity is derived from positions: a stale first fix far away makes a spike, which the
     // summary's maximum speed filters out; only a number is required here
     () => {
-      for (const v of s.velocity_smooth ?? []) {
-        const found = nonNegative(v, "the speed sample", " m/s")
+      const velocity = s.velocity_smooth ?? []
+      for (let i = 0; i < velocity.length; i++) {
+        const found = nonNegative(velocity[i]!, "the speed sample", " m/s")
         if (found !== null) return found
       }
       return null

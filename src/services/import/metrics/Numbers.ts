@@ -105,7 +105,8 @@ export const maxOf = (values: ReadonlyArray<number | null>, from = 0, to = value
 /** Gap-fill: a null takes the previous value, leading nulls take the first value. Null when all null. */
 export const gapFill = <A>(values: ReadonlyArray<A | null | undefined>): Array<A> | null => {
   let first: A | undefined
-  for (const v of values) {
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]
     if (v !== null && v !== undefined) {
       first = v
       break

@@ -172,7 +172,10 @@ const despike = (values: Array<number | null>, time: ReadonlyArray<number>, jump
   for (let i = 0; i < values.length; i++) if (values[i] !== null) at.push(i)
   const spikes: Array<number> = []
   for (let k = 1; k + 1 < at.length; k++) {
-    const [a, b, c] = [values[at[k - 1]!]!, values[at[k]!]!, values[at[k + 1]!]!]
+    // three reads, not a destructured array: this runs for every sample of every stream
+    const a = values[at[k - 1]!]!
+    const b = values[at[k]!]!
+    const c = values[at[k + 1]!]!
     const up = b - a
     const down = b - c
     if (Math.abs(up) <= jump || Math.abs(down) <= jump || Math.sign(up) !== Math.sign(down) || Math.abs(a - c) > jump / 2) continue
@@ -192,13 +195,11 @@ const despike = (values: Array<number | null>, time: ReadonlyArray<number>, jump
 const offTrack = (s: ParsedSamples, limit: number): number => {
   const at: Array<number> = []
   for (let i = 0; i < s.lat.length; i++) if (s.lat[i] !== null && s.lng[i] !== null) at.push(i)
-  const speed = (i: number, j: number) => {
-    const d = metresBetween(s.lat[i]!, s.lng[i]!, s.lat[j]!, s.lng[j]!)
-    return { d, v: d / Math.max(1, Math.abs(s.time[j]! - s.time[i]!) / 1000) }
-  }
+  const metres = (i: number, j: number) => metresBetween(s.lat[i]!, s.lng[i]!, s.lat[j]!, s.lng[j]!)
+  const perSecond = (metres: number, i: number, j: number) => metres / Math.max(1, Math.abs(s.time[j]! - s.time[i]!) / 1000)
   const far = (i: number, j: number) => {
-    const { d, v } = speed(i, j)
-    return d > 1000 && v > limit
+    const d = metres(i, j)
+    return d > 1000 && perSecond(d, i, j) > limit
   }
   const off: Array<number> = []
   for (let k = 0; k < at.length; k++) {
@@ -206,7 +207,7 @@ const offTrack = (s: ParsedSamples, limit: number): number => {
     const next = k + 1 < at.length ? at[k + 1]! : null
     const i = at[k]!
     if (prev !== null && next !== null) {
-      if (far(prev, i) && far(i, next) && speed(prev, next).v <= limit) off.push(i)
+      if (far(prev, i) && far(i, next) && perSecond(metres(prev, next), prev, next) <= limit) off.push(i)
     } else if (prev === null && next !== null && k + 2 < at.length) {
       if (far(i, next) && !far(next, at[k + 2]!)) off.push(i)
     } else if (next === null && prev !== null && k >= 2) {

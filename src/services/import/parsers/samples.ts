@@ -46,13 +46,14 @@ export const checkSampleCount = (count: number, name: string, what = "samples"):
 
 const FIELDS = ["lat", "lng", "altitude", "distance", "speed", "heartRate", "cadence", "power", "temperature"] as const
 
+/** Whether a fix is a position: not 0/0, within range and finite. */
+const isLatLng = (lat: number | null | undefined, lng: number | null | undefined): lat is number =>
+  lat != null && lng != null && Number.isFinite(lat) && Number.isFinite(lng) && Math.abs(lat) <= 90 && Math.abs(lng) <= 180 &&
+  !(lat === 0 && lng === 0)
+
 /** A position, or null for no fix: 0/0, out of range or not finite. */
-export const validLatLng = (lat: number | null | undefined, lng: number | null | undefined): readonly [number, number] | null => {
-  if (lat == null || lng == null || !Number.isFinite(lat) || !Number.isFinite(lng)) return null
-  if (Math.abs(lat) > 90 || Math.abs(lng) > 180) return null
-  if (lat === 0 && lng === 0) return null
-  return [lat, lng]
-}
+export const validLatLng = (lat: number | null | undefined, lng: number | null | undefined): readonly [number, number] | null =>
+  isLatLng(lat, lng) ? [lat, lng!] : null
 
 /**
  * Rows, in file order, without those whose time runs backwards for one sample only (the
@@ -94,7 +95,7 @@ export const buildSamples = (input: ReadonlyArray<SampleRow>, repairs: Array<str
     if (last !== undefined && last.time === row.time) {
       for (const f of FIELDS) if (last[f] === null && row[f] !== null) last[f] = row[f]
       // positions are read as written: a fix at 0°, 0° gives way to a real one of the same time
-      if (validLatLng(last.lat, last.lng) === null && validLatLng(row.lat, row.lng) !== null) {
+      if (!isLatLng(last.lat, last.lng) && isLatLng(row.lat, row.lng)) {
         last.lat = row.lat
         last.lng = row.lng
       }
@@ -103,35 +104,39 @@ export const buildSamples = (input: ReadonlyArray<SampleRow>, repairs: Array<str
       merged.push(row)
     }
   }
+  // columns of their final size, filled by index, and no array per position: this runs for
+  // every sample of every file
+  const n = merged.length
   const samples: ParsedSamples = {
-    time: [],
-    lat: [],
-    lng: [],
-    altitude: [],
-    distance: [],
-    speed: [],
-    heartRate: [],
-    cadence: [],
-    power: [],
-    temperature: [],
+    time: new Array(n),
+    lat: new Array(n),
+    lng: new Array(n),
+    altitude: new Array(n),
+    distance: new Array(n),
+    speed: new Array(n),
+    heartRate: new Array(n),
+    cadence: new Array(n),
+    power: new Array(n),
+    temperature: new Array(n),
     segmentStarts: []
   }
   let badPositions = 0
-  merged.forEach((r, i) => {
-    samples.time.push(r.time)
-    const pos = validLatLng(r.lat, r.lng)
-    if (pos === null && r.lat !== null && r.lng !== null) badPositions++
-    samples.lat.push(pos ? pos[0] : null)
-    samples.lng.push(pos ? pos[1] : null)
-    samples.altitude.push(r.altitude)
-    samples.distance.push(r.distance)
-    samples.speed.push(r.speed)
-    samples.heartRate.push(r.heartRate)
-    samples.cadence.push(r.cadence)
-    samples.power.push(r.power)
-    samples.temperature.push(r.temperature)
+  for (let i = 0; i < n; i++) {
+    const r = merged[i]!
+    samples.time[i] = r.time
+    const valid = isLatLng(r.lat, r.lng)
+    if (!valid && r.lat !== null && r.lng !== null) badPositions++
+    samples.lat[i] = valid ? r.lat : null
+    samples.lng[i] = valid ? r.lng : null
+    samples.altitude[i] = r.altitude
+    samples.distance[i] = r.distance
+    samples.speed[i] = r.speed
+    samples.heartRate[i] = r.heartRate
+    samples.cadence[i] = r.cadence
+    samples.power[i] = r.power
+    samples.temperature[i] = r.temperature
     if (r.segmentStart && i > 0) samples.segmentStarts.push(i)
-  })
+  }
   if (badPositions > 0) {
     repairs.push(`ignored ${badPositions.toLocaleString("en-US")} ${badPositions === 1 ? "position" : "positions"} at 0°, 0° or out of range`)
   }

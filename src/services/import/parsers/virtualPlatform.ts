@@ -32,8 +32,14 @@ const SEA_WORLDS: ReadonlyArray<readonly [number, number, number, number]> = [
   [-21.7564, 166.1384, -21.64155, 166.26125] // France
 ]
 
-const inSeaWorld = (lat: number, lng: number): boolean =>
-  SEA_WORLDS.some(([south, west, north, east]) => lat >= south && lat <= north && lng >= west && lng <= east)
+/** Indexed, without destructuring: it runs for every position of every file. */
+const inSeaWorld = (lat: number, lng: number): boolean => {
+  for (let w = 0; w < SEA_WORLDS.length; w++) {
+    const box = SEA_WORLDS[w]!
+    if (lat >= box[0] && lat <= box[2] && lng >= box[1] && lng <= box[3]) return true
+  }
+  return false
+}
 
 /** Whether most of the activity's positions (at least half, and more than one) lie in a Zwift world drawn over the sea. */
 export const ridesInZwiftWorld = (lat: ReadonlyArray<number | null>, lng: ReadonlyArray<number | null>): boolean => {

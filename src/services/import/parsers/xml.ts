@@ -266,6 +266,12 @@ const decodeEntities = (text: string, name: string): string =>
     return fail(`"${name}" is not well-formed XML: "${whole.slice(0, 20)}" is no character reference. The file is damaged: export it again from the device or its app.`)
   })
 
+/** Whether `node` has a key, without listing its keys: this runs for every element of every point. */
+const hasKeys = (node: XmlNode): boolean => {
+  for (const _ in node) return true
+  return false
+}
+
 const ATTRIBUTE = /([^\s=/]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g
 
 /**
@@ -311,7 +317,7 @@ const readPoint = (content: string, from: number, to: number, name: string): Xml
     if (kind === 0x2f) {
       const element = stack.pop()!
       const text = decodeEntities(element.text.trim(), name)
-      const attributed = Object.keys(element.node).length > 0
+      const attributed = hasKeys(element.node)
       const value = attributed || element.elements ? (text !== "" ? Object.assign(element.node, { "#text": text }) : element.node) : text
       if (stack.length === 0) result = typeof value === "string" ? { "#text": value } : value
       else place(stack[stack.length - 1]!.node, element.name, value)
@@ -385,9 +391,11 @@ export const parseIsoTime = (value: string | null): number | null => {
   if (value === null || value.length > 64) return null
   const m = ISO.exec(value.trim())
   if (m === null) return null
-  const [, y, mo, d, h, mi, s, frac, zone] = m
-  const date = new Date(Date.UTC(2000, Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s ?? 0)))
-  date.setUTCFullYear(Number(y)) // Date.UTC reads years 0 to 99 as 1900 to 1999
+  // by index, not destructured: destructuring walks an iterator, for every point of a file
+  const frac = m[7]
+  const zone = m[8]
+  const date = new Date(Date.UTC(2000, Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6] ?? 0)))
+  date.setUTCFullYear(Number(m[1])) // Date.UTC reads years 0 to 99 as 1900 to 1999
   let ms = date.getTime()
   if (frac !== undefined) ms += Math.round(Number(`0.${frac}`) * 1000)
   if (zone !== undefined && zone.toUpperCase() !== "Z") {
