@@ -11,38 +11,20 @@ const hasTruthy = (values: ReadonlyArray<unknown>): boolean => {
 }
 
 /**
- * Gap-filled, rounded numeric stream, or undefined when it has no truthy value. `at(i)` is the
- * sample's value, null or NaN for none. Indexed loops throughout: these run over every sample
- * once per file, mostly before the optimizing compiler has seen them, where iterators and
- * callbacks allocate for each sample.
+ * Gap-filled, rounded numeric stream, or undefined when it has no truthy value; null, NaN or
+ * an infinity is no value. An indexed loop: it runs over every sample once per file, mostly
+ * before the optimizing compiler has seen it, where iterators and callbacks allocate for each
+ * sample.
  */
-const numericOf = (n: number, at: (i: number) => number | null, decimals: number): Array<number> | undefined => {
-  let first = -1
-  for (let i = 0; i < n; i++) {
-    const v = at(i)
-    if (v !== null && Number.isFinite(v)) {
-      first = i
-      break
-    }
+const numeric = (values: ArrayLike<number | null>, decimals: number): Array<number> | undefined => {
+  const rounded = new Array<number | null>(values.length)
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]
+    rounded[i] = typeof v === "number" && Number.isFinite(v) ? round(v, decimals) : null
   }
-  if (first < 0) return undefined
-  const out = new Array<number>(n)
-  let prev = round(at(first)!, decimals)
-  let truthy = false
-  for (let i = 0; i < n; i++) {
-    const v = at(i)
-    if (v !== null && Number.isFinite(v)) prev = round(v, decimals)
-    out[i] = prev
-    if (prev !== 0) truthy = true
-  }
-  return truthy ? out : undefined
+  const filled = gapFill(rounded)
+  return filled !== null && hasTruthy(filled) ? filled : undefined
 }
-
-const numeric = (values: ReadonlyArray<number | null>, decimals: number): Array<number> | undefined =>
-  numericOf(values.length, (i) => values[i]!, decimals)
-
-const fromFloat = (values: Float64Array, decimals: number): Array<number> | undefined =>
-  numericOf(values.length, (i) => values[i]!, decimals)
 
 /**
  * The stored streams, one entry per sample: time (s since start, 1 decimal), latlng (6 decimals),
@@ -64,11 +46,11 @@ export const buildStreams = (samples: ParsedSamples, motion: Motion): ActivitySt
     const latlng = gapFill(rounded)
     if (latlng) streams.latlng = latlng
   }
-  const distance = motion.hasDistance ? fromFloat(motion.distance, 1) : undefined
+  const distance = motion.hasDistance ? numeric(motion.distance, 1) : undefined
   if (distance) streams.distance = distance
   const altitude = numeric(samples.altitude, 1)
   if (altitude) streams.altitude = altitude
-  const velocity = motion.hasVelocity ? fromFloat(motion.velocity, 2) : undefined
+  const velocity = motion.hasVelocity ? numeric(motion.velocity, 2) : undefined
   if (velocity) streams.velocity_smooth = velocity
   const heartrate = numeric(samples.heartRate, 0)
   if (heartrate) streams.heartrate = heartrate

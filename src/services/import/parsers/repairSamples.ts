@@ -196,7 +196,7 @@ const offTrack = (s: ParsedSamples, limit: number): number => {
   const at: Array<number> = []
   for (let i = 0; i < s.lat.length; i++) if (s.lat[i] !== null && s.lng[i] !== null) at.push(i)
   const metres = (i: number, j: number) => metresBetween(s.lat[i]!, s.lng[i]!, s.lat[j]!, s.lng[j]!)
-  const perSecond = (metres: number, i: number, j: number) => metres / Math.max(1, Math.abs(s.time[j]! - s.time[i]!) / 1000)
+  const perSecond = (d: number, i: number, j: number) => d / Math.max(1, Math.abs(s.time[j]! - s.time[i]!) / 1000)
   const far = (i: number, j: number) => {
     const d = metres(i, j)
     return d > 1000 && perSecond(d, i, j) > limit
