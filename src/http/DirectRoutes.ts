@@ -11,6 +11,7 @@ import { WaymarkApi } from "./Api.ts"
 import { Authorization } from "./Authorization.ts"
 import { HotRead, type HotReadName } from "./HotRead.ts"
 import { HotReads } from "./HotReads.ts"
+import { oncePerPoll } from "./oncePerPoll.ts"
 import { type DirectAnswer, DirectAnswers } from "./NodeListener.ts"
 import { callerSpan, configuredSecrets, logResponse, makeRedactor, requestSpanAttributes, requestSpanName } from "./RequestLog.ts"
 
@@ -34,7 +35,8 @@ import { callerSpan, configuredSecrets, logResponse, makeRedactor, requestSpanAt
  *
  * An answer of a read kept until the next commit is kept, by URL, until the next commit to the
  * database (a client polling its list is answered once per change), within ANSWERS_CAPACITY
- * characters.
+ * characters. Whether the database changed is asked once per poll of the event loop
+ * (`oncePerPoll`).
  */
 
 /** Characters of answers kept: about 200 pages of the list, or 5,000 activities. */
@@ -116,7 +118,7 @@ export class DirectRoutes extends Effect.Service<DirectRoutes>()("http/DirectRou
     const clock = yield* Effect.clock
     const runtime = yield* Effect.runtime<never>()
     const router = routerOf(hot.answers, hot.keptUntilCommit)
-    const kept = makeVersionedCache<string>({ version: db.dataVersion, capacity: ANSWERS_CAPACITY, weigh: (url, body) => url.length + body.length })
+    const kept = makeVersionedCache<string>({ version: oncePerPoll(db.dataVersion), capacity: ANSWERS_CAPACITY, weigh: (url, body) => url.length + body.length })
     const redactor = makeRedactor(configuredSecrets(config))
     // the same few URLs are asked again and again: each is redacted once (within a bound)
     const redactedUrls = new Map<string, string>()

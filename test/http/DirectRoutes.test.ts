@@ -223,5 +223,23 @@ describe("direct routes", () => {
         expect((yield* send("GET", `/api/v1/activities/${id}`)).status).toBe(404)
         expect((yield* send("GET", list)).json.pagination.total).toBe(1)
       }))
+
+    it.effect("answer every one of many concurrent requests with what was committed before they were sent, here or by another process", () =>
+      Effect.gen(function*() {
+        const daemon = yield* TestDaemon
+        const id = yield* seedActivity({ name: "Round 0", startTime: Date.parse("2031-01-01T08:00:00Z"), startDateLocal: "2031-01-01T09:00:00" })
+        const names = Effect.forEach(Array.from({ length: 16 }), () => send("GET", `/api/v1/activities/${id}`), { concurrency: "unbounded" }).pipe(
+          Effect.map((answers) => answers.map((a) => a.json.name as string))
+        )
+        for (let round = 1; round <= 10; round++) {
+          // a change by another process (the CLI) between two bursts that keep the answer
+          const other = new Database(daemon.databaseFile)
+          other.prepare("UPDATE activities SET name = ? WHERE id = ?").run(`Elsewhere ${round}`, id)
+          other.close()
+          expect(yield* names).toEqual(Array(16).fill(`Elsewhere ${round}`))
+          expect((yield* send("PATCH", `/api/v1/activities/${id}`, { json: { name: `Here ${round}` } })).status).toBe(200)
+          expect(yield* names).toEqual(Array(16).fill(`Here ${round}`))
+        }
+      }))
   })
 })
