@@ -50,14 +50,59 @@ export interface Motion {
 const validFix = (lat: number | null | undefined, lng: number | null | undefined): boolean =>
   isNum(lat) && isNum(lng) && !(lat === 0 && lng === 0) && Math.abs(lat) <= 90 && Math.abs(lng) <= 180
 
+/**
+ * Each step below is a function of its own, with its own loops: V8 optimizes each apart, and a
+ * file that takes a branch no earlier file took (GPS distance after device distance) sends
+ * only that small function back to be compiled again, not the whole computation (which,
+ * optimized as one, was compiled nine times over the corpus in each parse worker).
+ */
 export const computeMotion = (samples: ParsedSamples, startTime: number, profile: SportProfile): Motion => {
   const n = samples.time.length
-  const timeS = new Float64Array(n)
-  for (let i = 0; i < n; i++) timeS[i] = (samples.time[i]! - startTime) / 1000
+  const timeS = secondsSince(samples.time, startTime)
+  const { segments, segmentStart } = segmentsOf(samples.segmentStarts, n)
+  const { positions, positionCount } = positionsOf(samples.lat, samples.lng, n)
+  const distanceSource: Motion["distanceSource"] = samples.distance.some(isNum)
+    ? "device"
+    : positionCount >= 2
+    ? "gps"
+    : samples.speed.some(isNum)
+    ? "speed"
+    : "none"
+  const distance = distanceSource === "device"
+    ? deviceDistance(samples.distance, timeS, segmentStart)
+    : distanceSource === "gps"
+    ? gpsDistance(timeS, positions, segments, profile.positionSmoothS)
+    : distanceSource === "speed"
+    ? speedDistance(samples.speed, timeS, segmentStart)
+    : new Float64Array(n)
+  const hasDistance = distanceSource !== "none" && n > 0 && distance[n - 1]! > 0
 
-  // segments
+  // velocity: device speed where recorded, else the centred-window speed from the distance
+  const velocity = hasDistance ? windowSpeed(timeS, distance, segments, SPEED_HALF_WINDOW_S) : new Float64Array(n).fill(NaN)
+  if (samples.speed.some(isNum)) overlayDeviceSpeed(velocity, samples.speed)
+  const hasVelocity = velocity.some((v) => !Number.isNaN(v))
+
+  // moving: the speed that decides it is read from the GPS track when there is one, whatever
+  // the format, so that a ride gets one moving time as FIT, GPX or TCX (a device's speed sensor
+  // reads a stopped wheel, but a GPX carries no speed); else the device speed or distance
+  const stopSpeed = positionCount >= 2 ? displacementSpeed(timeS, positions, segments, STOP_HALF_WINDOW_S) : velocity
+  const moving = movingOf(timeS, segmentStart, stopSpeed, profile.stop)
+
+  return { n, timeS, segments, segmentStart, positions, positionCount, distance, hasDistance, distanceSource, velocity, hasVelocity, ...moving }
+}
+
+/** Seconds since `startTime` (epoch ms) of each sample. */
+const secondsSince = (time: ReadonlyArray<number>, startTime: number): Float64Array => {
+  const n = time.length
+  const timeS = new Float64Array(n)
+  for (let i = 0; i < n; i++) timeS[i] = (time[i]! - startTime) / 1000
+  return timeS
+}
+
+/** The recording segments of `n` samples, from the indices where segments after the first start. */
+const segmentsOf = (segmentStarts: ReadonlyArray<number>, n: number) => {
   const segmentStart = new Uint8Array(n)
-  const starts = [...new Set(samples.segmentStarts)].filter((s) => s > 0 && s < n).sort((a, b) => a - b)
+  const starts = [...new Set(segmentStarts)].filter((s) => s > 0 && s < n).sort((a, b) => a - b)
   for (const s of starts) segmentStart[s] = 1
   const segments: Array<readonly [number, number]> = []
   if (n > 0) {
@@ -68,92 +113,94 @@ export const computeMotion = (samples: ParsedSamples, startTime: number, profile
     }
     segments.push([a, n])
   }
+  return { segments, segmentStart }
+}
 
-  // positions
+/** The valid fixes of `n` samples as [lat, lng] (null elsewhere), and how many there are. */
+const positionsOf = (lat: ReadonlyArray<number | null>, lng: ReadonlyArray<number | null>, n: number) => {
   const positions = new Array<[number, number] | null>(n)
   let positionCount = 0
   for (let i = 0; i < n; i++) {
-    const lat = samples.lat[i]
-    const lng = samples.lng[i]
-    if (validFix(lat, lng)) {
-      positions[i] = [lat!, lng!]
+    const la = lat[i]
+    const lo = lng[i]
+    if (validFix(la, lo)) {
+      positions[i] = [la!, lo!]
       positionCount++
     } else positions[i] = null
   }
+  return { positions, positionCount }
+}
 
-  // cumulative distance: device > GPS > integrated speed
+/** Cumulative metres from the device's own distance readings. */
+const deviceDistance = (readings: ReadonlyArray<number | null>, timeS: Float64Array, segmentStart: Uint8Array): Float64Array => {
+  const n = timeS.length
   const distance = new Float64Array(n)
-  let distanceSource: Motion["distanceSource"] = "none"
-  if (samples.distance.some(isNum)) {
-    distanceSource = "device"
-    let prev = 0
-    let offset = 0
-    let seenFirst = false
-    let lastRead = -1
-    for (let i = 0; i < n; i++) {
-      const raw = samples.distance[i]
-      if (isNum(raw)) {
-        // a reset at a new segment (one TCX track per lap) continues from the previous total
-        if (segmentStart[i] === 1 && seenFirst && raw + offset < prev - 1) offset = prev - raw
-        const d = raw + offset
-        if (!seenFirst) {
-          // leading samples without distance take the first recorded value
-          for (let j = 0; j < i; j++) distance[j] = d
-          seenFirst = true
-          prev = d
-        }
-        const next = Math.max(prev, d)
-        // samples between two readings lie on the line between them in time: carried forward,
-        // the distance of a gap would be covered in the one second after it (a best kilometre
-        // of one second)
-        if (lastRead >= 0 && i - lastRead > 1 && timeS[i]! > timeS[lastRead]!) {
-          const from = timeS[lastRead]!
-          const span = timeS[i]! - from
-          for (let j = lastRead + 1; j < i; j++) distance[j] = prev + (next - prev) * ((timeS[j]! - from) / span)
-        }
-        prev = next
-        lastRead = i
+  let prev = 0
+  let offset = 0
+  let seenFirst = false
+  let lastRead = -1
+  for (let i = 0; i < n; i++) {
+    const raw = readings[i]
+    if (isNum(raw)) {
+      // a reset at a new segment (one TCX track per lap) continues from the previous total
+      if (segmentStart[i] === 1 && seenFirst && raw + offset < prev - 1) offset = prev - raw
+      const d = raw + offset
+      if (!seenFirst) {
+        // leading samples without distance take the first recorded value
+        for (let j = 0; j < i; j++) distance[j] = d
+        seenFirst = true
+        prev = d
       }
-      distance[i] = prev
+      const next = Math.max(prev, d)
+      // samples between two readings lie on the line between them in time: carried forward,
+      // the distance of a gap would be covered in the one second after it (a best kilometre
+      // of one second)
+      if (lastRead >= 0 && i - lastRead > 1 && timeS[i]! > timeS[lastRead]!) {
+        const from = timeS[lastRead]!
+        const span = timeS[i]! - from
+        for (let j = lastRead + 1; j < i; j++) distance[j] = prev + (next - prev) * ((timeS[j]! - from) / span)
+      }
+      prev = next
+      lastRead = i
     }
-  } else if (positionCount >= 2) {
-    distanceSource = "gps"
-    distance.set(gpsDistance(timeS, positions, segments, profile.positionSmoothS))
-  } else if (samples.speed.some(isNum)) {
-    distanceSource = "speed"
-    let acc = 0
-    for (let i = 1; i < n; i++) {
-      const dt = timeS[i]! - timeS[i - 1]!
-      const v = samples.speed[i]
-      if (segmentStart[i] !== 1 && dt > 0 && dt <= MAX_RECORDING_GAP_S && isNum(v) && v > 0) acc += v * dt
-      distance[i] = acc
-    }
+    distance[i] = prev
   }
-  const hasDistance = distanceSource !== "none" && n > 0 && distance[n - 1]! > 0
+  return distance
+}
 
-  // velocity: device speed where recorded, else the centred-window speed from the distance
-  const velocity = hasDistance ? windowSpeed(timeS, distance, segments, SPEED_HALF_WINDOW_S) : new Float64Array(n).fill(NaN)
-  const deviceSpeed = samples.speed.some(isNum)
-  if (deviceSpeed) {
-    for (let i = 0; i < n; i++) {
-      const v = samples.speed[i]
-      if (isNum(v) && v >= 0) velocity[i] = v
-    }
+/** Cumulative metres integrated from the device's speed, never across a recording gap. */
+const speedDistance = (speed: ReadonlyArray<number | null>, timeS: Float64Array, segmentStart: Uint8Array): Float64Array => {
+  const n = timeS.length
+  const distance = new Float64Array(n)
+  let acc = 0
+  for (let i = 1; i < n; i++) {
+    const dt = timeS[i]! - timeS[i - 1]!
+    const v = speed[i]
+    if (segmentStart[i] !== 1 && dt > 0 && dt <= MAX_RECORDING_GAP_S && isNum(v) && v > 0) acc += v * dt
+    distance[i] = acc
   }
-  let hasVelocity = false
-  for (let i = 0; i < n && !hasVelocity; i++) if (!Number.isNaN(velocity[i]!)) hasVelocity = true
+  return distance
+}
 
-  // moving: the speed that decides it is read from the GPS track when there is one, whatever
-  // the format, so that a ride gets one moving time as FIT, GPX or TCX (a device's speed sensor
-  // reads a stopped wheel, but a GPX carries no speed); else the device speed or distance
-  const stopSpeed = positionCount >= 2 ? displacementSpeed(timeS, positions, segments, STOP_HALF_WINDOW_S) : velocity
+/** The device's speed over `velocity` wherever it recorded one. */
+const overlayDeviceSpeed = (velocity: Float64Array, speed: ReadonlyArray<number | null>): void => {
+  const n = velocity.length
+  for (let i = 0; i < n; i++) {
+    const v = speed[i]
+    if (isNum(v) && v >= 0) velocity[i] = v
+  }
+}
+
+/** Which samples and intervals are moving (at or above `stop` m/s), and the seconds moving and stopped so far. */
+const movingOf = (timeS: Float64Array, segmentStart: Uint8Array, stopSpeed: Float64Array, stop: number) => {
+  const n = timeS.length
   const movingSample = new Uint8Array(n)
   const movingInterval = new Uint8Array(n)
   const movingCum = new Float64Array(n)
   const stoppedCum = new Float64Array(n)
   for (let i = 0; i < n; i++) {
     const v = stopSpeed[i]!
-    movingSample[i] = Number.isNaN(v) || v >= profile.stop ? 1 : 0
+    movingSample[i] = Number.isNaN(v) || v >= stop ? 1 : 0
     if (i === 0) continue
     const dt = timeS[i]! - timeS[i - 1]!
     const counts = segmentStart[i] !== 1 && dt > 0 && dt <= MAX_RECORDING_GAP_S && movingSample[i] === 1
@@ -163,11 +210,7 @@ export const computeMotion = (samples: ParsedSamples, startTime: number, profile
     stoppedCum[i] = stoppedCum[i - 1]! + (recorded && !counts ? dt : 0)
     if (dt > MAX_RECORDING_GAP_S) movingSample[i] = 0
   }
-
-  return {
-    n, timeS, segments, segmentStart, positions, positionCount, distance, hasDistance, distanceSource,
-    velocity, hasVelocity, movingInterval, movingCum, stoppedCum, movingSample
-  }
+  return { movingSample, movingInterval, movingCum, stoppedCum }
 }
 
 /** Speed (m/s) at each sample over a centred window of ±halfWindowS (at least one neighbour); NaN when unknown. */

@@ -38,26 +38,43 @@ const numeric = (values: ArrayLike<number | null>, decimals: number): Array<numb
   return truthy ? out : undefined
 }
 
+/** Seconds since the start, 1 decimal. */
+const roundedTimes = (timeS: Float64Array): Array<number> => {
+  const time = new Array<number>(timeS.length)
+  for (let i = 0; i < time.length; i++) time[i] = round(timeS[i]!, 1)
+  return time
+}
+
+/** Positions at 6 decimals, gap-filled; null when there is none. */
+const roundedPositions = (positions: ReadonlyArray<readonly [number, number] | null>): Array<[number, number]> | null => {
+  const rounded = new Array<[number, number] | null>(positions.length)
+  for (let i = 0; i < rounded.length; i++) {
+    const p = positions[i]
+    rounded[i] = p ? [round(p[0], 6), round(p[1], 6)] : null
+  }
+  return gapFill(rounded)
+}
+
+/** The moving flags, or undefined when no sample moves. */
+const movingFlags = (movingSample: Uint8Array): Array<boolean> | undefined => {
+  const moving = new Array<boolean>(movingSample.length)
+  for (let i = 0; i < moving.length; i++) moving[i] = movingSample[i] === 1
+  return hasTruthy(moving) ? moving : undefined
+}
+
 /**
  * The stored streams, one entry per sample: time (s since start, 1 decimal), latlng (6 decimals),
  * distance (m, 1 decimal), altitude (m, 1 decimal), velocity_smooth (m/s, 2 decimals), heartrate,
  * cadence, watts (integers), temp (1 decimal), moving. Nulls are gap-filled; a stream without
- * any truthy value is left out.
+ * any truthy value is left out. Each loop is a function of its own: the optimizing compiler
+ * takes them one by one, and a file unlike the ones before sends only the loop it changes back
+ * to be compiled again.
  */
 export const buildStreams = (samples: ParsedSamples, motion: Motion): ActivityStreams => {
-  const time = new Array<number>(motion.timeS.length)
-  for (let i = 0; i < time.length; i++) time[i] = round(motion.timeS[i]!, 1)
-  const streams: MutableStreams = { time }
+  const streams: MutableStreams = { time: roundedTimes(motion.timeS) }
   if (motion.n === 0) return streams
-  if (motion.positionCount > 0) {
-    const rounded = new Array<[number, number] | null>(motion.positions.length)
-    for (let i = 0; i < rounded.length; i++) {
-      const p = motion.positions[i]
-      rounded[i] = p ? [round(p[0], 6), round(p[1], 6)] : null
-    }
-    const latlng = gapFill(rounded)
-    if (latlng) streams.latlng = latlng
-  }
+  const latlng = motion.positionCount > 0 ? roundedPositions(motion.positions) : null
+  if (latlng) streams.latlng = latlng
   const distance = motion.hasDistance ? numeric(motion.distance, 1) : undefined
   if (distance) streams.distance = distance
   const altitude = numeric(samples.altitude, 1)
@@ -72,10 +89,7 @@ export const buildStreams = (samples: ParsedSamples, motion: Motion): ActivitySt
   if (watts) streams.watts = watts
   const temp = numeric(samples.temperature, 1)
   if (temp) streams.temp = temp
-  if (motion.hasVelocity) {
-    const moving = new Array<boolean>(motion.movingSample.length)
-    for (let i = 0; i < moving.length; i++) moving[i] = motion.movingSample[i] === 1
-    if (hasTruthy(moving)) streams.moving = moving
-  }
+  const moving = motion.hasVelocity ? movingFlags(motion.movingSample) : undefined
+  if (moving) streams.moving = moving
   return streams
 }

@@ -47,35 +47,45 @@ const wallClockSeconds = (
   return Math.max((end - first) / 1000, timerSeconds ?? 0)
 }
 
+/**
+ * The trackpoints of a lap's tracks as rows, each track a segment, appended to `rows`; the time
+ * of the lap's first trackpoint. A function of its own, apart from the lap and totals reading
+ * around it, so that the optimizing compiler takes this loop alone.
+ */
+const appendLapRows = (doc: XmlDocument, lap: XmlNode, rows: Array<SampleRow>): number | null => {
+  let firstPointTime: number | null = null
+  for (const track of children(lap, "Track")) {
+    let firstOfTrack = true
+    for (const tp of doc.points(track)) {
+      const t = parseIsoTime(text(tp, "Time"))
+      if (t === null) continue
+      const row = emptyRow(t)
+      const position = child(tp, "Position")
+      // positions are checked as the samples are built, which counts the impossible ones
+      row.lat = num(position, "LatitudeDegrees")
+      row.lng = num(position, "LongitudeDegrees")
+      row.altitude = num(tp, "AltitudeMeters")
+      row.distance = num(tp, "DistanceMeters")
+      row.heartRate = num(child(tp, "HeartRateBpm"), "Value")
+      const tpx = extension(tp, "TPX")
+      row.cadence = num(tp, "Cadence") ?? num(tpx, "RunCadence")
+      row.speed = num(tpx, "Speed")
+      row.power = num(tpx, "Watts")
+      row.segmentStart = firstOfTrack
+      firstOfTrack = false
+      firstPointTime ??= t
+      rows.push(row)
+    }
+  }
+  return firstPointTime
+}
+
 const parseActivity = (doc: XmlDocument, activity: XmlNode, author: string | null): ParsedActivity | null => {
   const rows: Array<SampleRow> = []
   const laps: Array<ParsedLap> = []
   const lapNodes = children(activity, "Lap")
   for (const lap of lapNodes) {
-    let firstPointTime: number | null = null
-    for (const track of children(lap, "Track")) {
-      let firstOfTrack = true
-      for (const tp of doc.points(track)) {
-        const t = parseIsoTime(text(tp, "Time"))
-        if (t === null) continue
-        const row = emptyRow(t)
-        const position = child(tp, "Position")
-        // positions are checked as the samples are built, which counts the impossible ones
-        row.lat = num(position, "LatitudeDegrees")
-        row.lng = num(position, "LongitudeDegrees")
-        row.altitude = num(tp, "AltitudeMeters")
-        row.distance = num(tp, "DistanceMeters")
-        row.heartRate = num(child(tp, "HeartRateBpm"), "Value")
-        const tpx = extension(tp, "TPX")
-        row.cadence = num(tp, "Cadence") ?? num(tpx, "RunCadence")
-        row.speed = num(tpx, "Speed")
-        row.power = num(tpx, "Watts")
-        row.segmentStart = firstOfTrack
-        firstOfTrack = false
-        firstPointTime ??= t
-        rows.push(row)
-      }
-    }
+    const firstPointTime = appendLapRows(doc, lap, rows)
     const start = parseIsoTime(text(lap, "@_StartTime")) ?? firstPointTime
     if (start === null) continue
     laps.push({

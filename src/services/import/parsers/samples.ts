@@ -80,15 +80,27 @@ export const dropBackwardGlitches = <R extends { readonly time: number }>(rows: 
  */
 export const buildSamples = (input: ReadonlyArray<SampleRow>, repairs: Array<string> = []): ParsedSamples => {
   const rows = input.every((r) => Number.isFinite(r.time)) ? input : input.filter((r) => Number.isFinite(r.time))
-  let sorted = true
-  for (let i = 1; i < rows.length; i++) {
-    if (rows[i]!.time < rows[i - 1]!.time) {
-      sorted = false
-      break
-    }
-  }
   // Array.prototype.sort is stable, so rows with the same time keep their file order.
-  const ordered = sorted ? rows : [...rows].sort((a, b) => a.time - b.time)
+  const ordered = isSorted(rows) ? rows : [...rows].sort((a, b) => a.time - b.time)
+  const { samples, badPositions } = columnsOf(mergeSameTimes(ordered))
+  if (badPositions > 0) {
+    repairs.push(`ignored ${badPositions.toLocaleString("en-US")} ${badPositions === 1 ? "position" : "positions"} at 0°, 0° or out of range`)
+  }
+  return samples
+}
+
+// The loops of buildSamples, each a function of its own: the optimizing compiler takes them one
+// by one, and a file unlike the ones before sends only the loop it changes back to be compiled.
+
+const isSorted = (rows: ReadonlyArray<SampleRow>): boolean => {
+  for (let i = 1; i < rows.length; i++) {
+    if (rows[i]!.time < rows[i - 1]!.time) return false
+  }
+  return true
+}
+
+/** One row per time, in order: a later row of the same time fills what the first lacks. */
+const mergeSameTimes = (ordered: ReadonlyArray<SampleRow>): Array<SampleRow> => {
   const merged: Array<SampleRow> = []
   for (const row of ordered) {
     const last = merged[merged.length - 1]
@@ -104,8 +116,15 @@ export const buildSamples = (input: ReadonlyArray<SampleRow>, repairs: Array<str
       merged.push(row)
     }
   }
-  // columns of their final size, filled by index, and no array per position: this runs for
-  // every sample of every file
+  return merged
+}
+
+/**
+ * The rows as columns, positions at 0°, 0° or out of range left out (and counted). Columns of
+ * their final size, filled by index, and no array per position: this runs for every sample of
+ * every file.
+ */
+const columnsOf = (merged: ReadonlyArray<SampleRow>): { readonly samples: ParsedSamples; readonly badPositions: number } => {
   const n = merged.length
   const samples: ParsedSamples = {
     time: new Array(n),
@@ -137,10 +156,7 @@ export const buildSamples = (input: ReadonlyArray<SampleRow>, repairs: Array<str
     samples.temperature[i] = r.temperature
     if (r.segmentStart && i > 0) samples.segmentStarts.push(i)
   }
-  if (badPositions > 0) {
-    repairs.push(`ignored ${badPositions.toLocaleString("en-US")} ${badPositions === 1 ? "position" : "positions"} at 0°, 0° or out of range`)
-  }
-  return samples
+  return { samples, badPositions }
 }
 
 /** A finite number, or null. */

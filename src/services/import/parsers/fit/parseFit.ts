@@ -196,6 +196,26 @@ const rowOf = (r: Msg, t: number, dev: DeveloperFieldKeys): SampleRow => {
   return row
 }
 
+/**
+ * The records with a real time as rows; `deviceRelative` when some count from the device's
+ * power-on instead. A function of its own, apart from the rest of parseFit, so that the
+ * optimizing compiler takes this loop alone.
+ */
+const rowsOf = (records: ReadonlyArray<Msg>, dev: DeveloperFieldKeys) => {
+  const rows: Array<SampleRow> = []
+  let deviceRelative = false
+  for (const r of records) {
+    const t = time(r["timestamp"])
+    if (t === null) continue
+    if (t < FIRST_REAL_FIT_TIME) {
+      deviceRelative = true
+      continue
+    }
+    rows.push(rowOf(r, t, dev))
+  }
+  return { rows, deviceRelative }
+}
+
 const text = (value: unknown): string | null =>
   typeof value === "string" && value.trim() !== "" ? value.trim() : null
 
@@ -248,19 +268,10 @@ export const parseFit = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
   }
 
   const dev = developerFieldKeys(fit.field_descriptions)
-  const read: Array<SampleRow> = []
-  let deviceRelative = false
-  for (const r of records) {
-    const t = time(r["timestamp"])
-    if (t === null) continue
-    if (t < FIRST_REAL_FIT_TIME) {
-      deviceRelative = true
-      continue
-    }
-    read.push(rowOf(r, t, dev))
-  }
+  const read = rowsOf(records, dev)
+  let deviceRelative = read.deviceRelative
   const repairs: Array<string> = []
-  const rows = dropBackwardGlitches(read, repairs) as Array<SampleRow>
+  const rows = dropBackwardGlitches(read.rows, repairs) as Array<SampleRow>
   // the decoded records are the largest part of a long file: let them go before the columns are built
   records = []
   fit.records = undefined
