@@ -254,7 +254,15 @@ describe.skipIf(skipReason !== undefined)("the dashboard in Chromium", () => {
         await axe("import")
         await failed.getByRole("button", { name: `Retry ${broken}` }).click()
         await page.locator(".toast", { hasText: "queued again" }).waitFor()
-        await failed.locator(".badge.failed").waitFor({ timeout: 30_000 })
+        // the retry is done once the file is no longer queued and its row says failed again (the
+        // row shown until then said so already: removing it then would leave the retry behind)
+        await page.waitForFunction(async (name) => {
+          const answer = await fetch(`/api/v1/file-imports?filters[filename]=${encodeURIComponent(name)}`)
+          const rows = ((await answer.json()) as { fileImports: Array<{ status: string }> }).fileImports
+          return rows.length === 1 && rows[0]!.status === "failed"
+        }, broken, { timeout: 30_000, polling: 200 })
+        await page.locator("#import-log tbody tr", { hasText: broken }).and(page.locator("tr:has(.badge.failed)")).waitFor({ timeout: 30_000 })
+        await expect.poll(() => page.locator("#import-log tbody tr", { hasText: broken }).count(), { timeout: 30_000 }).toBe(1)
         await failed.getByRole("button", { name: `Remove ${broken}` }).click()
         await page.getByRole("dialog").getByRole("button", { name: "Remove" }).click()
         await failed.waitFor({ state: "detached", timeout: 10_000 })
