@@ -61,11 +61,12 @@ export const computeMotion = (samples: ParsedSamples, startTime: number, profile
   const timeS = secondsSince(samples.time, startTime)
   const { segments, segmentStart } = segmentsOf(samples.segmentStarts, n)
   const { positions, positionCount } = positionsOf(samples.lat, samples.lng, n)
+  const deviceSpeed = samples.speed.some(isNum)
   const distanceSource: Motion["distanceSource"] = samples.distance.some(isNum)
     ? "device"
     : positionCount >= 2
     ? "gps"
-    : samples.speed.some(isNum)
+    : deviceSpeed
     ? "speed"
     : "none"
   const distance = distanceSource === "device"
@@ -79,7 +80,7 @@ export const computeMotion = (samples: ParsedSamples, startTime: number, profile
 
   // velocity: device speed where recorded, else the centred-window speed from the distance
   const velocity = hasDistance ? windowSpeed(timeS, distance, segments, SPEED_HALF_WINDOW_S) : new Float64Array(n).fill(NaN)
-  if (samples.speed.some(isNum)) overlayDeviceSpeed(velocity, samples.speed)
+  if (deviceSpeed) overlayDeviceSpeed(velocity, samples.speed)
   const hasVelocity = velocity.some((v) => !Number.isNaN(v))
 
   // moving: the speed that decides it is read from the GPS track when there is one, whatever
