@@ -426,6 +426,7 @@ describe.skipIf(skipReason !== undefined)("the dashboard's finish in Chromium", 
         for (const p of paces) expect(p % 60, `${pace}`).toBe(0)
         const heart = await chartTexts("Heart rate")
         expect(heart.filter((t) => /^\d+:\d\d:\d\d$/.test(t)).map(seconds)).toEqual(times)
+        await shootAll("activity-run-over-time", "light")
 
         // over distance: round kilometres
         await page.getByLabel("distance", { exact: true }).check()
@@ -446,6 +447,7 @@ describe.skipIf(skipReason !== undefined)("the dashboard's finish in Chromium", 
         expect((await values("Pace"))[0]).toMatch(/^\d+\.\d\d km$/)
         expect((await values("Heart rate"))[1]).toMatch(/^\d+ bpm$/)
         expect((await values("Altitude"))[1]).toMatch(/^\d+ m$/)
+        await page.screenshot({ path: path.join(ARTIFACTS, "activity-run-hover-light-desktop.png") })
         await page.mouse.move(0, 0)
         await shootAll("activity-run", "light")
         await expectAccessible("the run's page")
@@ -467,6 +469,10 @@ describe.skipIf(skipReason !== undefined)("the dashboard's finish in Chromium", 
         const ride = page.locator(".legend-below .u-series", { has: page.locator(".u-label", { hasText: /^Ride$/ }) }).locator(".u-value")
         // November's rides: the long one (2 h) and the canal ride (30 min) imported from GPX
         expect(await ride.textContent()).toBe("2:30")
+        // under an hour: h:mm too
+        const swim = page.locator(".legend-below .u-series", { has: page.locator(".u-label", { hasText: /^Swim$/ }) }).locator(".u-value")
+        expect(await swim.textContent()).toBe("0:40")
+        await page.screenshot({ path: path.join(ARTIFACTS, "stats-hover-light-desktop.png"), fullPage: true })
       }), 60_000)
 
     it.effect("details: every row of the totals, empty periods on the axis, one format of start offsets, plural, names for people, a link to the duplicate, messages on their page, four-digit years", () =>

@@ -101,7 +101,7 @@ export const drawCharts = (
     const x = xs.map((v) => (v === null ? last : (last = Math.max(last, v))))
     const clock = format.durations([last])
     const xAxis: AxisOptions = over === "time"
-      ? { incrs: DURATION_STEPS, space: 60, values: (_u, ticks) => ticks.map(clock) }
+      ? { incrs: DURATION_STEPS, space: 80, values: (_u, ticks) => ticks.map(clock) }
       : { values: (_u, ticks) => ticks.map((t) => `${t.toLocaleString(undefined, { maximumFractionDigits: 2 })} ${format.distanceUnit}`) }
     const xLegend = over === "time" ? clock : (n: number) => `${fixed(2)(n)} ${format.distanceUnit}`
     series.forEach((s) => {

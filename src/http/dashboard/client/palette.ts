@@ -31,10 +31,11 @@ export const mix = (color: string, toward: string, share: number) => {
 }
 
 /**
- * Shades of a family's hue by rank: the hue itself, then alternately toward the background
- * (lighter on a light page, darker on a dark one) and toward the text, further each time.
+ * Shades of a family's hue by rank: the hue itself, then toward the text colour (darker on a
+ * light page, lighter on a dark one) and a little toward the background, which takes contrast
+ * away, so less far.
  */
-const SHADES: ReadonlyArray<readonly ["text" | "panel", number]> = [["text", 0], ["panel", 0.4], ["text", 0.3], ["panel", 0.65], ["text", 0.5]]
+const SHADES: ReadonlyArray<readonly ["text" | "panel", number]> = [["text", 0], ["text", 0.4], ["panel", 0.3], ["text", 0.65], ["panel", 0.45]]
 
 export const sportColor = (sportType: string) => {
   const { family, rank } = familyOf(sportType)

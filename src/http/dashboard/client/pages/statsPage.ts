@@ -16,7 +16,8 @@ import type { Eddington, HeatmapRoute, PersonalRecord, Total } from "../types.ts
 
 type Measure = "distance" | "time" | "elevation" | "count"
 
-const hours = (seconds: number) => (seconds % 3600 === 0 ? `${seconds / 3600} h` : format.duration(seconds).replace(/:\d\d$/, ""))
+/** Whole hours as "12 h", the rest as h:mm. */
+const hours = (seconds: number) => (seconds % 3600 === 0 ? `${seconds / 3600} h` : format.duration(seconds, true).replace(/:\d\d$/, ""))
 
 const MEASURES: Record<Measure, {
   readonly label: string
