@@ -9,7 +9,7 @@ import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, readCorpusFile } from "../../suppor
 import { daemonLayer, dropFile, makeRoot, waitForRow } from "../../support/ImportHarness.ts"
 import { send } from "../../support/TestDaemon.ts"
 import { CHROMIUM_MISSING, chromiumAvailable, DESKTOP, launchChromium, PHONE } from "./browser.ts"
-import { open, redrawn as redrawnBy, seriousViolations, shoot as shootAt } from "./pageTools.ts"
+import { collectProblems, open, redrawn as redrawnBy, seriousViolations, shoot as shootAt } from "./pageTools.ts"
 
 /**
  * The dashboard in a real browser: sign in, the imported corpus in the list, filters, an
@@ -47,10 +47,7 @@ beforeAll(async () => {
   browser = await launchChromium()
   context = await browser.newContext({ viewport: DESKTOP })
   page = await context.newPage()
-  page.on("console", (m) => {
-    if (m.type() === "error" && !/Failed to load resource/.test(m.text())) problems.push(`console: ${m.text()} at ${JSON.stringify(m.location())} on ${page.url()}`)
-  })
-  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`))
+  collectProblems(page, problems)
   page.on("dialog", (d) => {
     problems.push(`a script opened a dialog: ${d.message()}`)
     void d.dismiss()

@@ -10,7 +10,7 @@ import { FileImportRepo } from "../../../src/services/import/FileImportRepo.ts"
 import { daemonLayer, dropFile, gpxActivity, makeRoot, tcxActivity, waitForRow } from "../../support/ImportHarness.ts"
 import { seedActivity } from "../../support/TestDaemon.ts"
 import { CHROMIUM_MISSING, chromiumAvailable, DESKTOP, launchChromium, PHONE } from "./browser.ts"
-import { open, redrawn, seriousViolations, shoot } from "./pageTools.ts"
+import { collectProblems, open, redrawn, seriousViolations, shoot } from "./pageTools.ts"
 
 /**
  * The dashboard's finish in a real browser, over activities seeded through the repositories and
@@ -76,10 +76,7 @@ const newPage = async (colorScheme: "light" | "dark" = "light") => {
   expect(signIn.status()).toBe(303)
   page = await context.newPage()
   await page.addInitScript(recordCanvasText)
-  page.on("console", (m) => {
-    if (m.type() === "error" && !/Failed to load resource/.test(m.text())) problems.push(`console: ${m.text()} on ${page.url()}`)
-  })
-  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`))
+  collectProblems(page, problems)
 }
 
 const go = (hash: string, ready: string) => open(page, base, hash, ready)
@@ -587,25 +584,21 @@ describe.skipIf(skipReason !== undefined)("the dashboard's finish in Chromium", 
 
     it.effect("screenshots in the dark colour scheme, the menu unfolded on phones; no error on any page", () =>
       Effect.promise(async () => {
-        await newPage("dark")
-        for (const [name, hash, ready] of [
-          ["activities", "#/activities", "#activity-list"],
-          ["activity-ride", `#/activity/${encodeURIComponent(ids["Long ride"]!)}`, "#best-efforts"],
-          ["import", "#/import", "#import-log tbody tr"],
-          ["stats", "#/stats", "#totals-chart canvas"]
-        ] as const) {
-          await go(hash, ready)
-          await shootAll(name, "dark")
-          await expectAccessible(`the ${name} page in the dark`)
-        }
-        await newPage("light")
-        for (const [name, hash, ready] of [
-          ["activity-ride", `#/activity/${encodeURIComponent(ids["Long ride"]!)}`, "#best-efforts"],
-          ["import", "#/import", "#import-log tbody tr"],
-          ["stats", "#/stats", "#totals-chart canvas"]
-        ] as const) {
-          await go(hash, ready)
-          await shootAll(name, "light")
+        // the list and the run were shot in the light scheme above
+        const pages = [
+          ["activities", "#/activities", "#activity-list", ["dark"]],
+          ["activity-ride", `#/activity/${encodeURIComponent(ids["Long ride"]!)}`, "#best-efforts", ["dark", "light"]],
+          ["import", "#/import", "#import-log tbody tr", ["dark", "light"]],
+          ["stats", "#/stats", "#totals-chart canvas", ["dark", "light"]]
+        ] as const
+        for (const scheme of ["dark", "light"] as const) {
+          await newPage(scheme)
+          for (const [name, hash, ready, schemes] of pages) {
+            if (!(schemes as ReadonlyArray<string>).includes(scheme)) continue
+            await go(hash, ready)
+            await shootAll(name, scheme)
+            await expectAccessible(`the ${name} page (${scheme})`)
+          }
         }
         for (const scheme of ["light", "dark"] as const) {
           await newPage(scheme)

@@ -59,3 +59,11 @@ export const shoot = async (page: Page, dir: string, name: string, sizes: Readon
   }
   await page.setViewportSize(sizes[0]![1])
 }
+
+/** Keeps in `problems` what the page's scripts report as errors (a resource that did not load aside: the map's tiles offline). */
+export const collectProblems = (page: Page, problems: Array<string>) => {
+  page.on("console", (m) => {
+    if (m.type() === "error" && !/Failed to load resource/.test(m.text())) problems.push(`console: ${m.text()} at ${JSON.stringify(m.location())} on ${page.url()}`)
+  })
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`))
+}
