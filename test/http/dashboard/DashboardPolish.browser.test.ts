@@ -345,6 +345,22 @@ describe.skipIf(skipReason !== undefined)("the dashboard's finish in Chromium", 
           }
           await page.keyboard.press("Escape")
           await links.first().waitFor({ state: "hidden" })
+          // room for the sections to come: ten, the longest names included, all whole
+          await page.evaluate(() => {
+            const list = (globalThis as any).document.getElementById("sections")
+            for (const name of ["Training", "Calendar", "Milestones", "Year in review", "Records and routes"]) {
+              list.insertAdjacentHTML("beforeend", `<li><a href="#/activities" data-nav="extra">${name}</a></li>`)
+            }
+          })
+          await page.getByRole("button", { name: "Menu" }).click()
+          expect(await links.count()).toBe(10)
+          for (const link of await links.all()) {
+            const fits = await link.evaluate((a) => a.scrollWidth <= a.clientWidth && a.getBoundingClientRect().right <= (globalThis as any).innerWidth)
+            expect(fits, `${name}, ten sections: ${await link.textContent()}`).toBe(true)
+          }
+          expect(await pageFits()).toBe(true)
+          await page.screenshot({ path: path.join(ARTIFACTS, `menu-ten-sections-${name}.png`) })
+          await page.keyboard.press("Escape")
           // the list: distance, time and pace or speed in view, the table within its box
           await go("#/activities", "#activity-list")
           const wrap = page.locator(".table-wrap").first()
@@ -357,6 +373,27 @@ describe.skipIf(skipReason !== undefined)("the dashboard's finish in Chromium", 
           expect(await page.locator("#activity-list tbody tr").first().locator("td", { hasText: / km$/ }).isVisible()).toBe(true)
         }
         await page.setViewportSize(DESKTOP)
+        // ten sections on a desktop and a tablet: the header wraps, never wider than the screen
+        await go("#/activities", "#activity-list")
+        await page.evaluate(() => {
+          const list = (globalThis as any).document.getElementById("sections")
+          for (const name of ["Training", "Calendar", "Milestones", "Year in review", "Records and routes"]) {
+            list.insertAdjacentHTML("beforeend", `<li><a href="#/activities" data-nav="extra">${name}</a></li>`)
+          }
+        })
+        for (const viewport of [DESKTOP, { width: 800, height: 900 }]) {
+          await page.setViewportSize(viewport)
+          // a tablet folds them too
+          const menu = page.getByRole("button", { name: "Menu" })
+          expect(await menu.isVisible()).toBe(viewport.width < 960)
+          if (await menu.isVisible()) await menu.click()
+          const links = page.getByRole("navigation", { name: "Sections" }).getByRole("link")
+          for (const link of await links.all()) expect(await link.isVisible()).toBe(true)
+          expect(await pageFits(), `ten sections at ${viewport.width} px`).toBe(true)
+          expect(await links.evaluateAll((all) =>
+            all.every((a) => a.getBoundingClientRect().right <= (globalThis as any).innerWidth && a.scrollWidth <= a.clientWidth))).toBe(true)
+          await page.screenshot({ path: path.join(ARTIFACTS, `ten-sections-${viewport.width}.png`) })
+        }
       }), 120_000)
 
     it.effect("charts: a colour per metric whatever the charts beside it, a colour per sport, each readable in both schemes and for colour-blind eyes", () =>
@@ -580,6 +617,14 @@ describe.skipIf(skipReason !== undefined)("the dashboard's finish in Chromium", 
         expect(await rate("Long ride")).toMatch(/^\d+\.\d km\/h$/)
         await shootAll("activities", "light")
         await expectAccessible("the list")
+
+        // on the statistics the sports apply as their list closes
+        await go("#/stats", "#totals")
+        await page.locator("details.picker summary").click()
+        await page.getByRole("checkbox", { name: "Cycling", exact: true }).check()
+        await redrawn(page, () => page.getByRole("button", { name: "Done" }).click())
+        expect(decodeURIComponent(page.url())).toMatch(/sport=Ride,GravelRide,/)
+        expect(new Set(await page.locator("#totals tbody tr td:nth-child(2)").allTextContents())).toEqual(new Set(["Ride", "Gravel ride", "Virtual ride"]))
       }), 60_000)
 
     it.effect("screenshots in the dark colour scheme, the menu unfolded on phones; no error on any page", () =>

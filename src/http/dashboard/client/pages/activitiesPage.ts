@@ -68,7 +68,7 @@ export const activitiesPage: Page = async (main, params) => {
   const activities = list.activities
   const rate = rateLabel(activities)
   const columns: ReadonlyArray<Column> = [
-    { label: "Date", sort: "startDateLocal", largestFirst: true, optional: true, cell: (a) => h("td", { class: "nowrap opt" }, format.localDateTime(a.startDateLocal, "short")) },
+    { label: "Date", sort: "startDateLocal", largestFirst: true, optional: true, cell: (a) => h("td", { class: "opt" }, format.localDateTime(a.startDateLocal, "short")) },
     {
       label: "Name",
       sort: "name",
