@@ -6,8 +6,13 @@ const MILE = 1609.344
 const FOOT = 0.3048
 const YARD = 0.9144
 
-const number = (value: number, digits: number) =>
-  value.toLocaleString(undefined, { minimumFractionDigits: digits, maximumFractionDigits: digits })
+// formatters made once: toLocaleString with options makes a new one for every number of a table
+const numberFormats = new Map<number, Intl.NumberFormat>()
+const number = (value: number, digits: number) => {
+  let f = numberFormats.get(digits)
+  if (f === undefined) numberFormats.set(digits, f = new Intl.NumberFormat(undefined, { minimumFractionDigits: digits, maximumFractionDigits: digits }))
+  return f.format(value)
+}
 
 export const distanceUnit = imperial ? "mi" : "km"
 export const elevationUnit = imperial ? "ft" : "m"
@@ -78,21 +83,26 @@ const DATE_STYLES = {
   medium: { year: "numeric", month: "short", day: "numeric" },
   short: { year: "numeric", month: "numeric", day: "numeric" }
 } as const satisfies Record<string, Intl.DateTimeFormatOptions>
+const DATE_TIMES = {
+  medium: new Intl.DateTimeFormat(undefined, { ...DATE_STYLES.medium, hour: "numeric", minute: "2-digit" }),
+  short: new Intl.DateTimeFormat(undefined, { ...DATE_STYLES.short, hour: "numeric", minute: "2-digit" })
+}
+const DATES = new Intl.DateTimeFormat(undefined, DATE_STYLES.medium)
 
 /** "2024-03-01T07:05:00" (the activity's own wall clock) as the same wall-clock time. */
 export const localDateTime = (iso: string, style: "medium" | "short" = "medium") => {
   const [date = "", time = "00:00:00"] = iso.split("T")
   const [y, m, d] = date.split("-").map(Number)
   const [hh, mm] = time.split(":").map(Number)
-  return wallClock(y!, m ?? 1, d ?? 1, hh ?? 0, mm ?? 0).toLocaleString(undefined, { ...DATE_STYLES[style], hour: "numeric", minute: "2-digit" })
+  return DATE_TIMES[style].format(wallClock(y!, m ?? 1, d ?? 1, hh ?? 0, mm ?? 0))
 }
 
 /** An instant (with its offset) in the browser's time zone. */
-export const instant = (iso: string) => new Date(iso).toLocaleString(undefined, { ...DATE_STYLES.medium, hour: "numeric", minute: "2-digit" })
+export const instant = (iso: string) => DATE_TIMES.medium.format(new Date(iso))
 
 export const calendarDate = (iso: string) => {
   const [y, m, d] = iso.slice(0, 10).split("-").map(Number)
-  return wallClock(y!, m ?? 1, d ?? 1).toLocaleDateString(undefined, DATE_STYLES.medium)
+  return DATES.format(wallClock(y!, m ?? 1, d ?? 1))
 }
 
 /** A name written in camel case as words: "MountainBikeRide" -> "Mountain bike ride", "watchFolder" -> "Watch folder". */

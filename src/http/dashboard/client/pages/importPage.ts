@@ -90,17 +90,22 @@ export const importPage: Page = async (main, params) => {
       h("td", { class: "acts" }, actions(item)))
 
   const pages = h("div")
+  /** Draws the log's page again; false when the page is gone (past the last) and the last one is opened instead. */
   const refresh = async () => {
     const list = await api<FileImportList>(`file-imports${query({ "pagination[page]": page, "pagination[size]": PAGE_SIZE })}`)
     // rows removed meanwhile may leave this page past the last: show the last instead
     const instead = pageInstead(list.pagination)
-    if (instead !== null) return location.replace(`#/import${instead === 1 ? "" : `?page=${instead}`}`)
+    if (instead !== null) {
+      location.replace(`#/import${instead === 1 ? "" : `?page=${instead}`}`)
+      return false
+    }
     replace(logBody, list.fileImports.map(row))
     replace(pages, pager("Pages of the import log", list.pagination, format.plural(list.pagination.total, "entry", "entries"), (p) => {
       location.hash = `#/import?page=${p}`
     }))
+    return true
   }
-  await refresh()
+  if (!(await refresh())) return
   const timer = setInterval(() => {
     if (document.visibilityState === "visible") void refresh().catch(() => undefined)
   }, POLL_MS)
