@@ -31,15 +31,14 @@ export const mix = (color: string, toward: string, share: number) => {
 }
 
 /**
- * Shades of a family's hue by rank: the hue itself, then toward the text colour (darker on a
- * light page, lighter on a dark one) and a little toward the background, which takes contrast
- * away, so less far.
+ * Shades of a family's hue by rank: the hue itself, then alternately lighter and darker, further
+ * each time (the same shade of a sport in both schemes; the hues themselves are tuned per scheme).
  */
-const SHADES: ReadonlyArray<readonly ["text" | "panel", number]> = [["text", 0], ["text", 0.4], ["panel", 0.3], ["text", 0.65], ["panel", 0.45]]
+const SHADES: ReadonlyArray<readonly [string, number]> = [["#ffffff", 0], ["#ffffff", 0.35], ["#000000", 0.3], ["#ffffff", 0.6], ["#000000", 0.5]]
 
 export const sportColor = (sportType: string) => {
   const { family, rank } = familyOf(sportType)
   const base = css(`--sport-${family}`)
   const [toward, share] = SHADES[rank % SHADES.length]!
-  return share === 0 ? base : mix(base, css(toward === "text" ? "--text" : "--panel"), share)
+  return share === 0 ? base : mix(base, toward, share)
 }
