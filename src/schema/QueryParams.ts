@@ -98,7 +98,31 @@ const activityFilterFields = {
   )
 }
 
-export const ActivitySearchParams = bracketParams({ ...activityFilterFields, ...paginationFields })
+/**
+ * The orders the list can be read in: a field of the Activity, smallest (earliest, A to Z)
+ * first, or after a `-` largest first; activities that tie are in the same direction by their
+ * start. The start date orders by the instant the activity started.
+ */
+export const ACTIVITY_SORT_FIELDS = [
+  "startDateLocal", "name", "sportType", "distanceInMeter", "movingTimeInSeconds", "elevationInMeter", "averageSpeedInKmPerHour"
+] as const
+export type ActivitySortField = typeof ACTIVITY_SORT_FIELDS[number]
+export type ActivitySort = ActivitySortField | `-${ActivitySortField}`
+export const ACTIVITY_SORTS: ReadonlyArray<ActivitySort> = ACTIVITY_SORT_FIELDS.flatMap((f) => [f, `-${f}` as const])
+export const ACTIVITY_SORT_DEFAULT: ActivitySort = "-startDateLocal"
+
+const sortParam = oneOf(
+  ACTIVITY_SORTS,
+  (actual) => `"sort" must be one of ${ACTIVITY_SORT_FIELDS.join(", ")}, with a "-" before it for the largest or latest first, not ${actual}.`,
+  {
+    type: "string",
+    enum: [...ACTIVITY_SORTS],
+    default: ACTIVITY_SORT_DEFAULT,
+    description: "The order of the list: a field, smallest (earliest, A to Z) first, or after a \"-\" largest first; ties by their start in the same direction"
+  }
+).pipe(Schema.optionalWith({ default: () => ACTIVITY_SORT_DEFAULT }))
+
+export const ActivitySearchParams = bracketParams({ ...activityFilterFields, sort: sortParam, ...paginationFields })
 export type ActivitySearchParams = typeof ActivitySearchParams.Type
 
 export const FileImportSearchParams = bracketParams({

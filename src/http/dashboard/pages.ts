@@ -79,7 +79,9 @@ export const shellPage = (config: ShellConfig): string => `${head("Waymark")}
 <a class="skip" href="#main">Skip to content</a>
 <header class="top">
 <a class="brand" href="#/activities">${logo} Waymark</a>
-<nav aria-label="Sections"><ul>
+<nav aria-label="Sections">
+<button type="button" id="menu-button" class="menu" aria-expanded="false" aria-controls="sections"><span class="menu-icon" aria-hidden="true"></span>Menu</button>
+<ul id="sections">
 ${NAV.map(([id, label]) => `<li><a href="#/${id}" data-nav="${id}">${label}</a></li>`).join("\n")}
 </ul></nav>
 <form method="post" action="/sign-out"><button type="submit" class="link">Sign out</button></form>

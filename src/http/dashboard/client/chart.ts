@@ -1,45 +1,71 @@
 import uPlot from "uplot"
+import { css } from "./palette.ts"
 
 /**
- * uPlot charts that follow their container's width and the page's colours (light or dark
- * by the system setting, read from the CSS custom properties).
+ * uPlot charts that follow their container's width and the page's colours (light or dark by
+ * the system setting, read from the CSS custom properties), with ticks at round values and the
+ * values under the cursor in the chart's legend.
  */
 
-export const css = (name: string) => getComputedStyle(document.body).getPropertyValue(name).trim() || "#888"
+export { css }
 
-export const PALETTE = ["#e4572e", "#1b6ef3", "#2a9d8f", "#9b5de5", "#f4a261", "#d62828", "#43aa8b", "#577590"]
+/** Steps of a duration axis, in seconds: 5, 10, 15, 30 s; 1, 2, 5, 10, 15, 30 min; 1, 2, 3, 6, 12 h; days. */
+export const DURATION_STEPS = [
+  1, 2, 5, 10, 15, 30,
+  60, 120, 300, 600, 900, 1800,
+  3600, 7200, 10_800, 21_600, 43_200,
+  86_400, 172_800, 432_000, 864_000, 1_728_000, 4_320_000, 8_640_000
+]
+
+/** Steps of a pace axis: whole minutes. */
+export const MINUTE_STEPS = DURATION_STEPS.filter((s) => s >= 60)
 
 export interface ChartHandle {
   readonly plot: uPlot
   readonly remove: () => void
 }
 
-const axis = (values?: uPlot.Axis["values"], label?: string): uPlot.Axis => ({
+export type AxisOptions = Pick<uPlot.Axis, "values" | "incrs" | "space" | "label" | "size">
+
+const axis = (options: AxisOptions): uPlot.Axis => ({
   stroke: css("--muted"),
   grid: { stroke: css("--line"), width: 1 },
   ticks: { stroke: css("--line"), width: 1 },
-  ...(values === undefined ? {} : { values }),
-  ...(label === undefined ? {} : { label })
+  ...options
 })
 
 export const chart = (
   container: HTMLElement,
-  options: Omit<uPlot.Options, "width" | "height" | "axes"> & {
+  options: Omit<uPlot.Options, "width" | "height" | "axes" | "legend"> & {
     readonly height?: number
-    readonly xValues?: uPlot.Axis["values"]
-    readonly yValues?: uPlot.Axis["values"]
-    readonly yLabel?: string
+    readonly x?: AxisOptions
+    readonly y?: AxisOptions
+    /** where the legend goes, with the values under the cursor; none when absent */
+    readonly legend?: HTMLElement
   },
   data: uPlot.AlignedData
 ): ChartHandle => {
-  const { height = 180, xValues, yValues, yLabel, ...rest } = options
+  const { height = 180, x, y, legend, ...rest } = options
+  // the box's width inside its padding: a canvas as wide as the box would stick out of it
+  const width = () => {
+    const style = getComputedStyle(container)
+    return Math.max(Math.floor(container.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight)), 160)
+  }
   const plot = new uPlot({
     ...rest,
-    width: Math.max(container.clientWidth, 200),
+    width: width(),
     height,
-    axes: [axis(xValues), axis(yValues, yLabel)]
+    // a tick at least every 50 px across, 24 px up
+    axes: [axis({ space: 50, ...x }), axis({ space: 24, ...y })],
+    legend: legend === undefined ? { show: false } : { show: true, live: true, mount: (_u, el) => legend.append(el) },
+    hooks: {
+      ...rest.hooks,
+      // the legend's values only while the cursor is on a value
+      setLegend: [...(rest.hooks?.setLegend ?? []), (u) => legend?.classList.toggle("idle", u.legend.idx === null || u.legend.idx === undefined)]
+    }
   }, data, container)
-  const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(container.clientWidth, 200), height }))
+  legend?.classList.add("idle")
+  const resize = new ResizeObserver(() => plot.setSize({ width: width(), height }))
   resize.observe(container)
   return {
     plot,

@@ -1,5 +1,6 @@
 import { ApiError } from "./api.ts"
-import { h, replace } from "./dom.ts"
+import { h, leaveToasts, replace } from "./dom.ts"
+import { closeMenu, wireMenu } from "./menu.ts"
 import { activitiesPage } from "./pages/activitiesPage.ts"
 import { activityPage } from "./pages/activityPage.ts"
 import { gearPage } from "./pages/gearPage.ts"
@@ -39,6 +40,8 @@ const route = async () => {
   const [page, title] = PAGES[name] ?? PAGES["activities"]!
   cleanup?.()
   cleanup = undefined
+  leaveToasts()
+  closeMenu()
   const mine = ++generation
   document.title = `${title} · Waymark`
   for (const link of document.querySelectorAll<HTMLAnchorElement>("[data-nav]")) {
@@ -62,6 +65,7 @@ const route = async () => {
   }
 }
 
+wireMenu()
 addEventListener("hashchange", () => {
   void route().then(() => {
     scrollTo(0, 0)

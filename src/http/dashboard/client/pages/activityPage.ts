@@ -65,7 +65,7 @@ export const activityPage: Page = async (main, _params, id) => {
             method: "PATCH",
             json: { name: name.value, sportType: sport.value, description: description.value, gearId: gearSelect.value === "" ? null : gearSelect.value }
           })
-          toast("Saved.")
+          toast("Saved.", "ok", { next: true })
           dispatchEvent(new HashChangeEvent("hashchange"))
         } catch (error) {
           editError.hidden = false
@@ -82,7 +82,7 @@ export const activityPage: Page = async (main, _params, id) => {
       if (!(await confirmDialog(`Delete “${a.name}”? Its streams, images and original file go with it.`, "Delete"))) return
       try {
         await api(`activities/${encodeURIComponent(a.id)}`, { method: "DELETE" })
-        toast("Activity deleted.")
+        toast("Activity deleted.", "ok", { next: true })
         location.hash = "#/activities"
       } catch (error) {
         toast(error instanceof ApiError ? error.message : String(error), "error")

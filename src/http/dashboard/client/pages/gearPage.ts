@@ -3,6 +3,7 @@ import { imperial } from "../config.ts"
 import { confirmDialog, field, h, replace, toast } from "../dom.ts"
 import * as format from "../format.ts"
 import { chart, css } from "../chart.ts"
+import { GEAR_TYPES } from "../labels.ts"
 import type { Page } from "../main.ts"
 import type { Gear, Weight } from "../types.ts"
 
@@ -59,7 +60,7 @@ export const gearPage: Page = async (main) => {
         h("th", { scope: "col", class: "num" }, "Distance"), h("th", { scope: "col", class: "num opt" }, "Activities"), h("th", { scope: "col" }, "State"),
         h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, "Actions")))),
       h("tbody", null, gear.map((g) => h("tr", null,
-        h("td", { class: "name" }, g.name), h("td", { class: "opt" }, g.type),
+        h("td", { class: "name" }, g.name), h("td", { class: "opt" }, GEAR_TYPES[g.type]),
         h("td", { class: "num" }, format.distance(g.distanceInMeter)), h("td", { class: "num opt" }, format.count(g.numberOfActivities)),
         h("td", null, g.isRetired ? "retired" : "in use"),
         h("td", null, gearActions(g)))))))
@@ -71,7 +72,7 @@ export const gearPage: Page = async (main) => {
       e.preventDefault()
       try {
         await api("gear", { method: "POST", json: { name: newGear.value } })
-        toast("Gear added.")
+        toast("Gear added.", "ok", { next: true })
         reload()
       } catch (error) {
         failed(error)
@@ -81,7 +82,9 @@ export const gearPage: Page = async (main) => {
 
   // weights, newest first in the table, oldest first in the chart
   const sorted = [...weights].sort((x, y) => x.on.localeCompare(y.on))
-  const chartBox = h("div", { class: "chart", id: "weight-chart", role: "img", "aria-label": `Weight history in ${unit}` })
+  const weightLegend = h("div", { class: "chart-legend" })
+  const chartBox = h("div", { class: "chart", id: "weight-chart", role: "img", "aria-label": `Weight history in ${unit}` },
+    h("div", { class: "chart-head" }, h("h3", null, `Weight (${unit})`), weightLegend))
   const on = h("input", { type: "date", name: "on", required: true, value: new Date().toLocaleDateString("sv-SE") })
   const value = h("input", { type: "number", name: "weight", required: true, min: 1, max: 1000, step: 0.1, inputmode: "decimal" })
   const addWeight = h("form", {
@@ -91,7 +94,7 @@ export const gearPage: Page = async (main) => {
       e.preventDefault()
       try {
         await api("athlete/weights", { method: "POST", json: { on: on.value, weight: Number(value.value) } })
-        toast("Weight saved.")
+        toast("Weight saved.", "ok", { next: true })
         reload()
       } catch (error) {
         failed(error)
@@ -134,8 +137,11 @@ export const gearPage: Page = async (main) => {
   if (sorted.length > 1) {
     const xs = sorted.map((w) => Date.parse(`${w.on}T12:00:00`) / 1000)
     const handle = chart(chartBox, {
-      series: [{}, { label: `Weight (${unit})`, stroke: css("--accent"), width: 2, points: { show: true } }],
-      legend: { show: false }
+      legend: weightLegend,
+      series: [
+        { label: "Date", value: (_u, t) => (t === null || t === undefined ? "–" : format.calendarDate(new Date(t * 1000).toLocaleDateString("sv-SE"))) },
+        { label: "Weight", stroke: css("--accent"), width: 2, points: { show: true }, value: (_u, v) => (v === null || v === undefined ? "–" : `${v.toLocaleString()} ${unit}`) }
+      ]
     }, [xs, sorted.map((w) => w.weight)])
     cleanups.push(handle.remove)
   }

@@ -1,0 +1,23 @@
+import type { FileImport, Gear } from "./types.ts"
+
+/** The API's words for a person: every value of these fields has its name here, checked by its type. */
+
+export const IMPORT_SOURCES: Record<FileImport["source"], string> = {
+  fitFile: "FIT file",
+  tcxFile: "TCX file",
+  gpxFile: "GPX file",
+  zipFile: "Zip archive",
+  otherFile: "Other file"
+}
+
+export const IMPORT_STATUSES: Record<FileImport["status"], string> = {
+  queued: "Queued",
+  success: "Imported",
+  skipped: "Skipped",
+  failed: "Failed"
+}
+
+export const GEAR_TYPES: Record<Gear["type"], string> = {
+  imported: "Imported",
+  custom: "Added here"
+}

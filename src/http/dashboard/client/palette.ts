@@ -1,0 +1,44 @@
+import { familyOf } from "./sports.ts"
+
+/**
+ * Fixed colours: one per metric (heart rate is the same red on every chart) and one per sport
+ * (a hue per family of sports, a shade per sport in it). The hues are Okabe and Ito's
+ * colour-blind-safe set, each tuned in styles.css for light and for dark backgrounds, read
+ * from the page's CSS custom properties so that they follow the colour scheme.
+ */
+
+export const css = (name: string) => getComputedStyle(document.body).getPropertyValue(name).trim() || "#888888"
+
+export type Metric = "altitude" | "speed" | "heartrate" | "power" | "cadence"
+
+export const metricColor = (metric: Metric) => css(`--metric-${metric}`)
+
+type Rgb = readonly [number, number, number]
+
+const rgbOf = (hex: string): Rgb => {
+  const h = hex.replace("#", "")
+  const full = h.length === 3 ? [...h].map((c) => c + c).join("") : h.padEnd(6, "0")
+  return [0, 2, 4].map((i) => parseInt(full.slice(i, i + 2), 16) || 0) as unknown as Rgb
+}
+
+const hexOf = (rgb: Rgb) => `#${rgb.map((c) => Math.round(c).toString(16).padStart(2, "0")).join("")}`
+
+/** `color` moved `share` of the way to `toward`. */
+export const mix = (color: string, toward: string, share: number) => {
+  const a = rgbOf(color)
+  const b = rgbOf(toward)
+  return hexOf([0, 1, 2].map((i) => a[i]! + (b[i]! - a[i]!) * share) as unknown as Rgb)
+}
+
+/**
+ * Shades of a family's hue by rank: the hue itself, then alternately lighter and darker, further
+ * each time (the same shade of a sport in both schemes; the hues themselves are tuned per scheme).
+ */
+const SHADES: ReadonlyArray<readonly [string, number]> = [["#ffffff", 0], ["#ffffff", 0.35], ["#000000", 0.3], ["#ffffff", 0.6], ["#000000", 0.5]]
+
+export const sportColor = (sportType: string) => {
+  const { family, rank } = familyOf(sportType)
+  const base = css(`--sport-${family}`)
+  const [toward, share] = SHADES[rank % SHADES.length]!
+  return share === 0 ? base : mix(base, toward, share)
+}
