@@ -26,8 +26,8 @@ export class ThresholdsRepo extends Effect.Service<ThresholdsRepo>()("services/t
       Effect.gen(function*() {
         const next = (yield* sql`SELECT MIN("on") FROM athlete_thresholds WHERE "on" > ${on}`.values)[0]?.[0]
         const marked = typeof next === "string"
-          ? yield* sql`UPDATE activity_training SET stale = random() WHERE day >= ${on} AND day < ${next} RETURNING 1`.values
-          : yield* sql`UPDATE activity_training SET stale = random() WHERE day >= ${on} RETURNING 1`.values
+          ? yield* sql`UPDATE activity_training SET stale = random() >> 11 WHERE day >= ${on} AND day < ${next} RETURNING 1`.values
+          : yield* sql`UPDATE activity_training SET stale = random() >> 11 WHERE day >= ${on} RETURNING 1`.values
         return marked.length
       })
 

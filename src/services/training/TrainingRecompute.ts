@@ -70,14 +70,21 @@ export class TrainingRecompute extends Effect.Service<TrainingRecompute>()("serv
         if (rows.length === 0) return done
         // read after the rows: a set changed since marked them again
         const sets = yield* allSets
-        yield* sql.withTransaction(Effect.forEach(rows, ([id, stale, seconds, np, ...summaryValues]) => {
+        const written = yield* sql.withTransaction(Effect.forEach(rows, ([id, stale, seconds, np, ...summaryValues]) => {
           const summary = summaryOf(summaryValues)
           const power = typeof seconds === "number" ? { seconds, normalizedPower: typeof np === "number" ? np : null } : null
           const figures = trainingFigures(power, summary, thresholdsOn(sets, summary.day))
-          return sql`UPDATE activity_training SET day = ${summary.day}, training_load = ${figures.trainingLoad},
-            training_load_source = ${figures.trainingLoadSource}, stale = NULL WHERE activity_id = ${id as string} AND stale = ${stale as number}`
-        }, { discard: true }))
-        done += rows.length
+          return Effect.map(
+            sql`UPDATE activity_training SET day = ${summary.day}, training_load = ${figures.trainingLoad},
+              training_load_source = ${figures.trainingLoadSource}, stale = NULL WHERE activity_id = ${id as string} AND stale = ${stale as number}
+              RETURNING 1`.values,
+            (changed) => changed.length
+          )
+        }))
+        const count = written.reduce((a, b) => a + b, 0)
+        done += count
+        // every row marked again meanwhile: the next pass (woken by that change) takes them
+        if (count === 0) return done
         yield* yieldToEventLoop
       }
     })

@@ -9,7 +9,9 @@ import { Effect } from "effect"
  *   changes (normalized power, work, the seconds at each watt and each heart rate, the
  *   grade-adjusted distance; TrainingBasis), and its training load under the thresholds in
  *   force on its local `day`, with `stale` marking a row whose load must be computed again (a
- *   threshold changed, or one of its inputs did); `(day, training_load)` answers the daily loads
+ *   threshold changed, or one of its inputs did: a random mark within JavaScript's safe
+ *   integers, so that a recompute writes only a row still marked as it read it);
+ *   `(day, training_load)` answers the daily loads
  *   from the index alone;
  * - `activity_power_curve`: each activity's best mean power over the standard durations, read
  *   best first per duration for the history's power curve;
@@ -57,6 +59,6 @@ export default Effect.gen(function*() {
     WHEN OLD.sport_type IS NOT NEW.sport_type OR OLD.start_date_local IS NOT NEW.start_date_local
       OR OLD.moving_time IS NOT NEW.moving_time OR OLD.average_heart_rate IS NOT NEW.average_heart_rate
     BEGIN
-      UPDATE activity_training SET stale = random() WHERE activity_id = NEW.id;
+      UPDATE activity_training SET stale = random() >> 11 WHERE activity_id = NEW.id;
     END`
 })
