@@ -54,4 +54,4 @@ const reprocessAll = (all: boolean, ids: ReadonlyArray<string>) =>
     if (problems.length > 0 && problems.length === targets.length) {
       return yield* new ReprocessError({ message: "No activity could be reprocessed." })
     }
-  }).pipe(Effect.provide(ActivityReprocess.Default.pipe(Layer.provide(ServicesLive))))
+  }).pipe(Effect.provide(ActivityReprocess.Default.pipe(Layer.provideMerge(ServicesLive))))
