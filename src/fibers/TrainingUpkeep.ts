@@ -7,14 +7,15 @@ import { supervise } from "./supervise.ts"
 /**
  * Keeps the training analysis current in the background (TrainingRecompute): at start (the
  * activities stored before the analysis existed, a recompute cut short by a stop), when a set of
- * thresholds changes (woken at once), and whenever an activity's load was marked stale by
- * another change (an edit of its sport, a reprocess, even by another process: seen within a
- * second, the read connection's look at the stale rows costing microseconds). The `daemon` log
+ * thresholds changes (woken at once), and whenever loads were left to recompute by another
+ * change (an edit of an activity's sport, a reprocess, even by another process: seen within a
+ * second, the read connection's look at what is pending costing microseconds). The `daemon` log
  * says how many activities each run recomputed.
  */
 
 const POLL = Duration.seconds(1)
-const ANY_STALE = `SELECT 1 FROM activity_training INDEXED BY activity_training_stale WHERE stale IS NOT NULL LIMIT 1`
+const ANY_PENDING = `SELECT 1 WHERE EXISTS (SELECT 1 FROM training_pending)
+  OR EXISTS (SELECT 1 FROM activity_training INDEXED BY activity_training_stale WHERE stale IS NOT NULL)`
 
 const count = (n: number, what: string) => `${n.toLocaleString("en-US")} ${n === 1 ? what : `${what.replace(/y$/, "ie")}s`}`
 
@@ -33,7 +34,7 @@ export const TrainingUpkeepLive = Layer.scopedDiscard(Effect.gen(function*() {
     yield* pass
     for (;;) {
       const woken = yield* Effect.timeoutOption(recompute.woken, POLL)
-      if (Option.isSome(woken) || db.rows(ANY_STALE, []).length > 0) yield* pass
+      if (Option.isSome(woken) || db.rows(ANY_PENDING, []).length > 0) yield* pass
     }
   })
   yield* supervise("TrainingRecompute", loop)

@@ -19,9 +19,17 @@ export interface FitnessDay {
 
 const DAY_MS = 86_400_000
 
-const dayNumber = (day: string): number => Date.parse(`${day}T00:00:00Z`) / DAY_MS
+/** The days since 1970-01-01 of a YYYY-MM-DD date. */
+const dayNumber = (day: string): number => {
+  const digits = (from: number, count: number) => {
+    let value = 0
+    for (let i = from; i < from + count; i++) value = value * 10 + day.charCodeAt(i) - 48
+    return value
+  }
+  return Date.UTC(digits(0, 4), digits(5, 2) - 1, digits(8, 2)) / DAY_MS
+}
 
-const dayOf = (n: number): string => new Date(n * DAY_MS).toISOString().slice(0, 10)
+const pad2 = (n: number) => (n < 10 ? `0${n}` : `${n}`)
 
 const oneDecimal = (x: number) => Math.round(x * 10) / 10
 
@@ -30,25 +38,38 @@ const oneDecimal = (x: number) => Math.round(x * 10) / 10
  * the first day of `loads` (each day's summed load, in date order), whatever `from` is.
  */
 export const fitnessAndFatigue = (loads: ReadonlyArray<readonly [string, number]>, from: string, to: string): Array<FitnessDay> => {
-  const first = loads.length > 0 ? dayNumber(loads[0]![0]) : dayNumber(from)
   const start = dayNumber(from)
   const end = dayNumber(to)
+  const first = Math.min(loads.length > 0 ? dayNumber(loads[0]![0]) : start, start)
+  if (end < first) return []
+  // each day's load, by days since the first
+  const daily = new Float64Array(end - first + 1)
+  for (const [day, load] of loads) {
+    const at = dayNumber(day) - first
+    if (at >= 0 && at < daily.length) daily[at]! += load
+  }
   const longDecay = Math.exp(-1 / FITNESS_DAYS)
   const shortDecay = Math.exp(-1 / FATIGUE_DAYS)
   const out: Array<FitnessDay> = []
   let fitness = 0
   let fatigue = 0
-  let next = 0
-  for (let day = Math.min(first, start); day <= end; day++) {
-    let load = 0
-    while (next < loads.length && dayNumber(loads[next]![0]) <= day) {
-      if (dayNumber(loads[next]![0]) === day) load += loads[next]![1]
-      next++
-    }
+  // the calendar date of the rows, counted forward from `from` rather than formatted each day
+  const date = new Date(start * DAY_MS)
+  let year = date.getUTCFullYear()
+  let month = date.getUTCMonth() + 1
+  let dayOfMonth = date.getUTCDate()
+  for (let i = 0; i < daily.length; i++) {
+    const load = daily[i]!
     fitness = load * (1 - longDecay) + fitness * longDecay
     fatigue = load * (1 - shortDecay) + fatigue * shortDecay
-    if (day >= start) {
-      out.push({ on: dayOf(day), load: oneDecimal(load), fitness: oneDecimal(fitness), fatigue: oneDecimal(fatigue), form: oneDecimal(fitness - fatigue) })
+    if (first + i < start) continue
+    out.push({ on: `${year}-${pad2(month)}-${pad2(dayOfMonth)}`, load: oneDecimal(load), fitness: oneDecimal(fitness), fatigue: oneDecimal(fatigue), form: oneDecimal(fitness - fatigue) })
+    if (++dayOfMonth > new Date(Date.UTC(year, month, 0)).getUTCDate()) {
+      dayOfMonth = 1
+      if (++month > 12) {
+        month = 1
+        year++
+      }
     }
   }
   return out

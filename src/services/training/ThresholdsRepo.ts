@@ -7,9 +7,8 @@ import { TrainingRecompute } from "./TrainingRecompute.ts"
 
 /**
  * The athlete's dated thresholds: a set is in force from its date until the next set's (the same
- * date replaces it). Saving or deleting a set marks the training load of every activity of the
- * days it governs stale, in the same transaction, and wakes the background recompute: the
- * answer never waits for it.
+ * date replaces it). Saving or deleting a set leaves the days it governs to the background
+ * recompute, in the same transaction, and wakes it: the answer never waits for the loads.
  */
 export class ThresholdsRepo extends Effect.Service<ThresholdsRepo>()("services/training/ThresholdsRepo", {
   effect: Effect.gen(function*() {
@@ -21,14 +20,19 @@ export class ThresholdsRepo extends Effect.Service<ThresholdsRepo>()("services/t
       return rows.map(thresholdSetOf)
     }, Effect.orDie)
 
-    /** Marks stale the activities of the days the set of `on` governs: up to the next set's date. */
+    /**
+     * Leaves the days the set of `on` governs (up to the next set's date) to the recompute: one
+     * row, whatever the number of activities; the number of them.
+     */
     const markGoverned = (on: string) =>
       Effect.gen(function*() {
         const next = (yield* sql`SELECT MIN("on") FROM athlete_thresholds WHERE "on" > ${on}`.values)[0]?.[0]
-        const marked = typeof next === "string"
-          ? yield* sql`UPDATE activity_training SET stale = random() >> 11 WHERE day >= ${on} AND day < ${next} RETURNING 1`.values
-          : yield* sql`UPDATE activity_training SET stale = random() >> 11 WHERE day >= ${on} RETURNING 1`.values
-        return marked.length
+        const to = typeof next === "string" ? next : null
+        yield* sql`INSERT INTO training_pending ${sql.insert({ from_day: on, to_day: to })}`
+        const [count] = to === null
+          ? yield* sql`SELECT COUNT(*) FROM activity_training WHERE day >= ${on}`.values
+          : yield* sql`SELECT COUNT(*) FROM activity_training WHERE day >= ${on} AND day < ${to}`.values
+        return Number(count?.[0] ?? 0)
       })
 
     const changed = (what: string, marked: number) =>

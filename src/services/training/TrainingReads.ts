@@ -9,9 +9,9 @@ import { ReadConnection } from "../platform/ReadConnection.ts"
 import { makeVersionedCache } from "../platform/VersionedCache.ts"
 import { estimatedFtp } from "./CriticalPower.ts"
 import { fitnessAndFatigue } from "./FitnessFatigue.ts"
-import { POWER_CURVE_DURATIONS, trainingBasisOf } from "./TrainingBasis.ts"
+import { POWER_CURVE_DURATIONS } from "./TrainingBasis.ts"
 import { heartRateZones, powerZones, type ThresholdSet, trainingFigures } from "./TrainingFigures.ts"
-import { basisStreams } from "./TrainingRecompute.ts"
+import { storedTrainingBasis } from "./storedTrainingBasis.ts"
 import { BASIS_COLUMNS, basisOf, SUMMARY_COLUMNS, summaryOf, THRESHOLD_COLUMNS, thresholdSetOf } from "./TrainingRows.ts"
 
 /**
@@ -28,9 +28,8 @@ const SWIMS: ReadonlySet<SportType> = new Set(["Swim", "OpenWaterSwim"])
 
 const round = (x: number | null, decimals: number) => (x === null ? null : Math.round(x * 10 ** decimals) / 10 ** decimals)
 
-const ONE_ACTIVITY = `SELECT a.distance, ${SUMMARY_COLUMNS.split(", ").map((c) => `a.${c}`).join(", ")}, t.activity_id,
-  ${BASIS_COLUMNS.split(", ").map((c) => `t.${c}`).join(", ")}
-  FROM activities a LEFT JOIN activity_training t ON t.activity_id = a.id WHERE a.id = ?`
+const ONE_ACTIVITY = `SELECT a.distance, ${SUMMARY_COLUMNS.split(", ").map((c) => `a.${c}`).join(", ")}, t.activity_id, ${BASIS_COLUMNS}
+  FROM activities a LEFT JOIN activity_training t ON t.activity_id = a.id LEFT JOIN activity_histograms h ON h.activity_id = a.id WHERE a.id = ?`
 const STREAMS = `SELECT data FROM activity_streams WHERE activity_id = ?`
 const CURVE = `SELECT duration, watts FROM activity_power_curve WHERE activity_id = ? ORDER BY duration`
 const SET_ON = `SELECT ${THRESHOLD_COLUMNS} FROM athlete_thresholds WHERE "on" <= ? ORDER BY "on" DESC LIMIT 1`
@@ -75,7 +74,7 @@ export class TrainingReads extends Effect.Service<TrainingReads>()("services/tra
       const curve = db.rows(CURVE, [id]).map(([d, w]) => [d as number, w as number] as const)
       // analysed once the daemon has caught up with activities stored before the analysis existed
       const basis: TrainingBasis = row[5] === null
-        ? trainingBasisOf(basisStreams((db.rows(STREAMS, [id])[0]?.[0] ?? null) as Uint8Array | null))
+        ? storedTrainingBasis((db.rows(STREAMS, [id])[0]?.[0] ?? null) as Uint8Array | null)
         : basisOf(row.slice(6), curve)
       const set = thresholdsOn(summary.day)
       const figures = trainingFigures(basis.power, summary, set)

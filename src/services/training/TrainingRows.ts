@@ -31,8 +31,11 @@ export const thresholdRow = (set: ThresholdSet) => ({
   lactate_threshold_heart_rate: set.lactateThresholdHeartRate
 })
 
-/** The basis columns of `activity_training`, in the order `basisOf` reads them (the power curve is a table of its own). */
-export const BASIS_COLUMNS = "version, power_seconds, normalized_power, work, power_histogram, heart_rate_seconds, heart_rate_histogram, grade_adjusted_distance"
+/**
+ * The basis columns of `activity_training` (as `t`) and `activity_histograms` (as `h`), in the
+ * order `basisOf` reads them (the power curve is a table of its own).
+ */
+export const BASIS_COLUMNS = "t.version, t.power_seconds, t.normalized_power, t.work, h.power, t.heart_rate_seconds, h.heart_rate, t.grade_adjusted_distance"
 
 const histogram = (v: unknown): Array<number> => {
   try {
@@ -58,16 +61,20 @@ export const basisOf = (values: ReadonlyArray<unknown>, curve: ReadonlyArray<rea
   }
 }
 
-/** The basis columns' values for a row. */
+/** The basis columns' values of an `activity_training` row. */
 export const basisRow = (basis: TrainingBasis) => ({
   version: basis.version,
   power_seconds: basis.power?.seconds ?? null,
   normalized_power: basis.power?.normalizedPower ?? null,
   work: basis.power?.work ?? null,
-  power_histogram: basis.power === null ? null : JSON.stringify(basis.power.histogram),
   heart_rate_seconds: basis.heartRate?.seconds ?? null,
-  heart_rate_histogram: basis.heartRate === null ? null : JSON.stringify(basis.heartRate.histogram),
   grade_adjusted_distance: basis.gradeAdjustedDistance
+})
+
+/** The values of an `activity_histograms` row. */
+export const histogramsRow = (basis: TrainingBasis) => ({
+  power: basis.power === null ? null : JSON.stringify(basis.power.histogram),
+  heart_rate: basis.heartRate === null ? null : JSON.stringify(basis.heartRate.histogram)
 })
 
 /** The activity columns a training figure reads, in the order `summaryOf` reads them. */

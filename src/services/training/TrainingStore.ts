@@ -3,10 +3,11 @@ import { Effect } from "effect"
 import type { EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
 import type { TrainingBasis } from "../../schema/TrainingBasis.ts"
 import { type ActivitySummaryForTraining, type ThresholdSet, trainingFigures } from "./TrainingFigures.ts"
-import { basisRow, THRESHOLD_COLUMNS, thresholdSetOf } from "./TrainingRows.ts"
+import { basisRow, histogramsRow, THRESHOLD_COLUMNS, thresholdSetOf } from "./TrainingRows.ts"
 
 /**
- * Writes an activity's training analysis: its basis, its power curve and its training load under
+ * Writes an activity's training analysis: its basis (with its histograms and power curve, each in
+ * a table of its own) and its training load under
  * the thresholds in force on its local day. The caller owns the transaction (an import writes
  * it with the activity).
  */
@@ -27,6 +28,7 @@ export class TrainingStore extends Effect.Service<TrainingStore>()("services/tra
       const figures = trainingFigures(basis.power, summary, set)
       yield* sql`DELETE FROM activity_training WHERE activity_id = ${id}`
       yield* sql`DELETE FROM activity_power_curve WHERE activity_id = ${id}`
+      yield* sql`DELETE FROM activity_histograms WHERE activity_id = ${id}`
       yield* sql`INSERT INTO activity_training ${sql.insert({
         activity_id: id,
         day: summary.day,
@@ -35,6 +37,7 @@ export class TrainingStore extends Effect.Service<TrainingStore>()("services/tra
         training_load_source: figures.trainingLoadSource,
         stale: null
       })}`
+      yield* sql`INSERT INTO activity_histograms ${sql.insert({ activity_id: id, ...histogramsRow(basis) })}`
       const curve = basis.power?.curve ?? []
       if (curve.length > 0) {
         yield* sql`INSERT INTO activity_power_curve ${sql.insert(curve.map(([duration, watts]) => ({ activity_id: id, duration, watts })))}`

@@ -6,13 +6,18 @@ import { Effect } from "effect"
  * - `athlete_thresholds`: the dated sets of FTPs and heart rates, each in force from its date
  *   until the next set's;
  * - `activity_training`: what each activity's analysis is derived from that no threshold
- *   changes (normalized power, work, the seconds at each watt and each heart rate, the
- *   grade-adjusted distance; TrainingBasis), and its training load under the thresholds in
- *   force on its local `day`, with `stale` marking a row whose load must be computed again (a
- *   threshold changed, or one of its inputs did: a random mark within JavaScript's safe
- *   integers, so that a recompute writes only a row still marked as it read it);
- *   `(day, training_load)` answers the daily loads
- *   from the index alone;
+ *   changes (normalized power, work, the grade-adjusted distance; TrainingBasis), and its
+ *   training load under the thresholds in
+ *   force on its local `day`; `stale` marks a row whose load must be computed again because one
+ *   of its inputs changed on the activity (a random mark within JavaScript's safe integers, so
+ *   that a recompute clears only a row still marked as it read it); `(day, training_load)`
+ *   answers the daily loads from the index alone. Its rows stay small: a recompute rewrites
+ *   thousands of them;
+ * - `activity_histograms`: the seconds at each watt and each heart rate, read for one
+ *   activity's zones;
+ * - `training_pending`: the ranges of days whose loads a change of thresholds left to
+ *   recompute, one row per change, written in the change's transaction whatever the number of
+ *   activities it governs, so that the change answers at once;
  * - `activity_power_curve`: each activity's best mean power over the standard durations, read
  *   best first per duration for the history's power curve;
  * - a trigger that marks an activity's load stale whenever what it is computed from changes on
@@ -37,9 +42,7 @@ export default Effect.gen(function*() {
     power_seconds INTEGER,
     normalized_power REAL,
     work REAL,
-    power_histogram TEXT,
     heart_rate_seconds INTEGER,
-    heart_rate_histogram TEXT,
     grade_adjusted_distance REAL,
     training_load REAL,
     training_load_source TEXT,
@@ -47,6 +50,16 @@ export default Effect.gen(function*() {
   )`
   yield* sql`CREATE INDEX activity_training_daily ON activity_training (day, training_load)`
   yield* sql`CREATE INDEX activity_training_stale ON activity_training (stale) WHERE stale IS NOT NULL`
+  yield* sql`CREATE TABLE activity_histograms (
+    activity_id TEXT PRIMARY KEY REFERENCES activities(id) ON DELETE CASCADE,
+    power TEXT,
+    heart_rate TEXT
+  )`
+  yield* sql`CREATE TABLE training_pending (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    from_day TEXT NOT NULL,
+    to_day TEXT
+  )`
   yield* sql`CREATE TABLE activity_power_curve (
     activity_id TEXT NOT NULL REFERENCES activities(id) ON DELETE CASCADE,
     duration INTEGER NOT NULL,
