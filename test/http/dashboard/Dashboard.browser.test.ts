@@ -4,11 +4,10 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { Browser, BrowserContext, Page } from "playwright-core"
-import { buildDashboard } from "../../../scripts/buildDashboard.ts"
 import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, readCorpusFile } from "../../support/corpus.ts"
 import { daemonLayer, dropFile, makeRoot, waitForRow } from "../../support/ImportHarness.ts"
 import { send } from "../../support/TestDaemon.ts"
-import { CHROMIUM_MISSING, chromiumAvailable, dashboardHelpers, DESKTOP, launchChromium } from "./browser.ts"
+import { CHROMIUM_MISSING, chromiumAvailable, dashboardHelpers, openDashboardBrowser } from "./browser.ts"
 
 /**
  * The dashboard in a real browser: sign in, the imported corpus in the list, filters, an
@@ -41,19 +40,7 @@ const problems: Array<string> = []
 
 beforeAll(async () => {
   if (skipReason !== undefined) return
-  await buildDashboard()
-  fs.mkdirSync(ARTIFACTS, { recursive: true })
-  browser = await launchChromium()
-  context = await browser.newContext({ viewport: DESKTOP })
-  page = await context.newPage()
-  page.on("console", (m) => {
-    if (m.type() === "error" && !/Failed to load resource/.test(m.text())) problems.push(`console: ${m.text()} at ${JSON.stringify(m.location())} on ${page.url()}`)
-  })
-  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`))
-  page.on("dialog", (d) => {
-    problems.push(`a script opened a dialog: ${d.message()}`)
-    void d.dismiss()
-  })
+  ;({ browser, context, page } = await openDashboardBrowser(ARTIFACTS, problems))
 }, 120_000)
 
 afterAll(async () => {

@@ -3,12 +3,11 @@ import { afterAll, beforeAll, describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import type { Browser, BrowserContext, Page } from "playwright-core"
-import { buildDashboard } from "../../../scripts/buildDashboard.ts"
+import type { Browser, Page } from "playwright-core"
 import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, readCorpusFile } from "../../support/corpus.ts"
 import { daemonLayer, dropFile, makeRoot, waitForRow } from "../../support/ImportHarness.ts"
 import { blocksFit } from "../../support/trainingFits.ts"
-import { CHROMIUM_MISSING, chromiumAvailable, dashboardHelpers, DESKTOP, launchChromium } from "./browser.ts"
+import { CHROMIUM_MISSING, chromiumAvailable, dashboardHelpers, openDashboardBrowser } from "./browser.ts"
 
 /**
  * The Training page and an activity's training analysis in a real browser: the fitness,
@@ -26,22 +25,13 @@ if (skipReason !== undefined) console.warn(`[training browser test] skipped: ${s
 
 const root = makeRoot()
 let browser: Browser
-let context: BrowserContext
 let page: Page
 let base = ""
 const problems: Array<string> = []
 
 beforeAll(async () => {
   if (skipReason !== undefined) return
-  await buildDashboard()
-  fs.mkdirSync(ARTIFACTS, { recursive: true })
-  browser = await launchChromium()
-  context = await browser.newContext({ viewport: DESKTOP })
-  page = await context.newPage()
-  page.on("console", (m) => {
-    if (m.type() === "error" && !/Failed to load resource/.test(m.text())) problems.push(`console: ${m.text()} on ${page.url()}`)
-  })
-  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`))
+  ;({ browser, page } = await openDashboardBrowser(ARTIFACTS, problems))
 }, 120_000)
 
 afterAll(async () => {

@@ -3,7 +3,8 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as path from "node:path"
-import { chromium, type Browser, type Page } from "playwright-core"
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core"
+import { buildDashboard } from "../../../scripts/buildDashboard.ts"
 
 /** Debian's headless Chromium (or CHROMIUM_PATH), driven by playwright-core. */
 
@@ -68,4 +69,31 @@ export const dashboardHelpers = (current: () => Page, artifacts: string) => {
   }
 
   return { shoot, axe, redrawn }
+}
+
+export interface DashboardBrowser {
+  readonly browser: Browser
+  readonly context: BrowserContext
+  readonly page: Page
+}
+
+/**
+ * The dashboard built, `artifacts` made, and Chromium with one page at desktop size whose
+ * console errors, script errors and script dialogs are collected into `problems`.
+ */
+export const openDashboardBrowser = async (artifacts: string, problems: Array<string>): Promise<DashboardBrowser> => {
+  await buildDashboard()
+  fs.mkdirSync(artifacts, { recursive: true })
+  const browser = await launchChromium()
+  const context = await browser.newContext({ viewport: DESKTOP })
+  const page = await context.newPage()
+  page.on("console", (m) => {
+    if (m.type() === "error" && !/Failed to load resource/.test(m.text())) problems.push(`console: ${m.text()} at ${JSON.stringify(m.location())} on ${page.url()}`)
+  })
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`))
+  page.on("dialog", (d) => {
+    problems.push(`a script opened a dialog: ${d.message()}`)
+    void d.dismiss()
+  })
+  return { browser, context, page }
 }
