@@ -321,6 +321,21 @@ describe("training analysis", () => {
         expectError(yield* send("GET", "/api/v1/stats/power-curve?filters[period]=week"), 400, "bad_request")
       }))
 
+    it.effect("over some sports of the whole history; an activity whose sport changes takes its bests along", () =>
+      Effect.gen(function*() {
+        const rides = Schema.decodeUnknownSync(PowerCurveAnswer)((yield* send("GET", "/api/v1/stats/power-curve?filters[sportType]=Ride")).json)
+        expect(rides.powerCurve.find((p) => p.durationInSeconds === 180)).toMatchObject({ watts: 330 })
+        const id = rides.powerCurve.find((p) => p.durationInSeconds === 180)!.activityId
+        expect((yield* send("PATCH", `/api/v1/activities/${id}`, { json: { sportType: "VirtualRide" } })).status).toBe(200)
+        const after = Schema.decodeUnknownSync(PowerCurveAnswer)((yield* send("GET", "/api/v1/stats/power-curve?filters[sportType]=Ride")).json)
+        expect(after.powerCurve.find((p) => p.durationInSeconds === 180)).toMatchObject({ watts: 298 })
+        const both = Schema.decodeUnknownSync(PowerCurveAnswer)((yield* send("GET", "/api/v1/stats/power-curve?filters[sportType]=Ride,VirtualRide")).json)
+        expect(both.powerCurve.find((p) => p.durationInSeconds === 180)).toMatchObject({ watts: 330, activityId: id })
+        const virtual = Schema.decodeUnknownSync(PowerCurveAnswer)((yield* send("GET", "/api/v1/stats/power-curve?filters[sportType]=VirtualRide")).json)
+        expect(virtual.powerCurve.map((p) => p.activityId)).toEqual(virtual.powerCurve.map(() => id))
+        yield* send("PATCH", `/api/v1/activities/${id}`, { json: { sportType: "Ride" } })
+      }))
+
     it.effect("a deleted activity leaves the curve", () =>
       Effect.gen(function*() {
         const before = (yield* send("GET", "/api/v1/stats/power-curve")).json

@@ -42,9 +42,14 @@ const FIRST_DAY = `SELECT MIN(day) FROM activity_training`
 /** Answers kept until the next commit: a few hundred whole histories. */
 const CACHE_BYTES = 8 * 1024 * 1024
 
-const isWhole = (filter: ActivityFilter) =>
-  filter.from === undefined && filter.to === undefined && (filter.sportTypes === undefined || filter.sportTypes.length === 0) &&
-  filter.hasGpx === undefined && (filter.search === undefined || filter.search.trim() === "")
+const BEST_OF_SPORT_AT = `SELECT p.watts, p.activity_id, a.start_date_local FROM activity_power_curve p INDEXED BY activity_power_curve_best_by_sport
+  CROSS JOIN activities a ON a.id = p.activity_id WHERE p.duration = ? AND p.sport_type = ? ORDER BY p.watts DESC LIMIT 1`
+
+/** The sports a filter selects when it selects by nothing else (every sport: an empty list); undefined when it filters otherwise. */
+const sportsOnly = (filter: ActivityFilter): ReadonlyArray<string> | undefined =>
+  filter.from === undefined && filter.to === undefined && filter.hasGpx === undefined && (filter.search === undefined || filter.search.trim() === "")
+    ? filter.sportTypes ?? []
+    : undefined
 
 export class TrainingReads extends Effect.Service<TrainingReads>()("services/training/TrainingReads", {
   effect: Effect.gen(function*() {
@@ -104,14 +109,17 @@ export class TrainingReads extends Effect.Service<TrainingReads>()("services/tra
     })
 
     /**
-     * The best at each duration: over the whole history, each duration's best read first from
-     * the index; over a selection, the bests of the selected activities grouped by duration.
+     * The best at each duration: over the whole history (of some sports), each duration's best
+     * (of each sport) read first from an index; over another selection (a range of dates), the
+     * bests of the selected activities grouped by duration.
      */
     const bestsOf = (filter: ActivityFilter): Array<readonly [number, number, string, string]> => {
-      if (isWhole(filter)) {
+      const sports = sportsOnly(filter)
+      if (sports !== undefined) {
         return POWER_CURVE_DURATIONS.flatMap((d) => {
-          const row = db.rows(BEST_AT, [d])[0]
-          return row === undefined ? [] : [[d, row[0] as number, row[1] as string, row[2] as string] as const]
+          const rows = sports.length === 0 ? db.rows(BEST_AT, [d]) : sports.flatMap((sport) => db.rows(BEST_OF_SPORT_AT, [d, sport]))
+          const best = rows.reduce<Array<unknown> | undefined>((b, r) => (b === undefined || (r[0] as number) > (b[0] as number) ? r : b), undefined)
+          return best === undefined ? [] : [[d, best[0] as number, best[1] as string, best[2] as string] as const]
         })
       }
       const { where, params } = filterOf(filter)

@@ -40,7 +40,7 @@ export class TrainingStore extends Effect.Service<TrainingStore>()("services/tra
       yield* sql`INSERT INTO activity_histograms ${sql.insert({ activity_id: id, ...histogramsRow(basis) })}`
       const curve = basis.power?.curve ?? []
       if (curve.length > 0) {
-        yield* sql`INSERT INTO activity_power_curve ${sql.insert(curve.map(([duration, watts]) => ({ activity_id: id, duration, watts })))}`
+        yield* sql`INSERT INTO activity_power_curve ${sql.insert(curve.map(([duration, watts]) => ({ activity_id: id, duration, watts, sport_type: summary.sportType })))}`
       }
     }, Effect.orDie)
 

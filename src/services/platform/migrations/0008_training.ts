@@ -18,11 +18,12 @@ import { Effect } from "effect"
  * - `training_pending`: the ranges of days whose loads a change of thresholds left to
  *   recompute, one row per change, written in the change's transaction whatever the number of
  *   activities it governs, so that the change answers at once;
- * - `activity_power_curve`: each activity's best mean power over the standard durations, read
- *   best first per duration for the history's power curve;
+ * - `activity_power_curve`: each activity's best mean power over the standard durations, with
+ *   its sport, read best first per duration (and sport) for the history's power curve;
  * - a trigger that marks an activity's load stale whenever what it is computed from changes on
  *   the activity itself (its sport chooses the FTP; its day the thresholds; its moving time and
- *   average heart rate make the TRIMP), whoever changes it (an edit, a reprocess, Strava).
+ *   average heart rate make the TRIMP; its power curve carries its sport), whoever changes it
+ *   (an edit, a reprocess, Strava).
  * Activities stored before are analysed from their stored streams by the daemon after the upgrade.
  */
 export default Effect.gen(function*() {
@@ -64,14 +65,17 @@ export default Effect.gen(function*() {
     activity_id TEXT NOT NULL REFERENCES activities(id) ON DELETE CASCADE,
     duration INTEGER NOT NULL,
     watts REAL NOT NULL,
+    sport_type TEXT NOT NULL,
     PRIMARY KEY (activity_id, duration)
   ) WITHOUT ROWID`
   yield* sql`CREATE INDEX activity_power_curve_best ON activity_power_curve (duration, watts)`
+  yield* sql`CREATE INDEX activity_power_curve_best_by_sport ON activity_power_curve (duration, sport_type, watts)`
   yield* sql`CREATE TRIGGER activity_training_inputs
     AFTER UPDATE OF sport_type, start_date_local, moving_time, average_heart_rate ON activities
     WHEN OLD.sport_type IS NOT NEW.sport_type OR OLD.start_date_local IS NOT NEW.start_date_local
       OR OLD.moving_time IS NOT NEW.moving_time OR OLD.average_heart_rate IS NOT NEW.average_heart_rate
     BEGIN
       UPDATE activity_training SET stale = random() >> 11 WHERE activity_id = NEW.id;
+      UPDATE activity_power_curve SET sport_type = NEW.sport_type WHERE activity_id = NEW.id AND OLD.sport_type IS NOT NEW.sport_type;
     END`
 })
