@@ -159,6 +159,9 @@ const daemonLog = (root: Root): Array<string> => {
     fs.readFileSync(path.join(dir, n), "utf8").split("\n").filter((l) => l !== "").map((l) => (JSON.parse(l) as { message: string }).message))
 }
 
+/** The largest of many values (spread into Math.max, millions overflow the stack). */
+const largest = (xs: ReadonlyArray<number>) => xs.reduce((a, b) => (b > a ? b : a), -Infinity)
+
 const ms = (x: number | undefined) => (x === undefined ? "-" : `${x.toFixed(x < 10 ? 1 : 0)} ms`)
 const met = (ok: boolean) => (ok ? "yes" : "NO")
 
@@ -223,9 +226,9 @@ const main = async () => {
     const statusDuring = await during
     console.log(`\nan FTP change (POST answered in ${ms(posted)}, status ${change.status}): "${recomputed}", ${wall.toFixed(2)} s from the answer to the log line; load average ${load()}\n`)
     printTable(["GET /api/v1/status", "requests", "p50", "p99", "max", "target", "met"], [
-      [`quiet daemon, ${CLIENTS} clients`, String(quiet.latencies.length), ms(quantile(quiet.latencies, 0.5)), ms(quantile(quiet.latencies, 0.99)), ms(Math.max(...quiet.latencies)), "", ""],
+      [`quiet daemon, ${CLIENTS} clients`, String(quiet.latencies.length), ms(quantile(quiet.latencies, 0.5)), ms(quantile(quiet.latencies, 0.99)), ms(largest(quiet.latencies)), "", ""],
       [`while the loads are recomputed, ${CLIENTS} clients`, String(statusDuring.latencies.length), ms(quantile(statusDuring.latencies, 0.5)), ms(quantile(statusDuring.latencies, 0.99)),
-        ms(Math.max(...statusDuring.latencies)), `p99 < ${TARGET_STATUS_P99_MS} ms`, met(quantile(statusDuring.latencies, 0.99) < TARGET_STATUS_P99_MS && statusDuring.failures === 0)]
+        ms(largest(statusDuring.latencies)), `p99 < ${TARGET_STATUS_P99_MS} ms`, met(quantile(statusDuring.latencies, 0.99) < TARGET_STATUS_P99_MS && statusDuring.failures === 0)]
     ])
     console.log(`recompute of ${COUNT.toLocaleString("en-US")} activities: ${wall.toFixed(2)} s (target < ${TARGET_RECOMPUTE_S} s: ${met(wall < TARGET_RECOMPUTE_S)})`)
     const curve = JSON.parse((await request(daemon.baseUrl, "GET", WHOLE_CURVE, key)).bytes.toString()) as { estimatedFtp: number | null; estimatedFtpMethod: string | null }
@@ -248,7 +251,7 @@ const main = async () => {
       }
       const status = await meanwhile
       console.log(`\nan upgrade: "${analysed}"; load average ${load()}`)
-      console.log(`GET /api/v1/status meanwhile (${CLIENTS} clients): ${status.latencies.length} requests, p50 ${ms(quantile(status.latencies, 0.5))}, p99 ${ms(quantile(status.latencies, 0.99))}, max ${ms(Math.max(...status.latencies))}`)
+      console.log(`GET /api/v1/status meanwhile (${CLIENTS} clients): ${status.latencies.length} requests, p50 ${ms(quantile(status.latencies, 0.5))}, p99 ${ms(quantile(status.latencies, 0.99))}, max ${ms(largest(status.latencies))}`)
     }
   } finally {
     for (const scope of scopes) await Effect.runPromise(Scope.close(scope, Exit.void))
