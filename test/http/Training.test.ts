@@ -317,6 +317,10 @@ describe("training analysis", () => {
         expect(late.estimatedFtp).toBe(Math.round(0.95 * 262))
         expect(late.estimatedFtpMethod).toBe("twentyMinutes")
         expect((yield* send("GET", "/api/v1/stats/power-curve?filters[sportType]=Run")).json).toEqual({ powerCurve: [], estimatedFtp: null, estimatedFtpMethod: null })
+        // a range and sports together, as the Training page asks
+        const lateRides = Schema.decodeUnknownSync(PowerCurveAnswer)((yield* send("GET", "/api/v1/stats/power-curve?filters[from]=2024-04-06&filters[sportType]=Ride,GravelRide")).json)
+        expect(lateRides).toEqual(late)
+        expect((yield* send("GET", "/api/v1/stats/power-curve?filters[from]=2024-04-06&filters[sportType]=Run,TrailRun")).json.powerCurve).toEqual([])
         expectError(yield* send("GET", "/api/v1/stats/power-curve?filters[sportType]=Bike"), 400, "bad_request")
         expectError(yield* send("GET", "/api/v1/stats/power-curve?filters[period]=week"), 400, "bad_request")
       }))

@@ -123,9 +123,10 @@ export class TrainingReads extends Effect.Service<TrainingReads>()("services/tra
         })
       }
       const { where, params } = filterOf(filter)
+      // the list's filters name the activities' columns unqualified: they select in a query of their own
       return db.rows(
-        `SELECT p.duration, MAX(p.watts), p.activity_id, a.start_date_local FROM activities a
-          CROSS JOIN activity_power_curve p ON p.activity_id = a.id${where} GROUP BY p.duration ORDER BY p.duration`,
+        `SELECT p.duration, MAX(p.watts), p.activity_id, a.start_date_local FROM (SELECT id, start_date_local FROM activities${where}) a
+          CROSS JOIN activity_power_curve p ON p.activity_id = a.id GROUP BY p.duration ORDER BY p.duration`,
         params
       ).map(([d, w, id, start]) => [d as number, w as number, id as string, start as string] as const)
     }
