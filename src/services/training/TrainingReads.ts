@@ -85,12 +85,13 @@ export class TrainingReads extends Effect.Service<TrainingReads>()("services/tra
       const figures = trainingFigures(basis.power, summary, set)
       const moving = summary.movingTimeInSeconds
       const gad = basis.gradeAdjustedDistance
+      const np = basis.power?.normalizedPower ?? null
       return {
         activityId: id,
         sportType: summary.sportType,
         thresholds: set,
         ftp: figures.ftp,
-        normalizedPower: basis.power?.normalizedPower == null ? null : Math.round(basis.power.normalizedPower),
+        normalizedPower: np === null ? null : Math.round(np),
         intensityFactor: round(figures.intensityFactor, 3),
         trainingStressScore: round(figures.trainingStressScore, 1),
         trimp: round(figures.trimp, 1),
