@@ -10,6 +10,7 @@ import { HttpServerRegistrationLive } from "./fibers/HttpServerRegistration.ts"
 import { WEBHOOK_MAX_BODY, WEBHOOK_PATH } from "./connectors/strava/StravaWebhookRoutes.ts"
 import { ImportWorkerLive } from "./fibers/ImportWorker.ts"
 import { LogRetentionLive } from "./fibers/LogRetention.ts"
+import { TrainingUpkeepLive } from "./fibers/TrainingUpkeep.ts"
 import { WatchFolderLive } from "./fibers/WatchFolder.ts"
 import { makeHttpApp } from "./http/ApiLive.ts"
 import { DaemonMetricsLive, observeRequest } from "./http/MetricsHttp.ts"
@@ -45,6 +46,7 @@ export const makeDaemon = <E, R>(server: Layer.Layer<ServerServices, E, R>) =>
     LogRetentionLive,
     WatchFolderLive,
     ImportWorkerLive,
+    TrainingUpkeepLive,
     StravaModeLive
   ).pipe(
     Layer.provide(DaemonMetricsLive),

@@ -19,6 +19,9 @@ import { StoragePaths } from "./services/platform/StoragePaths.ts"
 import { Supervisor } from "./services/platform/Supervisor.ts"
 import { WatchDirectory } from "./services/import/WatchDirectory.ts"
 import { WeightRepo } from "./services/activities/WeightRepo.ts"
+import { ThresholdsRepo } from "./services/training/ThresholdsRepo.ts"
+import { TrainingRecompute } from "./services/training/TrainingRecompute.ts"
+import { TrainingStore } from "./services/training/TrainingStore.ts"
 
 /**
  * The services every program over the storage folder shares, composed once: configuration,
@@ -32,6 +35,13 @@ const StorageLive = ReadConnection.Default.pipe(Layer.provideMerge(DatabaseLive)
 
 const ReadsLive = Layer.merge(ActivityReads.Default, FileImportReads.Default).pipe(Layer.provideMerge(StorageLive))
 
+// the training analysis' writer, which the activities' repository writes through
+const TrainingLive = ThresholdsRepo.Default.pipe(
+  Layer.provideMerge(TrainingRecompute.Default),
+  Layer.provideMerge(TrainingStore.Default),
+  Layer.provideMerge(StorageLive)
+)
+
 const RepositoriesLive = Layer.mergeAll(
   ActivityRepo.Default,
   FileImportRepo.Default,
@@ -44,7 +54,7 @@ const RepositoriesLive = Layer.mergeAll(
   ImportQueue.Default,
   ExportMetadata.Default,
   Supervisor.Default
-).pipe(Layer.provideMerge(ReadsLive))
+).pipe(Layer.provideMerge(ReadsLive), Layer.provideMerge(TrainingLive))
 
 export const ServicesLive = Layer.mergeAll(ImportService.Default, ActivityRemoval.Default).pipe(Layer.provideMerge(RepositoriesLive))
 

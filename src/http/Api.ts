@@ -49,6 +49,7 @@ import {
   TotalsParams
 } from "../schema/QueryParams.ts"
 import { EddingtonAnswer, Heatmap, RecordList, TotalList } from "../schema/StatsModels.ts"
+import { ActivityAnalysis, PowerCurveAnswer, Thresholds, ThresholdsInput, ThresholdsList, TrainingLoadAnswer, TrainingLoadParams } from "../schema/TrainingModels.ts"
 import { Authorization } from "./Authorization.ts"
 import { HotRead } from "./HotRead.ts"
 import { rewriteOpenApi } from "./OpenApiDocument.ts"
@@ -307,6 +308,55 @@ export class AthleteGroup extends HttpApiGroup.make("athlete")
   .middleware(Authorization)
   .annotate(OpenApi.Title, "Athlete") {}
 
+const thresholdsDate = HttpApiSchema.param("on", CalendarDate("on"))
+
+export class TrainingGroup extends HttpApiGroup.make("training")
+  .add(
+    HttpApiEndpoint.get("thresholds", "/athlete/thresholds")
+      .addSuccess(ThresholdsList)
+      .annotate(OpenApi.Summary, "The dated sets of thresholds (FTPs, heart rates), newest first")
+  )
+  .add(
+    HttpApiEndpoint.post("saveThresholds", "/athlete/thresholds")
+      .setPayload(ThresholdsInput)
+      .addSuccess(Thresholds)
+      .addError(BadRequestWire)
+      .addError(UnsupportedMediaTypeWire)
+      .annotate(OpenApi.Summary, "Create or replace the set of thresholds in force from a date until the next set's")
+      .annotate(
+        OpenApi.Description,
+        "The training figures of the activities it governs are recomputed in the background: the answer does not wait for them."
+      )
+  )
+  .add(
+    HttpApiEndpoint.del("deleteThresholds")`/athlete/thresholds/${thresholdsDate}`
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(BadRequestWire)
+      .annotate(OpenApi.Summary, "Delete the set of thresholds of a date, if there is one (the set before it then governs its days)")
+  )
+  .add(
+    HttpApiEndpoint.get("analysis")`/activities/${activityId}/analysis`
+      .addSuccess(ActivityAnalysis)
+      .addError(NotFoundWire)
+      .annotate(OpenApi.Summary, "Training analysis: normalized power, IF, TSS, training load, power curve, time in zones, grade-adjusted or swim pace")
+  )
+  .add(
+    HttpApiEndpoint.get("powerCurve", "/stats/power-curve")
+      .setUrlParams(StatsFilterParams)
+      .addSuccess(PowerCurveAnswer)
+      .addError(BadRequestWire)
+      .annotate(OpenApi.Summary, "The best mean power at each duration over the selected activities, with an estimated FTP")
+  )
+  .add(
+    HttpApiEndpoint.get("trainingLoad", "/stats/training-load")
+      .setUrlParams(TrainingLoadParams)
+      .addSuccess(TrainingLoadAnswer)
+      .addError(BadRequestWire)
+      .annotate(OpenApi.Summary, "Training load per day with fitness (42 days), fatigue (7 days) and form")
+  )
+  .middleware(Authorization)
+  .annotate(OpenApi.Title, "Training") {}
+
 export class WaymarkApi extends HttpApi.make("waymark")
   .add(SystemGroup)
   .add(ActivitiesGroup)
@@ -315,6 +365,7 @@ export class WaymarkApi extends HttpApi.make("waymark")
   .add(GearGroup)
   .add(StatsGroup)
   .add(AthleteGroup)
+  .add(TrainingGroup)
   .addError(InvalidTokenWire)
   .addError(PayloadTooLargeWire)
   .addError(InsufficientStorageWire)

@@ -25,14 +25,16 @@ import { HealthHttpLive } from "./HealthHttp.ts"
 import { MetricsHttpLive } from "./MetricsHttp.ts"
 import { PublicRoutesLive } from "./PublicRoutes.ts"
 import { SystemHttpLive } from "./SystemHttp.ts"
+import { TrainingHttpLive } from "./TrainingHttp.ts"
+import { TrainingReads } from "../services/training/TrainingReads.ts"
 
 /** Every route of the JSON API as one layer, without the listener (tests add their own). */
 export const ApiLive = HttpApiBuilder.api(WaymarkApi).pipe(
-  Layer.provide([SystemHttpLive, ActivitiesHttpLive, ActivityDetailHttpLive, FileImportsHttpLive, GearHttpLive, StatsHttpLive, AthleteHttpLive]),
+  Layer.provide([SystemHttpLive, ActivitiesHttpLive, ActivityDetailHttpLive, FileImportsHttpLive, GearHttpLive, StatsHttpLive, AthleteHttpLive, TrainingHttpLive]),
   Layer.provide([AuthorizationLive, HotReads.Default]),
   Layer.provide(DashboardSessions.Default),
   // the services of the detail, statistics and import-log routes, over the daemon's storage
-  Layer.provide([ActivityDetail.Default, Stats.Default, FileImportActions.Default])
+  Layer.provide([ActivityDetail.Default, Stats.Default, FileImportActions.Default, TrainingReads.Default])
 )
 
 /**

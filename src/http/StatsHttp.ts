@@ -14,7 +14,7 @@ const eddingtonJson = jsonResponder(EddingtonAnswer)
 const heatmapJson = jsonResponder(Heatmap)
 
 /** The activities a statistic covers, as the list selects them; a 400 for a range that ends before it starts. */
-const filterOf = (params: StatsFilterParams): Effect.Effect<ActivityFilter, BadRequest> => {
+export const filterOf = (params: StatsFilterParams): Effect.Effect<ActivityFilter, BadRequest> => {
   const problem = searchProblem(params)
   if (problem !== undefined) return Effect.fail(new BadRequest({ message: problem }))
   return Effect.succeed({

@@ -1,5 +1,6 @@
 import type { ActivitySummary, ImportSource } from "./ActivityFields.ts"
 import type { FileFormat } from "./ParsedActivity.ts"
+import type { TrainingBasis } from "./TrainingBasis.ts"
 
 export type { ImportSource, Location, WorldType } from "./ActivityFields.ts"
 
@@ -66,12 +67,15 @@ export interface ActivityDraft extends ActivitySummary {
   readonly bestEfforts: ReadonlyArray<BestEffort>
   /** what was dropped from its file as impossible, in plain words; absent when nothing was */
   readonly repairs?: ReadonlyArray<string>
+  /** its training basis when computed before its streams were thinned for storage (else from the stored streams) */
+  readonly training?: TrainingBasis
 }
 
 /**
  * An ActivityDraft whose streams are already in their stored form (see StreamsCodec): what the
  * parse worker hands over, so that encoding a long activity's streams never blocks the daemon.
  */
-export interface EncodedActivityDraft extends Omit<ActivityDraft, "streams"> {
+export interface EncodedActivityDraft extends Omit<ActivityDraft, "streams" | "training"> {
   readonly encodedStreams: Uint8Array
+  readonly training: TrainingBasis
 }

@@ -72,7 +72,7 @@ const paginationFields = {
  * them is refused by name: a misspelt filter would otherwise be ignored and answer more than
  * was asked for. Other names are left alone (a client's cache buster, for one).
  */
-const bracketParams = <Fields extends Schema.Struct.Fields>(fields: Fields) => {
+export const bracketParams = <Fields extends Schema.Struct.Fields>(fields: Fields) => {
   const known = Object.keys(fields)
   const unknownName = Schema.String.pipe(Schema.filter((name) => /^(filters|pagination)\[/.test(name) && !known.includes(name)))
   return Schema.Struct(fields, Schema.Record({
@@ -84,7 +84,7 @@ const bracketParams = <Fields extends Schema.Struct.Fields>(fields: Fields) => {
 const SEARCH_MAX_LENGTH = 200
 
 /** The activity list's filters: also those of the statistics over the same activities. */
-const activityFilterFields = {
+export const activityFilterFields = {
   "filters[from]": Schema.optional(CalendarDate("filters[from]").annotations({ description: "Only activities that started on this day or later" })),
   "filters[to]": Schema.optional(CalendarDate("filters[to]").annotations({ description: "Only activities that started on this day or earlier" })),
   "filters[sportType]": Schema.optional(sportTypeList),

@@ -57,7 +57,13 @@ layer(TestDaemon.layer(), { excludeTestServices: true })("GET /api/openapi.yaml"
         "get /api/v1/stats/heatmap": ["200", "400", "401"],
         "get /api/v1/athlete/weights": ["200", "401"],
         "post /api/v1/athlete/weights": ["200", "400", "401", "415"],
-        "delete /api/v1/athlete/weights/{on}": ["204", "400", "401"]
+        "delete /api/v1/athlete/weights/{on}": ["204", "400", "401"],
+        "get /api/v1/athlete/thresholds": ["200", "401"],
+        "post /api/v1/athlete/thresholds": ["200", "400", "401", "415"],
+        "delete /api/v1/athlete/thresholds/{on}": ["204", "400", "401"],
+        "get /api/v1/activities/{activityId}/analysis": ["200", "401", "404"],
+        "get /api/v1/stats/power-curve": ["200", "400", "401"],
+        "get /api/v1/stats/training-load": ["200", "400", "401"]
       }
       expect(Object.keys(expected)).toHaveLength(ENDPOINTS.length)
       for (const [key, statuses] of Object.entries(expected)) {

@@ -27,5 +27,11 @@ export const ENDPOINTS = [
   { method: "GET", path: "/api/v1/stats/heatmap" },
   { method: "GET", path: "/api/v1/athlete/weights" },
   { method: "POST", path: "/api/v1/athlete/weights" },
-  { method: "DELETE", path: "/api/v1/athlete/weights/2024-01-01" }
+  { method: "DELETE", path: "/api/v1/athlete/weights/2024-01-01" },
+  { method: "GET", path: "/api/v1/athlete/thresholds" },
+  { method: "POST", path: "/api/v1/athlete/thresholds" },
+  { method: "DELETE", path: "/api/v1/athlete/thresholds/2024-01-01" },
+  { method: "GET", path: "/api/v1/activities/activity-x/analysis" },
+  { method: "GET", path: "/api/v1/stats/power-curve" },
+  { method: "GET", path: "/api/v1/stats/training-load" }
 ] as const

@@ -68,6 +68,7 @@ const NAV: ReadonlyArray<readonly [string, string]> = [
   ["activities", "Activities"],
   ["import", "Import"],
   ["stats", "Statistics"],
+  ["training", "Training"],
   ["gear", "Gear & weight"],
   ["system", "System"]
 ]

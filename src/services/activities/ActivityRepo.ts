@@ -5,11 +5,12 @@ import type { ActivityStreams, EncodedActivityDraft } from "../../schema/Activit
 import { ActivityFields, type ActivitySummary } from "../../schema/ActivityFields.ts"
 import type { ActivityImage } from "../../schema/ApiModels.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
+import { TrainingStore } from "../training/TrainingStore.ts"
 import { type ActivitySearch, ActivityReads } from "./ActivityReads.ts"
 import { activityColumns, changedColumns } from "./ActivityRow.ts"
 import { decodeStreams } from "./StreamsCodec.ts"
 
-/** Activities with their streams, laps, splits, best efforts and images, in SQLite. */
+/** Activities with their streams, laps, splits, best efforts, images and training analysis, in SQLite. */
 
 interface ImageRow {
   readonly id: string
@@ -46,6 +47,7 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activ
     const sql = yield* SqlClient.SqlClient
     const config = yield* AppConfig
     const reads = yield* ActivityReads
+    const training = yield* TrainingStore
     const imageUrl = (fileName: string) => `${config.appUrl}/files/activities/${fileName}`
 
     const toImage = (row: ImageRow): ActivityImage => ({ id: row.id, url: imageUrl(row.file_name) })
@@ -91,6 +93,7 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activ
       yield* insertRows("activity_best_efforts", draft.bestEfforts.map((effort) => ({
         activity_id: id, distance: effort.distanceInMeter, time_in_seconds: Math.round(effort.timeInSeconds), start_offset: Math.round(effort.startOffsetSeconds)
       })))
+      yield* training.insert(id, draft)
     }, Effect.orDie)
 
     /** Replaces the computed data of an existing activity (external platform updates); keeps images. */

@@ -1,5 +1,6 @@
 import * as zlib from "node:zlib"
 import type { ActivityDraft, ActivityStreams, EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
+import { trainingBasisOf } from "../training/TrainingBasis.ts"
 
 /**
  * The stored form of an activity's streams: each stream's JSON text one after the other, behind
@@ -105,7 +106,8 @@ export const decodeStreams = (data: Uint8Array): ActivityStreams => {
   return out as unknown as ActivityStreams
 }
 
+/** The draft in its stored form: its streams encoded, with its training basis (computed from them when it has none). */
 export const encodeDraft = (draft: ActivityDraft): EncodedActivityDraft => {
-  const { streams, ...rest } = draft
-  return { ...rest, encodedStreams: encodeStreams(streams) }
+  const { streams, training, ...rest } = draft
+  return { ...rest, encodedStreams: encodeStreams(streams), training: training ?? trainingBasisOf(streams) }
 }

@@ -4,12 +4,11 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { Browser, BrowserContext, Page } from "playwright-core"
-import { buildDashboard } from "../../../scripts/buildDashboard.ts"
 import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, readCorpusFile } from "../../support/corpus.ts"
 import { daemonLayer, dropFile, makeRoot, waitForRow } from "../../support/ImportHarness.ts"
 import { send } from "../../support/TestDaemon.ts"
-import { CHROMIUM_MISSING, chromiumAvailable, DESKTOP, launchChromium, PHONE } from "./browser.ts"
-import { collectProblems, open, redrawn as redrawnBy, seriousViolations, shoot as shootAt } from "./pageTools.ts"
+import { CHROMIUM_MISSING, chromiumAvailable, dashboardHelpers, openDashboardBrowser } from "./browser.ts"
+import { open } from "./pageTools.ts"
 
 /**
  * The dashboard in a real browser: sign in, the imported corpus in the list, filters, an
@@ -42,16 +41,7 @@ const problems: Array<string> = []
 
 beforeAll(async () => {
   if (skipReason !== undefined) return
-  await buildDashboard()
-  fs.mkdirSync(ARTIFACTS, { recursive: true })
-  browser = await launchChromium()
-  context = await browser.newContext({ viewport: DESKTOP })
-  page = await context.newPage()
-  collectProblems(page, problems)
-  page.on("dialog", (d) => {
-    problems.push(`a script opened a dialog: ${d.message()}`)
-    void d.dismiss()
-  })
+  ;({ browser, context, page } = await openDashboardBrowser(ARTIFACTS, problems))
 }, 120_000)
 
 afterAll(async () => {
@@ -59,11 +49,7 @@ afterAll(async () => {
   fs.rmSync(root.root, { recursive: true, force: true })
 })
 
-const shoot = (name: string) => shootAt(page, ARTIFACTS, name, [["desktop", DESKTOP], ["phone", PHONE]])
-
-const axe = async (name: string) => expect(await seriousViolations(page), `axe on the ${name} page`).toEqual([])
-
-const redrawn = (action: () => Promise<unknown>) => redrawnBy(page, action)
+const { shoot, axe, redrawn } = dashboardHelpers(() => page, ARTIFACTS)
 
 const go = (hash: string, ready: string) => open(page, base, hash, ready)
 

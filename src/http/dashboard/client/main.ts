@@ -7,10 +7,11 @@ import { gearPage } from "./pages/gearPage.ts"
 import { importPage } from "./pages/importPage.ts"
 import { statsPage } from "./pages/statsPage.ts"
 import { systemPage } from "./pages/systemPage.ts"
+import { trainingPage } from "./pages/trainingPage.ts"
 
 /**
  * The dashboard's router: the part of the address after `#` names the page
- * (`#/activities?filters…`, `#/activity/<id>`, `#/import`, `#/stats`, `#/gear`, `#/system`).
+ * (`#/activities?filters…`, `#/activity/<id>`, `#/import`, `#/stats`, `#/training`, `#/gear`, `#/system`).
  * A page draws itself into a view of its own inside <main> and returns what to stop when the
  * athlete leaves it. Each navigation replaces the view, so a page still waiting for its
  * answers when the athlete has moved on draws into a view that is no longer shown, never over
@@ -25,6 +26,7 @@ const PAGES: Record<string, readonly [Page, string]> = {
   activity: [activityPage, "Activity"],
   import: [importPage, "Import"],
   stats: [statsPage, "Statistics"],
+  training: [trainingPage, "Training"],
   gear: [gearPage, "Gear & weight"],
   system: [systemPage, "System"]
 }

@@ -6,6 +6,7 @@ import * as format from "../format.ts"
 import { detailTables, drawCharts, loadStreams, routeOf } from "../activityDetail.ts"
 import type { Page } from "../main.ts"
 import { type LatLng, routeMap } from "../routeMap.ts"
+import { drawAnalysis } from "../trainingAnalysis.ts"
 import type { Activity, Gear } from "../types.ts"
 
 /** One activity: its figures, map, description, images, editing, downloads and deletion. */
@@ -22,6 +23,7 @@ export const activityPage: Page = async (main, _params, id) => {
     loadStreams(id)
   ])
   const tables = h("div", { id: "activity-tables" })
+  const training = h("section", { id: "activity-training" })
   const cleanups: Array<() => void> = []
   const a = activity
   const gearName = gear.gear.find((g) => g.id === a.gearId)?.name
@@ -102,6 +104,7 @@ export const activityPage: Page = async (main, _params, id) => {
     figures,
     a.encodedPolyline || routeOf(streams.streams).length > 1 ? mapBox : null,
     charts,
+    training,
     tables,
     a.description !== "" ? h("section", null, h("h2", null, "Description"), h("p", { class: "description" }, a.description)) : null,
     a.images.length > 0
@@ -121,6 +124,9 @@ export const activityPage: Page = async (main, _params, id) => {
     const point = index === null || latlng === undefined ? null : latlng[index] ?? null
     map?.showPoint(point)
   }))
+  drawAnalysis(training, a).then((remove) => cleanups.push(remove)).catch((error: unknown) => {
+    training.replaceChildren(h("p", { class: "error" }, error instanceof ApiError ? error.message : String(error)))
+  })
   detailTables(a).then((found) => tables.replaceChildren(found)).catch((error: unknown) => {
     tables.replaceChildren(h("p", { class: "error" }, error instanceof ApiError ? error.message : String(error)))
   })
