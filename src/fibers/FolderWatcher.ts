@@ -9,13 +9,18 @@ import { isHiddenPath, MAX_FOLDER_DEPTH, walkFolder } from "../services/import/W
  * dot-folders out, goes down to MAX_FOLDER_DEPTH, and scans the folder once its watches are
  * set (what arrived before them has no event).
  *
- * Which one watches (chooseWatcher) was measured by `npm run bench:watch` (the CPU of each
- * while 10,000 files leave a folder at 160 a second): chokidar 4 and 5 re-read and `lstat`
- * every entry of a folder once a second while files arrive or leave, and watch every file on
- * its own (most of a core, and an import of 10,000 dropped files five times slower); chokidar
- * 6, which needs Node 22.22, watches each folder once and costs about what the folder's own
- * events do. So: chokidar 6 where Node runs it, else the folders' own change events; polling
- * (network shares, which send no events) is chokidar's, 6 or 5.
+ * Which one watches (chooseWatcher) is what `npm run bench:watch` measured, each watcher in a
+ * process of its own on Node 26. chokidar 4 and 5 re-read and `lstat` every entry of a folder
+ * once a second while files arrive or leave, and watch every file on its own: while 10,000
+ * files left a folder at 160 a second, chokidar 5 took 72 to 82 % of a core (in the daemon an
+ * import of 10,000 dropped files ran five times slower). chokidar 6, which needs Node 22.22,
+ * watches each folder once: 3.7 to 4.4 %, against 1.0 to 1.4 % for the folders' own events,
+ * and the daemon imported 10,000 dropped files as fast with it (55 files/s and 67 s of CPU,
+ * against 46 files/s and 68 s, in the same run). Its polling, though, costs more than
+ * chokidar 5's: 0.35 to 0.42 % of a core for 1,000 files polled every 5 s, against 0.07 to
+ * 0.10 %, for as long as the daemon runs. So: chokidar 6's events where Node runs it, else the
+ * folders' own change events; chokidar 5's polling (WATCH_POLLING, for network shares, which
+ * send no events) everywhere.
  */
 
 /** What a watcher reports, in paths under the watch folder. */
@@ -35,7 +40,7 @@ export interface FolderWatcher {
   readonly rescanned?: () => void
 }
 
-/** The chokidar this Node runs, and its major version. */
+/** A chokidar, and its major version. */
 export interface Chokidar {
   readonly major: 5 | 6
   readonly watch: typeof chokidar5Module.watch
@@ -66,9 +71,6 @@ export const loadChokidar6 = async (): Promise<Chokidar | null> => {
     throw e
   }
 }
-
-/** chokidar 6 where Node runs it (and it was installed: not by an older Node), else 5. */
-export const loadChokidar = async (): Promise<Chokidar> => (runsChokidar6() ? await loadChokidar6() : null) ?? chokidar5
 
 /**
  * The operating system's change events (inotify), one watch per folder (the watch folder and
@@ -185,4 +187,22 @@ export const chokidarWatcher = (chokidar: Chokidar, dir: string, handlers: Watch
     .on("error", (e) => handlers.warn(`the watch folder's watcher reported a problem (${e instanceof Error ? e.message : String(e)}); the scan every minute still finds new files`))
     .on("ready", handlers.scan)
   return { close: () => watcher.close() }
+}
+
+/** The watcher of the watch folder on this Node, with its name for the log. */
+export interface WatcherChoice {
+  readonly name: string
+  readonly watch: (dir: string, handlers: WatcherHandlers) => FolderWatcher
+}
+
+/**
+ * As measured (see above): polling every `pollEvery` ms is chokidar 5's; else chokidar 6's
+ * events where Node runs it and npm installed it (not a Node 22.22 running the packages an
+ * older Node installed), else the folders' own change events.
+ */
+export const chooseWatcher = async (pollEvery: number | null): Promise<WatcherChoice> => {
+  if (pollEvery !== null) return { name: "chokidar 5 polling", watch: (dir, handlers) => chokidarWatcher(chokidar5, dir, handlers, pollEvery) }
+  const chokidar6 = runsChokidar6() ? await loadChokidar6() : null
+  if (chokidar6 !== null) return { name: "chokidar 6", watch: (dir, handlers) => chokidarWatcher(chokidar6, dir, handlers, null) }
+  return { name: "the folders' own change events", watch: folderEvents }
 }

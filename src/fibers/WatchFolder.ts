@@ -10,7 +10,7 @@ import {
 import { AppConfig } from "../services/platform/AppConfig.ts"
 import { inChannel } from "../services/platform/Logs.ts"
 import { describeHolder, HeldLocks, lockHolderOf } from "../services/platform/StorageLock.ts"
-import { chokidarWatcher, folderEvents, loadChokidar } from "./FolderWatcher.ts"
+import { chooseWatcher } from "./FolderWatcher.ts"
 import { SettlingFiles } from "./SettlingFiles.ts"
 import { supervise } from "./supervise.ts"
 
@@ -22,12 +22,9 @@ import { supervise } from "./supervise.ts"
  * offered whatever their name, to be refused with a row; regular files of other types are
  * named once in the log. Files the import hands back (WatchDirectory.settleAgain) settle again.
  *
- * The watcher (FolderWatcher) is chokidar 6 where Node runs it (22.22 and later, the image's),
- * else the folders' own change events, one watch per folder; WATCH_POLLING=true (NFS and SMB
- * send no events) is chokidar's polling, 6 or 5. chokidar 4 and 5 re-read and lstat every
- * entry of a folder once a second while files arrive or leave, and watch each file on its own:
- * with 10,000 files waiting that took most of the main thread and slowed their import five
- * times, so they serve only the polling.
+ * The watcher is the one FolderWatcher's measurements chose: chokidar 6 where Node runs it
+ * (22.22 and later, the image's), else the folders' own change events, one watch per folder;
+ * WATCH_POLLING=true (NFS and SMB send no events) is chokidar 5's polling.
  *
  * The folder itself is checked every few seconds. A folder that is missing, is not a folder,
  * cannot be read, or was a mount point at start and no longer is (unmounted: what is left is
@@ -77,8 +74,7 @@ export const WatchFolderLive = Layer.scopedDiscard(Effect.gen(function*() {
   const locks = yield* HeldLocks
   const dir = watchDir.watchDir
   const settleMs = Duration.toMillis(config.watchSettle)
-  const pollEvery = Duration.toMillis(config.watchPollingInterval)
-  const chokidar = yield* Effect.promise(loadChokidar)
+  const watcherChoice = yield* Effect.promise(() => chooseWatcher(config.watchPolling ? Duration.toMillis(config.watchPollingInterval) : null))
   const mentioned = new Set<string>()
 
   const daemonLog = (level: "Warning" | "Error", message: string) =>
@@ -112,10 +108,7 @@ export const WatchFolderLive = Layer.scopedDiscard(Effect.gen(function*() {
             }
             const scan = () => walkFolder(dir, (relative) => look(relative))
             const handlers = { look, scan, gone: (relative: string) => settling.forget(relative), warn: (message: string) => log("Warning", message) }
-            const watcher =
-              config.watchPolling ? chokidarWatcher(chokidar, dir, handlers, pollEvery) :
-              chokidar.major === 6 ? chokidarWatcher(chokidar, dir, handlers, null) :
-              folderEvents(dir, handlers)
+            const watcher = watcherChoice.watch(dir, handlers)
             const rescan = setInterval(() => {
               watcher.rescanned?.()
               scan()
@@ -208,6 +201,6 @@ export const WatchFolderLive = Layer.scopedDiscard(Effect.gen(function*() {
   // what a stop left behind: unfinished uploads, half-unpacked zips, files half removed
   yield* watchDir.tidyAfterStop
   yield* supervise("WatchFolder", loop)
-  const how = config.watchPolling ? `chokidar ${chokidar.major} polling every ${Duration.format(config.watchPollingInterval)}` : chokidar.major === 6 ? "chokidar 6" : "the folders' own change events"
-  yield* Effect.logInfo(`watching ${dir} (${how})`).pipe(inChannel("daemon"))
+  const every = config.watchPolling ? ` every ${Duration.format(config.watchPollingInterval)}` : ""
+  yield* Effect.logInfo(`watching ${dir} (${watcherChoice.name}${every})`).pipe(inChannel("daemon"))
 }))

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { loadChokidar, runsChokidar6 } from "../../src/fibers/FolderWatcher.ts"
+import { chooseWatcher, runsChokidar6 } from "../../src/fibers/FolderWatcher.ts"
 
 describe("FolderWatcher", () => {
   it("chokidar 6 is for Node 22.22 and later, as its engines say", () => {
@@ -10,7 +10,8 @@ describe("FolderWatcher", () => {
     expect(runsChokidar6("26.12.1")).toBe(true)
   })
 
-  it("this Node watches with chokidar 6 if it runs it (npm installed it here), else with chokidar 5 and the folders' own events", async () => {
-    expect((await loadChokidar()).major).toBe(runsChokidar6() ? 6 : 5)
+  it("this Node watches with chokidar 6's events if it runs them (npm installed it here), else with the folders' own events; polling is chokidar 5's", async () => {
+    expect((await chooseWatcher(null)).name).toBe(runsChokidar6() ? "chokidar 6" : "the folders' own change events")
+    expect((await chooseWatcher(5000)).name).toBe("chokidar 5 polling")
   })
 })
