@@ -42,7 +42,7 @@ const wallClockSeconds = (
   if (first === undefined || last === undefined) return timerSeconds
   let end = last
   for (const lap of laps) {
-    if (lap.elapsedSeconds !== null && lap.startTime <= last) end = Math.max(end, lap.startTime + lap.elapsedSeconds * 1000)
+    if (lap.timerSeconds !== null && lap.startTime <= last) end = Math.max(end, lap.startTime + lap.timerSeconds * 1000)
   }
   return Math.max((end - first) / 1000, timerSeconds ?? 0)
 }
@@ -88,10 +88,11 @@ const parseActivity = (doc: XmlDocument, activity: XmlNode, author: string | nul
     const firstPointTime = appendLapRows(doc, lap, rows)
     const start = parseIsoTime(text(lap, "@_StartTime")) ?? firstPointTime
     if (start === null) continue
+    // TotalTimeSeconds is the lap's timer (pauses left out); its wall-clock time runs to the next lap
     laps.push({
       startTime: start,
-      elapsedSeconds: num(lap, "TotalTimeSeconds"),
-      timerSeconds: null,
+      elapsedSeconds: null,
+      timerSeconds: num(lap, "TotalTimeSeconds"),
       distanceMeters: num(lap, "DistanceMeters"),
       ascentMeters: null,
       averageSpeed: num(extension(lap, "LX"), "AvgSpeed"),
@@ -117,10 +118,10 @@ const parseActivity = (doc: XmlDocument, activity: XmlNode, author: string | nul
   let hrWeighted = 0
   let hrSeconds = 0
   for (const lap of laps) {
-    if (lap.averageHeartRate === null || lap.averageHeartRate <= 0 || lap.elapsedSeconds === null) continue
+    if (lap.averageHeartRate === null || lap.averageHeartRate <= 0 || lap.timerSeconds === null) continue
     if (moved && !((lap.distanceMeters ?? 0) > 0)) continue
-    hrWeighted += lap.averageHeartRate * lap.elapsedSeconds
-    hrSeconds += lap.elapsedSeconds
+    hrWeighted += lap.averageHeartRate * lap.timerSeconds
+    hrSeconds += lap.timerSeconds
   }
   // Lap TotalTimeSeconds is the device's timer time (pauses excluded): it is also the moving
   // time, as FIT total_timer_time is; samples alone undercount it (pool swims have no
