@@ -79,7 +79,7 @@ export const computeLaps = (
     const elapsed = end - start
     const own = (v: number | null | undefined): v is number => lap !== null && !clipped && isNum(v)
     const mine = lengths.filter((l) => l.startOffsetSeconds >= start && (last || l.startOffsetSeconds < end))
-    for (const l of mine) assigned.push({ ...l, lapIndex: laps.length + 1 })
+    for (const { seconds: _seconds, ...l } of mine) assigned.push({ ...l, lapIndex: laps.length + 1 })
     const swim = mine.length > 0 ? swimFigures(mine) : null
 
     // the whole activity in one lap is the activity

@@ -13,8 +13,8 @@ import { isNum, kmh } from "./Numbers.ts"
  * the lengths, each covered at its own even pace.
  */
 
-/** A length as computed, before it is given its lap. */
-export type SwimLength = Omit<Length, "lapIndex">
+/** A length as computed, before it is given its lap; `seconds` its time unrounded (the sums of many add up). */
+export type SwimLength = Omit<Length, "lapIndex"> & { readonly seconds: number }
 
 /** The active lengths (rests left out), in order, with their times since `startTime` (epoch ms). */
 export const computeLengths = (lengths: ReadonlyArray<ParsedLength>, poolLengthMeters: number, startTime: number): Array<SwimLength> =>
@@ -29,7 +29,8 @@ export const computeLengths = (lengths: ReadonlyArray<ParsedLength>, poolLengthM
       averageSpeedInKmPerHour: kmh(poolLengthMeters / l.elapsedSeconds),
       strokes: isNum(l.strokes) && l.strokes > 0 ? Math.round(l.strokes) : null,
       strokeType: l.strokeType,
-      swolf: isNum(l.strokes) && l.strokes > 0 ? Math.round(l.elapsedSeconds + l.strokes) : null
+      swolf: isNum(l.strokes) && l.strokes > 0 ? Math.round(l.elapsedSeconds + l.strokes) : null,
+      seconds: l.elapsedSeconds
     }))
 
 export interface SwimFigures {
@@ -51,7 +52,7 @@ export const swimFigures = (lengths: ReadonlyArray<SwimLength>): SwimFigures => 
   let swumSeconds = 0
   const types = new Set<StrokeType>()
   for (const l of lengths) {
-    swumSeconds += l.elapsedTimeInSeconds
+    swumSeconds += l.seconds
     if (l.strokes !== null) {
       strokes += l.strokes
       counted++
@@ -73,9 +74,10 @@ export const swimFigures = (lengths: ReadonlyArray<SwimLength>): SwimFigures => 
 
 /**
  * The samples with the distance the lengths give (each length's pool length covered evenly over
- * its time, none during a rest), in place of what the records say. Lengths
- * swum after the last record (a watch that stopped writing records before the swim's end) add a
- * sample at each of their ends, so that the distance over time reaches the swim's.
+ * its time, none during a rest), in place of what the records say. Lengths swum before the
+ * first record or after the last (a watch that wrote records late, or stopped before the swim's
+ * end) add a sample at each of their starts and ends, so that the distance over time covers the
+ * whole swim.
  */
 export const withDistanceOfLengths = (
   samples: ParsedSamples,
@@ -85,9 +87,12 @@ export const withDistanceOfLengths = (
   const active = lengths.filter((l) => l.active && l.elapsedSeconds > 0).sort((a, b) => a.startTime - b.startTime)
   if (active.length === 0) return samples
   const endOf = (l: ParsedLength) => l.startTime + l.elapsedSeconds * 1000
+  const firstTime = samples.time[0] ?? Infinity
   const lastTime = samples.time[samples.time.length - 1] ?? -Infinity
-  const later = active.map(endOf).filter((t) => t > lastTime)
-  const extended = later.length === 0 ? samples : appendEmpty(samples, later)
+  const bounds = [...new Set(active.flatMap((l) => [l.startTime, endOf(l)]))]
+  const earlier = bounds.filter((t) => t < firstTime).sort((a, b) => a - b)
+  const later = bounds.filter((t) => t > lastTime).sort((a, b) => a - b)
+  const extended = earlier.length === 0 && later.length === 0 ? samples : withEmpty(samples, earlier, later)
   const n = extended.time.length
   const distance = new Array<number | null>(n)
   let k = 0
@@ -107,20 +112,20 @@ export const withDistanceOfLengths = (
   return { ...extended, distance }
 }
 
-/** The samples followed by samples at `times` (later than all of them) that recorded nothing. */
-const appendEmpty = (samples: ParsedSamples, times: ReadonlyArray<number>): ParsedSamples => {
-  const none = times.map(() => null)
+/** The samples between samples at `before` and `after` (earlier and later than all of them) that recorded nothing. */
+const withEmpty = (samples: ParsedSamples, before: ReadonlyArray<number>, after: ReadonlyArray<number>): ParsedSamples => {
+  const column = (values: ReadonlyArray<number | null>) => [...before.map(() => null), ...values, ...after.map(() => null)]
   return {
-    time: [...samples.time, ...times],
-    lat: [...samples.lat, ...none],
-    lng: [...samples.lng, ...none],
-    altitude: [...samples.altitude, ...none],
-    distance: [...samples.distance, ...none],
-    speed: [...samples.speed, ...none],
-    heartRate: [...samples.heartRate, ...none],
-    cadence: [...samples.cadence, ...none],
-    power: [...samples.power, ...none],
-    temperature: [...samples.temperature, ...none],
-    segmentStarts: samples.segmentStarts
+    time: [...before, ...samples.time, ...after],
+    lat: column(samples.lat),
+    lng: column(samples.lng),
+    altitude: column(samples.altitude),
+    distance: column(samples.distance),
+    speed: column(samples.speed),
+    heartRate: column(samples.heartRate),
+    cadence: column(samples.cadence),
+    power: column(samples.power),
+    temperature: column(samples.temperature),
+    segmentStarts: samples.segmentStarts.map((i) => i + before.length)
   }
 }
