@@ -28,17 +28,34 @@ export const duration = (seconds: number) => {
   return hours > 0 ? `${hours}:${String(minutes).padStart(2, "0")}:${rest}` : `${minutes}:${rest}`
 }
 
-const PACED = new Set(["Run", "TrailRun", "VirtualRun", "Walk", "Hike", "Swim"])
+const PACED = new Set(["Run", "TrailRun", "VirtualRun", "Walk", "Hike", "Swim", "OpenWaterSwim", "Rowing", "VirtualRow"])
 export const isPaced = (sportType: string) => PACED.has(sportType)
+export const isSwim = (sportType: string) => sportType === "Swim" || sportType === "OpenWaterSwim"
+const isRow = (sportType: string) => sportType === "Rowing" || sportType === "VirtualRow"
 
-/** Pace per km or mile (per 100 m for swims) from a speed in m/s. */
+/** The distance a sport's pace is given for: 100 m (100 yd) for swims, 500 m for rows, else a km (a mile). */
+export const paceUnit = (sportType: string): { readonly meters: number; readonly label: string } =>
+  isSwim(sportType)
+    ? imperial ? { meters: 91.44, label: "/100 yd" } : { meters: 100, label: "/100 m" }
+    : isRow(sportType)
+    ? { meters: 500, label: "/500 m" }
+    : { meters: imperial ? MILE : 1000, label: `/${distanceUnit}` }
+
+/** Pace per the sport's unit (paceUnit) from a speed in m/s. */
 export const pace = (metersPerSecond: number, sportType: string) => {
   if (metersPerSecond <= 0) return "–"
-  if (sportType === "Swim") return `${duration(100 / metersPerSecond)} /100 m`
-  return `${duration((imperial ? MILE : 1000) / metersPerSecond)} /${distanceUnit}`
+  const unit = paceUnit(sportType)
+  return `${duration(unit.meters / metersPerSecond)} ${unit.label}`
 }
 
+/** Steps a minute on foot, strokes in water, revolutions on wheels. */
+export const cadenceUnit = (sportType: string) =>
+  /Run|Walk|Hike|Snowshoe/.test(sportType) ? "spm" : isSwim(sportType) || isRow(sportType) ? "strokes/min" : "rpm"
+
 export const speedOrPace = (kmPerHour: number, sportType: string) => (isPaced(sportType) ? pace(kmPerHour / 3.6, sportType) : speed(kmPerHour))
+
+/** A short date with its whole year: the short style's two digits make 1901 read as 2001. */
+const SHORT_DATE_TIME: Intl.DateTimeFormatOptions = { year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "2-digit" }
 
 /** "2024-03-01T07:05:00" (the activity's own wall clock) as the same wall-clock time. */
 export const localDateTime = (iso: string, style: "medium" | "short" = "medium") => {
@@ -46,7 +63,7 @@ export const localDateTime = (iso: string, style: "medium" | "short" = "medium")
   const [y, m, d] = date.split("-").map(Number)
   const [hh, mm] = time.split(":").map(Number)
   const at = new Date(y!, (m ?? 1) - 1, d ?? 1, hh ?? 0, mm ?? 0)
-  return at.toLocaleString(undefined, { dateStyle: style, timeStyle: "short" })
+  return at.toLocaleString(undefined, style === "short" ? SHORT_DATE_TIME : { dateStyle: style, timeStyle: "short" })
 }
 
 /** An instant (with its offset) in the browser's time zone. */

@@ -59,7 +59,8 @@ export const activitiesPage: Page = async (main, params) => {
       h("td", { class: "name" }, h("a", { href: `#/activity/${encodeURIComponent(a.id)}` }, a.name)),
       h("td", { class: "opt" }, format.sportLabel(a.sportType)),
       h("td", { class: "num" }, format.distance(a.distanceInMeter)),
-      h("td", { class: "num" }, format.duration(a.movingTimeInSeconds)),
+      h("td", { class: "num" }, a.hasTimes ? format.duration(a.movingTimeInSeconds) : "–"),
+      h("td", { class: "num" }, a.movingTimeInSeconds > 0 ? format.speedOrPace(a.averageSpeedInKmPerHour, a.sportType) : "–"),
       h("td", { class: "num opt" }, format.elevation(a.elevationInMeter))))
 
   const pager = h("nav", { class: "pager", "aria-label": "Pages" },
@@ -78,6 +79,7 @@ export const activitiesPage: Page = async (main, params) => {
           h("thead", null, h("tr", null,
             h("th", { scope: "col" }, "Date"), h("th", { scope: "col" }, "Name"), h("th", { scope: "col", class: "opt" }, "Sport"),
             h("th", { scope: "col", class: "num" }, "Distance"), h("th", { scope: "col", class: "num" }, "Time"),
+            h("th", { scope: "col", class: "num" }, "Pace or speed"),
             h("th", { scope: "col", class: "num opt" }, "Elevation"))),
           h("tbody", null, rows))),
     totalPages > 1 ? pager : h("p", { class: "muted" }, `${format.count(total)} activities`))
