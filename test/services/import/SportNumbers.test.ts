@@ -84,6 +84,31 @@ describe.skipIf(!CORPUS_DIR)("every number right for every sport", () => {
     }
   }, 60_000)
 
+  it("a TCX multisport session: its legs a race with the transitions between them; legs days apart (Garmin's test file) are no race", async () => {
+    const point = (t: string, lat: number, d: number) =>
+      `<Trackpoint><Time>${t}</Time><Position><LatitudeDegrees>${lat}</LatitudeDegrees><LongitudeDegrees>7.5</LongitudeDegrees></Position><DistanceMeters>${d}</DistanceMeters></Trackpoint>`
+    const leg = (sport: string, from: string, to: string, d0: number, d1: number) =>
+      `<Activity Sport="${sport}"><Id>${from}</Id><Lap StartTime="${from}"><TotalTimeSeconds>${(Date.parse(to) - Date.parse(from)) / 1000}</TotalTimeSeconds><DistanceMeters>${d1 - d0}</DistanceMeters>` +
+      `<Track>${point(from, 46.5 + d0 / 111_195, d0)}${point(to, 46.5 + d1 / 111_195, d1)}</Track></Lap></Activity>`
+    const doc = `<TrainingCenterDatabase><Activities><MultiSportSession><Id>2024-06-01T08:00:00Z</Id>
+      <FirstSport>${leg("Running", "2024-06-01T08:00:00Z", "2024-06-01T08:20:00Z", 0, 5000)}</FirstSport>
+      <NextSport><Transition StartTime="2024-06-01T08:20:00Z"><TotalTimeSeconds>90</TotalTimeSeconds></Transition>${leg("Biking", "2024-06-01T08:21:30Z", "2024-06-01T09:21:30Z", 5000, 35000)}</NextSport>
+      <NextSport>${leg("Running", "2024-06-01T09:23:00Z", "2024-06-01T09:35:00Z", 35000, 38000)}</NextSport>
+    </MultiSportSession></Activities></TrainingCenterDatabase>`
+    const legs = await compute(utf8(doc), "duathlon.tcx")
+    expect(legs.map((l) => l.sportType)).toEqual(["Run", "Ride", "Run"])
+    for (const [i, l] of legs.entries()) {
+      expect(l.multisport!.parts.map((p) => [p.kind, p.sportType, p.startOffsetInSeconds, p.elapsedTimeInSeconds])).toEqual([
+        ["leg", "Run", 0, 1200], ["transition", null, 1200, 90], ["leg", "Ride", 1290, 3600], ["transition", null, 4890, 90], ["leg", "Run", 4980, 720]
+      ])
+      expect(l.racePart).toBe(2 * i)
+      expect(l.streams.distance![0]).toBe(0)
+    }
+    const days = await corpus("tcx/garmin-fr305-multisport-4-activities.tcx")
+    expect(days).toHaveLength(4)
+    expect(days.every((a) => a.multisport === null)).toBe(true)
+  })
+
   it("a pool swim: its pool, lengths, strokes and SWOLF as the watch counted them, the time swum as moving time, splits per 100 m and 100 yd, no elevation", async () => {
     for (const file of POOL_SWIMS) {
       const [swim] = await corpus(file)
