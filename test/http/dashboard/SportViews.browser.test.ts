@@ -9,7 +9,7 @@ import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, readCorpusFile } from "../../suppor
 import { daemonLayer, dropFile, makeRoot, waitForRow } from "../../support/ImportHarness.ts"
 import { send } from "../../support/TestDaemon.ts"
 import { at, encodeFit, Mesg, semicircles } from "../../services/import/parsers/fitFixtures.ts"
-import { CHROMIUM_MISSING, chromiumAvailable, DESKTOP, launchChromium, PHONE } from "./browser.ts"
+import { CHROMIUM_MISSING, chromiumAvailable, DESKTOP, launchChromium, PHONE, redrawnOn } from "./browser.ts"
 
 /**
  * Each sport as its athlete reads it, in a real browser: a triathlon shown as one event with
@@ -77,16 +77,7 @@ afterAll(async () => {
   fs.rmSync(root.root, { recursive: true, force: true })
 })
 
-/** Runs `action` (a navigation, a reload) and waits until a page was drawn after it (the router marks each). */
-const redrawn = async (action: () => Promise<unknown>) => {
-  const before = await page.evaluate(() => performance.timeOrigin + performance.now()).catch(() => 0)
-  await action()
-  await page.waitForFunction(
-    (t) => performance.getEntriesByType("mark").some((m) => m.name.startsWith("waymark:") && performance.timeOrigin + m.startTime > t),
-    before,
-    { timeout: 15_000 }
-  )
-}
+const redrawn = (action: () => Promise<unknown>) => redrawnOn(page, action)
 
 /**
  * Screenshots at desktop and phone width, in light and dark (the page drawn again in each, so
