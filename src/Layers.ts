@@ -13,6 +13,7 @@ import { GearRepo } from "./services/activities/GearRepo.ts"
 import { ImageStore } from "./services/activities/ImageStore.ts"
 import { ExportMetadata } from "./services/import/ExportMetadata.ts"
 import { ImportQueue } from "./services/import/ImportQueue.ts"
+import { ActivityReprocess } from "./services/import/ActivityReprocess.ts"
 import { ImportService } from "./services/import/ImportService.ts"
 import { LogsLive } from "./services/platform/Logs.ts"
 import { StoragePaths } from "./services/platform/StoragePaths.ts"
@@ -56,7 +57,9 @@ const RepositoriesLive = Layer.mergeAll(
   Supervisor.Default
 ).pipe(Layer.provideMerge(ReadsLive), Layer.provideMerge(TrainingLive))
 
-export const ServicesLive = Layer.mergeAll(ImportService.Default, ActivityRemoval.Default).pipe(Layer.provideMerge(RepositoriesLive))
+export const ServicesLive = Layer.mergeAll(ImportService.Default, ActivityRemoval.Default, ActivityReprocess.Default).pipe(
+  Layer.provideMerge(RepositoriesLive)
+)
 
 /** The daemon's logging: stdout at LOG_LEVEL as LOG_FORMAT says, and the channel files under the storage folder. */
 export const LoggingLive = Layer.unwrapEffect(

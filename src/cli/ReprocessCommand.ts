@@ -1,5 +1,5 @@
 import { Args, Command, Options } from "@effect/cli"
-import { Console, Effect, Layer } from "effect"
+import { Console, Effect } from "effect"
 import { ServicesLive } from "../Layers.ts"
 import { ActivityReprocess, ReprocessError } from "../services/import/ActivityReprocess.ts"
 import { TrainingRecompute } from "../services/training/TrainingRecompute.ts"
@@ -54,4 +54,4 @@ const reprocessAll = (all: boolean, ids: ReadonlyArray<string>) =>
     if (problems.length > 0 && problems.length === targets.length) {
       return yield* new ReprocessError({ message: "No activity could be reprocessed." })
     }
-  }).pipe(Effect.provide(ActivityReprocess.Default.pipe(Layer.provideMerge(ServicesLive))))
+  }).pipe(Effect.provide(ServicesLive))

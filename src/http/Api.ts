@@ -39,10 +39,11 @@ import {
 } from "../schema/ApiModels.ts"
 import { CalendarDate } from "../schema/CalendarDate.ts"
 import { GearCreate, GearUpdate } from "../schema/GearInput.ts"
-import { BestEffortList, LapList, SplitList, Streams } from "../schema/ActivityDetailModels.ts"
+import { BestEffortList, LapList, LengthList, SplitList, Streams } from "../schema/ActivityDetailModels.ts"
 import {
   ActivitySearchParams,
   FileImportSearchParams,
+  HeatmapParams,
   SportTypeParams,
   StatsFilterParams,
   StreamsParams,
@@ -167,10 +168,16 @@ export class ActivityDetailGroup extends HttpApiGroup.make("activityDetail")
       .annotate(OpenApi.Summary, "The laps, in order")
   )
   .add(
+    HttpApiEndpoint.get("lengths")`/activities/${activityId}/lengths`
+      .addSuccess(LengthList)
+      .addError(NotFoundWire)
+      .annotate(OpenApi.Summary, "A pool swim's lengths: time, strokes, stroke and SWOLF of each")
+  )
+  .add(
     HttpApiEndpoint.get("splits")`/activities/${activityId}/splits`
       .addSuccess(SplitList)
       .addError(NotFoundWire)
-      .annotate(OpenApi.Summary, "The splits of every kilometre, then of every mile")
+      .annotate(OpenApi.Summary, "The splits of every kilometre, then of every mile (of every 100 m, then 100 yd, for a swim)")
   )
   .add(
     HttpApiEndpoint.get("bestEfforts")`/activities/${activityId}/best-efforts`
@@ -277,10 +284,15 @@ export class StatsGroup extends HttpApiGroup.make("stats")
   )
   .add(
     HttpApiEndpoint.get("heatmap", "/stats/heatmap")
-      .setUrlParams(StatsFilterParams)
+      .setUrlParams(HeatmapParams)
       .addSuccess(Heatmap)
       .addError(BadRequestWire)
-      .annotate(OpenApi.Summary, "Every route, simplified for a map of the whole history")
+      .annotate(OpenApi.Summary, "Every route of one world (the real one by default), simplified for a map of the whole history")
+      .annotate(
+        OpenApi.Description,
+        "Routes ridden or run in a virtual world (Zwift's Watopia lies in the open sea) are drawn on that world's own map, never among real ones: " +
+          "they answer only `filters[worldType]` of their world, as do activities of a virtual sport (VirtualRide, VirtualRun, VirtualRow)."
+      )
   )
   .middleware(Authorization)
   .annotate(OpenApi.Title, "Statistics") {}

@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { FILE_IMPORT_SOURCES, FILE_IMPORT_STATUSES, type FileImportSource, type FileImportStatus } from "./ApiModels.ts"
 import { SPORT_TYPES, type SportType } from "./SportType.ts"
+import { WorldType } from "./ActivityFields.ts"
 import { CalendarDate } from "./CalendarDate.ts"
 import { oneOf } from "./OneOf.ts"
 
@@ -151,6 +152,19 @@ const periodMessage = `"filters[period]" is required: one of ${STATS_PERIODS.joi
 /** The activities a statistic covers: the list's filters. */
 export const StatsFilterParams = bracketParams(activityFilterFields)
 export type StatsFilterParams = typeof StatsFilterParams.Type
+
+const WORLD_TYPES = WorldType.literals
+
+/** The heatmap's activities: the list's filters, in one world (the real one unless another is asked for). */
+export const HeatmapParams = bracketParams({
+  ...activityFilterFields,
+  "filters[worldType]": Schema.optional(
+    oneOf(WORLD_TYPES, (actual) => `"filters[worldType]" must be one of ${WORLD_TYPES.join(", ")}, not ${actual}.`).annotations({
+      description: "The world whose routes are drawn: realWorld (the default) or a virtual one (zwift, rouvy, myWhoosh), whose maps are its own"
+    })
+  )
+})
+export type HeatmapParams = typeof HeatmapParams.Type
 
 export const TotalsParams = bracketParams({
   "filters[period]": Schema.propertySignature(

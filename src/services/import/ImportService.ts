@@ -19,6 +19,7 @@ import { StoragePaths } from "../platform/StoragePaths.ts"
 import { isStorageFull } from "./isStorageFull.ts"
 import { repairNote } from "./parsers/repairSamples.ts"
 import { OriginalsDisk } from "./OriginalsDisk.ts"
+import { linkRaceLegs } from "./RaceLegs.ts"
 import { type QueuedFile, WatchDirectory } from "./WatchDirectory.ts"
 import { type FileIdentity, identityOf, sameIdentity } from "./FileIdentity.ts"
 import { looksTruncated } from "./looksTruncated.ts"
@@ -374,7 +375,12 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
         status: StoredStatus,
         errorMessage: string | null,
         drafts: ReadonlyArray<EncodedActivityDraft>,
-        options: { readonly keepCopy: boolean; readonly truncated: boolean }
+        options: {
+          readonly keepCopy: boolean
+          readonly truncated: boolean
+          /** legs of the file's race that duplicate activities stored before, with their ids */
+          readonly storedLegs?: ReadonlyArray<{ readonly leg: EncodedActivityDraft; readonly id: string }>
+        }
       ) =>
         Effect.gen(function*() {
           const originalFile = options.keepCopy ? yield* keepOriginal(file.path, row.id, extension) : null
@@ -384,11 +390,13 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
             return yield* changed
           }
           const activityIds = drafts.map(() => newActivityId())
+          // the legs of a race name each other
+          const linked = linkRaceLegs(drafts.map((leg, i) => ({ leg, id: activityIds[i]! })), options.storedLegs)
           // SQLite may roll a transaction back by itself when the database is full; the ROLLBACK
           // that follows then fails too and would hide the full disk: keep that cause in front
           let full: Cause.Cause<unknown> | null = null
           yield* sql.withTransaction(Effect.gen(function*() {
-            for (const [i, draft] of drafts.entries()) yield* activities.insert(activityIds[i]!, draft)
+            for (const [i, draft] of linked.entries()) yield* activities.insert(activityIds[i]!, draft)
             yield* fileImports.insert({
               ...row, status, errorMessage, contentHash, originalFile, activityId: activityIds[0] ?? null, activityIds,
               notes: repairNote(drafts.flatMap((draft) => draft.repairs ?? []))
@@ -430,11 +438,15 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
       if (drafts.length === 0) return yield* finish("failed", `"${file.filename}" contains no activity.`, [], { keepCopy: true, truncated: false })
 
       const fresh: Array<EncodedActivityDraft> = []
+      const storedLegs: Array<{ readonly leg: EncodedActivityDraft; readonly id: string }> = []
       let firstDuplicate: string | null = null
       for (const draft of drafts) {
         const duplicate = yield* duplicateOf(draft)
         if (duplicate === null) fresh.push(draft)
-        else firstDuplicate ??= duplicate
+        else {
+          firstDuplicate ??= duplicate
+          storedLegs.push({ leg: draft, id: duplicate })
+        }
       }
       if (fresh.length === 0) {
         // other bytes than the activity's (another device, another format): kept with its row
@@ -445,7 +457,7 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
           { keepCopy: true, truncated: false }
         )
       }
-      return yield* finish("success", null, fresh, { keepCopy: true, truncated: false })
+      return yield* finish("success", null, fresh, { keepCopy: true, truncated: false, storedLegs })
     })
 
     /** Whether a file of this identity was modified so recently that it may still be being written. */

@@ -167,11 +167,12 @@ export class ParseWorker extends Effect.Service<ParseWorker>()("services/import/
 
     /**
      * The computed activities of a file, their streams encoded; `sportType`, the sport the
-     * athlete chose for it (a Strava export's), is its sport from the start. The bytes are
-     * handed over to the worker: the caller must not use them afterwards.
+     * athlete chose for it (a Strava export's, or one changed by hand), is its sport from the
+     * start: of the file's one activity, or of the one starting nearest `sportAt` (epoch ms).
+     * The bytes are handed over to the worker: the caller must not use them afterwards.
      */
-    const parse = Effect.fn("ParseWorker.parse")(function*(bytes: Uint8Array, format: FileFormat, filename: string, sportType?: SportType) {
-      return yield* withSlot((slot) => parseAlone(slot, bytes, format, filename, sportType))
+    const parse = Effect.fn("ParseWorker.parse")(function*(bytes: Uint8Array, format: FileFormat, filename: string, sportType?: SportType, sportAt?: number) {
+      return yield* withSlot((slot) => parseAlone(slot, bytes, format, filename, sportType, sportAt))
     })
 
     /**
@@ -183,14 +184,21 @@ export class ParseWorker extends Effect.Service<ParseWorker>()("services/import/
       return { result, millis: Math.round(Duration.toMillis(duration)) }
     })
 
-    const parseAlone = (slot: Slot, bytes: Uint8Array, format: FileFormat, filename: string, sportType: SportType | undefined) => Effect.gen(function*() {
+    const parseAlone = (
+      slot: Slot,
+      bytes: Uint8Array,
+      format: FileFormat,
+      filename: string,
+      sportType: SportType | undefined,
+      sportAt?: number
+    ) => Effect.gen(function*() {
       const limits = yield* ParseLimits
       const running = yield* worker(slot)
       yield* Effect.tryPromise({
         try: () => running.ready,
         catch: (e) => new ActivityFileError({ message: `"${filename}" could not be imported: the parser did not start (${String(e)}).` })
       }).pipe(Effect.tapError(() => discard(slot, running)))
-      const request: ParseRequest = { id: nextId++, bytes, format, filename, fallbackTimeZone: config.timeZone, sportType }
+      const request: ParseRequest = { id: nextId++, bytes, format, filename, fallbackTimeZone: config.timeZone, sportType, sportAt }
       return yield* exchange(running, request).pipe(
         Effect.timeoutFail({
           duration: limits.timeout,

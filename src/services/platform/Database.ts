@@ -8,6 +8,7 @@ import exportMetadata from "./migrations/0003_export_metadata.ts"
 import fileImportActivities from "./migrations/0004_file_import_activities.ts"
 import statsIndexes from "./migrations/0005_stats_indexes.ts"
 import sortIndexes from "./migrations/0006_sort_indexes.ts"
+import sports from "./migrations/0007_sports.ts"
 import training from "./migrations/0008_training.ts"
 import { StoragePaths } from "./StoragePaths.ts"
 
@@ -16,6 +17,7 @@ export const migrations = SqliteMigrator.fromRecord({ "0001_initial": initial, "
   "0004_file_import_activities": fileImportActivities,
   "0005_stats_indexes": statsIndexes,
   "0006_sort_indexes": sortIndexes,
+  "0007_sports": sports,
   "0008_training": training
 })
 
