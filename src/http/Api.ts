@@ -49,6 +49,7 @@ import {
   TotalsParams
 } from "../schema/QueryParams.ts"
 import { EddingtonAnswer, Heatmap, RecordList, TotalList } from "../schema/StatsModels.ts"
+import { AthleteYearGroup } from "./AthleteYearApi.ts"
 import { Authorization } from "./Authorization.ts"
 import { HotRead } from "./HotRead.ts"
 import { rewriteOpenApi } from "./OpenApiDocument.ts"
@@ -315,6 +316,7 @@ export class WaymarkApi extends HttpApi.make("waymark")
   .add(GearGroup)
   .add(StatsGroup)
   .add(AthleteGroup)
+  .add(AthleteYearGroup)
   .addError(InvalidTokenWire)
   .addError(PayloadTooLargeWire)
   .addError(InsufficientStorageWire)

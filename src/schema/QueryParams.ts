@@ -51,7 +51,7 @@ const commaListOf = <A extends string>(name: string, what: string, allowed: Read
   }) as unknown as Schema.Schema<ReadonlyArray<A>, string>
 }
 
-const sportTypeList = commaListOf<SportType>("filters[sportType]", "sport type", SPORT_TYPES)
+export const sportTypeList = commaListOf<SportType>("filters[sportType]", "sport type", SPORT_TYPES)
 
 const booleanParam = (name: string) =>
   Schema.String.pipe(
@@ -72,7 +72,7 @@ const paginationFields = {
  * them is refused by name: a misspelt filter would otherwise be ignored and answer more than
  * was asked for. Other names are left alone (a client's cache buster, for one).
  */
-const bracketParams = <Fields extends Schema.Struct.Fields>(fields: Fields) => {
+export const bracketParams = <Fields extends Schema.Struct.Fields>(fields: Fields) => {
   const known = Object.keys(fields)
   const unknownName = Schema.String.pipe(Schema.filter((name) => /^(filters|pagination)\[/.test(name) && !known.includes(name)))
   return Schema.Struct(fields, Schema.Record({

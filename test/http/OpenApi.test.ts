@@ -57,7 +57,11 @@ layer(TestDaemon.layer(), { excludeTestServices: true })("GET /api/openapi.yaml"
         "get /api/v1/stats/heatmap": ["200", "400", "401"],
         "get /api/v1/athlete/weights": ["200", "401"],
         "post /api/v1/athlete/weights": ["200", "400", "401", "415"],
-        "delete /api/v1/athlete/weights/{on}": ["204", "400", "401"]
+        "delete /api/v1/athlete/weights/{on}": ["204", "400", "401"],
+        "get /api/v1/stats/calendar": ["200", "400", "401"],
+        "get /api/v1/stats/streaks": ["200", "401"],
+        "get /api/v1/stats/year-in-review": ["200", "400", "401"],
+        "get /api/v1/milestones": ["200", "401"]
       }
       expect(Object.keys(expected)).toHaveLength(ENDPOINTS.length)
       for (const [key, statuses] of Object.entries(expected)) {

@@ -27,5 +27,9 @@ export const ENDPOINTS = [
   { method: "GET", path: "/api/v1/stats/heatmap" },
   { method: "GET", path: "/api/v1/athlete/weights" },
   { method: "POST", path: "/api/v1/athlete/weights" },
-  { method: "DELETE", path: "/api/v1/athlete/weights/2024-01-01" }
+  { method: "DELETE", path: "/api/v1/athlete/weights/2024-01-01" },
+  { method: "GET", path: "/api/v1/stats/calendar?filters[month]=2024-03" },
+  { method: "GET", path: "/api/v1/stats/streaks" },
+  { method: "GET", path: "/api/v1/stats/year-in-review?filters[year]=2024" },
+  { method: "GET", path: "/api/v1/milestones" }
 ] as const

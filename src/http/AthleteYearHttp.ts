@@ -1,0 +1,29 @@
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import { Effect } from "effect"
+import { Calendar } from "../schema/CalendarModels.ts"
+import { MilestoneList } from "../schema/MilestoneModels.ts"
+import { Streaks } from "../schema/StreakModels.ts"
+import { YearInReview } from "../schema/YearInReviewModels.ts"
+import { AthleteYear } from "../services/year/AthleteYear.ts"
+import { WaymarkApi } from "./Api.ts"
+import { jsonResponder } from "./encode/jsonResponder.ts"
+
+const calendarJson = jsonResponder(Calendar)
+const streaksJson = jsonResponder(Streaks)
+const yearJson = jsonResponder(YearInReview)
+const milestonesJson = jsonResponder(MilestoneList)
+
+export const AthleteYearHttpLive = HttpApiBuilder.group(WaymarkApi, "athleteYear", (handlers) =>
+  Effect.gen(function*() {
+    const year = yield* AthleteYear
+    return handlers
+      .handle("calendar", ({ urlParams }) =>
+        Effect.map(year.calendar(urlParams["filters[month]"], urlParams["filters[sportType]"]), calendarJson))
+      .handle("streaks", () => Effect.map(year.streaks(), streaksJson))
+      .handle("yearInReview", ({ urlParams }) => {
+        const asked = urlParams["filters[year]"]
+        return Effect.map(year.yearInReview(asked === undefined ? undefined : Number(asked)), yearJson)
+      })
+      .handle("milestones", () => Effect.map(year.milestones(), (milestones) => milestonesJson({ milestones })))
+  })
+)
