@@ -8,6 +8,7 @@ import { Effect, Layer } from "effect"
 import { StravaModeLive, StravaWebhookRoutesLive } from "./connectors/strava/StravaMode.ts"
 import { HttpServerRegistrationLive } from "./fibers/HttpServerRegistration.ts"
 import { WEBHOOK_MAX_BODY, WEBHOOK_PATH } from "./connectors/strava/StravaWebhookRoutes.ts"
+import { GearMaintenanceLive } from "./fibers/GearMaintenance.ts"
 import { ImportWorkerLive } from "./fibers/ImportWorker.ts"
 import { LogRetentionLive } from "./fibers/LogRetention.ts"
 import { WatchFolderLive } from "./fibers/WatchFolder.ts"
@@ -43,6 +44,7 @@ export const makeDaemon = <E, R>(server: Layer.Layer<ServerServices, E, R>) =>
       )
     ),
     LogRetentionLive,
+    GearMaintenanceLive,
     WatchFolderLive,
     ImportWorkerLive,
     StravaModeLive

@@ -51,6 +51,7 @@ import {
 import { EddingtonAnswer, Heatmap, RecordList, TotalList } from "../schema/StatsModels.ts"
 import { AthleteYearGroup } from "./AthleteYearApi.ts"
 import { Authorization } from "./Authorization.ts"
+import { GearComponentsGroup } from "./GearComponentsApi.ts"
 import { HotRead } from "./HotRead.ts"
 import { rewriteOpenApi } from "./OpenApiDocument.ts"
 
@@ -317,6 +318,7 @@ export class WaymarkApi extends HttpApi.make("waymark")
   .add(StatsGroup)
   .add(AthleteGroup)
   .add(AthleteYearGroup)
+  .add(GearComponentsGroup)
   .addError(InvalidTokenWire)
   .addError(PayloadTooLargeWire)
   .addError(InsufficientStorageWire)

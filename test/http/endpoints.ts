@@ -31,5 +31,11 @@ export const ENDPOINTS = [
   { method: "GET", path: "/api/v1/stats/calendar?filters[month]=2024-03" },
   { method: "GET", path: "/api/v1/stats/streaks" },
   { method: "GET", path: "/api/v1/stats/year-in-review?filters[year]=2024" },
-  { method: "GET", path: "/api/v1/milestones" }
+  { method: "GET", path: "/api/v1/milestones" },
+  { method: "GET", path: "/api/v1/gear/gear-x/components" },
+  { method: "POST", path: "/api/v1/gear/gear-x/components" },
+  { method: "GET", path: "/api/v1/gear/gear-x/components/gearComponent-x" },
+  { method: "PATCH", path: "/api/v1/gear/gear-x/components/gearComponent-x" },
+  { method: "DELETE", path: "/api/v1/gear/gear-x/components/gearComponent-x" },
+  { method: "POST", path: "/api/v1/gear/gear-x/components/gearComponent-x/service" }
 ] as const

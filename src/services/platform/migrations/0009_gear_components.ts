@@ -1,0 +1,33 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+
+/**
+ * Gear components (a chain, tyres, shoes) with their maintenance intervals, and their service
+ * records; both go with their gear. Their use is summed from the activities that carry the gear
+ * from a local day on: an index on the gear, the local day and the summed values answers it
+ * alone (and replaces the index on the gear only, of which it is an extension).
+ */
+export default Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE gear_components (
+    id TEXT PRIMARY KEY,
+    gear_id TEXT NOT NULL REFERENCES gear(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    installed_on TEXT NOT NULL,
+    interval_distance INTEGER,
+    interval_moving_time INTEGER,
+    interval_days INTEGER,
+    created_at INTEGER NOT NULL
+  )`
+  yield* sql`CREATE INDEX gear_components_gear ON gear_components (gear_id, created_at)`
+  yield* sql`CREATE TABLE gear_component_services (
+    id TEXT PRIMARY KEY,
+    component_id TEXT NOT NULL REFERENCES gear_components(id) ON DELETE CASCADE,
+    "on" TEXT NOT NULL,
+    note TEXT,
+    created_at INTEGER NOT NULL
+  )`
+  yield* sql`CREATE INDEX gear_component_services_component ON gear_component_services (component_id, "on")`
+  yield* sql`CREATE INDEX activities_gear_use ON activities (gear_id, start_date_local, distance, moving_time)`
+  yield* sql`DROP INDEX activities_gear`
+})
