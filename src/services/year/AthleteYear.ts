@@ -27,10 +27,23 @@ import { type YearRow, yearInReviewOf } from "./yearInReviewOf.ts"
 
 const F = ActivityFields
 
-/** The countries of an activity: where it started, then those it passed through, each once. */
-const countriesOf = (countryCode: unknown, passedThrough: unknown): Array<string> => {
-  const start = F.location.read(countryCode, null, null).countryCode
-  return [...new Set([...(start === null ? [] : [start]), ...F.passedThroughCountries.read(passedThrough)])]
+/**
+ * The countries of an activity: where it started, then those it passed through, each once. Kept
+ * by their stored values, which few activities differ in (parsing each one's list anew is most
+ * of the cost of reading the whole history).
+ */
+const keptCountries = new Map<string, ReadonlyArray<string>>()
+const MAX_KEPT_COUNTRIES = 10_000
+const countriesOf = (countryCode: unknown, passedThrough: unknown): ReadonlyArray<string> => {
+  const key = `${countryCode}\u0000${passedThrough}`
+  let countries = keptCountries.get(key)
+  if (countries === undefined) {
+    const start = F.location.read(countryCode, null, null).countryCode
+    countries = [...new Set([...(start === null ? [] : [start]), ...F.passedThroughCountries.read(passedThrough)])]
+    if (keptCountries.size >= MAX_KEPT_COUNTRIES) keptCountries.clear()
+    keptCountries.set(key, countries)
+  }
+  return countries
 }
 
 const YEAR_COLUMNS = "id, name, sport_type, start_date_local, distance, moving_time, elevation, elapsed_time, calories, is_commute, country_code, passed_through_countries"
@@ -51,9 +64,16 @@ const yearRowOf = (r: ReadonlyArray<unknown>): YearRow => ({
 
 const RECORD_DISTANCES = [...new Set(DISCIPLINES.flatMap((d) => [...d.distances]))]
 
+/** What the whole history made: its milestones and every record set. */
 interface History {
-  readonly activities: ReadonlyArray<MilestoneActivity>
+  readonly milestones: ReadonlyArray<Milestone>
   readonly records: ReadonlyArray<PersonalRecord>
+}
+
+/** The local days with an activity, ascending: all of them, and those of each sport type. */
+interface ActiveDays {
+  readonly all: ReadonlyArray<number>
+  readonly bySport: ReadonlyMap<SportType, ReadonlyArray<number>>
 }
 
 export class AthleteYear extends Effect.Service<AthleteYear>()("services/year/AthleteYear", {
@@ -63,11 +83,14 @@ export class AthleteYear extends Effect.Service<AthleteYear>()("services/year/At
     const unit = config.unitSystem === "imperial" ? { name: "mi", meters: MILE } as const : { name: "km", meters: 1000 } as const
     const cache = <A>() => makeVersionedCache<A>({ version: db.dataVersion, capacity: 64, weigh: () => 1 })
     const keptHistory = cache<History>()
-    const keptMilestones = cache<ReadonlyArray<Milestone>>()
+    const keptDays = cache<ActiveDays>()
     const keptYears = cache<YearInReview>()
     const today = todayIn(config.timeZone)
 
-    /** Every activity in the order they started, and the records they set. */
+    /**
+     * Every activity in the order they started, walked once for the records they set and the
+     * milestones they made; only those are kept (the rows would only weigh on the heap).
+     */
     const history = (): History =>
       keptHistory("history", () => {
         const activities = db.rows(
@@ -91,7 +114,8 @@ export class AthleteYear extends Effect.Service<AthleteYear>()("services/year/At
           if (list === undefined) efforts.set(activityId, [effort])
           else list.push(effort)
         }
-        return { activities, records: recordProgression(activities, efforts) }
+        const records = recordProgression(activities, efforts)
+        return { milestones: milestonesOf(activities, records, unit), records }
       })!
 
     const calendar = Effect.fn("AthleteYear.calendar")(function*(month: string | undefined, sportTypes: ReadonlyArray<string> | undefined) {
@@ -115,32 +139,34 @@ export class AthleteYear extends Effect.Service<AthleteYear>()("services/year/At
       return calendarOf(asked, rows)
     })
 
+    const activeDays = (): ActiveDays =>
+      keptDays("days", () => {
+        const all = new Set<number>()
+        const bySport = new Map<SportType, Array<number>>()
+        // the days of each sport type, ascending: from the covering index of the local day
+        for (const [day, sportType] of db.rows("SELECT DISTINCT substr(start_date_local, 1, 10) AS day, sport_type FROM activities ORDER BY day", [])) {
+          const n = dayNumber(F.startDateLocal.read(day))
+          const sport = F.sportType.read(sportType)
+          all.add(n)
+          const days = bySport.get(sport)
+          if (days === undefined) bySport.set(sport, [n])
+          else days.push(n)
+        }
+        return { all: [...all], bySport }
+      })!
+
     const streaks = Effect.fn("AthleteYear.streaks")(function*() {
       const on = yield* today
       const todayNumber = dayNumber(on)
-      const all = new Set<number>()
-      const bySport = new Map<SportType, Array<number>>()
-      // the days of each sport type, ascending: from the covering index of the local day
-      for (const [day, sportType] of db.rows("SELECT DISTINCT substr(start_date_local, 1, 10) AS day, sport_type FROM activities ORDER BY day", [])) {
-        const n = dayNumber(F.startDateLocal.read(day))
-        const sport = F.sportType.read(sportType)
-        all.add(n)
-        const days = bySport.get(sport)
-        if (days === undefined) bySport.set(sport, [n])
-        else days.push(n)
-      }
-      const days = [...all]
+      const { all, bySport } = activeDays()
       const sportTypes = [...bySport]
         .sort(([a], [b]) => a.localeCompare(b))
         .map(([sportType, d]): SportTypeStreaks => ({ sportType, days: dayStreaks(d, todayNumber), weeks: weekStreaks(d, todayNumber) }))
-      return { today: on, overall: { days: dayStreaks(days, todayNumber), weeks: weekStreaks(days, todayNumber) }, sportTypes } satisfies Streaks
+      return { today: on, overall: { days: dayStreaks(all, todayNumber), weeks: weekStreaks(all, todayNumber) }, sportTypes } satisfies Streaks
     })
 
     const milestones = Effect.fn("AthleteYear.milestones")(function*() {
-      return keptMilestones("milestones", () => {
-        const { activities, records } = history()
-        return milestonesOf(activities, records, unit)
-      })!
+      return history().milestones
     })
 
     const yearRows = (year: number) =>

@@ -40,21 +40,27 @@ export const countryName = (code: string): string => {
   }
 }
 
+/** What a counter gives when an activity passed nothing (most do): no array made for them. */
+const NOTHING: ReadonlyArray<number> = []
+
 /**
  * The Eddington number of days added one activity at a time: `add` gives the numbers it reached
  * (the largest n with n days of at least n units, as /stats/eddington computes it from the
- * day's summed metres). A day's total only grows, so each number is reached once, in order.
+ * day's summed metres). A day's total only grows, so each number is reached once, in order,
+ * and only the days of more units than the number reached so far need counting.
  */
 const eddingtonCounter = (unitMeters: number) => {
   const dayTotals = new Map<string, number>()
-  /** daysAtLeast[n]: days with at least n units */
+  /** daysAtLeast[n], for n above the number reached: days with at least n units */
   const daysAtLeast: Array<number> = []
   let number = 0
-  return (day: string, meters: number): Array<number> => {
+  return (day: string, meters: number): ReadonlyArray<number> => {
     const before = dayTotals.get(day) ?? 0
     const after = before + meters
     dayTotals.set(day, after)
-    for (let n = Math.floor(before / unitMeters) + 1; n <= Math.floor(after / unitMeters); n++) daysAtLeast[n] = (daysAtLeast[n] ?? 0) + 1
+    const top = Math.floor(after / unitMeters)
+    for (let n = Math.max(Math.floor(before / unitMeters), number) + 1; n <= top; n++) daysAtLeast[n] = (daysAtLeast[n] ?? 0) + 1
+    if ((daysAtLeast[number + 1] ?? 0) < number + 1) return NOTHING
     const reached: Array<number> = []
     while ((daysAtLeast[number + 1] ?? 0) >= number + 1) reached.push(++number)
     return reached
@@ -65,20 +71,21 @@ const eddingtonCounter = (unitMeters: number) => {
 const markCounter = (unitMeters: number) => {
   let total = 0
   let next = 0
-  return (meters: number): Array<number> => {
+  return (meters: number): ReadonlyArray<number> => {
     total += meters
+    if (next >= DISTANCE_MARKS.length || total < DISTANCE_MARKS[next]! * unitMeters) return NOTHING
     const passed: Array<number> = []
     while (next < DISTANCE_MARKS.length && total >= DISTANCE_MARKS[next]! * unitMeters) passed.push(DISTANCE_MARKS[next++]!)
     return passed
   }
 }
 
-const perKey = <A>(make: () => A) => {
+const perKey = <A>(make: (key: string) => A) => {
   const all = new Map<string, A>()
   return (key: string): A => {
     let found = all.get(key)
     if (found === undefined) {
-      found = make()
+      found = make(key)
       all.set(key, found)
     }
     return found
@@ -95,43 +102,53 @@ export const milestonesOf = (
   unit: DistanceUnit
 ): Array<Milestone> => {
   const recordsOf = new Map<string, Array<PersonalRecord>>()
-  for (const record of records) recordsOf.set(record.activityId, [...(recordsOf.get(record.activityId) ?? []), record])
+  for (const record of records) {
+    const list = recordsOf.get(record.activityId)
+    if (list === undefined) recordsOf.set(record.activityId, [record])
+    else list.push(record)
+  }
+  // the sport types' words, once each (a regular expression per activity costs more than the rest of the walk)
+  const labels = perKey((sportType) => {
+    const label = sportTypeLabel(sportType)
+    return { label, title: label.charAt(0).toUpperCase() + label.slice(1) }
+  })
   const longest = new Map<string, number>()
   const countries = new Set<string>()
   const marks = perKey(() => markCounter(unit.meters))
   const eddington = perKey(() => eddingtonCounter(unit.meters))
   const found: Array<Milestone> = []
+  const add = (activity: MilestoneActivity, kind: Milestone["kind"], title: string, value: Milestone["value"], sportType: SportType | null) =>
+    found.push({ on: activity.startDateLocal.slice(0, 10), kind, title, activityId: activity.id, sportType, value })
 
   for (const activity of activities) {
-    const on = activity.startDateLocal.slice(0, 10)
-    const { id: activityId, sportType, distance } = activity
-    const label = sportTypeLabel(sportType)
-    const sport = label.charAt(0).toUpperCase() + label.slice(1)
-    const add = (kind: Milestone["kind"], title: string, value: Milestone["value"], of: SportType | null) =>
-      found.push({ on, kind, title, activityId, sportType: of, value })
-
+    const { sportType, distance } = activity
     const before = longest.get(sportType)
-    if (before === undefined) add("firstOfSportType", `First ${label}`, null, sportType)
+    if (before === undefined) add(activity, "firstOfSportType", `First ${labels(sportType).label}`, null, sportType)
     for (const country of activity.countries) {
       if (countries.has(country)) continue
       countries.add(country)
-      add("firstInCountry", `First activity in ${countryName(country)}`, country, null)
+      add(activity, "firstInCountry", `First activity in ${countryName(country)}`, country, null)
     }
     if (before !== undefined && distance > before) {
-      add("longestOfSportType", `Longest ${label} so far: ${numberText.format(distance / unit.meters)} ${unit.name}`, distance, sportType)
+      const title = `Longest ${labels(sportType).label} so far: ${numberText.format(distance / unit.meters)} ${unit.name}`
+      add(activity, "longestOfSportType", title, distance, sportType)
     }
-    longest.set(sportType, Math.max(before ?? 0, distance))
-    for (const record of recordsOf.get(activityId) ?? []) {
-      add("record", `New ${record.name} ${record.discipline} record: ${durationText(record.elapsedTimeInSeconds)}`, record.elapsedTimeInSeconds, sportType)
+    if (before === undefined || distance > before) longest.set(sportType, distance)
+    const set = recordsOf.get(activity.id)
+    if (set !== undefined) {
+      for (const record of set) {
+        add(activity, "record", `New ${record.name} ${record.discipline} record: ${durationText(record.elapsedTimeInSeconds)}`, record.elapsedTimeInSeconds, sportType)
+      }
     }
     for (const mark of marks(sportType)(distance)) {
-      add("distanceMark", `${sport}: ${numberText.format(mark)} ${unit.name} in total`, mark * unit.meters, sportType)
+      add(activity, "distanceMark", `${labels(sportType).title}: ${numberText.format(mark)} ${unit.name} in total`, mark * unit.meters, sportType)
     }
-    for (const mark of marks("")(distance)) add("distanceMark", `${numberText.format(mark)} ${unit.name} in total`, mark * unit.meters, null)
-    for (const number of eddington(sportType)(on, distance)) {
-      add("eddington", `${sport}: Eddington number ${number} (${unit.name})`, number, sportType)
+    for (const mark of marks("")(distance)) add(activity, "distanceMark", `${numberText.format(mark)} ${unit.name} in total`, mark * unit.meters, null)
+    const day = activity.startDateLocal.slice(0, 10)
+    for (const number of eddington(sportType)(day, distance)) {
+      add(activity, "eddington", `${labels(sportType).title}: Eddington number ${number} (${unit.name})`, number, sportType)
     }
-    for (const number of eddington("")(on, distance)) add("eddington", `Eddington number ${number} (${unit.name})`, number, null)
+    for (const number of eddington("")(day, distance)) add(activity, "eddington", `Eddington number ${number} (${unit.name})`, number, null)
   }
   // newest first by local date; within a date, the later activity first (an activity started later
   // in a zone further west can hold an earlier local date)

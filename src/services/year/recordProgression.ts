@@ -23,30 +23,39 @@ export interface StoredEffort {
   readonly offset: number
 }
 
-const disciplineOf = new Map<string, typeof DISCIPLINES[number]>(DISCIPLINES.flatMap((d) => [...d.sports].map((s) => [s, d] as const)))
+interface Discipline {
+  readonly discipline: PersonalRecord["discipline"]
+  /** the place of each of its records' distances in `best` */
+  readonly at: ReadonlyMap<number, number>
+}
+
+const disciplineOf = new Map<string, Discipline>(DISCIPLINES.flatMap((d) => {
+  const discipline = { discipline: d.discipline, at: new Map(d.distances.map((distance, i) => [distance as number, i])) }
+  return [...d.sports].map((s) => [s, discipline] as const)
+}))
 
 /** `activities` in the order they started; `efforts` of each activity by its id. */
 export const recordProgression = (
   activities: ReadonlyArray<ProgressionActivity>,
   efforts: ReadonlyMap<string, ReadonlyArray<StoredEffort>>
 ): Array<PersonalRecord> => {
-  const best = new Map<string, number>()
+  // the record so far of each discipline's distances
+  const best = new Map<Discipline, Array<number>>()
   const records: Array<PersonalRecord> = []
   for (const activity of activities) {
     const discipline = disciplineOf.get(activity.sportType)
     const own = efforts.get(activity.id)
     if (discipline === undefined || own === undefined) continue
-    for (const distance of discipline.distances) {
-      const effort = own.find((e) => e.distance === distance)
-      if (effort === undefined) continue
-      const key = `${discipline.discipline} ${distance}`
-      const before = best.get(key)
-      if (before !== undefined && effort.time >= before) continue
-      best.set(key, effort.time)
+    let times = best.get(discipline)
+    if (times === undefined) best.set(discipline, times = Array.from(discipline.at.keys(), () => Infinity))
+    for (const effort of own) {
+      const at = discipline.at.get(effort.distance)
+      if (at === undefined || effort.time >= times[at]!) continue
+      times[at] = effort.time
       records.push({
         discipline: discipline.discipline,
-        name: effortName(distance),
-        distanceInMeter: distance,
+        name: effortName(effort.distance),
+        distanceInMeter: effort.distance,
         elapsedTimeInSeconds: effort.time,
         activityId: activity.id,
         sportType: activity.sportType,
