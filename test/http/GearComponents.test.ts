@@ -102,7 +102,7 @@ layer(TestDaemon.layer(), { excludeTestServices: true })("gear components", (it)
       expectError(yield* send("POST", `${componentsOf(bike)}/${chain.id}/service`, { json: { on: "2024-02-30" } }), 400, "bad_request")
       expectError(yield* send("POST", `${componentsOf(bike)}/${chain.id}/service`, { json: { when: "today" } }), 400, "bad_request")
       expectError(
-        yield* send("POST", `${componentsOf(bike)}/${chain.id}/service`, { headers: { "content-type": "text/plain" }, body: undefined, json: undefined }),
+        yield* send("POST", `${componentsOf(bike)}/${chain.id}/service`, { headers: { "content-type": "text/plain" } }),
         415,
         "unsupported_media_type"
       )
