@@ -68,6 +68,9 @@ const NAV: ReadonlyArray<readonly [string, string]> = [
   ["activities", "Activities"],
   ["import", "Import"],
   ["stats", "Statistics"],
+  ["calendar", "Calendar"],
+  ["milestones", "Milestones"],
+  ["year", "Year"],
   ["gear", "Gear & weight"],
   ["system", "System"]
 ]

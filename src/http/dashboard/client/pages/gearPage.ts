@@ -3,10 +3,11 @@ import { imperial } from "../config.ts"
 import { confirmDialog, field, h, replace, toast } from "../dom.ts"
 import * as format from "../format.ts"
 import { chart, css } from "../chart.ts"
+import { maintenanceSection } from "../gearMaintenance.ts"
 import type { Page } from "../main.ts"
 import type { Gear, Weight } from "../types.ts"
 
-/** Gear with its distance, and the weight history as a chart with add and delete. */
+/** Gear with its distance and its components' maintenance, and the weight history as a chart with add and delete. */
 
 const failed = (error: unknown) => toast(error instanceof ApiError ? error.message : String(error), "error")
 const reload = () => dispatchEvent(new HashChangeEvent("hashchange"))
@@ -17,6 +18,7 @@ export const gearPage: Page = async (main) => {
     api<{ weights: ReadonlyArray<Weight> }>("athlete/weights")
   ])
   const unit = imperial ? "lb" : "kg"
+  const maintenance = await maintenanceSection(gear)
   const cleanups: Array<() => void> = []
 
   const gearPath = (g: Gear) => `gear/${encodeURIComponent(g.id)}`
@@ -120,6 +122,7 @@ export const gearPage: Page = async (main) => {
   replace(main,
     h("h1", null, "Gear & weight"),
     h("section", null, h("h2", null, "Gear"), addGear, gearTable),
+    maintenance,
     h("section", null,
       h("h2", null, "Weight"),
       sorted.length > 1 ? chartBox : null,
