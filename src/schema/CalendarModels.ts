@@ -22,7 +22,8 @@ export const CalendarDay = Schema.Struct({
 }).annotations({ identifier: "CalendarDay" })
 export type CalendarDay = typeof CalendarDay.Type
 
-const sums = {
+/** The sums of a set of activities (a week, a month, a year): the fields of several answers. */
+export const activitySums = {
   count: Schema.Int.annotations({ description: "Number of activities" }),
   distanceInMeter: Schema.Int,
   movingTimeInSeconds: Schema.Int,
@@ -33,7 +34,7 @@ export const CalendarWeek = Schema.Struct({
   week: Schema.String.annotations({ description: "ISO 8601 week", examples: ["2025-W01"] }),
   firstDay: LocalDate("Its Monday"),
   lastDay: LocalDate("Its Sunday"),
-  ...sums
+  ...activitySums
 }).annotations({
   identifier: "CalendarWeek",
   description: "A week (Monday to Sunday) holding days of the month, summed over all its seven days, those of the month before or after included"
@@ -41,7 +42,7 @@ export const CalendarWeek = Schema.Struct({
 export type CalendarWeek = typeof CalendarWeek.Type
 
 export const CalendarTotals = Schema.Struct({
-  ...sums,
+  ...activitySums,
   activeDays: Schema.Int.annotations({ description: "Days of the month with at least one activity" })
 }).annotations({ identifier: "CalendarTotals", description: "The sums over the month's activities" })
 export type CalendarTotals = typeof CalendarTotals.Type

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { SportType } from "./ApiModels.ts"
+import { activitySums } from "./CalendarModels.ts"
 import { PersonalRecord } from "./StatsModels.ts"
 import { Streak } from "./StreakModels.ts"
 
@@ -8,12 +9,7 @@ import { Streak } from "./StreakModels.ts"
 /** Kilograms of CO₂ a car emits per kilometre, as the reference service counts a commute's saving. */
 export const CAR_CO2_KG_PER_KM = 0.2178
 
-const sums = {
-  count: Schema.Int.annotations({ description: "Number of activities" }),
-  distanceInMeter: Schema.Int,
-  movingTimeInSeconds: Schema.Int,
-  elevationInMeter: Schema.Int
-}
+const sums = activitySums
 
 export const YearTotals = Schema.Struct({
   ...sums,

@@ -9,7 +9,7 @@ import { AppConfig } from "../platform/AppConfig.ts"
 import { placeholders, ReadConnection } from "../platform/ReadConnection.ts"
 import { makeVersionedCache } from "../platform/VersionedCache.ts"
 import { DISCIPLINES } from "../stats/Stats.ts"
-import { calendarOf, type CalendarRow, calendarSpan } from "./calendarOf.ts"
+import { calendarOf, calendarSpan } from "./calendarOf.ts"
 import { dateOf, dayNumber, todayIn } from "./LocalDays.ts"
 import { type MilestoneActivity, milestonesOf } from "./milestonesOf.ts"
 import { recordProgression, type StoredEffort } from "./recordProgression.ts"
@@ -46,9 +46,11 @@ const countriesOf = (countryCode: unknown, passedThrough: unknown): ReadonlyArra
   return countries
 }
 
-const YEAR_COLUMNS = "id, name, sport_type, start_date_local, distance, moving_time, elevation, elapsed_time, calories, is_commute, country_code, passed_through_countries"
+/** The columns of `rowOf`. */
+const ROW_COLUMNS = "id, name, sport_type, start_date_local, distance, moving_time, elevation, elapsed_time, calories, is_commute, country_code, passed_through_countries"
 
-const yearRowOf = (r: ReadonlyArray<unknown>): YearRow => ({
+/** An activity as the year in review (and a calendar's day) reads it, as the list reads its values. */
+const rowOf = (r: ReadonlyArray<unknown>): YearRow => ({
   id: F.id.read(r[0]),
   name: F.name.read(r[1]),
   sportType: F.sportType.read(r[2]),
@@ -118,25 +120,23 @@ export class AthleteYear extends Effect.Service<AthleteYear>()("services/year/At
         return { milestones: milestonesOf(activities, records, unit), records }
       })!
 
+    /**
+     * The activities whose local start is in [from, until), of `sportTypes` when given: in the
+     * order they started, or by their local start (a calendar's day reads in the order of its
+     * wall clock).
+     */
+    const localRange = (from: string, until: string, sportTypes: ReadonlyArray<string>, order: "started" | "local") =>
+      db.rows(
+        `SELECT ${ROW_COLUMNS} FROM activities WHERE start_date_local >= ? AND start_date_local < ?${
+          sportTypes.length > 0 ? ` AND sport_type IN (${placeholders(sportTypes.length)})` : ""
+        } ORDER BY ${order === "local" ? "start_date_local, start_time, id" : "start_time, id"}`,
+        [from, until, ...sportTypes]
+      ).map(rowOf)
+
     const calendar = Effect.fn("AthleteYear.calendar")(function*(month: string | undefined, sportTypes: ReadonlyArray<string> | undefined) {
       const asked = month ?? (yield* today).slice(0, 7)
       const { first, last } = calendarSpan(asked)
-      const sports = sportTypes === undefined || sportTypes.length === 0 ? [] : sportTypes
-      const rows = db.rows(
-        `SELECT id, name, sport_type, start_date_local, distance, moving_time, elevation FROM activities
-          WHERE start_date_local >= ? AND start_date_local < ?${sports.length > 0 ? ` AND sport_type IN (${placeholders(sports.length)})` : ""}
-          ORDER BY start_date_local, start_time, id`,
-        [dateOf(first), `${dateOf(last)}T99`, ...sports]
-      ).map((r): CalendarRow => ({
-        id: F.id.read(r[0]),
-        name: F.name.read(r[1]),
-        sportType: F.sportType.read(r[2]),
-        startDateLocal: F.startDateLocal.read(r[3]),
-        distanceInMeter: F.distanceInMeter.read(r[4]),
-        movingTimeInSeconds: F.movingTimeInSeconds.read(r[5]),
-        elevationInMeter: F.elevationInMeter.read(r[6])
-      }))
-      return calendarOf(asked, rows)
+      return calendarOf(asked, localRange(dateOf(first), `${dateOf(last)}T99`, sportTypes ?? [], "local"))
     })
 
     const activeDays = (): ActiveDays =>
@@ -169,11 +169,7 @@ export class AthleteYear extends Effect.Service<AthleteYear>()("services/year/At
       return history().milestones
     })
 
-    const yearRows = (year: number) =>
-      db.rows(`SELECT ${YEAR_COLUMNS} FROM activities WHERE start_date_local >= ? AND start_date_local < ? ORDER BY start_time, id`, [
-        String(year),
-        String(year + 1)
-      ]).map(yearRowOf)
+    const yearRows = (year: number) => localRange(String(year), String(year + 1), [], "started")
 
     const yearInReview = Effect.fn("AthleteYear.yearInReview")(function*(year: number | undefined) {
       const asked = year ?? Number((yield* today).slice(0, 4))

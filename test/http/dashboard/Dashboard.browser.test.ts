@@ -9,7 +9,7 @@ import { buildDashboard } from "../../../scripts/buildDashboard.ts"
 import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, readCorpusFile } from "../../support/corpus.ts"
 import { daemonLayer, dropFile, makeRoot, waitForRow } from "../../support/ImportHarness.ts"
 import { send } from "../../support/TestDaemon.ts"
-import { CHROMIUM_MISSING, chromiumAvailable, DESKTOP, launchChromium, PHONE } from "./browser.ts"
+import { CHROMIUM_MISSING, chromiumAvailable, DESKTOP, launchChromium, PHONE, redrawnAfter } from "./browser.ts"
 
 /**
  * The dashboard in a real browser: sign in, the imported corpus in the list, filters, an
@@ -84,20 +84,7 @@ const axe = async (name: string) => {
   expect(serious, `axe on the ${name} page`).toEqual([])
 }
 
-/**
- * Runs an action that leads to a page being drawn (a navigation, a submitted filter, a change
- * that reloads the page) and waits until a page was drawn after it: the router marks each
- * drawn page, so the test never reads the page it is leaving.
- */
-const redrawn = async (action: () => Promise<unknown>) => {
-  const before = await page.evaluate(() => performance.timeOrigin + performance.now()).catch(() => 0)
-  await action()
-  await page.waitForFunction(
-    (t) => performance.getEntriesByType("mark").some((m) => m.name.startsWith("waymark:") && performance.timeOrigin + m.startTime > t),
-    before,
-    { timeout: 15_000 }
-  )
-}
+const redrawn = (action: () => Promise<unknown>) => redrawnAfter(page, action)
 
 const go = async (hash: string, ready: string) => {
   await redrawn(() => page.goto(`${base}/${hash}`))

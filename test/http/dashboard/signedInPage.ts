@@ -3,7 +3,7 @@ import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as path from "node:path"
 import type { Browser, BrowserContext, Page } from "playwright-core"
-import { DESKTOP, launchChromium, PHONE } from "./browser.ts"
+import { DESKTOP, launchChromium, PHONE, redrawnAfter } from "./browser.ts"
 
 /**
  * A dashboard page in Chromium, signed in with the key as a person is (the session cookie), for
@@ -51,15 +51,7 @@ export const openSignedIn = async (base: string, apiKey: string, artifacts: stri
     void d.dismiss()
   })
 
-  const redrawn = async (action: () => Promise<unknown>) => {
-    const before = await page.evaluate(() => performance.timeOrigin + performance.now()).catch(() => 0)
-    await action()
-    await page.waitForFunction(
-      (t) => performance.getEntriesByType("mark").some((m) => m.name.startsWith("waymark:") && performance.timeOrigin + m.startTime > t),
-      before,
-      { timeout: 15_000 }
-    )
-  }
+  const redrawn = (action: () => Promise<unknown>) => redrawnAfter(page, action)
 
   /** The page drawn again in `scheme`: its charts read the scheme's colours when they are drawn. */
   const inScheme = async (scheme: "light" | "dark") => {
