@@ -2,7 +2,9 @@ import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { RECORD_DISTANCES } from "../../src/schema/EffortDistances.ts"
 import { generatedActivity, seedGenerated } from "../support/generatedActivities.ts"
-import { seedActivity, send, TestDaemon } from "../support/TestDaemon.ts"
+import { ActivityRepo } from "../../src/services/activities/ActivityRepo.ts"
+import { encodeDraft } from "../../src/services/activities/StreamsCodec.ts"
+import { makeDraft, seedActivity, send, TestDaemon } from "../support/TestDaemon.ts"
 import {
   addDays,
   expectCalendar,
@@ -193,5 +195,29 @@ layer(TestDaemon.layer({ env: { UNIT_SYSTEM: "imperial" } }), { excludeTestServi
       expect(mark).toMatchObject({ title: "100 mi in total", value: 160_934.4, on: "2024-05-03" })
       expect(milestones.filter((m: any) => m.kind === "eddington" && m.sportType === null).map((m: any) => m.value)).toEqual([3, 2, 1])
       expect(milestones.find((m: any) => m.kind === "longestOfSportType")).toBeUndefined()
+    }))
+})
+
+layer(TestDaemon.layer(), { excludeTestServices: true })("records of activities computed again", (it) => {
+  it.effect("an activity stored anew with other best efforts, or a new one, changes the records the milestones and the review name", () =>
+    Effect.gen(function*() {
+      const repo = yield* ActivityRepo
+      const run = (date: string, fiveKm: number) =>
+        makeDraft({ sportType: "Run", distanceInMeter: 6000, startTime: Date.parse(`${date}T08:00:00Z`), startDateLocal: `${date}T08:00:00`, bestEfforts: [{ distanceInMeter: 5000, timeInSeconds: fiveKm, startOffsetSeconds: 0 }] })
+      const fiveKmRecords = Effect.map(getJson("/milestones"), ({ milestones }) =>
+        milestones.filter((m: any) => m.title.startsWith("New 5 km run record")).map((m: any) => [m.activityId, m.value]).reverse())
+      yield* repo.insert("activity-first", encodeDraft(run("2024-03-01", 1500)))
+      yield* repo.insert("activity-second", encodeDraft(run("2024-04-01", 1450)))
+      expect(yield* fiveKmRecords).toEqual([["activity-first", 1500], ["activity-second", 1450]])
+      // the first computed again (as app:activities:reprocess does): faster than the second now
+      yield* repo.replace("activity-first", encodeDraft(run("2024-03-01", 1400)), null)
+      expect(yield* fiveKmRecords).toEqual([["activity-first", 1400]])
+      expect((yield* getJson("/stats/year-in-review?filters[year]=2024")).records.map((r: any) => [r.activityId, r.elapsedTimeInSeconds])).toEqual([["activity-first", 1400]])
+      // a new activity, and one deleted
+      yield* repo.insert("activity-third", encodeDraft(run("2024-05-01", 1300)))
+      expect(yield* fiveKmRecords).toEqual([["activity-first", 1400], ["activity-third", 1300]])
+      expect((yield* send("DELETE", "/api/v1/activities/activity-first")).status).toBe(204)
+      expect(yield* fiveKmRecords).toEqual([["activity-second", 1450], ["activity-third", 1300]])
+      expect((yield* getJson("/stats/records")).records.map((r: any) => [r.activityId, r.elapsedTimeInSeconds])).toEqual([["activity-third", 1300]])
     }))
 })

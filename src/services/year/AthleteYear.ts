@@ -12,7 +12,8 @@ import { DISCIPLINES } from "../stats/Stats.ts"
 import { calendarOf, calendarSpan } from "./calendarOf.ts"
 import { dateOf, dayNumber, todayIn } from "./LocalDays.ts"
 import { type MilestoneActivity, milestonesOf } from "./milestonesOf.ts"
-import { recordProgression, type StoredEffort } from "./recordProgression.ts"
+import { makeKeptBestEfforts } from "./keptBestEfforts.ts"
+import { recordProgression } from "./recordProgression.ts"
 import { dayStreaks, weekStreaks } from "./Streaks.ts"
 import { type YearRow, yearInReviewOf } from "./yearInReviewOf.ts"
 
@@ -66,9 +67,9 @@ const rowOf = (r: ReadonlyArray<unknown>): YearRow => ({
 
 const RECORD_DISTANCES = [...new Set(DISCIPLINES.flatMap((d) => [...d.distances]))]
 
-/** What the whole history made: its milestones and every record set. */
+/** Every activity in the order they started, and the records they set. */
 interface History {
-  readonly milestones: ReadonlyArray<Milestone>
+  readonly activities: ReadonlyArray<MilestoneActivity>
   readonly records: ReadonlyArray<PersonalRecord>
 }
 
@@ -85,39 +86,28 @@ export class AthleteYear extends Effect.Service<AthleteYear>()("services/year/At
     const unit = config.unitSystem === "imperial" ? { name: "mi", meters: MILE } as const : { name: "km", meters: 1000 } as const
     const cache = <A>() => makeVersionedCache<A>({ version: db.dataVersion, capacity: 64, weigh: () => 1 })
     const keptHistory = cache<History>()
+    const keptMilestones = cache<ReadonlyArray<Milestone>>()
+    const bestEfforts = makeKeptBestEfforts(db.rows, RECORD_DISTANCES)
     const keptDays = cache<ActiveDays>()
     const keptYears = cache<YearInReview>()
     const today = todayIn(config.timeZone)
 
-    /**
-     * Every activity in the order they started, walked once for the records they set and the
-     * milestones they made; only those are kept (the rows would only weigh on the heap).
-     */
+    /** The history as of the last commit: its walk's columns from one index, each run's and ride's efforts kept between commits. */
     const history = (): History =>
       keptHistory("history", () => {
-        const activities = db.rows(
-          "SELECT id, sport_type, start_date_local, distance, country_code, passed_through_countries FROM activities ORDER BY start_time, id",
+        const rows = db.rows(
+          "SELECT id, sport_type, start_date_local, distance, country_code, passed_through_countries, created_at, rowid FROM activities ORDER BY start_time, id",
           []
-        ).map((r): MilestoneActivity => ({
+        )
+        const activities = rows.map((r): MilestoneActivity => ({
           id: F.id.read(r[0]),
           sportType: F.sportType.read(r[1]),
           startDateLocal: F.startDateLocal.read(r[2]),
           distance: F.distanceInMeter.read(r[3]),
           countries: countriesOf(r[4], r[5])
         }))
-        const efforts = new Map<string, Array<StoredEffort>>()
-        const rows = db.rows(
-          `SELECT activity_id, distance, time_in_seconds, start_offset FROM activity_best_efforts WHERE distance IN (${placeholders(RECORD_DISTANCES.length)})`,
-          RECORD_DISTANCES
-        )
-        for (const [activityId, distance, time, offset] of rows as Array<[string, number, number, number]>) {
-          const list = efforts.get(activityId)
-          const effort = { distance, time, offset }
-          if (list === undefined) efforts.set(activityId, [effort])
-          else list.push(effort)
-        }
-        const records = recordProgression(activities, efforts)
-        return { milestones: milestonesOf(activities, records, unit), records }
+        const effortsOf = bestEfforts(rows.map((r) => ({ id: r[0] as string, createdAt: r[6] as number, rowid: r[7] as number })))
+        return { activities, records: recordProgression(activities, effortsOf) }
       })!
 
     /**
@@ -166,7 +156,10 @@ export class AthleteYear extends Effect.Service<AthleteYear>()("services/year/At
     })
 
     const milestones = Effect.fn("AthleteYear.milestones")(function*() {
-      return history().milestones
+      return keptMilestones("milestones", () => {
+        const { activities, records } = history()
+        return milestonesOf(activities, records, unit)
+      })!
     })
 
     const yearRows = (year: number) => localRange(String(year), String(year + 1), [], "started")

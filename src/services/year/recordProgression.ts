@@ -34,17 +34,17 @@ const disciplineOf = new Map<string, Discipline>(DISCIPLINES.flatMap((d) => {
   return [...d.sports].map((s) => [s, discipline] as const)
 }))
 
-/** `activities` in the order they started; `efforts` of each activity by its id. */
+/** `activities` in the order they started; `effortsOf` an activity by its id. */
 export const recordProgression = (
   activities: ReadonlyArray<ProgressionActivity>,
-  efforts: ReadonlyMap<string, ReadonlyArray<StoredEffort>>
+  effortsOf: (activityId: string) => ReadonlyArray<StoredEffort> | undefined
 ): Array<PersonalRecord> => {
   // the record so far of each discipline's distances
   const best = new Map<Discipline, Array<number>>()
   const records: Array<PersonalRecord> = []
   for (const activity of activities) {
     const discipline = disciplineOf.get(activity.sportType)
-    const own = efforts.get(activity.id)
+    const own = effortsOf(activity.id)
     if (discipline === undefined || own === undefined) continue
     let times = best.get(discipline)
     if (times === undefined) best.set(discipline, times = Array.from(discipline.at.keys(), () => Infinity))

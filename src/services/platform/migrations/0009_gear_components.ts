@@ -8,9 +8,9 @@ import { Effect } from "effect"
  * alone (and replaces the index on the gear only, of which it is an extension).
  *
  * The milestones and the year in review walk every activity in the order they started (its sport
- * type, local start, distance and countries) and every best effort over the records' distances
- * with its activity and time, each from an index that holds them all: never the activities' rows
- * with their routes.
+ * type, local start, distance, countries and when it was stored) and the best efforts over the
+ * records' distances with their activity and time, each from an index that holds them all: never
+ * the activities' rows with their routes.
  */
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -35,6 +35,6 @@ export default Effect.gen(function*() {
   yield* sql`CREATE INDEX gear_component_services_component ON gear_component_services (component_id, "on")`
   yield* sql`CREATE INDEX activities_gear_use ON activities (gear_id, start_date_local, distance, moving_time)`
   yield* sql`DROP INDEX activities_gear`
-  yield* sql`CREATE INDEX activities_history ON activities (start_time, id, sport_type, start_date_local, distance, country_code, passed_through_countries)`
+  yield* sql`CREATE INDEX activities_history ON activities (start_time, id, sport_type, start_date_local, distance, country_code, passed_through_countries, created_at)`
   yield* sql`CREATE INDEX activity_best_efforts_records ON activity_best_efforts (distance, activity_id, time_in_seconds, start_offset)`
 })
