@@ -33,16 +33,23 @@ const F = ActivityFields
  * by their stored values, which few activities differ in (parsing each one's list anew is most
  * of the cost of reading the whole history).
  */
-const keptCountries = new Map<string, ReadonlyArray<string>>()
+const keptCountries = new Map<unknown, Map<unknown, ReadonlyArray<string>>>()
 const MAX_KEPT_COUNTRIES = 10_000
+let keptCountryLists = 0
 const countriesOf = (countryCode: unknown, passedThrough: unknown): ReadonlyArray<string> => {
-  const key = `${countryCode}\u0000${passedThrough}`
-  let countries = keptCountries.get(key)
+  let byList = keptCountries.get(countryCode)
+  let countries = byList?.get(passedThrough)
   if (countries === undefined) {
     const start = F.location.read(countryCode, null, null).countryCode
     countries = [...new Set([...(start === null ? [] : [start]), ...F.passedThroughCountries.read(passedThrough)])]
-    if (keptCountries.size >= MAX_KEPT_COUNTRIES) keptCountries.clear()
-    keptCountries.set(key, countries)
+    if (keptCountryLists >= MAX_KEPT_COUNTRIES) {
+      keptCountries.clear()
+      keptCountryLists = 0
+      byList = undefined
+    }
+    if (byList === undefined) keptCountries.set(countryCode, byList = new Map())
+    byList.set(passedThrough, countries)
+    keptCountryLists++
   }
   return countries
 }
@@ -106,7 +113,7 @@ export class AthleteYear extends Effect.Service<AthleteYear>()("services/year/At
           distance: F.distanceInMeter.read(r[3]),
           countries: countriesOf(r[4], r[5])
         }))
-        const effortsOf = bestEfforts(rows.map((r) => ({ id: r[0] as string, createdAt: r[6] as number, rowid: r[7] as number })))
+        const effortsOf = bestEfforts(rows, { id: 0, createdAt: 6, rowid: 7 })
         return { activities, records: recordProgression(activities, effortsOf) }
       })!
 

@@ -11,11 +11,14 @@ import type { StoredEffort } from "./recordProgression.ts"
 
 type Rows = (sql: string, params: ReadonlyArray<string | number>) => Array<Array<unknown>>
 
-/** An activity of the history with what tells whether its stored row, and so its efforts, is the one seen. */
-export interface EffortsOwner {
-  readonly id: string
-  readonly rowid: number
+/**
+ * Where a row of the history holds the activity's id, and what tells whether its stored row (so
+ * its efforts) is the one seen: when it was stored, and its rowid.
+ */
+export interface OwnerColumns {
+  readonly id: number
   readonly createdAt: number
+  readonly rowid: number
 }
 
 interface Kept {
@@ -30,7 +33,7 @@ const CHUNK = 500
 export const makeKeptBestEfforts = (rows: Rows, distances: ReadonlyArray<number>) => {
   const kept = new Map<string, Kept>()
   const inDistances = `distance IN (${distances.map(() => "?").join(", ")})`
-  const read = (stale: ReadonlyArray<EffortsOwner>, all: number) => {
+  const read = (stale: ReadonlyArray<{ readonly id: string; readonly rowid: number; readonly createdAt: number }>, all: number) => {
     const fresh = new Map<string, Array<StoredEffort>>(stale.map((a) => [a.id, []]))
     const add = (found: Array<Array<unknown>>) => {
       for (const [id, distance, time, offset] of found as Array<[string, number, number, number]>) fresh.get(id)?.push({ distance, time, offset })
@@ -51,16 +54,20 @@ export const makeKeptBestEfforts = (rows: Rows, distances: ReadonlyArray<number>
     for (const a of stale) kept.set(a.id, { rowid: a.rowid, createdAt: a.createdAt, efforts: fresh.get(a.id)! })
   }
 
-  /** The efforts of each of `activities` (the whole history), by id. */
-  return (activities: ReadonlyArray<EffortsOwner>): ((activityId: string) => ReadonlyArray<StoredEffort> | undefined) => {
-    const stale = activities.filter((a) => {
-      const seen = kept.get(a.id)
-      return seen === undefined || seen.createdAt !== a.createdAt || seen.rowid !== a.rowid
-    })
-    if (stale.length > 0) read(stale, activities.length)
-    if (kept.size > activities.length) {
+  /** The efforts of each activity of `rows` (the whole history's, `columns` where), by id. */
+  return (rows: ReadonlyArray<ReadonlyArray<unknown>>, columns: OwnerColumns): ((activityId: string) => ReadonlyArray<StoredEffort> | undefined) => {
+    const stale: Array<{ readonly id: string; readonly rowid: number; readonly createdAt: number }> = []
+    for (const row of rows) {
+      const id = row[columns.id] as string
+      const createdAt = row[columns.createdAt] as number
+      const rowid = row[columns.rowid] as number
+      const seen = kept.get(id)
+      if (seen === undefined || seen.createdAt !== createdAt || seen.rowid !== rowid) stale.push({ id, createdAt, rowid })
+    }
+    if (stale.length > 0) read(stale, rows.length)
+    if (kept.size > rows.length) {
       // activities deleted since: forgotten
-      const ids = new Set(activities.map((a) => a.id))
+      const ids = new Set(rows.map((row) => row[columns.id]))
       for (const id of kept.keys()) if (!ids.has(id)) kept.delete(id)
     }
     return (activityId) => kept.get(activityId)?.efforts
