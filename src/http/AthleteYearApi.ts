@@ -5,7 +5,7 @@ import { BadRequestWire } from "../schema/ApiErrors.ts"
 import { Calendar } from "../schema/CalendarModels.ts"
 import { MilestoneList } from "../schema/MilestoneModels.ts"
 import { Streaks } from "../schema/StreakModels.ts"
-import { CalendarParams, YearInReviewParams } from "../schema/YearParams.ts"
+import { CalendarParams, MilestoneParams, YearInReviewParams } from "../schema/YearParams.ts"
 import { YearInReview } from "../schema/YearInReviewModels.ts"
 import { Authorization } from "./Authorization.ts"
 
@@ -32,7 +32,9 @@ export class AthleteYearGroup extends HttpApiGroup.make("athleteYear")
   )
   .add(
     HttpApiEndpoint.get("milestones", "/milestones")
+      .setUrlParams(MilestoneParams)
       .addSuccess(MilestoneList)
+      .addError(BadRequestWire)
       .annotate(OpenApi.Summary, "What the activities achieved, newest first: firsts, distance marks, records, Eddington numbers, countries, longest")
       .annotate(
         OpenApi.Description,

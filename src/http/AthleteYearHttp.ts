@@ -24,6 +24,15 @@ export const AthleteYearHttpLive = HttpApiBuilder.group(WaymarkApi, "athleteYear
         const asked = urlParams["filters[year]"]
         return Effect.map(year.yearInReview(asked === undefined ? undefined : Number(asked)), yearJson)
       })
-      .handle("milestones", () => Effect.map(year.milestones(), (milestones) => milestonesJson({ milestones })))
+      .handle("milestones", ({ urlParams }) => {
+        const kinds = urlParams["filters[kind]"] ?? []
+        const sportTypes = urlParams["filters[sportType]"] ?? []
+        return Effect.map(year.milestones(), (all) =>
+          milestonesJson({
+            milestones: kinds.length === 0 && sportTypes.length === 0
+              ? all
+              : all.filter((m) => (kinds.length === 0 || kinds.includes(m.kind)) && (sportTypes.length === 0 || (m.sportType !== null && sportTypes.includes(m.sportType))))
+          }))
+      })
   })
 )

@@ -63,6 +63,8 @@ export class GearComponentsGroup extends HttpApiGroup.make("gearComponents")
       .addError(NotFoundWire)
       .addError(UnsupportedMediaTypeWire)
       .annotate(OpenApi.Summary, "Record a service done today (no body) or on a date: its use is counted again from that day")
+      // the body may be left out: a service done today
+      .annotate(OpenApi.Transform, (op) => ({ ...op, requestBody: { ...op["requestBody"], required: false } }))
   )
   .middleware(Authorization)
   .annotate(OpenApi.Title, "Gear maintenance") {}

@@ -1,7 +1,8 @@
 import { Schema } from "effect"
-import { bracketParams, sportTypeList } from "./QueryParams.ts"
+import { MILESTONE_KINDS, type MilestoneKind } from "./MilestoneModels.ts"
+import { bracketParams, commaListOf, sportTypeList } from "./QueryParams.ts"
 
-/** Query parameters of the athlete's year: the calendar's month and the year in review's year. */
+/** Query parameters of the athlete's year: the calendar's month, the year in review's year, the milestones' kinds. */
 
 const FIRST_YEAR = 1900
 const LAST_YEAR = 2999
@@ -30,3 +31,11 @@ export const YearInReviewParams = bracketParams({
   )
 })
 export type YearInReviewParams = typeof YearInReviewParams.Type
+
+export const MilestoneParams = bracketParams({
+  "filters[kind]": Schema.optional(commaListOf<MilestoneKind>("filters[kind]", "kind of milestone", MILESTONE_KINDS)),
+  "filters[sportType]": Schema.optional(sportTypeList.annotations({
+    description: "Only the milestones of these sport types (the marks over all sports and the countries left out)"
+  }))
+})
+export type MilestoneParams = typeof MilestoneParams.Type

@@ -110,6 +110,12 @@ layer(TestDaemon.layer(), { excludeTestServices: true })("the athlete's year ove
       expect(milestones.find((m: any) => m.kind === "distanceMark" && m.value === 1_000_000 && m.sportType === null).title).toBe("1,000 km in total")
       expect(milestones.find((m: any) => m.kind === "firstInCountry" && m.value === "nz").title).toBe("First activity in New Zealand")
       expect(milestones.filter((m: any) => m.kind === "record").length).toBeGreaterThan(10)
+      // a kind, or a sport type's, at a time
+      const records = (yield* getJson("/milestones?filters[kind]=record,firstInCountry")).milestones
+      expect(records).toEqual(milestones.filter((m: any) => m.kind === "record" || m.kind === "firstInCountry"))
+      const swims = (yield* getJson("/milestones?filters[sportType]=Swim")).milestones
+      expect(swims).toEqual(milestones.filter((m: any) => m.sportType === "Swim"))
+      expect(swims.length).toBeGreaterThan(3)
     }))
 
   it.effect("milestones are derived: deleting an activity removes what it made, and the next one makes it", () =>
@@ -133,6 +139,9 @@ layer(TestDaemon.layer(), { excludeTestServices: true })("the athlete's year ove
       }
       for (const query of ["filters[year]=24", "filters[year]=1899", "filters[year]=abcd", "filters[month]=2024-01"]) {
         expectError(yield* send("GET", `/api/v1/stats/year-in-review?${query}`), 400, "bad_request")
+      }
+      for (const query of ["filters[kind]=birthday", "filters[sportType]=Flying", "filters[year]=2024"]) {
+        expectError(yield* send("GET", `/api/v1/milestones?${query}`), 400, "bad_request")
       }
       for (const path of ["/stats/calendar", "/stats/streaks", "/stats/year-in-review", "/milestones"]) {
         expectError(yield* send("GET", `/api/v1${path}`, { key: null }), 401, "invalid_token")
