@@ -230,3 +230,35 @@ layer(TestDaemon.layer(), { excludeTestServices: true })("records of activities 
       expect((yield* getJson("/stats/records")).records.map((r: any) => [r.activityId, r.elapsedTimeInSeconds])).toEqual([["activity-third", 1300]])
     }))
 })
+
+layer(TestDaemon.layer(), { excludeTestServices: true })("the history walked on as activities are added", (it) => {
+  it.effect("milestones, streaks and records follow each new activity, an older one added, a sport type changed and a deletion", () =>
+    Effect.gen(function*() {
+      const repo = yield* ActivityRepo
+      // the generated activities, oldest first (as new files arrive), each followed by a look at the history
+      for (let i = 59; i >= 0; i--) {
+        yield* repo.insert(`activity-added-${i}`, encodeDraft(generatedActivity(i, { end: END })))
+        if (i % 6 === 0) {
+          const all = yield* listedActivities
+          yield* expectMilestones(all)
+          yield* expectStreaks(all)
+        }
+      }
+      // one older than all of them: the walk starts again from the first
+      yield* repo.insert("activity-older", encodeDraft(generatedActivity(400, { end: END })))
+      yield* expectMilestones(yield* listedActivities)
+      expect((yield* getJson("/milestones")).milestones.some((m: any) => m.activityId === "activity-older" && m.kind === "firstOfSportType")).toBe(true)
+      // changes to what the walk reads, and a deletion
+      expect((yield* send("PATCH", "/api/v1/activities/activity-added-3", { json: { sportType: "Walk" } })).status).toBe(200)
+      yield* expectMilestones(yield* listedActivities)
+      expect((yield* send("DELETE", "/api/v1/activities/activity-added-59")).status).toBe(204)
+      const all = yield* listedActivities
+      yield* expectMilestones(all)
+      yield* expectStreaks(all)
+      yield* expectYearInReview(all, 2025)
+      // a change elsewhere keeps the walk: the same answer
+      const before = (yield* getJson("/milestones")).milestones
+      expect((yield* send("POST", "/api/v1/athlete/weights", { json: { on: "2025-01-01", weight: 70 } })).status).toBe(200)
+      expect((yield* getJson("/milestones")).milestones).toEqual(before)
+    }))
+})

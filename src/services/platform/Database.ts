@@ -7,14 +7,14 @@ import readIndexes from "./migrations/0002_read_indexes.ts"
 import exportMetadata from "./migrations/0003_export_metadata.ts"
 import fileImportActivities from "./migrations/0004_file_import_activities.ts"
 import statsIndexes from "./migrations/0005_stats_indexes.ts"
-import gearComponents from "./migrations/0009_gear_components.ts"
+import athleteYear from "./migrations/0009_athlete_year.ts"
 import { StoragePaths } from "./StoragePaths.ts"
 
 /** Migrations, statically imported (a file-system loader breaks when bundled). */
 export const migrations = SqliteMigrator.fromRecord({ "0001_initial": initial, "0002_read_indexes": readIndexes, "0003_export_metadata": exportMetadata,
   "0004_file_import_activities": fileImportActivities,
   "0005_stats_indexes": statsIndexes,
-  "0009_gear_components": gearComponents
+  "0009_athlete_year": athleteYear
 })
 
 const pragmas = Layer.effectDiscard(Effect.gen(function*() {

@@ -2,7 +2,6 @@ import { Effect } from "effect"
 import { ActivityFields } from "../../schema/ActivityFields.ts"
 import type { Milestone } from "../../schema/MilestoneModels.ts"
 import { MILE, type SportType } from "../../schema/SportType.ts"
-import type { PersonalRecord } from "../../schema/StatsModels.ts"
 import type { SportTypeStreaks, Streaks } from "../../schema/StreakModels.ts"
 import type { YearInReview } from "../../schema/YearInReviewModels.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
@@ -11,9 +10,9 @@ import { makeVersionedCache } from "../platform/VersionedCache.ts"
 import { DISCIPLINES } from "../stats/Stats.ts"
 import { calendarOf, calendarSpan } from "./calendarOf.ts"
 import { dateOf, dayNumber, todayIn } from "./LocalDays.ts"
-import { type MilestoneActivity, milestonesOf } from "./milestonesOf.ts"
+import { makeMilestoneWalk, type MilestoneActivity } from "./milestoneWalk.ts"
 import { makeKeptBestEfforts } from "./keptBestEfforts.ts"
-import { recordProgression } from "./recordProgression.ts"
+import { makeRecordProgression } from "./recordProgression.ts"
 import { dayStreaks, weekStreaks } from "./Streaks.ts"
 import { type YearRow, yearInReviewOf } from "./yearInReviewOf.ts"
 
@@ -74,11 +73,42 @@ const rowOf = (r: ReadonlyArray<unknown>): YearRow => ({
 
 const RECORD_DISTANCES = [...new Set(DISCIPLINES.flatMap((d) => [...d.distances]))]
 
-/** Every activity in the order they started, and the records they set. */
-interface History {
-  readonly activities: ReadonlyArray<MilestoneActivity>
-  readonly records: ReadonlyArray<PersonalRecord>
+/** What the history's walk depends on, counted as it changes (migration 0009's triggers). */
+interface HistoryChanges {
+  /** activities added */
+  readonly inserted: number
+  /** activities removed, or changed in what the walk reads */
+  readonly rewritten: number
 }
+
+/** The columns of the history's walk: those of `historyActivityOf`, then those telling rows apart and their order. */
+const HISTORY_COLUMNS = "id, sport_type, start_date_local, distance, country_code, passed_through_countries, created_at, rowid, start_time"
+const OWNER_COLUMNS = { id: 0, createdAt: 6, rowid: 7 } as const
+
+const historyActivityOf = (r: ReadonlyArray<unknown>): MilestoneActivity => ({
+  id: F.id.read(r[0]),
+  sportType: F.sportType.read(r[1]),
+  startDateLocal: F.startDateLocal.read(r[2]),
+  distance: F.distanceInMeter.read(r[3]),
+  countries: countriesOf(r[4], r[5])
+})
+
+/** The walk of the history so far: where it stopped, and what it found. */
+interface HistoryWalk {
+  changes: HistoryChanges
+  /** the largest rowid walked: an activity added since has a larger one (none was removed since) */
+  maxRowid: number
+  /** the last activity walked, by start instant and id (the walk's order) */
+  last: readonly [number, string] | null
+  readonly records: ReturnType<typeof makeRecordProgression>
+  readonly milestones: ReturnType<typeof makeMilestoneWalk>
+  /** the milestones' answer, until the walk goes on */
+  answer: ReadonlyArray<Milestone> | null
+}
+
+/** Whether a row of the history sorts after the activity `last` (start instant, then id, as ORDER BY start_time, id). */
+const sortsAfter = (last: readonly [number, string] | null) => (r: ReadonlyArray<unknown>) =>
+  last === null || (r[8] as number) > last[0] || ((r[8] as number) === last[0] && (r[0] as string) > last[1])
 
 /** The local days with an activity, ascending: all of them, and those of each sport type. */
 interface ActiveDays {
@@ -92,30 +122,57 @@ export class AthleteYear extends Effect.Service<AthleteYear>()("services/year/At
     const config = yield* AppConfig
     const unit = config.unitSystem === "imperial" ? { name: "mi", meters: MILE } as const : { name: "km", meters: 1000 } as const
     const cache = <A>() => makeVersionedCache<A>({ version: db.dataVersion, capacity: 64, weigh: () => 1 })
-    const keptHistory = cache<History>()
-    const keptMilestones = cache<ReadonlyArray<Milestone>>()
+    const keptChanges = cache<HistoryChanges>()
     const bestEfforts = makeKeptBestEfforts(db.rows, RECORD_DISTANCES)
-    const keptDays = cache<ActiveDays>()
     const keptYears = cache<YearInReview>()
     const today = todayIn(config.timeZone)
 
-    /** The history as of the last commit: its walk's columns from one index, each run's and ride's efforts kept between commits. */
-    const history = (): History =>
-      keptHistory("history", () => {
-        const rows = db.rows(
-          "SELECT id, sport_type, start_date_local, distance, country_code, passed_through_countries, created_at, rowid FROM activities ORDER BY start_time, id",
-          []
-        )
-        const activities = rows.map((r): MilestoneActivity => ({
-          id: F.id.read(r[0]),
-          sportType: F.sportType.read(r[1]),
-          startDateLocal: F.startDateLocal.read(r[2]),
-          distance: F.distanceInMeter.read(r[3]),
-          countries: countriesOf(r[4], r[5])
-        }))
-        const effortsOf = bestEfforts(rows, { id: 0, createdAt: 6, rowid: 7 })
-        return { activities, records: recordProgression(activities, effortsOf) }
+    /** The counts of the changes to the history, read again after each commit. */
+    const changesNow = (): HistoryChanges =>
+      keptChanges("changes", () => {
+        const [inserted, rewritten] = db.rows("SELECT inserted, rewritten FROM activity_history_changes", [])[0] as [number, number]
+        return { inserted, rewritten }
       })!
+    const unchanged = (a: HistoryChanges, b: HistoryChanges) => a.inserted === b.inserted && a.rewritten === b.rewritten
+
+    /** The walk goes on over `rows` (in the order they started), each with the records it set and the milestones it made. */
+    const walkOn = (walk: HistoryWalk, rows: ReadonlyArray<ReadonlyArray<unknown>>, whole: boolean) => {
+      const effortsOf = bestEfforts(rows, OWNER_COLUMNS, whole)
+      for (const row of rows) {
+        const activity = historyActivityOf(row)
+        walk.milestones.add(activity, walk.records.add(activity, effortsOf(activity.id)))
+        walk.maxRowid = Math.max(walk.maxRowid, row[7] as number)
+      }
+      if (rows.length > 0) walk.last = [rows.at(-1)![8] as number, rows.at(-1)![0] as string]
+      walk.answer = null
+    }
+
+    /** The history's walk and its active days, as of the changes they were read at. */
+    const kept: { walk: HistoryWalk | null; days: (ActiveDays & { readonly changes: HistoryChanges }) | null } = { walk: null, days: null }
+
+    /**
+     * The history's walk as of the last commit: kept while no activity changed; gone on over the
+     * activities added since when all of them started after the last one walked (an import of
+     * new activities); else walked again from the first (the changes counted before the reads, so
+     * that a change made meanwhile is walked again at the next request, never missed).
+     */
+    const history = (): HistoryWalk => {
+      const changes = changesNow()
+      const walk = kept.walk
+      if (walk !== null && unchanged(walk.changes, changes)) return walk
+      if (walk !== null && walk.changes.rewritten === changes.rewritten) {
+        const added = db.rows(`SELECT ${HISTORY_COLUMNS} FROM activities WHERE rowid > ? ORDER BY start_time, id`, [walk.maxRowid])
+        if (added.every(sortsAfter(walk.last))) {
+          walkOn(walk, added, false)
+          walk.changes = changes
+          return walk
+        }
+      }
+      const fresh: HistoryWalk = { changes, maxRowid: 0, last: null, records: makeRecordProgression(), milestones: makeMilestoneWalk(unit), answer: null }
+      walkOn(fresh, db.rows(`SELECT ${HISTORY_COLUMNS} FROM activities ORDER BY start_time, id`, []), true)
+      kept.walk = fresh
+      return fresh
+    }
 
     /**
      * The activities whose local start is in [from, until), of `sportTypes` when given: in the
@@ -136,21 +193,25 @@ export class AthleteYear extends Effect.Service<AthleteYear>()("services/year/At
       return calendarOf(asked, localRange(dateOf(first), `${dateOf(last)}T99`, sportTypes ?? [], "local"))
     })
 
-    const activeDays = (): ActiveDays =>
-      keptDays("days", () => {
-        const all = new Set<number>()
-        const bySport = new Map<SportType, Array<number>>()
-        // the days of each sport type, ascending: from the covering index of the local day
-        for (const [day, sportType] of db.rows("SELECT DISTINCT substr(start_date_local, 1, 10) AS day, sport_type FROM activities ORDER BY day", [])) {
-          const n = dayNumber(F.startDateLocal.read(day))
-          const sport = F.sportType.read(sportType)
-          all.add(n)
-          const days = bySport.get(sport)
-          if (days === undefined) bySport.set(sport, [n])
-          else days.push(n)
-        }
-        return { all: [...all], bySport }
-      })!
+    /** The active days, read again when an activity changed. */
+    const activeDays = (): ActiveDays => {
+      const changes = changesNow()
+      const days = kept.days
+      if (days !== null && unchanged(days.changes, changes)) return days
+      const all = new Set<number>()
+      const bySport = new Map<SportType, Array<number>>()
+      // the days of each sport type, ascending: from the covering index of the local day
+      for (const [day, sportType] of db.rows("SELECT DISTINCT substr(start_date_local, 1, 10) AS day, sport_type FROM activities ORDER BY day", [])) {
+        const n = dayNumber(F.startDateLocal.read(day))
+        const sport = F.sportType.read(sportType)
+        all.add(n)
+        const list = bySport.get(sport)
+        if (list === undefined) bySport.set(sport, [n])
+        else list.push(n)
+      }
+      kept.days = { changes, all: [...all], bySport }
+      return kept.days
+    }
 
     const streaks = Effect.fn("AthleteYear.streaks")(function*() {
       const on = yield* today
@@ -163,17 +224,15 @@ export class AthleteYear extends Effect.Service<AthleteYear>()("services/year/At
     })
 
     const milestones = Effect.fn("AthleteYear.milestones")(function*() {
-      return keptMilestones("milestones", () => {
-        const { activities, records } = history()
-        return milestonesOf(activities, records, unit)
-      })!
+      const walk = history()
+      return walk.answer ??= walk.milestones.milestones()
     })
 
     const yearRows = (year: number) => localRange(String(year), String(year + 1), [], "started")
 
     const yearInReview = Effect.fn("AthleteYear.yearInReview")(function*(year: number | undefined) {
       const asked = year ?? Number((yield* today).slice(0, 4))
-      return keptYears(String(asked), () => yearInReviewOf(asked, yearRows(asked), yearRows(asked - 1), history().records))!
+      return keptYears(String(asked), () => yearInReviewOf(asked, yearRows(asked), yearRows(asked - 1), history().records.records()))!
     })
 
     return { calendar, streaks, milestones, yearInReview } as const

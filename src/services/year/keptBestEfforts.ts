@@ -54,8 +54,11 @@ export const makeKeptBestEfforts = (rows: Rows, distances: ReadonlyArray<number>
     for (const a of stale) kept.set(a.id, { rowid: a.rowid, createdAt: a.createdAt, efforts: fresh.get(a.id)! })
   }
 
-  /** The efforts of each activity of `rows` (the whole history's, `columns` where), by id. */
-  return (rows: ReadonlyArray<ReadonlyArray<unknown>>, columns: OwnerColumns): ((activityId: string) => ReadonlyArray<StoredEffort> | undefined) => {
+  /**
+   * The efforts of each activity of `rows` (`columns` where), by id: the whole history's rows
+   * (`whole`), or those of activities added to it.
+   */
+  return (rows: ReadonlyArray<ReadonlyArray<unknown>>, columns: OwnerColumns, whole: boolean): ((activityId: string) => ReadonlyArray<StoredEffort> | undefined) => {
     const stale: Array<{ readonly id: string; readonly rowid: number; readonly createdAt: number }> = []
     for (const row of rows) {
       const id = row[columns.id] as string
@@ -64,8 +67,8 @@ export const makeKeptBestEfforts = (rows: Rows, distances: ReadonlyArray<number>
       const seen = kept.get(id)
       if (seen === undefined || seen.createdAt !== createdAt || seen.rowid !== rowid) stale.push({ id, createdAt, rowid })
     }
-    if (stale.length > 0) read(stale, rows.length)
-    if (kept.size > rows.length) {
+    if (stale.length > 0) read(stale, whole ? rows.length : kept.size + stale.length)
+    if (whole && kept.size > rows.length) {
       // activities deleted since: forgotten
       const ids = new Set(rows.map((row) => row[columns.id]))
       for (const id of kept.keys()) if (!ids.has(id)) kept.delete(id)

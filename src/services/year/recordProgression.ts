@@ -5,7 +5,7 @@ import { DISCIPLINES } from "../stats/Stats.ts"
 
 /**
  * Every record the activities set, in the order they set them: walking the runs and the rides
- * from the first, a best effort over one of the records' standard distances is a new record
+ * from the first (and on, as activities are added after the last), a best effort over one of the records' standard distances is a new record
  * when it is faster than every one before it over that distance and in that discipline (the
  * first one included). The last record of each distance is the one /stats/records answers.
  */
@@ -34,25 +34,27 @@ const disciplineOf = new Map<string, Discipline>(DISCIPLINES.flatMap((d) => {
   return [...d.sports].map((s) => [s, discipline] as const)
 }))
 
-/** `activities` in the order they started; `effortsOf` an activity by its id. */
-export const recordProgression = (
-  activities: ReadonlyArray<ProgressionActivity>,
-  effortsOf: (activityId: string) => ReadonlyArray<StoredEffort> | undefined
-): Array<PersonalRecord> => {
+const NONE: ReadonlyArray<PersonalRecord> = []
+
+/**
+ * The walk: `add` takes the next activity (in the order they started) with its efforts and gives
+ * the records it set; `records` every record so far, in the order they were set.
+ */
+export const makeRecordProgression = () => {
   // the record so far of each discipline's distances
   const best = new Map<Discipline, Array<number>>()
   const records: Array<PersonalRecord> = []
-  for (const activity of activities) {
+  const add = (activity: ProgressionActivity, own: ReadonlyArray<StoredEffort> | undefined): ReadonlyArray<PersonalRecord> => {
     const discipline = disciplineOf.get(activity.sportType)
-    const own = effortsOf(activity.id)
-    if (discipline === undefined || own === undefined) continue
+    if (discipline === undefined || own === undefined || own.length === 0) return NONE
     let times = best.get(discipline)
     if (times === undefined) best.set(discipline, times = Array.from(discipline.at.keys(), () => Infinity))
+    const set: Array<PersonalRecord> = []
     for (const effort of own) {
       const at = discipline.at.get(effort.distance)
       if (at === undefined || effort.time >= times[at]!) continue
       times[at] = effort.time
-      records.push({
+      set.push({
         discipline: discipline.discipline,
         name: effortName(effort.distance),
         distanceInMeter: effort.distance,
@@ -63,6 +65,8 @@ export const recordProgression = (
         startOffsetInSeconds: effort.offset
       })
     }
+    records.push(...set)
+    return set
   }
-  return records
+  return { add, records: (): ReadonlyArray<PersonalRecord> => records }
 }

@@ -5,8 +5,9 @@ import { durationText } from "./durationText.ts"
 import { sportTypeLabel } from "./sportTypeLabel.ts"
 
 /**
- * The milestones of the activities, found by walking them in the order they started: nothing is
- * stored, so an activity deleted (or changed) takes what it made with it at the next request.
+ * The milestones of the activities, found by walking them in the order they started (and on, as
+ * activities are added after the last): nothing is stored, so an activity deleted (or changed)
+ * takes what it made with it at the next walk.
  * Distances are counted in the unit system's unit (km or miles), as the dashboard shows them.
  */
 
@@ -93,20 +94,10 @@ const perKey = <A>(make: (key: string) => A) => {
 }
 
 /**
- * Every milestone of `activities` (in the order they started), with the records they set
- * (`records`, in the same order: see recordProgression), newest first.
+ * The walk: `add` takes the next activity (in the order they started) with the records it set
+ * (see makeRecordProgression); `milestones` gives every milestone so far, newest first.
  */
-export const milestonesOf = (
-  activities: ReadonlyArray<MilestoneActivity>,
-  records: ReadonlyArray<PersonalRecord>,
-  unit: DistanceUnit
-): Array<Milestone> => {
-  const recordsOf = new Map<string, Array<PersonalRecord>>()
-  for (const record of records) {
-    const list = recordsOf.get(record.activityId)
-    if (list === undefined) recordsOf.set(record.activityId, [record])
-    else list.push(record)
-  }
+export const makeMilestoneWalk = (unit: DistanceUnit) => {
   // the sport types' words, once each (a regular expression per activity costs more than the rest of the walk)
   const labels = perKey((sportType) => {
     const label = sportTypeLabel(sportType)
@@ -117,40 +108,40 @@ export const milestonesOf = (
   const marks = perKey(() => markCounter(unit.meters))
   const eddington = perKey(() => eddingtonCounter(unit.meters))
   const found: Array<Milestone> = []
-  const add = (activity: MilestoneActivity, kind: Milestone["kind"], title: string, value: Milestone["value"], sportType: SportType | null) =>
+  const made = (activity: MilestoneActivity, kind: Milestone["kind"], title: string, value: Milestone["value"], sportType: SportType | null) =>
     found.push({ on: activity.startDateLocal.slice(0, 10), kind, title, activityId: activity.id, sportType, value })
 
-  for (const activity of activities) {
+  const add = (activity: MilestoneActivity, records: ReadonlyArray<PersonalRecord>) => {
     const { sportType, distance } = activity
     const before = longest.get(sportType)
-    if (before === undefined) add(activity, "firstOfSportType", `First ${labels(sportType).label}`, null, sportType)
+    if (before === undefined) made(activity, "firstOfSportType", `First ${labels(sportType).label}`, null, sportType)
     for (const country of activity.countries) {
       if (countries.has(country)) continue
       countries.add(country)
-      add(activity, "firstInCountry", `First activity in ${countryName(country)}`, country, null)
+      made(activity, "firstInCountry", `First activity in ${countryName(country)}`, country, null)
     }
     if (before !== undefined && distance > before) {
       const title = `Longest ${labels(sportType).label} so far: ${numberText.format(distance / unit.meters)} ${unit.name}`
-      add(activity, "longestOfSportType", title, distance, sportType)
+      made(activity, "longestOfSportType", title, distance, sportType)
     }
     if (before === undefined || distance > before) longest.set(sportType, distance)
-    const set = recordsOf.get(activity.id)
-    if (set !== undefined) {
-      for (const record of set) {
-        add(activity, "record", `New ${record.name} ${record.discipline} record: ${durationText(record.elapsedTimeInSeconds)}`, record.elapsedTimeInSeconds, sportType)
-      }
+    for (const record of records) {
+      made(activity, "record", `New ${record.name} ${record.discipline} record: ${durationText(record.elapsedTimeInSeconds)}`, record.elapsedTimeInSeconds, sportType)
     }
     for (const mark of marks(sportType)(distance)) {
-      add(activity, "distanceMark", `${labels(sportType).title}: ${numberText.format(mark)} ${unit.name} in total`, mark * unit.meters, sportType)
+      made(activity, "distanceMark", `${labels(sportType).title}: ${numberText.format(mark)} ${unit.name} in total`, mark * unit.meters, sportType)
     }
-    for (const mark of marks("")(distance)) add(activity, "distanceMark", `${numberText.format(mark)} ${unit.name} in total`, mark * unit.meters, null)
+    for (const mark of marks("")(distance)) made(activity, "distanceMark", `${numberText.format(mark)} ${unit.name} in total`, mark * unit.meters, null)
     const day = activity.startDateLocal.slice(0, 10)
     for (const number of eddington(sportType)(day, distance)) {
-      add(activity, "eddington", `${labels(sportType).title}: Eddington number ${number} (${unit.name})`, number, sportType)
+      made(activity, "eddington", `${labels(sportType).title}: Eddington number ${number} (${unit.name})`, number, sportType)
     }
-    for (const number of eddington("")(day, distance)) add(activity, "eddington", `Eddington number ${number} (${unit.name})`, number, null)
+    for (const number of eddington("")(day, distance)) made(activity, "eddington", `Eddington number ${number} (${unit.name})`, number, null)
   }
+
   // newest first by local date; within a date, the later activity first (an activity started later
   // in a zone further west can hold an earlier local date)
-  return found.reverse().sort((a, b) => (a.on < b.on ? 1 : a.on > b.on ? -1 : 0))
+  const milestones = (): Array<Milestone> => [...found].reverse().sort((a, b) => (a.on < b.on ? 1 : a.on > b.on ? -1 : 0))
+
+  return { add, milestones }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { eddingtonOf } from "../../../src/services/stats/Stats.ts"
-import { type MilestoneActivity, milestonesOf } from "../../../src/services/year/milestonesOf.ts"
+import { type MilestoneActivity, makeMilestoneWalk } from "../../../src/services/year/milestoneWalk.ts"
 
 /**
  * The milestones' walk against the plain computation over each prefix of the history: the
@@ -31,7 +31,7 @@ const activitiesOf = (seed: number, count: number): Array<MilestoneActivity> => 
   })
 }
 
-describe("milestonesOf", () => {
+describe("the milestones' walk", () => {
   for (const seed of [1, 2, 3]) {
     it(`reaches each Eddington number at the activity after which the sorted day totals first give it (seed ${seed})`, () => {
       const activities = activitiesOf(seed, 400)
@@ -43,7 +43,9 @@ describe("milestonesOf", () => {
         const { number } = eddingtonOf([...totals.values()].map((m) => m / 1000))
         for (let n = 1; n <= number; n++) if (!reached.has(n)) reached.set(n, a.id)
       }
-      const milestones = milestonesOf(activities, [], { name: "km", meters: 1000 })
+      const walk = makeMilestoneWalk({ name: "km", meters: 1000 })
+      for (const a of activities) walk.add(a, [])
+      const milestones = walk.milestones()
       const overall = milestones.filter((m) => m.kind === "eddington" && m.sportType === null).reverse()
       expect(overall.map((m) => [m.value, m.activityId])).toEqual([...reached])
       expect(overall.length).toBeGreaterThan(20)
