@@ -10,8 +10,10 @@
  * - first answer: right after a commit (a weight saved), so that nothing kept serves it (the
  *   milestones and the year in review walk the whole history again), RUNS times;
  * - kept: RUNS times more with no commit between them;
- * - for the milestones and the year in review, the first answer after a new activity was
- *   imported (a GPX run uploaded, its import waited for), IMPORTS times each.
+ * - for the milestones and the year in review, which walk the whole history: the first answer
+ *   after an activity changed its sport type (the walk starts again from the first activity),
+ *   and after a new activity was imported (a GPX run uploaded, its import waited for: the walk
+ *   goes on over it), IMPORTS times each.
  *
  *   npm run bench:year        builds first; about a minute
  *
@@ -144,14 +146,23 @@ const main = async () => {
       }
       throw new Error(`${name} was not imported`)
     }
+    let changes = 0
+    const changeOne = () =>
+      request(daemon.baseUrl, "/api/v1/activities/activity-generated-5000", {
+        method: "PATCH",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ sportType: changes++ % 2 === 0 ? "Hike" : "Walk" })
+      })
     const afterImport: Array<{ label: string; times: Array<number> }> = []
-    for (const [label, path] of [["milestones, after an import", "/api/v1/milestones"], ["year in review, after an import", "/api/v1/stats/year-in-review?filters[year]=2025"]] as const) {
-      const times: Array<number> = []
-      for (let i = 0; i < IMPORTS; i++) {
-        await importOne()
-        times.push((await request(daemon.baseUrl, path)).ms)
+    for (const [what, before] of [["an activity changed", changeOne], ["an import", importOne]] as const) {
+      for (const [route, path] of [["milestones", "/api/v1/milestones"], ["year in review", "/api/v1/stats/year-in-review?filters[year]=2021"]] as const) {
+        const times: Array<number> = []
+        for (let i = 0; i < IMPORTS; i++) {
+          await before()
+          times.push((await request(daemon.baseUrl, path)).ms)
+        }
+        afterImport.push({ label: `${route}, after ${what}`, times })
       }
-      afterImport.push({ label, times })
     }
     // a write: a service recorded (the answer reads the component again)
     const service: Array<number> = []

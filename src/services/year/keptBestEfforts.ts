@@ -55,22 +55,22 @@ export const makeKeptBestEfforts = (rows: Rows, distances: ReadonlyArray<number>
   }
 
   /**
-   * The efforts of each activity of `rows` (`columns` where), by id: the whole history's rows
-   * (`whole`), or those of activities added to it.
+   * The efforts of each activity of `history` (its rows, `columns` where), by id: the whole
+   * history's rows (`whole`), or those of activities added to it.
    */
-  return (rows: ReadonlyArray<ReadonlyArray<unknown>>, columns: OwnerColumns, whole: boolean): ((activityId: string) => ReadonlyArray<StoredEffort> | undefined) => {
+  return (history: ReadonlyArray<ReadonlyArray<unknown>>, columns: OwnerColumns, whole: boolean): ((activityId: string) => ReadonlyArray<StoredEffort> | undefined) => {
     const stale: Array<{ readonly id: string; readonly rowid: number; readonly createdAt: number }> = []
-    for (const row of rows) {
+    for (const row of history) {
       const id = row[columns.id] as string
       const createdAt = row[columns.createdAt] as number
       const rowid = row[columns.rowid] as number
       const seen = kept.get(id)
       if (seen === undefined || seen.createdAt !== createdAt || seen.rowid !== rowid) stale.push({ id, createdAt, rowid })
     }
-    if (stale.length > 0) read(stale, whole ? rows.length : kept.size + stale.length)
-    if (whole && kept.size > rows.length) {
+    if (stale.length > 0) read(stale, whole ? history.length : kept.size + stale.length)
+    if (whole && kept.size > history.length) {
       // activities deleted since: forgotten
-      const ids = new Set(rows.map((row) => row[columns.id]))
+      const ids = new Set(history.map((row) => row[columns.id]))
       for (const id of kept.keys()) if (!ids.has(id)) kept.delete(id)
     }
     return (activityId) => kept.get(activityId)?.efforts
