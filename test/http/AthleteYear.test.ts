@@ -1,4 +1,5 @@
 import { expect, layer } from "@effect/vitest"
+import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { RECORD_DISTANCES } from "../../src/schema/EffortDistances.ts"
 import { generatedActivity, seedGenerated } from "../support/generatedActivities.ts"
@@ -260,5 +261,19 @@ layer(TestDaemon.layer(), { excludeTestServices: true })("the history walked on 
       const before = (yield* getJson("/milestones")).milestones
       expect((yield* send("POST", "/api/v1/athlete/weights", { json: { on: "2025-01-01", weight: 70 } })).status).toBe(200)
       expect((yield* getJson("/milestones")).milestones).toEqual(before)
+      // the last activity removed and another added (it takes the removed one's rowid), one added
+      // then changed before the next look, several changed at once
+      yield* repo.remove("activity-added-0")
+      yield* repo.insert("activity-added-again", encodeDraft(generatedActivity(0, { end: END + 3_600_000 })))
+      yield* repo.insert("activity-newest", encodeDraft(generatedActivity(1, { end: END + 7_200_000 })))
+      yield* repo.update("activity-newest", { distanceInMeter: 250_000 })
+      for (const id of ["activity-added-10", "activity-added-20", "activity-added-30"]) yield* repo.update(id, { sportType: "Hike", distanceInMeter: 1234 })
+      yield* expectMilestones(yield* listedActivities)
+      // more changes than the log keeps: everything read again
+      const sql = yield* SqlClient.SqlClient
+      for (let i = 0; i < 1100; i++) yield* sql`UPDATE activities SET distance = distance + 1 WHERE id = 'activity-added-40'`
+      const last = yield* listedActivities
+      yield* expectMilestones(last)
+      yield* expectStreaks(last)
     }))
 })

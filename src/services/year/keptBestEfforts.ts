@@ -1,24 +1,20 @@
 import type { StoredEffort } from "./recordProgression.ts"
 
 /**
- * The best efforts over the records' distances of each activity, kept between reads of the whole
+ * The best efforts over the records' distances of each activity, kept between walks of the
  * history: an activity's efforts are written with it and only with it (an activity computed
  * again is deleted and stored anew, its row with another `created_at`, and another rowid unless it
  * was the last row), so they are read again only for an activity not seen before or stored anew
- * since. After an import the walk reads the new activity's efforts, not the tens of thousands of
- * the others.
+ * since.
  */
 
 type Rows = (sql: string, params: ReadonlyArray<string | number>) => Array<Array<unknown>>
 
-/**
- * Where a row of the history holds the activity's id, and what tells whether its stored row (so
- * its efforts) is the one seen: when it was stored, and its rowid.
- */
-export interface OwnerColumns {
-  readonly id: number
-  readonly createdAt: number
+/** An activity, with what tells whether its stored row (so its efforts) is the one seen. */
+export interface EffortsOwner {
+  readonly id: string
   readonly rowid: number
+  readonly createdAt: number
 }
 
 interface Kept {
@@ -33,12 +29,13 @@ const CHUNK = 500
 export const makeKeptBestEfforts = (rows: Rows, distances: ReadonlyArray<number>) => {
   const kept = new Map<string, Kept>()
   const inDistances = `distance IN (${distances.map(() => "?").join(", ")})`
-  const read = (stale: ReadonlyArray<{ readonly id: string; readonly rowid: number; readonly createdAt: number }>, all: number) => {
+
+  const read = (stale: ReadonlyArray<EffortsOwner>, manyOf: number) => {
     const fresh = new Map<string, Array<StoredEffort>>(stale.map((a) => [a.id, []]))
     const add = (found: Array<Array<unknown>>) => {
       for (const [id, distance, time, offset] of found as Array<[string, number, number, number]>) fresh.get(id)?.push({ distance, time, offset })
     }
-    if (stale.length > all / 8) {
+    if (stale.length > manyOf / 8) {
       // most of the history: one pass over the index of every effort
       add(rows(`SELECT activity_id, distance, time_in_seconds, start_offset FROM activity_best_efforts WHERE ${inDistances}`, distances))
     } else {
@@ -54,25 +51,23 @@ export const makeKeptBestEfforts = (rows: Rows, distances: ReadonlyArray<number>
     for (const a of stale) kept.set(a.id, { rowid: a.rowid, createdAt: a.createdAt, efforts: fresh.get(a.id)! })
   }
 
-  /**
-   * The efforts of each activity of `history` (its rows, `columns` where), by id: the whole
-   * history's rows (`whole`), or those of activities added to it.
-   */
-  return (history: ReadonlyArray<ReadonlyArray<unknown>>, columns: OwnerColumns, whole: boolean): ((activityId: string) => ReadonlyArray<StoredEffort> | undefined) => {
-    const stale: Array<{ readonly id: string; readonly rowid: number; readonly createdAt: number }> = []
-    for (const row of history) {
-      const id = row[columns.id] as string
-      const createdAt = row[columns.createdAt] as number
-      const rowid = row[columns.rowid] as number
-      const seen = kept.get(id)
-      if (seen === undefined || seen.createdAt !== createdAt || seen.rowid !== rowid) stale.push({ id, createdAt, rowid })
-    }
-    if (stale.length > 0) read(stale, whole ? history.length : kept.size + stale.length)
-    if (whole && kept.size > history.length) {
-      // activities deleted since: forgotten
-      const ids = new Set(history.map((row) => row[columns.id]))
-      for (const id of kept.keys()) if (!ids.has(id)) kept.delete(id)
-    }
-    return (activityId) => kept.get(activityId)?.efforts
+  return {
+    /**
+     * Reads the efforts of those of `owners` not seen or stored anew since; `all` when they are
+     * every activity there is (the others are forgotten).
+     */
+    refresh: (owners: ReadonlyArray<EffortsOwner>, all: boolean) => {
+      const stale = owners.filter((a) => {
+        const seen = kept.get(a.id)
+        return seen === undefined || seen.createdAt !== a.createdAt || seen.rowid !== a.rowid
+      })
+      if (stale.length > 0) read(stale, all ? owners.length : kept.size + stale.length)
+      if (all && kept.size > owners.length) {
+        const ids = new Set(owners.map((a) => a.id))
+        for (const id of kept.keys()) if (!ids.has(id)) kept.delete(id)
+      }
+    },
+    /** The efforts of an activity refreshed. */
+    of: (activityId: string): ReadonlyArray<StoredEffort> | undefined => kept.get(activityId)?.efforts
   }
 }
