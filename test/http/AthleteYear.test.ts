@@ -269,6 +269,10 @@ layer(TestDaemon.layer(), { excludeTestServices: true })("the history walked on 
       yield* repo.update("activity-newest", { distanceInMeter: 250_000 })
       for (const id of ["activity-added-10", "activity-added-20", "activity-added-30"]) yield* repo.update(id, { sportType: "Hike", distanceInMeter: 1234 })
       yield* expectMilestones(yield* listedActivities)
+      // a renamed activity: the review names it so
+      const longest = (yield* getJson("/stats/year-in-review?filters[year]=2025")).longestActivity
+      expect((yield* send("PATCH", `/api/v1/activities/${longest.id}`, { json: { name: "The long one" } })).status).toBe(200)
+      expect((yield* getJson("/stats/year-in-review?filters[year]=2025")).longestActivity).toEqual({ ...longest, name: "The long one" })
       // more changes than the log keeps: everything read again
       const sql = yield* SqlClient.SqlClient
       for (let i = 0; i < 1100; i++) yield* sql`UPDATE activities SET distance = distance + 1 WHERE id = 'activity-added-40'`

@@ -20,11 +20,15 @@ import { type YearRow, yearInReviewOf } from "./yearInReviewOf.ts"
  * those of each activity's local start (`startDateLocal`); "today" is the date where the service
  * runs (TZ). Values are read as the activity list reads them (ActivityFields), so each figure is
  * the one the list's activities add up to. The walk of the whole history (the milestones, the
- * records set) and the active days are kept and brought up to date with what changed (History);
- * the rest is computed again after each commit.
+ * records set) is kept and brought up to date with what changed (History); the active days and
+ * the years reviewed are kept until an activity changes in what they read (the columns of
+ * migration 0009's triggers); a month's calendar is read each time.
  */
 
 const F = ActivityFields
+
+/** Years reviewed kept at once. */
+const MAX_KEPT_YEARS = 64
 
 /** The columns of `rowOf`. */
 const ROW_COLUMNS = "id, name, sport_type, start_date_local, distance, moving_time, elevation, elapsed_time, calories, is_commute, country_code, passed_through_countries"
@@ -57,10 +61,8 @@ export class AthleteYear extends Effect.Service<AthleteYear>()("services/year/At
     const db = yield* ReadConnection
     const config = yield* AppConfig
     const unit = config.unitSystem === "imperial" ? { name: "mi", meters: MILE } as const : { name: "km", meters: 1000 } as const
-    const cache = <A>() => makeVersionedCache<A>({ version: db.dataVersion, capacity: 64, weigh: () => 1 })
-    const keptChanges = cache<HistoryChanges>()
+    const keptChanges = makeVersionedCache<HistoryChanges>({ version: db.dataVersion, capacity: 4, weigh: () => 1 })
     const walkOf = makeHistory(db.rows, RECORD_DISTANCES, unit)
-    const keptYears = cache<YearInReview>()
     const today = todayIn(config.timeZone)
 
     /** What changed the history, read again after each commit. */
@@ -72,8 +74,11 @@ export class AthleteYear extends Effect.Service<AthleteYear>()("services/year/At
     const unchanged = (a: HistoryChanges, b: HistoryChanges) => a.inserted === b.inserted && a.rewritten === b.rewritten
     const history = () => walkOf(changesNow())
 
-    /** The active days, as of the changes they were read at. */
-    const kept: { days: (ActiveDays & { readonly changes: HistoryChanges }) | null } = { days: null }
+    /** The active days and the years reviewed, as of the changes they were read at. */
+    const kept: {
+      days: (ActiveDays & { readonly changes: HistoryChanges }) | null
+      years: Map<number, { readonly changes: HistoryChanges; readonly review: YearInReview }>
+    } = { days: null, years: new Map() }
 
     /**
      * The activities whose local start is in [from, until), of `sportTypes` when given: in the
@@ -133,7 +138,13 @@ export class AthleteYear extends Effect.Service<AthleteYear>()("services/year/At
 
     const yearInReview = Effect.fn("AthleteYear.yearInReview")(function*(year: number | undefined) {
       const asked = year ?? Number((yield* today).slice(0, 4))
-      return keptYears(String(asked), () => yearInReviewOf(asked, yearRows(asked), yearRows(asked - 1), history().records.records()))!
+      const changes = changesNow()
+      const seen = kept.years.get(asked)
+      if (seen !== undefined && unchanged(seen.changes, changes)) return seen.review
+      const review = yearInReviewOf(asked, yearRows(asked), yearRows(asked - 1), history().records.records())
+      if (kept.years.size >= MAX_KEPT_YEARS) kept.years.clear()
+      kept.years.set(asked, { changes, review })
+      return review
     })
 
     return { calendar, streaks, milestones, yearInReview } as const

@@ -9,7 +9,8 @@ import { makeRecordProgression } from "./recordProgression.ts"
  * The whole history, walked in the order the activities started for the records they set and the
  * milestones they made, kept between requests and brought up to date with what changed: the
  * activities added (counted by a trigger; each has a rowid above those kept) and those removed
- * or changed in what the walk reads (logged by triggers, the last REWRITES_KEPT of them). An
+ * or changed in what the walk (or the year in review) reads (logged by triggers, the last
+ * REWRITES_KEPT of them). An
  * import of new activities is walked on from where the walk stopped; anything else (an edit, a
  * deletion, an activity older than the last) walks the kept activities again in memory, with
  * only the changed ones read. Everything is read again only at the first request, or when more

@@ -10,10 +10,10 @@ import { Effect } from "effect"
  * The milestones and the year in review walk every activity in the order they started (its sport
  * type, local start, distance, countries and when it was stored) and the best efforts over the
  * records' distances with their activity and time, each from an index that holds them all: never
- * the activities' rows with their routes. What the walk depends on is followed as it changes:
- * activities added are counted, and those removed or changed in what the walk reads are logged
- * (the last 1,000), so that the walk is kept across other commits, goes on over the activities
- * added, and reads again only the activities changed.
+ * the activities' rows with their routes. What the walk and the year in review read is followed
+ * as it changes: activities added are counted, and those removed or changed in those columns are
+ * logged (the last 1,000), so that the walk is kept across other commits, goes on over the
+ * activities added, and reads again only the activities changed.
  */
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -50,7 +50,8 @@ export default Effect.gen(function*() {
     DELETE FROM activity_history_rewrites WHERE seq <= (SELECT MAX(seq) FROM activity_history_rewrites) - 1000;
   END`
   yield* sql`CREATE TRIGGER activity_history_updated
-    AFTER UPDATE OF id, start_time, start_date_local, sport_type, distance, country_code, passed_through_countries, created_at ON activities BEGIN
+    AFTER UPDATE OF id, start_time, start_date_local, sport_type, name, distance, moving_time, elapsed_time, elevation, calories, is_commute,
+      country_code, passed_through_countries, created_at ON activities BEGIN
     INSERT INTO activity_history_rewrites (activity_id) VALUES (OLD.id);
     INSERT INTO activity_history_rewrites (activity_id) SELECT NEW.id WHERE NEW.id <> OLD.id;
     DELETE FROM activity_history_rewrites WHERE seq <= (SELECT MAX(seq) FROM activity_history_rewrites) - 1000;
