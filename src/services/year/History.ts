@@ -1,6 +1,7 @@
 import type { Milestone } from "../../schema/MilestoneModels.ts"
 import { ActivityFields as F } from "../../schema/ActivityFields.ts"
 import { countriesOf } from "./countriesOf.ts"
+import { dayNumber } from "./LocalDays.ts"
 import { type EffortsOwner, makeKeptBestEfforts } from "./keptBestEfforts.ts"
 import { type DistanceUnit, makeMilestoneWalk, type MilestoneActivity } from "./milestoneWalk.ts"
 import { makeRecordProgression } from "./recordProgression.ts"
@@ -40,19 +41,24 @@ interface Entry extends EffortsOwner {
   readonly startTime: number
 }
 
-const entryOf = (r: ReadonlyArray<unknown>): Entry => ({
-  id: r[0] as string,
-  createdAt: r[6] as number,
-  rowid: r[7] as number,
-  startTime: r[8] as number,
-  activity: {
-    id: F.id.read(r[0]),
-    sportType: F.sportType.read(r[1]),
-    startDateLocal: F.startDateLocal.read(r[2]),
-    distance: F.distanceInMeter.read(r[3]),
-    countries: countriesOf(r[4], r[5])
+const entryOf = (r: ReadonlyArray<unknown>): Entry => {
+  const startDateLocal = F.startDateLocal.read(r[2])
+  return {
+    id: r[0] as string,
+    createdAt: r[6] as number,
+    rowid: r[7] as number,
+    startTime: r[8] as number,
+    activity: {
+      id: F.id.read(r[0]),
+      sportType: F.sportType.read(r[1]),
+      startDateLocal,
+      on: startDateLocal.slice(0, 10),
+      day: dayNumber(startDateLocal),
+      distance: F.distanceInMeter.read(r[3]),
+      countries: countriesOf(r[4], r[5])
+    }
   }
-})
+}
 
 /** Whether `a` is walked before `b`: by start instant, then id (as ORDER BY start_time, id). */
 const walksBefore = (a: Entry, b: Entry) => a.startTime < b.startTime || (a.startTime === b.startTime && a.id < b.id)

@@ -15,6 +15,10 @@ export interface MilestoneActivity {
   readonly id: string
   readonly sportType: SportType
   readonly startDateLocal: string
+  /** its local date, `YYYY-MM-DD` */
+  readonly on: string
+  /** the same as a day number (see LocalDays), to count the days' totals by */
+  readonly day: number
   /** metres, as stored (whole metres) */
   readonly distance: number
   /** the start's country first, then those passed through (lowercased ISO 3166-1 alpha-2) */
@@ -51,11 +55,11 @@ const NOTHING: ReadonlyArray<number> = []
  * and only the days of more units than the number reached so far need counting.
  */
 const eddingtonCounter = (unitMeters: number) => {
-  const dayTotals = new Map<string, number>()
+  const dayTotals = new Map<number, number>()
   /** daysAtLeast[n], for n above the number reached: days with at least n units */
   const daysAtLeast: Array<number> = []
   let number = 0
-  return (day: string, meters: number): ReadonlyArray<number> => {
+  return (day: number, meters: number): ReadonlyArray<number> => {
     const before = dayTotals.get(day) ?? 0
     const after = before + meters
     dayTotals.set(day, after)
@@ -109,7 +113,7 @@ export const makeMilestoneWalk = (unit: DistanceUnit) => {
   const eddington = perKey(() => eddingtonCounter(unit.meters))
   const found: Array<Milestone> = []
   const made = (activity: MilestoneActivity, kind: Milestone["kind"], title: string, value: Milestone["value"], sportType: SportType | null) =>
-    found.push({ on: activity.startDateLocal.slice(0, 10), kind, title, activityId: activity.id, sportType, value })
+    found.push({ on: activity.on, kind, title, activityId: activity.id, sportType, value })
 
   const add = (activity: MilestoneActivity, records: ReadonlyArray<PersonalRecord>) => {
     const { sportType, distance } = activity
@@ -132,7 +136,7 @@ export const makeMilestoneWalk = (unit: DistanceUnit) => {
       made(activity, "distanceMark", `${labels(sportType).title}: ${numberText.format(mark)} ${unit.name} in total`, mark * unit.meters, sportType)
     }
     for (const mark of marks("")(distance)) made(activity, "distanceMark", `${numberText.format(mark)} ${unit.name} in total`, mark * unit.meters, null)
-    const day = activity.startDateLocal.slice(0, 10)
+    const { day } = activity
     for (const number of eddington(sportType)(day, distance)) {
       made(activity, "eddington", `${labels(sportType).title}: Eddington number ${number} (${unit.name})`, number, sportType)
     }

@@ -21,10 +21,13 @@ const activitiesOf = (seed: number, count: number): Array<MilestoneActivity> => 
   let day = Date.UTC(2020, 0, 1) / 86_400_000
   return Array.from({ length: count }, (_, i) => {
     day += Math.floor(next() * 3)
+    const on = new Date(day * 86_400_000).toISOString().slice(0, 10)
     return {
       id: `activity-${i}`,
       sportType: next() < 0.6 ? "Ride" : "Run",
-      startDateLocal: `${new Date(day * 86_400_000).toISOString().slice(0, 10)}T0${Math.floor(next() * 10)}:00:00`,
+      startDateLocal: `${on}T0${Math.floor(next() * 10)}:00:00`,
+      on,
+      day,
       distance: Math.floor(next() * 120_000),
       countries: []
     }
