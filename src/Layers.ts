@@ -10,6 +10,7 @@ import { ReadConnection } from "./services/platform/ReadConnection.ts"
 import { FileImportReads } from "./services/import/FileImportReads.ts"
 import { FileImportRepo } from "./services/import/FileImportRepo.ts"
 import { GearRepo } from "./services/activities/GearRepo.ts"
+import { GearComponents } from "./services/gear/GearComponents.ts"
 import { ImageStore } from "./services/activities/ImageStore.ts"
 import { ExportMetadata } from "./services/import/ExportMetadata.ts"
 import { ImportQueue } from "./services/import/ImportQueue.ts"
@@ -47,6 +48,7 @@ const RepositoriesLive = Layer.mergeAll(
   ActivityRepo.Default,
   FileImportRepo.Default,
   GearRepo.Default,
+  GearComponents.Default,
   WeightRepo.Default,
   ApiKey.DefaultWithoutDependencies,
   ImageStore.DefaultWithoutDependencies,

@@ -51,7 +51,9 @@ import {
 } from "../schema/QueryParams.ts"
 import { EddingtonAnswer, Heatmap, RecordList, TotalList } from "../schema/StatsModels.ts"
 import { ActivityAnalysis, PowerCurveAnswer, Thresholds, ThresholdsInput, ThresholdsList, TrainingLoadAnswer, TrainingLoadParams } from "../schema/TrainingModels.ts"
+import { AthleteYearGroup } from "./AthleteYearApi.ts"
 import { Authorization } from "./Authorization.ts"
+import { GearComponentsGroup } from "./GearComponentsApi.ts"
 import { HotRead } from "./HotRead.ts"
 import { rewriteOpenApi } from "./OpenApiDocument.ts"
 
@@ -378,6 +380,8 @@ export class WaymarkApi extends HttpApi.make("waymark")
   .add(StatsGroup)
   .add(AthleteGroup)
   .add(TrainingGroup)
+  .add(AthleteYearGroup)
+  .add(GearComponentsGroup)
   .addError(InvalidTokenWire)
   .addError(PayloadTooLargeWire)
   .addError(InsufficientStorageWire)

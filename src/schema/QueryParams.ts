@@ -30,7 +30,7 @@ const integerParam = (name: string, min: number, max: number | undefined, fallba
   integerString(name, min, max, fallback).pipe(Schema.optionalWith({ default: () => fallback }))
 
 /** A comma-separated list whose items must all be allowed values. */
-const commaListOf = <A extends string>(name: string, what: string, allowed: ReadonlyArray<A>) => {
+export const commaListOf = <A extends string>(name: string, what: string, allowed: ReadonlyArray<A>) => {
   const set: ReadonlySet<string> = new Set(allowed)
   return Schema.String.pipe(
     Schema.filter((raw) => raw.split(",").map((s) => s.trim()).every((s) => s === "" || set.has(s)), {
@@ -52,7 +52,7 @@ const commaListOf = <A extends string>(name: string, what: string, allowed: Read
   }) as unknown as Schema.Schema<ReadonlyArray<A>, string>
 }
 
-const sportTypeList = commaListOf<SportType>("filters[sportType]", "sport type", SPORT_TYPES)
+export const sportTypeList = commaListOf<SportType>("filters[sportType]", "sport type", SPORT_TYPES)
 
 const booleanParam = (name: string) =>
   Schema.String.pipe(

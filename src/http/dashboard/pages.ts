@@ -69,6 +69,9 @@ const NAV: ReadonlyArray<readonly [string, string]> = [
   ["import", "Import"],
   ["stats", "Statistics"],
   ["training", "Training"],
+  ["calendar", "Calendar"],
+  ["milestones", "Milestones"],
+  ["year", "Year"],
   ["gear", "Gear & weight"],
   ["system", "System"]
 ]

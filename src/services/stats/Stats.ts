@@ -47,7 +47,7 @@ export const heatmapPolyline = (encoded: string): string => {
   return polyline.encode(kept.map((p) => [p.y, p.x] as [number, number]), 5)
 }
 
-const DISCIPLINES = [
+export const DISCIPLINES = [
   { discipline: "run", sports: RUNS, distances: RECORD_DISTANCES.run },
   { discipline: "ride", sports: RIDES, distances: RECORD_DISTANCES.ride }
 ] as const

@@ -4,10 +4,11 @@ import { confirmDialog, field, h, replace, toast } from "../dom.ts"
 import * as format from "../format.ts"
 import { chart, css } from "../chart.ts"
 import { GEAR_TYPES } from "../labels.ts"
+import { maintenanceSection } from "../gearMaintenance.ts"
 import type { Page } from "../main.ts"
 import type { Gear, Weight } from "../types.ts"
 
-/** Gear with its distance, and the weight history as a chart with add and delete. */
+/** Gear with its distance and its components' maintenance, and the weight history as a chart with add and delete. */
 
 const failed = (error: unknown) => toast(error instanceof ApiError ? error.message : String(error), "error")
 const reload = () => dispatchEvent(new HashChangeEvent("hashchange"))
@@ -18,6 +19,7 @@ export const gearPage: Page = async (main) => {
     api<{ weights: ReadonlyArray<Weight> }>("athlete/weights")
   ])
   const unit = imperial ? "lb" : "kg"
+  const maintenance = await maintenanceSection(gear)
   const cleanups: Array<() => void> = []
 
   const gearPath = (g: Gear) => `gear/${encodeURIComponent(g.id)}`
@@ -123,6 +125,7 @@ export const gearPage: Page = async (main) => {
   replace(main,
     h("h1", null, "Gear & weight"),
     h("section", null, h("h2", null, "Gear"), addGear, gearTable),
+    maintenance,
     h("section", null,
       h("h2", null, "Weight"),
       sorted.length > 1 ? chartBox : null,
