@@ -21,7 +21,7 @@ export const DURATION_STEPS = [
 export const MINUTE_STEPS = DURATION_STEPS.filter((s) => s >= 60)
 
 /** Durations athletes quote first (5 s, 1, 5 and 20 min, 1 h), then the other round ones: a logarithmic axis's ticks in that order of preference. */
-const DURATION_TICKS = [5, 60, 300, 1200, 3600, 1, 15, 30, 600, 1800, 7200, 10_800, 18_000, 21_600, 2, 10, 120, 900, 14_400, 43_200, 86_400]
+const DURATION_TICKS = [5, 60, 300, 1200, 3600, 1, 15, 30, 600, 1800, 7200, 10_800, 18_000, 21_600, 2, 10, 120, 14_400, 43_200, 86_400]
 
 /**
  * A logarithmic axis of durations in seconds (a power curve's): ticks at round durations, the
