@@ -64,7 +64,8 @@ ${body}
 `
 }
 
-const NAV: ReadonlyArray<readonly [string, string]> = [
+/** The sections of the app, in the order of its menu: the route's name after `#/` and the label. */
+export const NAV: ReadonlyArray<readonly [string, string]> = [
   ["activities", "Activities"],
   ["import", "Import"],
   ["stats", "Statistics"],

@@ -17,6 +17,8 @@ export const launchChromium = (): Promise<Browser> =>
 export const scopedChromium = Effect.acquireRelease(Effect.promise(launchChromium), (b) => Effect.promise(() => b.close()))
 
 export const PHONE = { width: 390, height: 844 }
+/** The phones every page must fit: the narrowest common one and the most common one. */
+export const PHONES = [["phone-360", { width: 360, height: 780 }], ["phone-390", PHONE]] as const
 export const DESKTOP = { width: 1280, height: 900 }
 
 /**
