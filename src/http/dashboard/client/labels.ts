@@ -1,5 +1,5 @@
 import type { FileImport, Gear } from "./types.ts"
-import type { Milestone } from "./yearTypes.ts"
+import type { GearComponent, Milestone } from "./yearTypes.ts"
 
 /** The API's words for a person: every value of these fields has its name here, checked by its type. */
 
@@ -21,6 +21,12 @@ export const IMPORT_STATUSES: Record<FileImport["status"], string> = {
 export const GEAR_TYPES: Record<Gear["type"], string> = {
   imported: "Imported",
   custom: "Added here"
+}
+
+export const COMPONENT_STATUSES: Record<GearComponent["status"], string> = {
+  ok: "OK",
+  dueSoon: "Due soon",
+  overdue: "Overdue"
 }
 
 export const MILESTONE_KINDS: Record<Milestone["kind"], string> = {
