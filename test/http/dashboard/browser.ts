@@ -17,6 +17,8 @@ export const launchChromium = (): Promise<Browser> =>
 export const scopedChromium = Effect.acquireRelease(Effect.promise(launchChromium), (b) => Effect.promise(() => b.close()))
 
 export const PHONE = { width: 390, height: 844 }
+/** The narrowest phone a page is made for. */
+export const SMALL_PHONE = { width: 360, height: 780 }
 export const DESKTOP = { width: 1280, height: 900 }
 
 /**
