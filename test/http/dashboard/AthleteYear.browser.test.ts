@@ -8,7 +8,7 @@ import { GearRepo } from "../../../src/services/activities/GearRepo.ts"
 import { GearComponents } from "../../../src/services/gear/GearComponents.ts"
 import { seedGenerated } from "../../support/generatedActivities.ts"
 import { daemonLayer, makeRoot } from "../../support/ImportHarness.ts"
-import { CHROMIUM_MISSING, chromiumAvailable, PHONE } from "./browser.ts"
+import { CHROMIUM_MISSING, chromiumAvailable, PHONE, PHONES } from "./browser.ts"
 import { openSignedIn, type SignedInPage } from "./signedInPage.ts"
 
 /**
@@ -16,8 +16,10 @@ import { openSignedIn, type SignedInPage } from "./signedInPage.ts"
  * day's activities, week totals, previous and next month, the streaks; a list of the active days
  * on a phone), the milestones' timeline, the year in review, and the gear page's maintenance
  * (what is due, a service recorded, a component added). Over 400 generated activities up to
- * today; every figure the pages show is read back against the API; screenshots of each page at
- * phone and desktop sizes in light and dark (test-artifacts/athlete-year), axe-core in each.
+ * today; every figure the pages show is read back against the API; each sport in its own colour,
+ * the values under the cursor; no page wider than a phone of 360 or 390 px, nor a table wider than
+ * its box; screenshots of each page on both phones and a desktop in light and dark
+ * (test-artifacts/athlete-year), axe-core in each.
  */
 
 const ARTIFACTS = path.resolve("test-artifacts/athlete-year")
@@ -31,6 +33,34 @@ const DAY = 86_400_000
 
 /** The API's answer, as the page's own session reads it. */
 const apiJson = (apiPath: string): Promise<any> => ui.page.evaluate(async (p) => (await fetch(`/api/v1/${p}`)).json(), apiPath)
+
+/** A custom property of the page's colours (a sport's, "--sport-running") as the browser computes colours: "rgb(r, g, b)". */
+const colorOf = (property: string): Promise<string> =>
+  ui.page.evaluate((name) => {
+    const w = globalThis as any
+    const probe = w.document.createElement("span")
+    probe.style.color = w.getComputedStyle(w.document.body).getPropertyValue(name)
+    w.document.body.append(probe)
+    const color = w.getComputedStyle(probe).color as string
+    probe.remove()
+    return color
+  }, property)
+
+/** For each element of `selector`: the text of its `label`, and the computed `property` of its `part` (null: of itself). */
+const colorsBy = (selector: string, label: string, part: string | null, property: string): Promise<Array<[string, string]>> =>
+  ui.page.locator(selector).evaluateAll((all, { label, part, property }) =>
+    all.map((e) => [
+      e.querySelector(label)?.textContent ?? "",
+      (globalThis as any).getComputedStyle(part === null ? e : e.querySelector(part))[property] as string
+    ] as [string, string]), { label, part, property })
+
+/** Each label has one colour, and no two labels share one. */
+const expectOneColorEach = (pairs: ReadonlyArray<readonly [string, string]>) => {
+  const byLabel = new Map<string, Set<string>>()
+  for (const [label, color] of pairs) byLabel.set(label, (byLabel.get(label) ?? new Set()).add(color))
+  for (const [label, colors] of byLabel) expect(colors.size, label).toBe(1)
+  expect(new Set([...byLabel.values()].map((c) => [...c][0])).size).toBe(byLabel.size)
+}
 
 afterAll(async () => {
   await ui?.close()
@@ -81,6 +111,11 @@ describe.skipIf(skipReason !== undefined)("the athlete's year in Chromium", () =
         expect(await page.locator("#month-totals").textContent()).toContain(String(calendar.totals.count))
         expect(await page.locator(`#calendar .cal-day.today[data-on="${streaks.today}"]`).count()).toBe(1)
         expect(await page.locator("#streaks").textContent()).toContain(`${streaks.overall.days.longest.length} days`)
+        // each activity in its sport's colour: one colour a sport, none shared, a run in the running family's
+        const chips = await colorsBy("#calendar .cal-day:not(.outside) .cal-acts a", ".cal-sport", null, "borderLeftColor")
+        expect(new Set(chips.map(([sport]) => sport)).size).toBeGreaterThan(3)
+        expectOneColorEach(chips)
+        expect(chips.find(([sport]) => sport === "Run")?.[1]).toBe(await colorOf("--sport-running"))
         await ui.shoot("calendar")
         await ui.axe("calendar")
         // on a phone, the days without activities leave the list
@@ -136,6 +171,22 @@ describe.skipIf(skipReason !== undefined)("the athlete's year in Chromium", () =
         expect(await page.locator("#year-sports li").count()).toBe(review.sportTypes.length)
         expect(await page.locator("#year-records tbody tr").count()).toBe(review.records.length)
         await page.locator("#year-months canvas").waitFor()
+        // the sports' bars each in its sport's colour
+        expectOneColorEach(await colorsBy("#year-sports li", ".bar-label", ".bar-fill", "backgroundColor"))
+        // the months stacked by sport: the busiest month's figures under the cursor, each sport's its own
+        const busiest = review.months.findIndex((m: any) => m.month === review.busiestMonth.month)
+        const { totals: months } = await apiJson(`stats/totals?filters[period]=month&filters[from]=${year}-01-01&filters[to]=${year}-12-31`)
+        const plot = (await page.locator("#year-months .u-over").boundingBox())!
+        await page.mouse.move(plot.x + plot.width * (busiest + 0.5) / 12, plot.y + plot.height - 2)
+        const legend = page.locator("#year-months + .legend-below .u-series")
+        await expect.poll(() => legend.first().locator(".u-value").textContent())
+          .toBe(new Date(Number(year), busiest, 1).toLocaleDateString("en-US", { month: "long", year: "numeric" }))
+        const rides = months.find((t: any) => t.period === review.busiestMonth.month && t.sportType === "Ride")
+        const ride = legend.filter({ has: page.locator(".u-label", { hasText: /^Ride$/ }) })
+        expect(await ride.locator(".u-value").textContent())
+          .toBe(await page.evaluate((km) => `${km.toLocaleString(undefined, { maximumFractionDigits: km < 10 ? 1 : 0 })} km`, rides.distanceInMeter / 1000))
+        expect(await ride.locator(".u-marker").evaluate((m) => (globalThis as any).getComputedStyle(m).borderTopColor)).toBe(await colorOf("--sport-cycling"))
+        await page.mouse.move(0, 0)
         await ui.shoot("year")
         await ui.axe("year")
         await page.getByRole("button", { name: "Copy summary" }).click()
@@ -166,6 +217,37 @@ describe.skipIf(skipReason !== undefined)("the athlete's year in Chromium", () =
         await ui.redrawn(() => page.click("#add-component button[type=submit]"))
         await page.locator("table[data-gear=gear-shoes]").getByText("Laces").waitFor()
         expect((await apiJson("gear/gear-shoes/components")).components.map((c: any) => c.name)).toEqual(["Soles", "Laces"])
+      }), 120_000)
+
+    it.effect("on phones of 360 and 390 px no page is wider than the screen, nor a table wider than its box; a component's use and dates on its card", () =>
+      Effect.promise(async () => {
+        const { page } = ui
+        const fits = () => page.evaluate(() => {
+          const d = (globalThis as any).document
+          return {
+            page: d.documentElement.scrollWidth <= (globalThis as any).innerWidth,
+            tables: [...d.querySelectorAll(".table-wrap")].filter((w: any) => w.scrollWidth > w.clientWidth).map((w: any) => w.querySelector("table")?.id ?? w.className)
+          }
+        })
+        for (const [, viewport] of PHONES) {
+          await page.setViewportSize(viewport)
+          for (const [hash, ready] of [["#/calendar", "#calendar"], ["#/milestones", "#milestones"], ["#/year", "#year-hero"], ["#/gear", "#maintenance"]] as const) {
+            await ui.go(hash, ready)
+            expect(await fits(), `${hash} at ${viewport.width} px`).toEqual({ page: true, tables: [] })
+          }
+          // the rename form unfolded in the gear's row
+          await page.locator("#gear-list summary").first().click()
+          await page.locator("#gear-list input[name=name]").first().waitFor()
+          expect(await fits(), `the gear renamed at ${viewport.width} px`).toEqual({ page: true, tables: [] })
+          const chain = page.locator("table[data-gear=gear-road] tr", { hasText: "Chain" })
+          for (const part of ["used", "since", "due", "acts"]) {
+            const box = (await chain.locator(`.${part}`).boundingBox())!
+            expect(box.width, `${part} at ${viewport.width} px`).toBeGreaterThan(0)
+            expect(box.x + box.width).toBeLessThanOrEqual(viewport.width)
+          }
+          expect(await chain.locator(".used").textContent()).toMatch(/^Used [\d,.]+ km/)
+        }
+        await page.setViewportSize({ width: 1280, height: 900 })
       }), 120_000)
 
     it.effect("every page is in the navigation, and nothing went wrong in the page", () =>

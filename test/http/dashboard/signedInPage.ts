@@ -2,17 +2,17 @@ import { expect } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { Browser, BrowserContext, Page } from "playwright-core"
-import { DESKTOP, launchChromium, PHONE } from "./browser.ts"
+import { DESKTOP, launchChromium, PHONES } from "./browser.ts"
 import { collectProblems, redrawn as redrawnOn, seriousViolations } from "./pageTools.ts"
 
 /**
  * A dashboard page in Chromium, signed in with the key as a person is (the session cookie), for
  * the browser tests of one feature: each drawn page waited for by the router's mark, screenshots
- * at phone and desktop sizes in the light and the dark scheme, axe-core in each, and every
- * console error, page error or dialog collected.
+ * on phones of 360 and 390 px and on a desktop in the light and the dark scheme, axe-core in
+ * each, and every console error, page error or dialog collected.
  */
 
-const VIEWPORTS = [["desktop", DESKTOP], ["phone", PHONE]] as const
+const VIEWPORTS = [["desktop", DESKTOP], ...PHONES] as const
 const SCHEMES = ["light", "dark"] as const
 
 export interface SignedInPage {
@@ -24,9 +24,9 @@ export interface SignedInPage {
   readonly redrawn: (action: () => Promise<unknown>) => Promise<void>
   /** opens `#/…` and waits for it to be drawn and for `ready` to be there */
   readonly go: (hash: string, ready: string) => Promise<void>
-  /** full-page screenshots `<name>-<desktop|phone>-<light|dark>.png` in the artifacts folder; returns their paths */
+  /** full-page screenshots `<name>-<desktop|phone-360|phone-390>-<light|dark>.png` in the artifacts folder; returns their paths */
   readonly shoot: (name: string) => Promise<Array<string>>
-  /** no serious or critical axe-core violation, at both sizes in both schemes */
+  /** no serious or critical axe-core violation, at each size in both schemes */
   readonly axe: (name: string) => Promise<void>
   readonly close: () => Promise<void>
 }

@@ -2,6 +2,7 @@ import { api, ApiError } from "./api.ts"
 import { imperial } from "./config.ts"
 import { confirmDialog, field, h, toast } from "./dom.ts"
 import * as format from "./format.ts"
+import { COMPONENT_STATUSES } from "./labels.ts"
 import type { Gear } from "./types.ts"
 import type { GearComponent } from "./yearTypes.ts"
 
@@ -14,7 +15,6 @@ import type { GearComponent } from "./yearTypes.ts"
 const failed = (error: unknown) => toast(error instanceof ApiError ? error.message : String(error), "error")
 const reload = () => dispatchEvent(new HashChangeEvent("hashchange"))
 
-const STATUS: Record<GearComponent["status"], string> = { ok: "ok", dueSoon: "due soon", overdue: "overdue" }
 const STATUS_CLASS: Record<GearComponent["status"], string> = { ok: "success", dueSoon: "queued", overdue: "failed" }
 
 /** What is left of each interval: "1,204 km left", "12 h over", "in 30 days". */
@@ -26,7 +26,7 @@ const dueParts = (c: GearComponent): Array<string> => {
     parts.push(c.dueInSeconds >= 0 ? `${format.count(h)} h left` : `${format.count(h)} h over`)
   }
   if (c.dueInDays !== null && c.dueOn !== null) {
-    parts.push(c.dueInDays >= 0 ? `due ${format.calendarDate(c.dueOn)}` : `${format.count(-c.dueInDays)} days over`)
+    parts.push(c.dueInDays >= 0 ? `due ${format.calendarDate(c.dueOn)}` : `${format.plural(-c.dueInDays, "day")} over`)
   }
   return parts
 }
@@ -35,19 +35,20 @@ const intervalText = (c: GearComponent) =>
   [
     c.intervalInMeter === null ? null : `${format.count(Math.round(format.toDistanceUnit(c.intervalInMeter)))} ${format.distanceUnit}`,
     c.intervalInSeconds === null ? null : `${format.count(Math.round(c.intervalInSeconds / 3600))} h`,
-    c.intervalInDays === null ? null : `${format.count(c.intervalInDays)} days`
+    c.intervalInDays === null ? null : format.plural(c.intervalInDays, "day")
   ].filter((x) => x !== null).join(" · ")
 
 const componentPath = (c: GearComponent) => `gear/${encodeURIComponent(c.gearId)}/components/${encodeURIComponent(c.id)}`
 
+/** A row of a component's table; on a phone a card (the cells' classes place them), its columns named where the header is hidden. */
 const componentRow = (c: GearComponent) =>
   h("tr", { "data-component": c.id },
-    h("td", { class: "name" }, c.name, h("br"), h("small", { class: "muted" }, `every ${intervalText(c)}`)),
-    h("td", null, h("span", { class: `badge ${STATUS_CLASS[c.status]}` }, STATUS[c.status]), h("br"), h("small", null, dueParts(c).join(" · "))),
-    h("td", { class: "num opt" }, format.distance(c.use.distanceInMeter), h("br"),
-      h("small", { class: "muted" }, `${format.count(Math.round(c.use.movingTimeInSeconds / 3600))} h · ${format.count(c.use.activities)} activities`)),
-    h("td", { class: "opt" }, format.calendarDate(c.use.since), h("br"), h("small", { class: "muted" }, c.lastServiceOn === null ? "installed" : "serviced")),
-    h("td", null, h("div", { class: "actions" },
+    h("td", { class: "name" }, h("strong", null, c.name), h("br"), h("small", { class: "muted" }, `every ${intervalText(c)}`)),
+    h("td", { class: "due" }, h("span", { class: `badge ${STATUS_CLASS[c.status]}` }, COMPONENT_STATUSES[c.status]), h("br"), h("small", null, dueParts(c).join(" · "))),
+    h("td", { class: "num used" }, h("span", { class: "phone-only muted" }, "Used "), format.distance(c.use.distanceInMeter), h("br"),
+      h("small", { class: "muted" }, `${format.count(Math.round(c.use.movingTimeInSeconds / 3600))} h · ${format.plural(c.use.activities, "activity", "activities")}`)),
+    h("td", { class: "since" }, h("span", { class: "phone-only muted" }, "Since "), format.calendarDate(c.use.since), h("br"), h("small", { class: "muted" }, c.lastServiceOn === null ? "installed" : "serviced")),
+    h("td", { class: "acts" }, h("div", { class: "actions" },
       h("button", {
         type: "button",
         class: "link",
@@ -128,15 +129,15 @@ export const maintenanceSection = async (gear: ReadonlyArray<Gear>): Promise<HTM
       ? (of.some((x) => x.components.length > 0) ? h("p", { class: "ok", id: "nothing-due" }, "Nothing is due.") : null)
       : h("ul", { class: "due-list", id: "due", "aria-label": "Due for a service" }, due.map(({ g, c }) =>
         h("li", { class: c.status },
-          h("span", { class: `badge ${STATUS_CLASS[c.status]}` }, STATUS[c.status]), " ",
+          h("span", { class: `badge ${STATUS_CLASS[c.status]}` }, COMPONENT_STATUSES[c.status]), " ",
           h("strong", null, c.name), ` of ${g.name}: `, dueParts(c).join(" · ")))),
     of.filter((x) => x.components.length > 0).map(({ gear: g, components }) =>
       h("div", { class: "table-wrap gear-components", tabindex: 0 },
         h("table", { "data-gear": g.id },
           h("caption", null, g.name, g.isRetired ? h("span", { class: "muted" }, " (retired)") : null),
           h("thead", null, h("tr", null,
-            h("th", { scope: "col" }, "Component"), h("th", { scope: "col" }, "Due"), h("th", { scope: "col", class: "num opt" }, "Used"),
-            h("th", { scope: "col", class: "opt" }, "Since"), h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, "Actions")))),
+            h("th", { scope: "col" }, "Component"), h("th", { scope: "col" }, "Due"), h("th", { scope: "col", class: "num" }, "Used"),
+            h("th", { scope: "col" }, "Since"), h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, "Actions")))),
           h("tbody", null, components.map(componentRow))))),
     gear.length === 0 ? null : addForm(gear))
 }

@@ -51,9 +51,26 @@ export const mix = (color: string, toward: string, share: number) => {
  */
 const SHADES: ReadonlyArray<readonly [string, number]> = [["#ffffff", 0], ["#ffffff", 0.35], ["#000000", 0.3], ["#ffffff", 0.6], ["#000000", 0.5]]
 
-export const sportColor = (sportType: string) => {
+const shadeOf = (sportType: string) => {
   const { family, rank } = familyOf(sportType)
-  const base = css(`--sport-${family}`)
   const [toward, share] = SHADES[rank % SHADES.length]!
+  return { variable: `--sport-${family}`, toward, share }
+}
+
+/** A sport's colour as it is now, for a canvas. */
+export const sportColor = (sportType: string) => {
+  const { variable, toward, share } = shadeOf(sportType)
+  const base = css(variable)
   return share === 0 ? base : mix(base, toward, share)
+}
+
+/**
+ * The same colour for an element of the page, as `--sport` on it (styles read it): a CSS value
+ * of the family's custom property, so that it follows the colour scheme when it changes.
+ */
+export const paintSport = <E extends HTMLElement>(element: E, sportType: string): E => {
+  const { variable, toward, share } = shadeOf(sportType)
+  // through the CSSOM: the page's policy refuses style attributes
+  element.style.setProperty("--sport", share === 0 ? `var(${variable})` : `color-mix(in srgb, var(${variable}), ${toward} ${share * 100}%)`)
+  return element
 }

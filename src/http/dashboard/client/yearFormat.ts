@@ -2,9 +2,14 @@ import * as format from "./format.ts"
 
 /** Words of the athlete's year: months, weekdays, countries, streaks and changes from the year before. */
 
+const firstOf = (month: string) => new Date(Number(month.slice(0, 4)), Number(month.slice(5, 7)) - 1, 1)
+
 /** "March 2025" for "2025-03". */
 export const monthName = (month: string, style: "long" | "short" = "long") =>
-  new Date(Number(month.slice(0, 4)), Number(month.slice(5, 7)) - 1, 1).toLocaleDateString(undefined, { month: style, year: "numeric" })
+  firstOf(month).toLocaleDateString(undefined, { month: style, year: "numeric" })
+
+/** "Mar" for "2025-03": a month where the year is said elsewhere. */
+export const monthOnly = (month: string) => firstOf(month).toLocaleDateString(undefined, { month: "short" })
 
 /** "2025-04" for "2025-03" and 1; "2025-02" for -1. */
 export const monthAfter = (month: string, months: number) => {
@@ -28,8 +33,8 @@ export const countryName = (code: string) => {
 /** "7:00–8:00" for hour 7. */
 export const hourRange = (hour: number) => `${hour}:00–${(hour + 1) % 24}:00`
 
-export const days = (n: number) => `${format.count(n)} ${n === 1 ? "day" : "days"}`
-export const weeks = (n: number) => `${format.count(n)} ${n === 1 ? "week" : "weeks"}`
+export const days = (n: number) => format.plural(n, "day")
+export const weeks = (n: number) => format.plural(n, "week")
 
 /** "+12 %" or "−5 %" against the year before; null where there was nothing to compare with. */
 export const change = (now: number, before: number): string | null => {

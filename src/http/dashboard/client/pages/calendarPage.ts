@@ -3,8 +3,9 @@ import { config } from "../config.ts"
 import { field, h, replace } from "../dom.ts"
 import * as format from "../format.ts"
 import type { Page } from "../main.ts"
+import { paintSport } from "../palette.ts"
 import type { Calendar, CalendarDay, CalendarWeek, StreakPair, Streaks } from "../yearTypes.ts"
-import { days, hours, monthAfter, monthName, weekdayName, weeks } from "../yearFormat.ts"
+import { days, hours, monthAfter, monthName, monthOnly, weekdayName, weeks } from "../yearFormat.ts"
 
 /**
  * A month at a glance: weeks from Monday, each day's activities, each week's totals, the
@@ -30,17 +31,14 @@ const dayCell = (on: string, day: CalendarDay | undefined, today: string) => {
     day === undefined || day.activities.length === 0
       ? null
       : h("ul", { class: "cal-acts" }, day.activities.map((a) =>
-        h("li", null, h("a", { href: `#/activity/${encodeURIComponent(a.id)}`, title: a.name },
+        h("li", null, paintSport(h("a", { href: `#/activity/${encodeURIComponent(a.id)}`, title: a.name },
           h("span", { class: "cal-sport" }, format.sportLabel(a.sportType)),
           " ",
-          h("span", { class: "cal-figure" }, a.distanceInMeter > 0 ? format.distance(a.distanceInMeter) : format.duration(a.movingTimeInSeconds)))))))
+          h("span", { class: "cal-figure" }, a.distanceInMeter > 0 ? format.distance(a.distanceInMeter) : format.duration(a.movingTimeInSeconds))), a.sportType)))))
 }
 
 /** "Oct", the year read out too (and shown on wider screens). */
-const monthLink = (month: string) => {
-  const [name, year] = monthName(month, "short").split(" ")
-  return [name, h("span", { class: "wide-only" }, ` ${year}`)]
-}
+const monthLink = (month: string) => [monthOnly(month), h("span", { class: "wide-only" }, ` ${month.slice(0, 4)}`)]
 
 const weekTotal = (week: CalendarWeek) =>
   h("div", { class: "cal-week-total" },
@@ -50,7 +48,7 @@ const weekTotal = (week: CalendarWeek) =>
       : [
         h("span", null, format.distance(week.distanceInMeter)),
         h("span", null, hours(week.movingTimeInSeconds)),
-        h("span", { class: "muted" }, `${format.count(week.count)} ${week.count === 1 ? "activity" : "activities"}`)
+        h("span", { class: "muted" }, format.plural(week.count, "activity", "activities"))
       ])
 
 export const calendarPage: Page = async (main, params) => {

@@ -44,7 +44,7 @@ export const gearPage: Page = async (main) => {
       h("button", { type: "button", class: "link", onclick: () => change(g, { isRetired: !g.isRetired }) }, g.isRetired ? "Put back in use" : "Retire"),
       g.type === "custom"
         ? h("button", { type: "button", class: "link", onclick: async () => {
-          if (!(await confirmDialog(`Delete “${g.name}”? Its ${format.count(g.numberOfActivities)} activities keep no gear.`, "Delete"))) return
+          if (!(await confirmDialog(`Delete “${g.name}”? Its ${format.plural(g.numberOfActivities, "activity", "activities")} will have no gear.`, "Delete"))) return
           try {
             await api(gearPath(g), { method: "DELETE" })
             reload()
@@ -59,16 +59,17 @@ export const gearPage: Page = async (main) => {
     : h("div", { class: "table-wrap", tabindex: 0 }, h("table", { id: "gear-list" },
       h("caption", { class: "visually-hidden" }, "Gear"),
       h("thead", null, h("tr", null, h("th", { scope: "col" }, "Name"), h("th", { scope: "col", class: "opt" }, "Type"),
-        h("th", { scope: "col", class: "num" }, "Distance"), h("th", { scope: "col", class: "num opt" }, "Activities"), h("th", { scope: "col" }, "State"),
+        h("th", { scope: "col", class: "num" }, "Distance"), h("th", { scope: "col", class: "num opt" }, "Activities"), h("th", { scope: "col", class: "opt" }, "State"),
         h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, "Actions")))),
       h("tbody", null, gear.map((g) => h("tr", null,
-        h("td", { class: "name" }, g.name), h("td", { class: "opt" }, GEAR_TYPES[g.type]),
+        // a phone has no room for the state's column: the name says it when it is retired
+        h("td", { class: "name" }, g.name, g.isRetired ? h("span", { class: "muted phone-only" }, " (retired)") : null), h("td", { class: "opt" }, GEAR_TYPES[g.type]),
         h("td", { class: "num" }, format.distance(g.distanceInMeter)), h("td", { class: "num opt" }, format.count(g.numberOfActivities)),
-        h("td", null, g.isRetired ? "retired" : "in use"),
+        h("td", { class: "opt" }, g.isRetired ? "retired" : "in use"),
         h("td", null, gearActions(g)))))))
   const newGear = h("input", { name: "name", required: true, maxlength: 255, placeholder: "Road bike, trail shoes…" })
   const addGear = h("form", {
-    class: "filters",
+    class: "filters single",
     id: "add-gear",
     onsubmit: async (e: Event) => {
       e.preventDefault()

@@ -1,18 +1,26 @@
 import { api } from "../api.ts"
 import { field, h, replace } from "../dom.ts"
 import * as format from "../format.ts"
+import { MILESTONE_KINDS } from "../labels.ts"
 import type { Page } from "../main.ts"
+import { paintSport } from "../palette.ts"
 import type { Milestone } from "../yearTypes.ts"
 
 /** The milestones as a timeline, newest first, a year at a time, with the kind to show. */
 
-const KINDS: Record<Milestone["kind"], { readonly label: string; readonly mark: string }> = {
-  firstOfSportType: { label: "Firsts", mark: "1st" },
-  distanceMark: { label: "Distance marks", mark: "Σ" },
-  record: { label: "Records", mark: "PR" },
-  eddington: { label: "Eddington numbers", mark: "E" },
-  firstInCountry: { label: "Countries", mark: "⚑" },
-  longestOfSportType: { label: "Longest so far", mark: "↔" }
+/** Each kind's mark on the line, in the colour of the milestone's sport (none: every sport, or a country). */
+const MARKS: Record<Milestone["kind"], string> = {
+  firstOfSportType: "1st",
+  distanceMark: "Σ",
+  record: "PR",
+  eddington: "E",
+  firstInCountry: "⚑",
+  longestOfSportType: "↔"
+}
+
+const mark = (m: Milestone) => {
+  const element = h("span", { class: "milestone-mark", "aria-hidden": "true" }, MARKS[m.kind])
+  return m.sportType === null ? element : paintSport(element, m.sportType)
 }
 
 /** "Mar 4" (the year is the section's). */
@@ -20,7 +28,7 @@ const dayOfYear = (on: string) => new Date(`${on}T12:00:00`).toLocaleDateString(
 
 export const milestonesPage: Page = async (main, params) => {
   const { milestones } = await api<{ milestones: ReadonlyArray<Milestone> }>("milestones")
-  const kind = (Object.keys(KINDS).includes(params.get("kind") ?? "") ? params.get("kind") : "") as Milestone["kind"] | ""
+  const kind = (Object.hasOwn(MILESTONE_KINDS, params.get("kind") ?? "") ? params.get("kind") : "") as Milestone["kind"] | ""
   const shown = kind === "" ? milestones : milestones.filter((m) => m.kind === kind)
   const counts = new Map<string, number>()
   for (const m of milestones) counts.set(m.kind, (counts.get(m.kind) ?? 0) + 1)
@@ -32,7 +40,7 @@ export const milestonesPage: Page = async (main, params) => {
       location.hash = value === "" ? "#/milestones" : `#/milestones?kind=${value}`
     }
   }, h("option", { value: "" }, `Every kind (${format.count(milestones.length)})`),
-  Object.entries(KINDS).map(([k, { label }]) => h("option", { value: k, selected: k === kind }, `${label} (${format.count(counts.get(k) ?? 0)})`)))
+  Object.entries(MILESTONE_KINDS).map(([k, label]) => h("option", { value: k, selected: k === kind }, `${label} (${format.count(counts.get(k) ?? 0)})`)))
 
   const byYear = new Map<string, Array<Milestone>>()
   for (const m of shown) {
@@ -51,6 +59,6 @@ export const milestonesPage: Page = async (main, params) => {
           h("ol", { class: "timeline" }, list.map((m) =>
             h("li", { class: `milestone ${m.kind}` },
               h("time", { datetime: m.on, class: "muted small" }, dayOfYear(m.on)),
-              h("span", { class: "milestone-mark", "aria-hidden": "true" }, KINDS[m.kind].mark),
+              mark(m),
               h("a", { href: `#/activity/${encodeURIComponent(m.activityId)}` }, m.title))))))))
 }

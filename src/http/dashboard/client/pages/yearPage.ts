@@ -1,11 +1,11 @@
-import uPlot from "uplot"
 import { api, query } from "../api.ts"
-import { chart, css } from "../chart.ts"
 import { h, replace, toast } from "../dom.ts"
 import * as format from "../format.ts"
 import type { Page } from "../main.ts"
+import { paintSport } from "../palette.ts"
+import { MEASURES, totalsChart } from "../totalsChart.ts"
 import type { Total } from "../types.ts"
-import { change, countryName, days, hourRange, hours, monthName, weekdayName, weeks } from "../yearFormat.ts"
+import { change, countryName, days, hourRange, hours, monthName, monthOnly, weekdayName, weeks } from "../yearFormat.ts"
 import type { YearHighlight, YearInReview, YearTotals } from "../yearTypes.ts"
 
 /**
@@ -31,11 +31,16 @@ const activityLine = (a: YearHighlight, figure: string) => [
   h("p", { class: "muted small" }, `${format.sportLabel(a.sportType)} · ${format.localDateTime(a.startDateLocal, "medium")}`)
 ]
 
-/** Bars as a list: each label with its value and a bar of its share of the largest. */
-const barList = (id: string, label: string, items: ReadonlyArray<{ readonly label: string; readonly value: number; readonly text: string }>) => {
+/**
+ * Bars as a list: each label with its value and a bar of its share of the largest, in its sport's
+ * colour where it has one; values short enough stay beside their bars on a phone.
+ */
+const barList = (id: string, label: string, items: ReadonlyArray<{ readonly label: string; readonly value: number; readonly text: string; readonly sportType?: string }>) => {
   const max = Math.max(1, ...items.map((i) => i.value))
-  return h("ul", { class: "bars", id, "aria-label": label }, items.map((item) => {
+  const short = items.every((i) => i.text.length <= 14)
+  return h("ul", { class: short ? "bars short" : "bars", id, "aria-label": label }, items.map((item) => {
     const fill = h("span", { class: "bar-fill" })
+    if (item.sportType !== undefined) paintSport(fill, item.sportType)
     // through the CSSOM: the page's policy refuses style attributes
     fill.style.width = `${(item.value / max) * 100}%`
     return h("li", null,
@@ -48,10 +53,10 @@ const barList = (id: string, label: string, items: ReadonlyArray<{ readonly labe
 const summaryOf = (r: YearInReview) => {
   const t = r.totals
   const lines = [
-    `My ${r.year}: ${format.count(t.count)} activities, ${format.distance(t.distanceInMeter)}, ${hours(t.movingTimeInSeconds)} moving, ${format.elevation(t.elevationInMeter)} climbed, ${days(t.activeDays)} active.`,
+    `My ${r.year}: ${format.plural(t.count, "activity", "activities")}, ${format.distance(t.distanceInMeter)}, ${hours(t.movingTimeInSeconds)} moving, ${format.elevation(t.elevationInMeter)} climbed, ${days(t.activeDays)} active.`,
     r.longestActivity === null ? null : `Longest: ${r.longestActivity.name} (${format.distance(r.longestActivity.distanceInMeter)}).`,
     r.longestStreak.days === null ? null : `Longest streak: ${days(r.longestStreak.days.length)} in a row.`,
-    r.commutes.count === 0 ? null : `${format.count(r.commutes.count)} commutes, ${format.distance(r.commutes.distanceInMeter)}: ${r.commutes.co2SavedInKg.toLocaleString()} kg of CO₂ a car would have emitted.`,
+    r.commutes.count === 0 ? null : `${format.plural(r.commutes.count, "commute")}, ${format.distance(r.commutes.distanceInMeter)}: ${r.commutes.co2SavedInKg.toLocaleString()} kg of CO₂ a car would have emitted.`,
     r.countries.length === 0 ? null : `Countries: ${r.countries.map((c) => countryName(c.countryCode)).join(", ")}.`,
     r.records.length === 0 ? null : `Records: ${r.records.map((x) => `${x.name} ${x.discipline} ${format.duration(x.elapsedTimeInSeconds)}`).join(", ")}.`
   ]
@@ -69,10 +74,15 @@ const totalsChanges = (now: YearTotals, before: YearTotals) => [
 
 export const yearPage: Page = async (main, params) => {
   const asked = /^\d{4}$/.test(params.get("year") ?? "") ? params.get("year")! : undefined
-  const [review, { totals }] = await Promise.all([
+  // each month's totals per sport, for the chart: at once when the year is known, else once the review says which
+  const monthsOf = (y: string) =>
+    api<{ totals: ReadonlyArray<Total> }>(`stats/totals${query({ "filters[period]": "month", "filters[from]": `${y}-01-01`, "filters[to]": `${y}-12-31` })}`)
+  const [review, { totals }, asMonths] = await Promise.all([
     api<YearInReview>(`stats/year-in-review${query({ "filters[year]": asked })}`),
-    api<{ totals: ReadonlyArray<Total> }>(`stats/totals${query({ "filters[period]": "year" })}`)
+    api<{ totals: ReadonlyArray<Total> }>(`stats/totals${query({ "filters[period]": "year" })}`),
+    asked === undefined ? null : monthsOf(asked)
   ])
+  const monthTotals = (asMonths ?? await monthsOf(String(review.year))).totals
   const years = [...new Set([...totals.map((t) => t.period), String(review.year)])].sort().reverse()
   const { year } = review
   const cleanups: Array<() => void> = []
@@ -84,7 +94,9 @@ export const yearPage: Page = async (main, params) => {
     onchange: (e: Event) => { location.hash = `#/year?year=${(e.target as HTMLSelectElement).value}` }
   }, years.map((y) => h("option", { value: y, selected: y === String(year) }, y)))
 
-  const monthsBox = h("div", { class: "chart", id: "year-months", role: "img", "aria-label": `Distance per month of ${year}` })
+  const monthsBox = h("div", { class: "chart", id: "year-months", role: "img", "aria-label": `Distance per month of ${year} by sport` },
+    h("div", { class: "chart-head" }, h("h3", null, MEASURES.distance.label)))
+  const monthsLegend = h("div", { class: "legend-below" })
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(summary)
@@ -112,7 +124,7 @@ export const yearPage: Page = async (main, params) => {
     review.totals.count === 0
       ? null
       : [
-        h("section", null, h("h2", null, "Month by month"), monthsBox),
+        h("section", null, h("h2", null, "Month by month"), monthsBox, monthsLegend),
         h("section", { id: "year-highlights" },
           h("h2", null, "Highlights"),
           h("div", { class: "highlights" },
@@ -120,15 +132,15 @@ export const yearPage: Page = async (main, params) => {
             review.biggestClimb === null ? null : highlight("Biggest climb", activityLine(review.biggestClimb, format.elevation(review.biggestClimb.elevationInMeter))),
             review.busiestMonth === null ? null : highlight("Busiest month", [
               h("p", { class: "big-figure" }, monthName(review.busiestMonth.month, "long")),
-              h("p", { class: "muted small" }, `${hours(review.busiestMonth.movingTimeInSeconds)} · ${format.distance(review.busiestMonth.distanceInMeter)} · ${format.count(review.busiestMonth.count)} activities`)
+              h("p", { class: "muted small" }, `${hours(review.busiestMonth.movingTimeInSeconds)} · ${format.distance(review.busiestMonth.distanceInMeter)} · ${format.plural(review.busiestMonth.count, "activity", "activities")}`)
             ]),
             review.busiestWeekday === null ? null : highlight("Favourite day", [
               h("p", { class: "big-figure" }, weekdayName(review.busiestWeekday.weekday)),
-              h("p", { class: "muted small" }, `${hours(review.busiestWeekday.movingTimeInSeconds)} · ${format.count(review.busiestWeekday.count)} activities`)
+              h("p", { class: "muted small" }, `${hours(review.busiestWeekday.movingTimeInSeconds)} · ${format.plural(review.busiestWeekday.count, "activity", "activities")}`)
             ]),
             review.usualStartHour === null ? null : highlight("Usual start", [
               h("p", { class: "big-figure" }, hourRange(review.usualStartHour.hour)),
-              h("p", { class: "muted small" }, `${format.count(review.usualStartHour.count)} activities started then`)
+              h("p", { class: "muted small" }, `${format.plural(review.usualStartHour.count, "activity", "activities")} started then`)
             ]),
             highlight("Longest streak", [
               h("p", { class: "big-figure" }, review.longestStreak.days === null ? "–" : days(review.longestStreak.days.length)),
@@ -137,7 +149,7 @@ export const yearPage: Page = async (main, params) => {
             ]),
             highlight("Commutes", [
               h("p", { class: "big-figure" }, `${review.commutes.co2SavedInKg.toLocaleString()} kg CO₂`),
-              h("p", { class: "muted small" }, `saved on ${format.count(review.commutes.count)} commutes over ${format.distance(review.commutes.distanceInMeter)}, as a car emits 0.2178 kg a km`)
+              h("p", { class: "muted small" }, `saved on ${format.plural(review.commutes.count, "commute")} over ${format.distance(review.commutes.distanceInMeter)}, as a car emits 0.2178 kg a km`)
             ], "year-commutes"),
             highlight("Countries", [
               h("p", { class: "big-figure" }, format.count(review.countries.length)),
@@ -147,6 +159,7 @@ export const yearPage: Page = async (main, params) => {
           h("div", null, h("h2", null, "Sports"),
             barList("year-sports", "Moving time per sport", review.sportTypes.map((s) => ({
               label: format.sportLabel(s.sportType),
+              sportType: s.sportType,
               value: s.movingTimeInSeconds,
               text: `${hours(s.movingTimeInSeconds)} · ${format.distance(s.distanceInMeter)}`
             })))),
@@ -174,18 +187,17 @@ export const yearPage: Page = async (main, params) => {
       ])
 
   if (review.totals.count > 0) {
-    const bars = uPlot.paths.bars!({ size: [0.7, 60] })
-    const handle = chart(monthsBox, {
-      height: 220,
-      legend: { show: false },
-      cursor: { show: false },
-      scales: { x: { time: false, range: [-0.5, 11.5] }, y: { range: (_u, _min, max) => [0, Math.max(max, 1) * 1.1] } },
-      series: [{}, { label: `Distance (${format.distanceUnit})`, fill: css("--accent"), stroke: css("--accent"), paths: bars, points: { show: false } }],
-      xValues: (_u, ticks) => ticks.map((t) => (Number.isInteger(t) && review.months[t] !== undefined ? monthName(review.months[t]!.month, "short").split(" ")[0]! : "")),
-      yValues: (_u, ticks) => ticks.map((t) => t.toLocaleString()),
-      yLabel: format.distanceUnit
-    }, [review.months.map((_, i) => i), review.months.map((m) => format.toDistanceUnit(m.distanceInMeter))])
-    cleanups.push(handle.remove)
+    cleanups.push(totalsChart(monthsBox, monthsLegend, {
+      totals: monthTotals,
+      periods: review.months.map((m) => m.month),
+      measure: "distance",
+      periodName: "Month",
+      label: (month) => monthName(month),
+      tick: monthOnly,
+      tickSteps: [1, 2, 3, 6],
+      tickSpace: 40,
+      height: 220
+    }).remove)
   }
   return () => cleanups.forEach((c) => c())
 }
