@@ -28,16 +28,27 @@ export type ParseResponse =
  */
 const PARSE_NICE = 10
 
-const lowerPriority = () => {
+/** This thread's id in the system (Linux), by which the daemon reads the processor time it spends; null elsewhere. */
+const threadId = (): number | null => {
   try {
     const tid = Number(fs.readlinkSync("/proc/thread-self").split("/").pop())
-    if (Number.isSafeInteger(tid) && tid > 0) os.setPriority(tid, Math.max(os.getPriority(tid), PARSE_NICE))
+    return Number.isSafeInteger(tid) && tid > 0 ? tid : null
   } catch {
-    // not Linux: the thread runs at the process's priority
+    return null
   }
 }
 
-lowerPriority()
+const lowerPriority = (tid: number | null) => {
+  if (tid === null) return // not Linux: the thread runs at the process's priority
+  try {
+    os.setPriority(tid, Math.max(os.getPriority(tid), PARSE_NICE))
+  } catch {
+    // not allowed: the thread runs at the process's priority
+  }
+}
+
+const tid = threadId()
+lowerPriority(tid)
 const port = parentPort!
 
 port.on("message", async (request: ParseRequest) => {
@@ -53,4 +64,4 @@ port.on("message", async (request: ParseRequest) => {
   }
   port.postMessage(response, "drafts" in response ? response.drafts.map((d) => d.encodedStreams.buffer as ArrayBuffer) : [])
 })
-port.postMessage({ ready: true })
+port.postMessage({ ready: true, tid })
