@@ -5,8 +5,9 @@ import * as path from "node:path"
 import { SUPPORTED_EXTENSIONS } from "../services/import/ActivityFileName.ts"
 import { ImportQueue } from "../services/import/ImportQueue.ts"
 import { FAILED_RECHECK_SETTLES } from "../services/import/ImportService.ts"
+import { renameUnreadableNames } from "../services/import/unreadableNames.ts"
 import {
-  EMPTIED_FOLDER_SETTLES, isCandidateName, isHiddenName, isHiddenPath, MAX_FOLDER_DEPTH, walkFolder, WatchDirectory
+  EMPTIED_FOLDER_SETTLES, filesTooDeep, isCandidateName, isHiddenName, isHiddenPath, MAX_FOLDER_DEPTH, walkFolder, type WalkNotices, WatchDirectory
 } from "../services/import/WatchDirectory.ts"
 import { AppConfig } from "../services/platform/AppConfig.ts"
 import { inChannel } from "../services/platform/Logs.ts"
@@ -80,7 +81,13 @@ interface FolderWatcher {
  * that changed; a new subfolder is watched and scanned. Folders that went away are dropped and
  * new ones watched at each scan every minute.
  */
-const folderEvents = (dir: string, look: (relative: string) => void, log: (level: "Warning", message: string) => void, scan: () => void): FolderWatcher => {
+const folderEvents = (
+  dir: string,
+  look: (relative: string) => void,
+  log: (level: "Warning", message: string) => void,
+  scan: () => void,
+  notices: WalkNotices
+): FolderWatcher => {
   const watchers = new Map<string, fs.FSWatcher>()
   let mentioned = false
   const watchFolder = (relative: string) => {
@@ -91,6 +98,8 @@ const folderEvents = (dir: string, look: (relative: string) => void, log: (level
         // a dot-entry (the lock's heartbeat, a producer's staging) is neither looked at nor
         // watched: no status call for it
         if (name === null || name.startsWith(".")) return
+        // a name that is not UTF-8 reaches here with replacement characters: renamed to one that is
+        if (name.includes("\uFFFD")) return notices.unreadable?.(relative)
         const entry = relative === "" ? name : `${relative}/${name}`
         let isFolder = false
         try {
@@ -101,7 +110,7 @@ const folderEvents = (dir: string, look: (relative: string) => void, log: (level
         if (!isFolder) return look(entry)
         // a folder moved or made here: watched, and what it holds already looked at
         watchFolder(entry)
-        walkFolder(path.join(dir, entry), (inside) => look(`${entry}/${inside}`))
+        walkFolder(dir, look, notices, entry, entry.split("/").length)
         watchSubfolders(entry)
       })
     } catch (e) {
@@ -198,8 +207,30 @@ export const WatchFolderLive = Layer.scopedDiscard(Effect.gen(function*() {
               log("Warning", `"${relative}" in the watch folder is not imported: only ${supportedTypes} are. It is left where it is.`)
             }
             const relativeOf = (full: string) => path.relative(dir, full).split(path.sep).join("/")
-            const scan = () => walkFolder(dir, (relative) => look(relative))
-            const watcher = config.watchPolling ? pollingWatcher(dir, relativeOf, look, settling, log, scan) : folderEvents(dir, look, log, scan)
+            const notices: WalkNotices = {
+              // each file of a folder too deep is named once, with what to do
+              tooDeep: (folder) => {
+                for (const relative of filesTooDeep(dir, folder)) {
+                  if (mentioned.has(relative) || mentioned.size >= MAX_MENTIONED) continue
+                  mentioned.add(relative)
+                  log("Warning", `"${relative}" in the watch folder is not imported: it lies deeper than ${MAX_FOLDER_DEPTH} folders. Move it up.`)
+                }
+              },
+              unreadable: (folder) => {
+                for (const [escaped, placed] of renameUnreadableNames(folder === "" ? dir : path.join(dir, folder))) {
+                  const at = (name: string) => (folder === "" ? name : `${folder}/${name}`)
+                  log(
+                    "Warning",
+                    `"${at(escaped)}" in the watch folder has a name that is not UTF-8 text: renamed "${at(placed)}" (each byte that is not UTF-8 written %XX) to be imported.`
+                  )
+                  // the rename's own event may not come (polling): looked at now
+                  walkFolder(dir, look, notices, at(placed), at(placed).split("/").length)
+                  look(at(placed))
+                }
+              }
+            }
+            const scan = () => walkFolder(dir, look, notices)
+            const watcher = config.watchPolling ? pollingWatcher(dir, relativeOf, look, settling, log, scan) : folderEvents(dir, look, log, scan, notices)
             const rescan = setInterval(() => {
               watcher.rescanned?.()
               scan()

@@ -55,7 +55,7 @@ export const suffixedName = (name: string, i: number): string => {
  * entry but a folder can be linked (a link is linked itself, not followed), and nothing is
  * opened: a pipe is placed as well as a file.
  */
-export const linkUnderFreeName = (from: string, dir: string, name: string, tries = MAX_SUFFIX): string | null => {
+export const linkUnderFreeName = (from: string | Buffer, dir: string, name: string, tries = MAX_SUFFIX): string | null => {
   for (let i = 0; i < tries; i++) {
     const candidate = i === 0 ? name : suffixedName(name, i)
     try {
