@@ -3,6 +3,7 @@ import { ParseWorker } from "./services/import/ParseWorker.ts"
 import { ActivityReads } from "./services/activities/ActivityReads.ts"
 import { ActivityRepo } from "./services/activities/ActivityRepo.ts"
 import { ActivityRemoval } from "./services/activities/ActivityRemoval.ts"
+import { WrongKeys } from "./http/WrongKeys.ts"
 import { ApiKey } from "./services/platform/ApiKey.ts"
 import { AppConfig } from "./services/platform/AppConfig.ts"
 import { DatabaseLive } from "./services/platform/Database.ts"
@@ -14,6 +15,7 @@ import { ImageStore } from "./services/activities/ImageStore.ts"
 import { ExportMetadata } from "./services/import/ExportMetadata.ts"
 import { ImportQueue } from "./services/import/ImportQueue.ts"
 import { ImportService } from "./services/import/ImportService.ts"
+import { KeptOriginals } from "./services/import/KeptOriginals.ts"
 import { LogsLive } from "./services/platform/Logs.ts"
 import { StoragePaths } from "./services/platform/StoragePaths.ts"
 import { Supervisor } from "./services/platform/Supervisor.ts"
@@ -38,6 +40,7 @@ const RepositoriesLive = Layer.mergeAll(
   GearRepo.Default,
   WeightRepo.Default,
   ApiKey.DefaultWithoutDependencies,
+  WrongKeys.Default,
   ImageStore.DefaultWithoutDependencies,
   WatchDirectory.DefaultWithoutDependencies,
   ParseWorker.Default,
@@ -46,7 +49,10 @@ const RepositoriesLive = Layer.mergeAll(
   Supervisor.Default
 ).pipe(Layer.provideMerge(ReadsLive))
 
-export const ServicesLive = Layer.mergeAll(ImportService.Default, ActivityRemoval.Default).pipe(Layer.provideMerge(RepositoriesLive))
+export const ServicesLive = Layer.mergeAll(ImportService.Default, ActivityRemoval.Default).pipe(
+  Layer.provideMerge(KeptOriginals.Default),
+  Layer.provideMerge(RepositoriesLive)
+)
 
 /** The daemon's logging: stdout at LOG_LEVEL as LOG_FORMAT says, and the channel files under the storage folder. */
 export const LoggingLive = Layer.unwrapEffect(

@@ -20,10 +20,9 @@ interface ImageRow {
 /** Fields of a stored activity to change, in the terms of a computed one (an empty description: none). */
 export type ActivityPatch = Partial<ActivitySummary>
 
-/** What must leave the disk once an activity row is gone. */
+/** What must leave the disk once an activity row is gone (its originals: see ActivityRemoval). */
 export interface DeletedActivity {
   readonly imageFiles: ReadonlyArray<string>
-  readonly originalFiles: ReadonlyArray<string>
 }
 
 export interface StoredActivityTrack {
@@ -110,13 +109,8 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activ
     const remove = Effect.fn("ActivityRepo.delete")(function*(id: string) {
       return yield* sql.withTransaction(Effect.gen(function*() {
         const images = yield* sql<{ file_name: string }>`SELECT file_name FROM activity_images WHERE activity_id = ${id}`
-        const originals = yield* sql<{ original_file: string }>`SELECT original_file FROM file_imports
-          WHERE activity_id = ${id} AND original_file IS NOT NULL`
         yield* sql`DELETE FROM activities WHERE id = ${id}`
-        return {
-          imageFiles: images.map((i) => i.file_name),
-          originalFiles: originals.map((o) => o.original_file)
-        } satisfies DeletedActivity
+        return { imageFiles: images.map((i) => i.file_name) } satisfies DeletedActivity
       }))
     }, Effect.orDie)
 
