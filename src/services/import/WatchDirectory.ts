@@ -5,7 +5,7 @@ import * as path from "node:path"
 import type { FileFormat } from "../../schema/ParsedActivity.ts"
 import { formatOf, isZipName, splitExtension } from "./ActivityFileName.ts"
 import { type FileIdentity, identityOf, sameIdentity } from "./FileIdentity.ts"
-import { linkUnderFreeName, publishFile, suffixedName } from "./PublishFile.ts"
+import { linkUnderFreeName, publishFileAsync, suffixedName } from "./PublishFile.ts"
 import { removeStaleStaging } from "./ZipArchive.ts"
 import { inChannel } from "../platform/Logs.ts"
 import { StoragePaths } from "../platform/StoragePaths.ts"
@@ -346,7 +346,7 @@ export class WatchDirectory extends Effect.Service<WatchDirectory>()("services/i
      * when taken; a file already there is never replaced.
      */
     const deliver = Effect.fn("WatchDirectory.deliver")(function*(tempPath: string, name: string) {
-      return yield* Effect.try(() => publishFile(tempPath, paths.watchDir, name, "suffix").name)
+      return yield* Effect.tryPromise(() => publishFileAsync(tempPath, paths.watchDir, name))
     })
 
     /** Subfolders the import emptied (paths under the folder), with their modification time and since when they are so. */
