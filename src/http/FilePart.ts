@@ -153,12 +153,19 @@ export const receiveFilePart = (request: HttpServerRequest.HttpServerRequest, op
       let file: { name: string; tempPath: string; out: fs.WriteStream; size: number; head: Buffer; ended: boolean; written: boolean } | undefined
       let bodyBytes = 0
 
-      /** Stops writing the file and removes it once its stream has closed (an open still under way creates it). */
-      const discardFile = () => {
-        if (file === undefined) return
+      /**
+       * Stops writing the file and removes it once its stream has closed (an open still under
+       * way creates it), then `then`: a refusal is answered once nothing of it is left.
+       */
+      const discardFile = (then: () => void) => {
+        if (file === undefined) return then()
         const { out, tempPath } = file
-        if (out.closed) removeQuietly(tempPath)
-        else out.once("close", () => removeQuietly(tempPath))
+        const removed = () => {
+          removeQuietly(tempPath)
+          then()
+        }
+        if (out.closed) return removed()
+        out.once("close", removed)
         out.destroy()
       }
       const stop = () => {
@@ -173,8 +180,7 @@ export const receiveFilePart = (request: HttpServerRequest.HttpServerRequest, op
       const fail = (error: ReceiveError) => {
         if (settled) return
         stop()
-        discardFile()
-        resume(Effect.fail(error))
+        discardFile(() => resume(Effect.fail(error)))
       }
       const onData = (chunk: Buffer) => {
         bodyBytes += chunk.length
@@ -255,7 +261,7 @@ export const receiveFilePart = (request: HttpServerRequest.HttpServerRequest, op
       return Effect.sync(() => {
         if (settled) return
         stop()
-        discardFile()
+        discardFile(() => {})
       })
     })
   })
