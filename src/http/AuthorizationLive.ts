@@ -38,7 +38,7 @@ export const AuthorizationLive = Layer.effect(
             return Either.match(session ?? apiKey.check(header), {
               // a key sent and refused counts against the address; no key at all (a page's first call) does not
               onLeft: (message) =>
-                (header === undefined ? Effect.void : wrongKeys.wrongKey(address, "API key")).pipe(Effect.zipRight(Effect.fail(new InvalidToken({ message })))),
+                (header === undefined || !apiKey.isConfigured ? Effect.void : wrongKeys.wrongKey(address, "API key")).pipe(Effect.zipRight(Effect.fail(new InvalidToken({ message })))),
               onRight: () => Effect.void
             })
           })

@@ -118,7 +118,7 @@ export const ErrorResponsesLive = HttpApiBuilder.middleware(
             }
             const denied = apiKey.check(request.headers["authorization"])
             if (Either.isLeft(denied)) {
-              const counted = request.headers["authorization"] === undefined
+              const counted = request.headers["authorization"] === undefined || !apiKey.isConfigured
                 ? Effect.void
                 : wrongKeys.wrongKey(Option.getOrUndefined(request.remoteAddress), "API key")
               return yield* counted.pipe(Effect.as(errorResponse(new InvalidToken({ message: denied.left }))), Effect.catchAll((e) => Effect.succeed(errorResponse(e))))

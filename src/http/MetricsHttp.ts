@@ -38,7 +38,7 @@ export const MetricsHttpLive = HttpApiBuilder.Router.use((router) =>
           const request = yield* HttpServerRequest.HttpServerRequest
           const denied = apiKey.check(request.headers["authorization"])
           if (Either.isLeft(denied)) {
-            const counted = request.headers["authorization"] === undefined
+            const counted = request.headers["authorization"] === undefined || !apiKey.isConfigured
               ? Effect.void
               : wrongKeys.wrongKey(Option.getOrUndefined(request.remoteAddress), "API key")
             return yield* counted.pipe(

@@ -1,4 +1,4 @@
-import { Data, Duration, Effect } from "effect"
+import { Context, Data, Duration, Effect } from "effect"
 import { TooManyRequests } from "../schema/ApiErrors.ts"
 import { inChannel } from "../services/platform/Logs.ts"
 
@@ -18,6 +18,11 @@ import { inChannel } from "../services/platform/Logs.ts"
 
 export const FREE_WRONG_KEYS = 5
 export const REFUSE_AT = 30
+
+/** How many wrong keys an address may send before they are slowed, and refused (tests of every wrong key raise them). */
+export class WrongKeysPolicy extends Context.Reference<WrongKeysPolicy>()("http/WrongKeysPolicy", {
+  defaultValue: () => ({ free: FREE_WRONG_KEYS, refuseAt: REFUSE_AT })
+}) {}
 const LEAK_PER_MINUTE = 10
 const FIRST_DELAY_MS = 100
 const MAX_DELAY = Duration.seconds(5)
@@ -72,14 +77,14 @@ export class WrongKeys extends Effect.Service<WrongKeys>()("http/WrongKeys", {
     }
 
     /** Counts a wrong key of `client` at `now`: how it is answered. */
-    const count = (client: string, now: number): WrongKeyAnswer => {
+    const count = (client: string, now: number, policy: WrongKeysPolicy["Type"]): WrongKeyAnswer => {
       const bucket = bucketOf(client, now)
       bucket.sinceNamed++
-      if (bucket.level >= REFUSE_AT) {
-        return WrongKeyAnswer.Refuse({ retryAfterSeconds: Math.max(1, Math.ceil(((bucket.level - REFUSE_AT + 1) / LEAK_PER_MINUTE) * 60)) })
+      if (bucket.level >= policy.refuseAt) {
+        return WrongKeyAnswer.Refuse({ retryAfterSeconds: Math.max(1, Math.ceil(((bucket.level - policy.refuseAt + 1) / LEAK_PER_MINUTE) * 60)) })
       }
       bucket.level += 1
-      const over = bucket.level - FREE_WRONG_KEYS
+      const over = bucket.level - policy.free
       if (over <= 0) return WrongKeyAnswer.Answer({ delay: Duration.zero })
       return WrongKeyAnswer.Answer({ delay: Duration.min(MAX_DELAY, Duration.millis(FIRST_DELAY_MS * 2 ** Math.min(over - 1, 20))) })
     }
@@ -89,10 +94,10 @@ export class WrongKeys extends Effect.Service<WrongKeys>()("http/WrongKeys", {
      * earned, or fails with TooManyRequests; names the address in the log once a minute.
      */
     const wrongKey = (address: string | undefined, what: string): Effect.Effect<void, TooManyRequests> =>
-      Effect.suspend(() => {
+      Effect.flatMap(WrongKeysPolicy, (policy) => {
         const client = clientOf(address)
         const now = Date.now()
-        const answer = count(client, now)
+        const answer = count(client, now, policy)
         const bucket = buckets.get(client)!
         const minute = Math.floor(now / 60_000)
         const slowed = answer._tag === "Refuse" || Duration.greaterThan(answer.delay, Duration.zero)

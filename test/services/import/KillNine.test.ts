@@ -266,7 +266,7 @@ const activitiesOf = (daemon: ChildDaemon) =>
   })
 
 /** Waits until the watch folder holds no candidate file and the API lists none queued. */
-const drain = (daemon: ChildDaemon, root: Root, timeoutMs = 60_000) =>
+const drain = (daemon: ChildDaemon, root: Root, timeoutMs = 600_000) =>
   Effect.gen(function*() {
     const deadline = Date.now() + timeoutMs
     while (true) {
@@ -416,6 +416,8 @@ describe("kill -9 during imports", () => {
             `an original's copy and its commit, ${killsBetweenCommitAndRemoval} between a commit and the removal; ${Date.now() - began} ms`
         )
       }),
-    { timeout: 120_000 }
+    // the outcome does not depend on the machine's load (the parse budget is processor time);
+    // the clock it takes does: a shared 2-core machine at load 15 takes minutes
+    { timeout: 1_200_000 }
   )
 })
