@@ -4,6 +4,8 @@ import { Effect, Fiber } from "effect"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import * as zlib from "node:zlib"
+import { compressedByImport } from "../../../src/services/import/KeptOriginals.ts"
 import { isCandidateName } from "../../../src/services/import/WatchDirectory.ts"
 import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, readCorpusFile } from "../../support/corpus.ts"
 import { type ChildDaemon, startChildDaemon } from "../../support/ChildDaemon.ts"
@@ -197,7 +199,10 @@ const problemsOf = (state: StorageState, landed: ReadonlyArray<Drop>, root: Root
       if (row.status !== "skipped" || row.original_file !== null) {
         const original = row.original_file === null ? null : path.join(root.originalsDir, row.original_file)
         if (original === null || !fs.existsSync(original)) problems.push(`"${drop.name}" (${row.status}): its original ${row.original_file} is missing`)
-        else if (sha256(fs.readFileSync(original)) !== row.content_hash) problems.push(`"${drop.name}": its original ${row.original_file} has other bytes`)
+        // a failure's original is kept compressed
+        else if (sha256(compressedByImport(row.original_file!, drop.name) ? zlib.gunzipSync(fs.readFileSync(original)) : fs.readFileSync(original)) !== row.content_hash) {
+          problems.push(`"${drop.name}": its original ${row.original_file} has other bytes`)
+        }
       }
     }
   }
