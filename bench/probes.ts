@@ -57,7 +57,7 @@ const main = async () => {
   console.log(`probes (load average ${os.loadavg().map((l) => l.toFixed(1)).join(", ")} on ${os.availableParallelism()} cores)`)
 
   // (a) 1,000 concurrent reads
-  const readsDone = autocannon({ url: `${daemon.baseUrl}/api/v1/activities?pagination[size]=25`, connections: 1000, duration: 10, headers: auth })
+  const readsDone = Promise.resolve(autocannon({ url: `${daemon.baseUrl}/api/v1/activities?pagination[size]=25`, connections: 1000, duration: 10, headers: auth }))
   const [healthA, statusA, r] = await Promise.all([probeWhile(daemon.baseUrl, "/healthz", readsDone), probeWhile(daemon.baseUrl, "/status", readsDone), readsDone])
   console.log(`  1,000 concurrent reads: ${r.requests.average.toFixed(0)} req/s, ${r.non2xx} non-2xx, ${r.errors} errors`)
   report("reads", "/healthz", healthA)
