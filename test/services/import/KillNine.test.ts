@@ -226,11 +226,11 @@ const problemsOf = (state: StorageState, landed: ReadonlyArray<Drop>, root: Root
 const originalsOf = (root: Root) => listFiles(root.originalsDir).length
 
 /**
- * Waits (polling every 2 ms) until `count` more originals exist than `from`; false after
+ * Waits (polling every 2 ms) until `count` more originals exist than `from` (as long as a loaded machine takes); false after
  * `timeoutMs` (the kill then comes anyway). Imports commit one at a time, so the n-th new
  * original means the n-1 files before it are committed and the n-th is about to be.
  */
-const originalsGrew = (root: Root, from: number, count: number, timeoutMs = 10_000) =>
+const originalsGrew = (root: Root, from: number, count: number, timeoutMs = 120_000) =>
   Effect.gen(function*() {
     const deadline = Date.now() + timeoutMs
     while (originalsOf(root) - from < count) {
