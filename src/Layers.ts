@@ -3,6 +3,7 @@ import { ParseWorker } from "./services/import/ParseWorker.ts"
 import { ActivityReads } from "./services/activities/ActivityReads.ts"
 import { ActivityRepo } from "./services/activities/ActivityRepo.ts"
 import { ActivityRemoval } from "./services/activities/ActivityRemoval.ts"
+import { WrongKeys } from "./http/WrongKeys.ts"
 import { ApiKey } from "./services/platform/ApiKey.ts"
 import { AppConfig } from "./services/platform/AppConfig.ts"
 import { DatabaseLive } from "./services/platform/Database.ts"
@@ -16,6 +17,7 @@ import { ExportMetadata } from "./services/import/ExportMetadata.ts"
 import { ImportQueue } from "./services/import/ImportQueue.ts"
 import { ActivityReprocess } from "./services/import/ActivityReprocess.ts"
 import { ImportService } from "./services/import/ImportService.ts"
+import { KeptOriginals } from "./services/import/KeptOriginals.ts"
 import { LogsLive } from "./services/platform/Logs.ts"
 import { StoragePaths } from "./services/platform/StoragePaths.ts"
 import { Supervisor } from "./services/platform/Supervisor.ts"
@@ -51,6 +53,7 @@ const RepositoriesLive = Layer.mergeAll(
   GearComponents.Default,
   WeightRepo.Default,
   ApiKey.DefaultWithoutDependencies,
+  WrongKeys.Default,
   ImageStore.DefaultWithoutDependencies,
   WatchDirectory.DefaultWithoutDependencies,
   ParseWorker.Default,
@@ -60,6 +63,7 @@ const RepositoriesLive = Layer.mergeAll(
 ).pipe(Layer.provideMerge(ReadsLive), Layer.provideMerge(TrainingLive))
 
 export const ServicesLive = Layer.mergeAll(ImportService.Default, ActivityRemoval.Default, ActivityReprocess.Default).pipe(
+  Layer.provideMerge(KeptOriginals.Default),
   Layer.provideMerge(RepositoriesLive)
 )
 

@@ -21,10 +21,9 @@ interface ImageRow {
 /** Fields of a stored activity to change, in the terms of a computed one (an empty description: none). */
 export type ActivityPatch = Partial<ActivitySummary>
 
-/** What must leave the disk once an activity row is gone. */
+/** What must leave the disk once an activity row is gone (its originals: see ActivityRemoval). */
 export interface DeletedActivity {
   readonly imageFiles: ReadonlyArray<string>
-  readonly originalFiles: ReadonlyArray<string>
 }
 
 export interface StoredActivityTrack {
@@ -158,13 +157,8 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activ
           }
         }
         yield* changeRacePart(id, (part) => ({ ...part, activityId: null }))
-        const originals = yield* sql<{ original_file: string }>`SELECT original_file FROM file_imports
-          WHERE activity_id = ${id} AND original_file IS NOT NULL`
         yield* sql`DELETE FROM activities WHERE id = ${id}`
-        return {
-          imageFiles: images.map((i) => i.file_name),
-          originalFiles: originals.map((o) => o.original_file)
-        } satisfies DeletedActivity
+        return { imageFiles: images.map((i) => i.file_name) } satisfies DeletedActivity
       }))
     }, Effect.orDie)
 
