@@ -1,4 +1,4 @@
-import "./leanHeap.ts"
+import "./runtime/leanHeap.ts"
 
 // loaded once the heap is set up: loading the daemon's modules is what would otherwise grow it
-await import("./runDaemon.ts")
+await import("./runtime/runDaemon.ts")

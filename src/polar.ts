@@ -1,6 +1,6 @@
-import { commandLine } from "./cli/CliRuntime.ts"
+import { commandLine } from "./runtime/CommandLine.ts"
 import { POLAR, polarCommand, polarSubcommands } from "./connectors/polar/PolarCommands.ts"
-import { runProgram, sayOnConsole } from "./EntryPoint.ts"
+import { runProgram, sayOnConsole } from "./runtime/EntryPoint.ts"
 
 /**
  * Entry of the Polar connector: `node dist/polar.js [login | sync-once [--dry-run] | status |

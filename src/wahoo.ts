@@ -1,11 +1,11 @@
 import { Command } from "@effect/cli"
 import { Effect, Layer } from "effect"
-import { commandLine } from "./cli/CliRuntime.ts"
+import { commandLine } from "./runtime/CommandLine.ts"
 import { WahooConnectorLive } from "./connectors/wahoo/WahooConnector.ts"
 import { wahooConfig } from "./connectors/wahoo/WahooConfig.ts"
-import { announceStop, failingWith, runProgram, sayOnConsole, settings } from "./EntryPoint.ts"
+import { announceStop, failingWith, runProgram, sayOnConsole, settings } from "./runtime/EntryPoint.ts"
 import { describeStartupFailure } from "./services/platform/StartupFailure.ts"
-import { VERSION } from "./version.ts"
+import { VERSION } from "./services/platform/version.ts"
 
 /**
  * Entry of the Wahoo connector: `node dist/wahoo.js` runs it until stopped (SIGTERM or

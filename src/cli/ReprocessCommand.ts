@@ -1,9 +1,9 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Layer } from "effect"
-import { ServicesLive } from "../Layers.ts"
+import { ServicesLive } from "../runtime/Services.ts"
 import { ActivityReprocess, ReprocessError } from "../services/import/ActivityReprocess.ts"
 import { TrainingRecompute } from "../services/training/TrainingRecompute.ts"
-import { UsageError } from "./CliRuntime.ts"
+import { UsageError } from "../runtime/CommandLine.ts"
 
 /** A progress line at most this often, so that a long run shows it is going on. */
 const PROGRESS_EVERY_MS = 5_000

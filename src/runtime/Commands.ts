@@ -1,11 +1,11 @@
-import { backupCommand } from "./BackupCommand.ts"
-import { logsCommand } from "./LogsCommand.ts"
-import { reprocessCommand } from "./ReprocessCommand.ts"
+import { backupCommand } from "../cli/BackupCommand.ts"
+import { logsCommand } from "../cli/LogsCommand.ts"
+import { reprocessCommand } from "../cli/ReprocessCommand.ts"
 import { Command } from "@effect/cli"
 import { Console } from "effect"
 import { stravaCommands } from "../connectors/strava/StravaCommands.ts"
 import { generateApiKey } from "../services/platform/ApiKey.ts"
-import { setupCommand } from "./SetupCommand.ts"
+import { setupCommand } from "../cli/SetupCommand.ts"
 
 /** Every command of `npm run cli -- <command>`. */
 

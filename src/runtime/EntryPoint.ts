@@ -1,7 +1,7 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, type Config, Data, Effect, Either, Exit, Layer, Logger, type LogLevel, Option } from "effect"
-import { stdoutLogger } from "./services/platform/Logs.ts"
-import { InvalidSettings, load } from "./services/platform/Settings.ts"
+import { stdoutLogger } from "../services/platform/Logs.ts"
+import { InvalidSettings, load } from "../services/platform/Settings.ts"
 
 /**
  * How every program of Waymark starts and ends: the daemon, the Polar and the Wahoo

@@ -1,15 +1,15 @@
 import { Cause, Effect, Layer, Option } from "effect"
 import * as path from "node:path"
 import { DaemonLive } from "./Daemon.ts"
-import { LockHeartbeatLive } from "./fibers/LockHeartbeat.ts"
+import { LockHeartbeatLive } from "../fibers/LockHeartbeat.ts"
 import { youngGenerationMayGrow } from "./leanHeap.ts"
 import { checkedSettings, EXIT_FAILURE, runProgram, type Say } from "./EntryPoint.ts"
-import { appConfig } from "./services/platform/AppConfig.ts"
-import { envFilePath, loadEnvFile } from "./services/platform/EnvFile.ts"
-import { startupProblems } from "./services/platform/StartupChecks.ts"
-import { describeStartupFailure, writeDaemonLog } from "./services/platform/StartupFailure.ts"
-import { acquireStorageLock, acquireWatchLock, describeHolder, HeldLocks } from "./services/platform/StorageLock.ts"
-import { VERSION } from "./version.ts"
+import { appConfig } from "../services/platform/AppConfig.ts"
+import { envFilePath, loadEnvFile } from "../services/platform/EnvFile.ts"
+import { startupProblems } from "../services/platform/StartupChecks.ts"
+import { describeStartupFailure, writeDaemonLog } from "../services/platform/StartupFailure.ts"
+import { acquireStorageLock, acquireWatchLock, describeHolder, HeldLocks } from "../services/platform/StorageLock.ts"
+import { VERSION } from "../services/platform/version.ts"
 
 /**
  * Starts the daemon: settings come from the environment, then from ./.env for what the

@@ -1,6 +1,6 @@
 import { Context, Effect, Layer, LogLevel, Option, Schedule } from "effect"
-import { consoleLogging } from "../../EntryPoint.ts"
-import { supervise } from "../../fibers/supervise.ts"
+import { consoleLogging } from "../../runtime/EntryPoint.ts"
+import { supervise } from "../../services/platform/supervise.ts"
 import { Supervisor } from "../../services/platform/Supervisor.ts"
 import { PolarLedger } from "./Ledger.ts"
 import { PolarAuthorization } from "./PolarAuthorization.ts"

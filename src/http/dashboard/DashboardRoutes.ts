@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url"
 import { SPORT_TYPES } from "../../schema/SportType.ts"
 import { ApiKey } from "../../services/platform/ApiKey.ts"
 import { AppConfig } from "../../services/platform/AppConfig.ts"
-import { VERSION } from "../../version.ts"
+import { VERSION } from "../../services/platform/version.ts"
 import { DashboardSessions, SESSION_COOKIE, SESSION_TTL_SECONDS, sameOrigin } from "./DashboardSessions.ts"
 import { signInPage, shellPage, type ShellConfig } from "./pages.ts"
 

@@ -12,7 +12,7 @@ import { StravaModeLive, StravaServicesLive } from "../../../src/connectors/stra
 import { ApiLive } from "../../../src/http/ApiLive.ts"
 import { PublicRoutesLive } from "../../../src/http/PublicRoutes.ts"
 import { WEBHOOK_PATH, StravaWebhookRoutesLive } from "../../../src/connectors/strava/StravaWebhookRoutes.ts"
-import { ServicesLive } from "../../../src/Layers.ts"
+import { ServicesLive } from "../../../src/runtime/Services.ts"
 import { AppConfig } from "../../../src/services/platform/AppConfig.ts"
 import { type FakeStrava, type FakeStravaOptions, startFakeStrava } from "../../fakes/FakeStrava.ts"
 import { freePort } from "../../support/freePort.ts"
