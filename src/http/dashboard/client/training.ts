@@ -51,15 +51,27 @@ export const powerCurveChart = (container: HTMLElement, curves: ReadonlyArray<Cu
     const at = new Map(c.points.map((p) => [p.durationInSeconds, p.watts]))
     return durations.map((d) => at.get(d) ?? null)
   })
+  // several curves are named below the chart, with their values under the cursor
+  const legend = curves.length > 1 ? legendBelow(container) : undefined
   return chart(container, {
     height,
-    legend: { show: curves.length > 1, live: false },
+    ...(legend === undefined ? {} : { legend }),
     cursor: { drag: { x: false, y: false } },
     scales: { x: { time: false, range: [0, Math.max(1, durations.length - 1)] } },
-    series: [{}, ...curves.map((c) => ({ label: c.label, stroke: c.color, width: 2, points: { show: true, size: 5 }, spanGaps: true }))],
-    xValues: (_u: uPlot, ticks: Array<number>) => ticks.map((t) => (Number.isInteger(t) && durations[t] !== undefined ? tickLabel(durations[t]!) : "")),
-    yLabel: "W"
+    series: [
+      { label: "Duration", value: (_u, i) => (i === null || i === undefined || durations[i] === undefined ? "–" : durationLabel(durations[i]!)) },
+      ...curves.map((c) => ({ label: c.label, stroke: c.color, width: 2, points: { show: true, size: 5 }, spanGaps: true }))
+    ],
+    x: { values: (_u: uPlot, ticks: Array<number>) => ticks.map((t) => (Number.isInteger(t) && durations[t] !== undefined ? tickLabel(durations[t]!) : "")) },
+    y: { label: "W" }
   }, [durations.map((_, i) => i), ...data] as uPlot.AlignedData)
+}
+
+/** A legend placed right below `container`, for a chart of several series. */
+export const legendBelow = (container: HTMLElement): HTMLElement => {
+  const legend = h("div", { class: "legend-below" })
+  container.after(legend)
+  return legend
 }
 
 /** Time in each zone as horizontal bars, with its bounds and share, in a table (its text is what a screen reader reads). */

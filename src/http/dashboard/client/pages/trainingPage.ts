@@ -4,7 +4,7 @@ import { chart } from "../chart.ts"
 import { confirmDialog, field, h, replace, toast } from "../dom.ts"
 import * as format from "../format.ts"
 import type { Page } from "../main.ts"
-import { durationLabel, type PowerCurve, powerCurveChart, type Thresholds, TRAINING_COLORS, type TrainingLoad } from "../training.ts"
+import { durationLabel, legendBelow, type PowerCurve, powerCurveChart, type Thresholds, TRAINING_COLORS, type TrainingLoad } from "../training.ts"
 
 /**
  * The athlete's training: fitness, fatigue and form over a chosen range, the power curve of a
@@ -205,7 +205,7 @@ export const trainingPage: Page = async (main, params) => {
     const bars = uPlot.paths.bars!({ size: [0.8, 8] })
     cleanups.push(chart(pmcBox, {
       height: 280,
-      legend: { show: true, live: false },
+      legend: legendBelow(pmcBox),
       cursor: { drag: { x: false, y: false } },
       series: [
         {},
