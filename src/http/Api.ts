@@ -51,6 +51,7 @@ import {
 import { EddingtonAnswer, Heatmap, RecordList, TotalList } from "../schema/StatsModels.ts"
 import { ActivityAnalysis, PowerCurveAnswer, Thresholds, ThresholdsInput, ThresholdsList, TrainingLoadAnswer, TrainingLoadParams } from "../schema/TrainingModels.ts"
 import { Authorization } from "./Authorization.ts"
+import { BodyLimit, uploadBody } from "./BodyLimits.ts"
 import { HotRead } from "./HotRead.ts"
 import { rewriteOpenApi } from "./OpenApiDocument.ts"
 
@@ -83,6 +84,7 @@ export class ActivitiesGroup extends HttpApiGroup.make("activities")
       .addError(FileTooLargeWire)
       .addError(UnsupportedMediaTypeWire)
       .addError(UnsupportedFileTypeWire)
+      .annotate(BodyLimit, uploadBody({ watchFolder: true }))
       .annotate(OpenApi.Summary, "Queue a .fit, .tcx or .gpx file for import")
   )
   .add(
@@ -133,6 +135,7 @@ export class ActivitiesGroup extends HttpApiGroup.make("activities")
       .addError(FileTooLargeWire)
       .addError(UnsupportedMediaTypeWire)
       .addError(UnsupportedFileTypeWire)
+      .annotate(BodyLimit, uploadBody({ watchFolder: false }))
       .annotate(OpenApi.Summary, "Add a jpg, png or webp image to an activity")
   )
   .add(

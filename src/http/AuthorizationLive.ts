@@ -7,37 +7,56 @@ import { Authorization } from "./Authorization.ts"
 import { DashboardSessions, isSafeMethod, sameOrigin } from "./dashboard/DashboardSessions.ts"
 
 /**
- * The framework hands the security handler `header.slice(7)` whatever the scheme, so the
- * raw header is read again and checked in full.
- *
- * Without an Authorization header, the dashboard's session cookie is accepted instead; a
- * write carried by the cookie must also come from the dashboard's own origin.
+ * Who may call the API, decided in one place for the app (`AuthorizationLive`) and for the
+ * fast path (DirectRoutes): the bearer key of the Authorization header, checked in full (the
+ * framework hands the security handler `header.slice(7)` whatever the scheme). Without an
+ * Authorization header, the dashboard's session cookie is accepted instead; a write carried
+ * by the cookie must also come from the dashboard's own origin.
  */
-export const AuthorizationLive = Layer.effect(
-  Authorization,
-  Effect.gen(function*() {
+
+/** The request headers the decision reads, as Node and the platform both give them (lower-case names). */
+export type RequestHeaders = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+
+const single = (value: string | ReadonlyArray<string> | undefined) => (typeof value === "string" ? value : undefined)
+
+export class ApiAuthorization extends Effect.Service<ApiAuthorization>()("http/ApiAuthorization", {
+  effect: Effect.gen(function*() {
     const apiKey = yield* ApiKey
     const sessions = yield* DashboardSessions
     const config = yield* AppConfig
-    const bySession = (request: HttpServerRequest.HttpServerRequest): Either.Either<void, string> | undefined => {
-      if (request.headers["authorization"] !== undefined || !apiKey.isConfigured) return undefined
-      if (!sessions.isSignedIn(request.headers["cookie"])) return undefined
-      return isSafeMethod(request.method) || sameOrigin(request.headers, config.appUrl)
+
+    const bySession = (method: string, headers: RequestHeaders): Either.Either<void, string> | undefined => {
+      if (headers["authorization"] !== undefined || !apiKey.isConfigured) return undefined
+      if (!sessions.isSignedIn(single(headers["cookie"]))) return undefined
+      return isSafeMethod(method) || sameOrigin({ origin: single(headers["origin"]), host: single(headers["host"]), "x-forwarded-proto": single(headers["x-forwarded-proto"]) }, config.appUrl)
         ? Either.right(undefined)
         : Either.left("A change sent with the dashboard's session must come from the dashboard's own page.")
     }
-    return Authorization.of({
+
+    /** Right: the request may use the API; Left: why not (the 401's message). */
+    const check = (method: string, headers: RequestHeaders): Either.Either<void, string> =>
+      bySession(method, headers) ?? apiKey.check(single(headers["authorization"]))
+
+    return { check } as const
+  })
+}) {}
+
+export const AuthorizationLive = Layer.effect(
+  Authorization,
+  Effect.map(ApiAuthorization, (authorization) =>
+    Authorization.of({
       bearer: () =>
         Effect.serviceOption(HttpServerRequest.HttpServerRequest).pipe(
           Effect.flatMap((request) => {
-            const header = Option.getOrUndefined(Option.flatMapNullable(request, (r) => r.headers["authorization"]))
-            const session = Option.getOrUndefined(Option.map(request, bySession))
-            return Either.match(session ?? apiKey.check(header), {
+            const decided = Option.match(request, {
+              onNone: () => authorization.check("GET", {}),
+              onSome: (r) => authorization.check(r.method, r.headers)
+            })
+            return Either.match(decided, {
               onLeft: (message) => Effect.fail(new InvalidToken({ message })),
               onRight: () => Effect.void
             })
           })
         )
-    })
-  })
+    }))
 )

@@ -1,11 +1,12 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { SqlClient } from "@effect/sql"
-import { Duration, Effect } from "effect"
+import { Duration, Effect, type Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { configuredSecrets } from "./RequestLog.ts"
+import type { ServedRoutes } from "./RouteTable.ts"
 import { ImportQueue } from "../services/import/ImportQueue.ts"
 import { ParseWorker } from "../services/import/ParseWorker.ts"
 import { WatchDirectory } from "../services/import/WatchDirectory.ts"
@@ -53,7 +54,10 @@ const fiberView = (fiber: FiberReport, redact: (text: string) => string) => ({
   ...(fiber.lastErrorAt !== null ? { lastErrorAt: new Date(fiber.lastErrorAt).toISOString() } : {})
 })
 
-export const HealthHttpLive = HttpApiBuilder.Router.use((router) =>
+const HEALTHZ_PATH = "/healthz"
+const STATUS_PATH = "/status"
+
+const HealthHttpLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const paths = yield* StoragePaths
@@ -89,7 +93,7 @@ export const HealthHttpLive = HttpApiBuilder.Router.use((router) =>
     }, { concurrency: "unbounded" })
 
     yield* router.get(
-      "/healthz",
+      HEALTHZ_PATH,
       Effect.gen(function*() {
         const [results, fibers, queued] = yield* Effect.all([checks, supervisor.snapshot, queue.size], { concurrency: "unbounded" })
         const healthy = Object.values(results).every((r) => r.ok) && fibers.every((f) => !f.failing)
@@ -102,6 +106,11 @@ export const HealthHttpLive = HttpApiBuilder.Router.use((router) =>
       })
     )
 
-    yield* router.get("/status", Effect.succeed(HttpServerResponse.unsafeJson({ status: "ok" }, { headers: noStore })))
+    yield* router.get(STATUS_PATH, Effect.succeed(HttpServerResponse.unsafeJson({ status: "ok" }, { headers: noStore })))
   })
 )
+
+export const HealthRoutes: ServedRoutes<never, Layer.Layer.Context<typeof HealthHttpLive>> = {
+  routes: [{ method: "GET", path: HEALTHZ_PATH }, { method: "GET", path: STATUS_PATH }],
+  live: HealthHttpLive
+}

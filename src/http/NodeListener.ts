@@ -1,10 +1,14 @@
 import { Context } from "effect"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { Socket } from "node:net"
-import { type BodyLimit, declaredLength } from "./BodyLimits.ts"
+import { declaredLength } from "./BodyLimits.ts"
+import type { Found, RouteTableShape } from "./RouteTable.ts"
 
 /**
  * The Node server under the HTTP app.
+ *
+ * Each request is looked up once in the route table; what is found serves the metrics, the
+ * body limit and the fast path.
  *
  * It answers `Expect: 100-continue` itself: a body declared over its route's limit is not
  * invited (no `100 Continue`), and the app refuses it with 413 before reading a byte; any
@@ -12,7 +16,7 @@ import { type BodyLimit, declaredLength } from "./BodyLimits.ts"
  *
  * A request a direct route answers (DirectRoutes) never reaches the app: the server's
  * "request" event goes to the app only when `direct` leaves the request alone. The direct
- * routes are derived from the app's declaration and built with it; they are installed here
+ * routes are derived from the route table and built with the app; they are installed here
  * (DirectAnswers) once built, and until then every request goes to the app. `observe` sees
  * every request first, whoever answers it (the request metrics).
  *
@@ -22,8 +26,11 @@ import { type BodyLimit, declaredLength } from "./BodyLimits.ts"
  * the answer it was about to read.
  */
 
-/** Answers a request on the Node request itself; false leaves it to the app. */
-export type DirectAnswer = (request: IncomingMessage, response: ServerResponse) => boolean
+/**
+ * Answers a request of a route of the table on the Node request itself (at once, or later: the
+ * request is its from then on); false leaves it to the app.
+ */
+export type DirectAnswer = (request: IncomingMessage, response: ServerResponse, found: Found) => boolean
 
 /** Where the listener takes its direct answers from. */
 export class DirectAnswers extends Context.Tag("http/DirectAnswers")<DirectAnswers, { readonly install: (answer: DirectAnswer) => void }>() {}
@@ -31,7 +38,7 @@ export class DirectAnswers extends Context.Tag("http/DirectAnswers")<DirectAnswe
 /** A DirectAnswer that leaves every request to the app until one is installed. */
 export const makeDirectSlot = () => {
   let current: DirectAnswer = () => false
-  const answer: DirectAnswer = (request, response) => current(request, response)
+  const answer: DirectAnswer = (request, response, found) => current(request, response, found)
   return { answer, install: (installed: DirectAnswer) => void (current = installed) }
 }
 
@@ -71,16 +78,18 @@ const lingeringClose = (socket: Socket, request: () => IncomingMessage | undefin
 }
 
 export const makeNodeServer = (
-  limitOf: (method: string, url: string) => BodyLimit,
+  routes: RouteTableShape,
   direct: DirectAnswer = () => false,
-  observe: (request: IncomingMessage, response: ServerResponse) => void = () => {}
+  observe: (request: IncomingMessage, response: ServerResponse, found: Found | undefined) => void = () => {}
 ): Server => {
   const server = createServer()
   const emit = server.emit
   server.emit = function(this: Server, event: string | symbol, ...args: Array<any>) {
     if (event === "request") {
-      observe(args[0], args[1])
-      if (direct(args[0], args[1])) return true
+      const request = args[0] as IncomingMessage
+      const found = routes.find(request.method ?? "GET", request.url ?? "/")
+      observe(request, args[1], found)
+      if (found !== undefined && direct(request, args[1], found)) return true
     }
     return emit.apply(this, [event, ...args] as Parameters<typeof emit>)
   } as typeof emit
@@ -93,7 +102,7 @@ export const makeNodeServer = (
   })
   server.on("checkContinue", (request, response) => {
     const declared = declaredLength(request.headers)
-    if (declared === undefined || declared <= limitOf(request.method ?? "GET", request.url ?? "/").maxBytes) {
+    if (declared === undefined || declared <= routes.limitOf(request.method ?? "GET", request.url ?? "/").maxBytes) {
       response.writeContinue()
     }
     server.emit("request", request, response)

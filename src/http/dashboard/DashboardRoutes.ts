@@ -2,7 +2,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Effect, Either, Redacted } from "effect"
+import { Effect, Either, type Layer, Redacted } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -11,6 +11,7 @@ import { ApiKey } from "../../services/platform/ApiKey.ts"
 import { AppConfig } from "../../services/platform/AppConfig.ts"
 import { VERSION } from "../../services/platform/version.ts"
 import { DashboardSessions, SESSION_COOKIE, SESSION_TTL_SECONDS, sameOrigin } from "./DashboardSessions.ts"
+import type { ServedRoutes } from "../RouteTable.ts"
 import { signInPage, shellPage, type ShellConfig } from "./pages.ts"
 
 /**
@@ -75,7 +76,12 @@ const readAsset = (name: string): Uint8Array | undefined => {
   }
 }
 
-export const DashboardRoutesLive = HttpApiBuilder.Router.use((router) =>
+const SHELL_PATH = "/"
+const SIGN_IN_PATH = "/sign-in"
+const SIGN_OUT_PATH = "/sign-out"
+const ASSETS_PATH = "/dashboard/assets/:name"
+
+const DashboardRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const config = yield* AppConfig
     const apiKey = yield* ApiKey
@@ -99,7 +105,7 @@ export const DashboardRoutesLive = HttpApiBuilder.Router.use((router) =>
       HttpServerResponse.empty({ status: 303, headers: { ...headers, location, ...(setCookie === undefined ? {} : { "set-cookie": setCookie }) } })
 
     yield* router.get(
-      "/",
+      SHELL_PATH,
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         if (!apiKey.isConfigured) return html(signInPage({ configured: false }), 503)
@@ -110,7 +116,7 @@ export const DashboardRoutesLive = HttpApiBuilder.Router.use((router) =>
     )
 
     yield* router.post(
-      "/sign-in",
+      SIGN_IN_PATH,
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         if (!apiKey.isConfigured) return html(signInPage({ configured: false }), 503)
@@ -125,7 +131,7 @@ export const DashboardRoutesLive = HttpApiBuilder.Router.use((router) =>
     )
 
     yield* router.post(
-      "/sign-out",
+      SIGN_OUT_PATH,
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         if (!sameOrigin(request.headers, config.appUrl)) return html(signInPage({ configured: true, error: "Sign out from the dashboard." }), 403)
@@ -135,7 +141,7 @@ export const DashboardRoutesLive = HttpApiBuilder.Router.use((router) =>
     )
 
     yield* router.get(
-      "/dashboard/assets/:name",
+      ASSETS_PATH,
       Effect.gen(function*() {
         const { name } = yield* HttpRouter.params
         const request = yield* HttpServerRequest.HttpServerRequest
@@ -158,3 +164,13 @@ export const DashboardRoutesLive = HttpApiBuilder.Router.use((router) =>
     )
   })
 )
+
+export const DashboardRoutes: ServedRoutes<never, Layer.Layer.Context<typeof DashboardRoutesLive>> = {
+  routes: [
+    { method: "GET", path: SHELL_PATH },
+    { method: "POST", path: SIGN_IN_PATH },
+    { method: "POST", path: SIGN_OUT_PATH },
+    { method: "GET", path: ASSETS_PATH }
+  ],
+  live: DashboardRoutesLive
+}
