@@ -1,3 +1,5 @@
+import { escapeHtml } from "../../services/platform/escapeHtml.ts"
+
 /**
  * The two HTML documents of the dashboard: the sign-in page (plain HTML, works without
  * scripts) and the app's shell, which loads the bundled script and styles. Everything put into
@@ -12,9 +14,6 @@ export interface ShellConfig {
   readonly canUpload: boolean
   readonly sportTypes: ReadonlyArray<string>
 }
-
-export const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" })[c]!)
 
 const head = (title: string) => `<!doctype html>
 <html lang="en">
