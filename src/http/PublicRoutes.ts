@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url"
 import * as Yaml from "yaml"
 import { ApiKey } from "../services/platform/ApiKey.ts"
 import { AppConfig } from "../services/platform/AppConfig.ts"
-import { CONTENT_TYPES, IMAGE_FILE_NAME, ImageStore } from "../services/activities/ImageStore.ts"
+import { CONTENT_TYPES, IMAGE_FILE_NAME, ImageStore, IMAGES_URL_PATH } from "../services/activities/ImageStore.ts"
 import type { ServedRoutes } from "./RouteTable.ts"
 
 /**
@@ -23,7 +23,7 @@ const PLACEHOLDER_PATH = fileURLToPath(new URL("../../assets/placeholder.png", i
 const notFound = HttpServerResponse.unsafeJson({ error: "not_found", message: "Not found." }, { status: 404 })
 
 const OPENAPI_PATH = "/api/openapi.yaml"
-const IMAGE_PATH = "/files/activities/:name"
+const IMAGE_PATH = `${IMAGES_URL_PATH}/:name` as const
 
 const PublicRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
