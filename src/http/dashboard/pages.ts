@@ -1,4 +1,5 @@
 import { escapeHtml } from "../../services/platform/escapeHtml.ts"
+import { DASHBOARD_PAGES, HOME_PAGE } from "./dashboardPages.ts"
 
 /**
  * The two HTML documents of the dashboard: the sign-in page (plain HTML, works without
@@ -63,14 +64,7 @@ ${body}
 `
 }
 
-const NAV: ReadonlyArray<readonly [string, string]> = [
-  ["activities", "Activities"],
-  ["import", "Import"],
-  ["stats", "Statistics"],
-  ["training", "Training"],
-  ["gear", "Gear & weight"],
-  ["system", "System"]
-]
+const MENU = Object.entries(DASHBOARD_PAGES).filter(([, page]) => page.menu)
 
 export const shellPage = (config: ShellConfig): string => `${head("Waymark")}
 <script type="module" src="/dashboard/assets/app.js"></script>
@@ -78,11 +72,11 @@ export const shellPage = (config: ShellConfig): string => `${head("Waymark")}
 <body data-config="${escapeHtml(JSON.stringify(config))}">
 <a class="skip" href="#main">Skip to content</a>
 <header class="top">
-<a class="brand" href="#/activities">${logo} Waymark</a>
+<a class="brand" href="#/${HOME_PAGE}">${logo} Waymark</a>
 <nav aria-label="Sections">
 <button type="button" id="menu-button" class="menu" aria-expanded="false" aria-controls="sections"><span class="menu-icon" aria-hidden="true"></span>Menu</button>
 <ul id="sections">
-${NAV.map(([id, label]) => `<li><a href="#/${id}" data-nav="${id}">${label}</a></li>`).join("\n")}
+${MENU.map(([name, page]) => `<li><a href="#/${name}" data-nav="${name}">${escapeHtml(page.title)}</a></li>`).join("\n")}
 </ul></nav>
 <form method="post" action="/sign-out"><button type="submit" class="link">Sign out</button></form>
 </header>
