@@ -24,7 +24,10 @@ import { signInPage, shellPage, type ShellConfig } from "./pages.ts"
 
 export const ASSETS_DIR = fileURLToPath(new URL("../../../dist/dashboard/", import.meta.url))
 
-const ASSET_NAME = /^[a-z0-9-]+\.(js|css|svg|png)$/
+const ASSET_NAME = /^[A-Za-z0-9-]+\.(js|css|svg|png)$/
+
+/** A chunk of the split code, named by its content: the same name never holds other bytes. */
+const CHUNK_NAME = /^chunk-[A-Z0-9]+\.js$/
 const ASSET_TYPES: Record<string, string> = {
   js: "text/javascript; charset=utf-8",
   css: "text/css; charset=utf-8",
@@ -154,7 +157,7 @@ const DashboardRoutesLive = HttpApiBuilder.Router.use((router) =>
         return HttpServerResponse.uint8Array(bytes, {
           contentType: ASSET_TYPES[name.split(".").pop()!]!,
           headers: {
-            "cache-control": "no-cache",
+            "cache-control": CHUNK_NAME.test(name) ? "public, max-age=31536000, immutable" : "no-cache",
             "x-content-type-options": "nosniff",
             vary: "accept-encoding",
             ...(encoded ? { "content-encoding": "gzip" } : {})

@@ -1,11 +1,11 @@
-import { api, ApiError } from "../api.ts"
+import { ApiError, call } from "../api.ts"
 import { imperial } from "../config.ts"
 import { confirmDialog, field, h, replace, toast } from "../dom.ts"
 import * as format from "../format.ts"
 import { chart, css } from "../chart.ts"
 import { GEAR_TYPES } from "../labels.ts"
 import type { Page } from "../main.ts"
-import type { Gear, Weight } from "../types.ts"
+import type { Gear } from "../types.ts"
 
 /** Gear with its distance, and the weight history as a chart with add and delete. */
 
@@ -14,16 +14,15 @@ const reload = () => dispatchEvent(new HashChangeEvent("hashchange"))
 
 export const gearPage: Page = async (main) => {
   const [{ gear }, { weights }] = await Promise.all([
-    api<{ gear: ReadonlyArray<Gear> }>("gear"),
-    api<{ weights: ReadonlyArray<Weight> }>("athlete/weights")
+    call("gear.list"),
+    call("athlete.weights")
   ])
   const unit = imperial ? "lb" : "kg"
   const cleanups: Array<() => void> = []
 
-  const gearPath = (g: Gear) => `gear/${encodeURIComponent(g.id)}`
-  const change = async (g: Gear, body: { name?: string; isRetired?: boolean }) => {
+  const change = async (g: Gear, payload: { name?: string; isRetired?: boolean }) => {
     try {
-      await api(gearPath(g), { method: "PATCH", json: body })
+      await call("gear.update", { path: { gearId: g.id }, payload })
       reload()
     } catch (error) {
       failed(error)
@@ -44,7 +43,7 @@ export const gearPage: Page = async (main) => {
         ? h("button", { type: "button", class: "link", onclick: async () => {
           if (!(await confirmDialog(`Delete “${g.name}”? Its ${format.count(g.numberOfActivities)} activities keep no gear.`, "Delete"))) return
           try {
-            await api(gearPath(g), { method: "DELETE" })
+            await call("gear.delete", { path: { gearId: g.id } })
             reload()
           } catch (error) {
             failed(error)
@@ -71,7 +70,7 @@ export const gearPage: Page = async (main) => {
     onsubmit: async (e: Event) => {
       e.preventDefault()
       try {
-        await api("gear", { method: "POST", json: { name: newGear.value } })
+        await call("gear.create", { payload: { name: newGear.value } })
         toast("Gear added.", "ok", { next: true })
         reload()
       } catch (error) {
@@ -93,7 +92,7 @@ export const gearPage: Page = async (main) => {
     onsubmit: async (e: Event) => {
       e.preventDefault()
       try {
-        await api("athlete/weights", { method: "POST", json: { on: on.value, weight: Number(value.value) } })
+        await call("athlete.saveWeight", { payload: { on: on.value, weight: Number(value.value) } })
         toast("Weight saved.", "ok", { next: true })
         reload()
       } catch (error) {
@@ -112,7 +111,7 @@ export const gearPage: Page = async (main) => {
       onclick: async () => {
         if (!(await confirmDialog(`Delete the weight of ${format.calendarDate(w.on)}?`, "Delete"))) return
         try {
-          await api(`athlete/weights/${w.on}`, { method: "DELETE" })
+          await call("athlete.deleteWeight", { path: { on: w.on } })
           reload()
         } catch (error) {
           failed(error)

@@ -1,10 +1,11 @@
 import uPlot from "uplot"
-import { api, ApiError, query } from "../api.ts"
+import { ApiError, call } from "../api.ts"
 import { chart } from "../chart.ts"
 import { confirmDialog, field, h, replace, toast } from "../dom.ts"
 import * as format from "../format.ts"
 import type { Page } from "../main.ts"
-import { durationLabel, legendBelow, type PowerCurve, powerCurveChart, type Thresholds, TRAINING_COLORS, type TrainingLoad } from "../training.ts"
+import type { RequestOf } from "../endpoints.ts"
+import { durationLabel, legendBelow, type PowerCurve, powerCurveChart, type Thresholds, TRAINING_COLORS } from "../training.ts"
 
 /**
  * The athlete's training: fitness, fatigue and form over a chosen range, the power curve of a
@@ -67,10 +68,10 @@ export const trainingPage: Page = async (main, params) => {
   const sportFilter = { "filters[sportType]": sportTypes }
   const periodRange = periodOf()
   const [load, periodCurve, historyCurve, { thresholds }] = await Promise.all([
-    api<TrainingLoad>(`stats/training-load${query({ "filters[from]": days === null ? undefined : daysAgo(days - 1), "filters[to]": today() })}`),
-    api<PowerCurve>(`stats/power-curve${query({ ...sportFilter, "filters[from]": periodRange.from, "filters[to]": periodRange.to })}`),
-    api<PowerCurve>(`stats/power-curve${query(sportFilter)}`),
-    api<{ thresholds: ReadonlyArray<Thresholds> }>("athlete/thresholds")
+    call("training.trainingLoad", { query: { "filters[from]": days === null ? undefined : daysAgo(days - 1), "filters[to]": today() } }),
+    call("training.powerCurve", { query: { ...sportFilter, "filters[from]": periodRange.from, "filters[to]": periodRange.to } }),
+    call("training.powerCurve", { query: sportFilter }),
+    call("training.thresholds")
   ])
   const cleanups: Array<() => void> = []
 
@@ -134,7 +135,7 @@ export const trainingPage: Page = async (main, params) => {
       const body: Record<string, unknown> = { on: on.value }
       for (const [key] of THRESHOLD_FIELDS) body[key] = inputs[key]!.value === "" ? null : Number(inputs[key]!.value)
       try {
-        await api("athlete/thresholds", { method: "POST", json: body })
+        await call("training.saveThresholds", { payload: body as RequestOf<"training.saveThresholds">["payload"] })
         toast("Thresholds saved: the training figures are being recomputed.")
         reload()
       } catch (error) {
@@ -172,7 +173,7 @@ export const trainingPage: Page = async (main, params) => {
             onclick: async () => {
               if (!(await confirmDialog(`Delete the thresholds from ${format.calendarDate(t.on)}? The set before them then applies to their days.`, "Delete"))) return
               try {
-                await api(`athlete/thresholds/${t.on}`, { method: "DELETE" })
+                await call("training.deleteThresholds", { path: { on: t.on } })
                 toast("Thresholds deleted: the training figures are being recomputed.")
                 reload()
               } catch (error) {
