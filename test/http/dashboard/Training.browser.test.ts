@@ -7,7 +7,8 @@ import type { Browser, Page } from "playwright-core"
 import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, readCorpusFile } from "../../support/corpus.ts"
 import { daemonLayer, dropFile, makeRoot, waitForRow } from "../../support/ImportHarness.ts"
 import { blocksFit } from "../../support/trainingFits.ts"
-import { CHROMIUM_MISSING, chromiumAvailable, dashboardHelpers, openDashboardBrowser } from "./browser.ts"
+import { CHROMIUM_MISSING, chromiumAvailable } from "../../support/chromium.ts"
+import { dashboardHelpers, openDashboardBrowser } from "./browser.ts"
 
 /**
  * The Training page and an activity's training analysis in a real browser: the fitness,
