@@ -24,6 +24,8 @@
  *   BENCH_DURATION=s       seconds per request and server (default 8)
  *   BENCH_ACTIVITIES=n     files imported (default 10000)
  *   BENCH_PROFILE_DIR=dir  write a CPU profile of each daemon's main thread there (bench/cpuProfile.mjs)
+ *   BENCH_BASELINE_REF=ref the daemon of another commit (built once into a temporary folder) driven
+ *                          beside this build on each row, untraced and traced, over copies of the storage
  *   BENCH_DAEMON_NODE_OPTIONS="..."   NODE_OPTIONS of the daemon (flags NODE_OPTIONS allows)
  *
  * The statistics (totals by week, records, heatmap, Eddington) and the streams of a one-hour
@@ -39,7 +41,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { type ChildDaemon, startChildDaemon } from "../test/support/ChildDaemon.ts"
 import { gpxActivity, makeRoot, type Root } from "../test/support/ImportHarness.ts"
-import { mb, memoryOf, printTable, sleep, startPlainServer } from "./measure.ts"
+import { baselineBuild, mb, memoryOf, printTable, sleep, startPlainServer } from "./measure.ts"
 
 const DIST_MAIN = path.join(import.meta.dirname, "..", "dist", "main.js")
 const SEED_ONLY = process.argv.includes("--seed-only")
@@ -62,7 +64,7 @@ interface Running {
   readonly stop: () => Promise<void>
 }
 
-const startDaemon = async (root: Root): Promise<Running> => {
+const startDaemon = async (root: Root, main?: string): Promise<Running> => {
   const scope = Effect.runSync(Scope.make())
   const profileDir = process.env.BENCH_PROFILE_DIR
   const nodeOptions = [
@@ -75,7 +77,7 @@ const startDaemon = async (root: Root): Promise<Running> => {
     ...(nodeOptions !== "" ? { NODE_OPTIONS: nodeOptions } : {}),
     ...(profileDir ? { BENCH_PROFILE_DIR: path.resolve(profileDir) } : {})
   }
-  const daemon = await Effect.runPromise(startChildDaemon({ env, apiKey: root.apiKey, built: true }).pipe(Scope.extend(scope)))
+  const daemon = await Effect.runPromise(startChildDaemon({ env, apiKey: root.apiKey, built: true, ...(main === undefined ? {} : { main }) }).pipe(Scope.extend(scope)))
   return {
     daemon,
     stop: async () => {
@@ -248,10 +250,14 @@ interface RowFigures {
   readonly traced: Load
   readonly again: Load
   readonly bytes: number
+  /** the baseline's daemon, untraced and traced, driven beside this build's */
+  readonly baseline?: { readonly waymark: Load; readonly traced: Load }
 }
 
 interface LoadFigures {
   readonly rows: ReadonlyArray<RowFigures>
+  /** the commit measured beside this build (BENCH_BASELINE_REF), when there is one */
+  readonly baselineRef: string | null
   /** the uncached first answer of pages, right after start (ms) */
   readonly firstAnswers: ReadonlyArray<{ readonly path: string; readonly ms: number }>
   readonly tracedRequests: number
@@ -304,19 +310,33 @@ const importHourRide = async (root: Root, daemon: ChildDaemon): Promise<string> 
   throw new Error("the one-hour ride was not imported within a minute")
 }
 
+/** A copy of `root`'s storage under a root of its own (one daemon per storage folder). */
+const copyOf = (root: Root): Root => {
+  const copy = makeRoot()
+  fs.rmSync(copy.storageDir, { recursive: true, force: true })
+  fs.cpSync(root.storageDir, copy.storageDir, { recursive: true })
+  return { ...copy, apiKey: root.apiKey, env: { ...copy.env, SERVICE_API_KEY: root.apiKey } }
+}
+
 const loadAll = async (root: Root): Promise<LoadFigures> => {
-  // the ride is imported first, so that the traced daemon's copy of the storage has it too
+  const baselineOf = process.env.BENCH_BASELINE_REF === undefined ? null : baselineBuild(process.env.BENCH_BASELINE_REF)
+  // the ride is imported first, so that the copies of the storage have it too
   const seeding = await startDaemon(root)
   const hourRide = await importHourRide(root, seeding.daemon).finally(seeding.stop)
-  const tracedRoot = makeRoot()
-  fs.rmSync(tracedRoot.storageDir, { recursive: true, force: true })
-  fs.cpSync(root.storageDir, tracedRoot.storageDir, { recursive: true })
+  const copies = [copyOf(root), ...(baselineOf === null ? [] : [copyOf(root), copyOf(root)])]
+  const [tracedRoot, baselineRoot, baselineTracedRoot] = copies
   const receiver = await startOtlpReceiver()
+  const tracedEnv = (r: Root): Root => ({ ...r, env: { ...r.env, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } })
   const { daemon, stop } = await startDaemon(root)
   let traced: Running | undefined
   let plain: { base: string; stop: () => void } | undefined
+  const baseline: Array<Running> = []
   try {
-    traced = await startDaemon({ ...tracedRoot, apiKey: root.apiKey, env: { ...tracedRoot.env, SERVICE_API_KEY: root.apiKey, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } })
+    traced = await startDaemon(tracedEnv(tracedRoot!))
+    if (baselineOf !== null) {
+      baseline.push(await startDaemon(baselineRoot!, baselineOf.main))
+      baseline.push(await startDaemon(tracedEnv(baselineTracedRoot!), baselineOf.main))
+    }
     await sleep(3000)
     const idleRss = rssNow(daemon.pid)
     const ids: Array<string> = []
@@ -355,26 +375,34 @@ const loadAll = async (root: Root): Promise<LoadFigures> => {
     }
     plain = await startPlainServer(bodies)
     let tracedRequests = 0
-    const driveTraced = async (row: Row, seconds: number) => {
-      const load = await drive(traced!.daemon.baseUrl, row, root.apiKey, seconds)
+    const driveTraced = async (base: string, row: Row, seconds: number) => {
+      const load = await drive(base, row, root.apiKey, seconds)
       tracedRequests += load.sent
       return load
     }
-    // warm all three up (JIT, SQLite page cache) before anything is measured
+    // warm them all up (JIT, SQLite page cache) before anything is measured
     for (const row of rows) {
       await drive(daemon.baseUrl, row, root.apiKey, 2)
-      await driveTraced(row, 2)
+      await driveTraced(traced.daemon.baseUrl, row, 2)
+      if (baseline.length > 0) {
+        await drive(baseline[0]!.daemon.baseUrl, row, root.apiKey, 2)
+        await driveTraced(baseline[1]!.daemon.baseUrl, row, 2)
+      }
       await drive(plain.base, row, root.apiKey, 1)
     }
     // once warm, pages asked for the first time
     const firstAnswers: Array<{ path: string; ms: number }> = []
     for (const path of FIRST_ANSWERS) firstAnswers.push({ path, ms: await timedGet(daemon.baseUrl, path, root.apiKey) })
-    const firstPass: Array<{ row: Row; plain: Load; waymark: Load; traced: Load }> = []
+    const firstPass: Array<Omit<RowFigures, "again" | "bytes">> = []
     for (const row of rows) {
       process.stdout.write(`  ${row.paths === undefined ? row.path : row.label.trim()} ...\n`)
       const plainLoad = await drive(plain.base, row, root.apiKey, DURATION)
+      // the baseline and this build in turn, each right after the other
+      const before = baseline.length > 0 ? await drive(baseline[0]!.daemon.baseUrl, row, root.apiKey, DURATION) : undefined
       const waymark = await drive(daemon.baseUrl, row, root.apiKey, DURATION)
-      firstPass.push({ row, plain: plainLoad, waymark, traced: await driveTraced(row, DURATION) })
+      const tracedBefore = baseline.length > 0 ? await driveTraced(baseline[1]!.daemon.baseUrl, row, DURATION) : undefined
+      const tracedLoad = await driveTraced(traced.daemon.baseUrl, row, DURATION)
+      firstPass.push({ row, plain: plainLoad, waymark, traced: tracedLoad, ...(before === undefined ? {} : { baseline: { waymark: before, traced: tracedBefore! } }) })
     }
     await sleep(2000)
     const rssAfterFirst = rssNow(daemon.pid)
@@ -386,9 +414,11 @@ const loadAll = async (root: Root): Promise<LoadFigures> => {
     // a graceful stop exports the spans still queued
     await traced.stop()
     traced = undefined
+    for (const running of baseline.splice(0)) await running.stop()
     await sleep(1000)
     return {
       rows: firstPass.map((r, i) => ({ ...r, again: again[i]!, bytes: bodies.get(r.row.path)!.length })),
+      baselineRef: baselineOf?.ref ?? null,
       firstAnswers,
       tracedRequests,
       spans: await receiver.count(),
@@ -401,9 +431,10 @@ const loadAll = async (root: Root): Promise<LoadFigures> => {
   } finally {
     plain?.stop()
     await traced?.stop()
+    for (const running of baseline) await running.stop()
     await stop()
     receiver.stop()
-    fs.rmSync(tracedRoot.root, { recursive: true, force: true })
+    for (const copy of copies) fs.rmSync(copy.root, { recursive: true, force: true })
   }
 }
 
@@ -473,6 +504,19 @@ const main = async () => {
         })
       )
       console.log("")
+      if (load.baselineRef !== null) {
+        const pair = (l: Load, plainLoad: Load) => `${num(l.reqPerSec)} (${pct(l.reqPerSec / plainLoad.reqPerSec)}, p99 ${msOf(l.p99)})`
+        console.log(`The baseline (${load.baselineRef}) beside this build, each row driven on both in turn, as req/s (share of the plain server, p99 ms):\n`)
+        printTable(
+          ["request", "plain req/s", "baseline untraced", "this build untraced", "baseline traced", "this build traced"],
+          load.rows.map((r) => [
+            r.row.label, num(r.plain.reqPerSec),
+            pair(r.baseline!.waymark, r.plain), pair(r.waymark, r.plain),
+            pair(r.baseline!.traced, r.plain), pair(r.traced, r.plain)
+          ])
+        )
+        console.log("")
+      }
     }
     const memoryRows: Array<Array<string>> = []
     if (imported !== null) {

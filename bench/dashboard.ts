@@ -2,17 +2,20 @@
  * Dashboard benchmark: with 10,000 activities, how long the list page and the page of a
  * one-hour ride (1 s samples: position, altitude, speed, heart rate, cadence, power) take to
  * be interactive in headless Chromium, beside a baseline measured in the same run (the
- * sign-in page: plain HTML, no script, from the same daemon); and the weight of the page's
- * scripts and styles, gzipped as the daemon sends them.
+ * sign-in page: plain HTML, no script, from the same daemon); and the scripts and styles each
+ * page loads, gzipped as the daemon sends them (what the browser received: the code is split,
+ * a page loads only its own).
  *
  * The built daemon (`node dist/main.js`) runs over a fresh storage seeded through the
  * repositories. Each page is loaded RUNS times in a fresh browser context signed in with the
  * key; "interactive" is the moment the page has drawn itself (its `waymark:<page>` mark: data
  * fetched, table or charts and map drawn, main thread free), from the start of navigation.
+ * With BENCH_BASELINE_REF (a commit, a branch), that commit's built daemon runs too, over a
+ * copy of the same storage, and each page is measured on both in turn, in the same browser.
  *
- *   npm run bench:dashboard        builds first; about a minute
+ *   npm run bench:dashboard        builds first; about a minute (two with a baseline)
  *
- * Environment: BENCH_ACTIVITIES=n (default 10000), BENCH_RUNS=n (default 7).
+ * Environment: BENCH_ACTIVITIES=n (default 10000), BENCH_RUNS=n (default 7), BENCH_BASELINE_REF.
  * Prints target vs measured; always exits 0.
  */
 import { Effect, Exit, Layer, Scope } from "effect"
@@ -25,9 +28,9 @@ import { DASHBOARD_OUT } from "../scripts/buildDashboard.ts"
 import { startChildDaemon } from "../test/support/ChildDaemon.ts"
 import { makeRoot, servicesLayer } from "../test/support/ImportHarness.ts"
 import { seedGenerated } from "../test/support/generatedActivities.ts"
-import { CHROMIUM, CHROMIUM_MISSING, chromiumAvailable, DESKTOP, launchChromium } from "../test/http/dashboard/browser.ts"
+import { CHROMIUM, CHROMIUM_MISSING, chromiumAvailable, DESKTOP, launchChromium } from "../test/support/chromium.ts"
 import { generatedRide } from "./generatedActivities.ts"
-import { printTable, quantile } from "./measure.ts"
+import { baselineBuild, printTable, quantile } from "./measure.ts"
 
 const COUNT = Number(process.env.BENCH_ACTIVITIES ?? 10_000)
 const RUNS = Number(process.env.BENCH_RUNS ?? 7)
@@ -43,68 +46,109 @@ const seed = async (root: ReturnType<typeof makeRoot>): Promise<string> => {
   return rideId
 }
 
+interface Load {
+  /** ms from the start of navigation to the page's mark (the sign-in page: its load event) */
+  readonly ms: number
+  /** the scripts and styles received, bytes as sent (gzipped) */
+  readonly assetBytes: number
+}
+
 const main = async () => {
   if (!chromiumAvailable) {
     console.log(`bench:dashboard skipped: ${CHROMIUM_MISSING}`)
     return
   }
+  const baseline = process.env.BENCH_BASELINE_REF === undefined ? null : baselineBuild(process.env.BENCH_BASELINE_REF)
   const root = makeRoot()
+  const baselineRoot = makeRoot({ SERVICE_API_KEY: root.apiKey })
   const scope = Effect.runSync(Scope.make())
   try {
     const seedStart = performance.now()
     const rideId = await seed(root)
     console.log(`seeded ${COUNT} activities in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`)
-    const daemon = await Effect.runPromise(startChildDaemon({ env: { ...root.env, LOG_LEVEL: "warning" }, apiKey: root.apiKey, built: true }).pipe(Scope.extend(scope)))
+    const start = (r: typeof root, main?: string) =>
+      Effect.runPromise(startChildDaemon({ env: { ...r.env, LOG_LEVEL: "warning" }, apiKey: root.apiKey, built: true, ...(main === undefined ? {} : { main }) }).pipe(Scope.extend(scope)))
+    const daemons: Array<{ readonly label: string; readonly baseUrl: string }> = []
+    if (baseline !== null) {
+      // the same activities, in storage of its own: one daemon per storage folder
+      fs.rmSync(baselineRoot.storageDir, { recursive: true, force: true })
+      fs.cpSync(root.storageDir, baselineRoot.storageDir, { recursive: true })
+      fs.rmSync(path.join(baselineRoot.storageDir, "waymark.lock"), { force: true })
+      daemons.push({ label: `baseline ${baseline.ref}`, baseUrl: (await start(baselineRoot, baseline.main)).baseUrl })
+    }
+    daemons.push({ label: "this build", baseUrl: (await start(root)).baseUrl })
     const browser = await launchChromium()
     try {
-      const load = async (hash: string, mark: string | null) => {
+      const load = async (base: string, hash: string, mark: string | null): Promise<Load> => {
         const context = await browser.newContext({ viewport: DESKTOP })
         // the session cookie: signed in once per context, as a person is
-        const signIn = await context.request.post(`${daemon.baseUrl}/sign-in`, { form: { key: root.apiKey }, headers: { origin: daemon.baseUrl }, maxRedirects: 0 })
+        const signIn = await context.request.post(`${base}/sign-in`, { form: { key: root.apiKey }, headers: { origin: base }, maxRedirects: 0 })
         if (signIn.status() !== 303) throw new Error(`sign-in answered ${signIn.status()}`)
         const page = await context.newPage()
+        const sizes: Array<Promise<number>> = []
+        page.on("requestfinished", (request) => {
+          if (new URL(request.url()).pathname.startsWith("/dashboard/assets/") && request.resourceType() !== "image") {
+            sizes.push(request.sizes().then((s) => s.responseBodySize))
+          }
+        })
         try {
+          let ms: number
           if (mark === null) {
             await context.clearCookies()
-            await page.goto(`${daemon.baseUrl}/`, { waitUntil: "load" })
+            await page.goto(`${base}/`, { waitUntil: "load" })
             // the browser's Navigation Timing entry (DOM types are not in this project's lib)
-            return await page.evaluate(() => (performance.getEntriesByType("navigation" as never)[0] as unknown as { loadEventEnd: number }).loadEventEnd)
+            ms = await page.evaluate(() => (performance.getEntriesByType("navigation" as never)[0] as unknown as { loadEventEnd: number }).loadEventEnd)
+          } else {
+            await page.goto(`${base}/${hash}`)
+            await page.waitForFunction((name) => performance.getEntriesByName(name).length > 0, `waymark:${mark}`, { timeout: 30_000 })
+            ms = await page.evaluate((name) => performance.getEntriesByName(name)[0]!.startTime, `waymark:${mark}`)
           }
-          await page.goto(`${daemon.baseUrl}/${hash}`)
-          await page.waitForFunction((name) => performance.getEntriesByName(name).length > 0, `waymark:${mark}`, { timeout: 30_000 })
-          return await page.evaluate((name) => performance.getEntriesByName(name)[0]!.startTime, `waymark:${mark}`)
+          return { ms, assetBytes: (await Promise.all(sizes)).reduce((a, b) => a + b, 0) }
         } finally {
           await context.close()
         }
       }
-      const measure = async (hash: string, mark: string | null) => {
-        await load(hash, mark) // warm-up: the daemon's first read of these rows
-        const times: Array<number> = []
-        for (let i = 0; i < RUNS; i++) times.push(await load(hash, mark))
-        return times
+      const pages = [
+        { label: "baseline: sign-in page (HTML only, load event)", hash: "", mark: null, target: false },
+        { label: "activity list, first page", hash: "#/activities", mark: "activities", target: true },
+        { label: "one-hour ride (map, 5 charts, tables)", hash: `#/activity/${rideId}`, mark: "activity", target: true }
+      ] as const
+      const loads = new Map<string, Array<Load>>()
+      for (const { baseUrl } of daemons) for (const p of pages) await load(baseUrl, p.hash, p.mark) // warm-up: the daemon's first read of these rows
+      // each run loads every page from each daemon in turn, so that both meet the same load of the machine
+      for (let i = 0; i < RUNS; i++) {
+        for (const p of pages) {
+          for (const { label, baseUrl } of daemons) {
+            const key = `${label}\u0000${p.label}`
+            loads.set(key, [...(loads.get(key) ?? []), await load(baseUrl, p.hash, p.mark)])
+          }
+        }
       }
-      const baseline = await measure("", null)
-      const list = await measure("#/activities", "activities")
-      const ride = await measure(`#/activity/${rideId}`, "activity")
-      const row = (label: string, xs: ReadonlyArray<number>, target: string) =>
-        [label, `${quantile(xs, 0.5)!.toFixed(0)} ms`, `${Math.max(...xs).toFixed(0)} ms`, target, xs === baseline ? "" : Math.max(...xs) <= TARGET_MS ? "yes" : "NO"]
       console.log(`\nChromium ${browser.version()} (${CHROMIUM}), ${RUNS} loads each after one warm-up, load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}\n`)
-      printTable(["page (10,000 activities)", "median", "max", "target", "met"], [
-        row("baseline: sign-in page (HTML only, load event)", baseline, ""),
-        row("activity list, first page", list, `<= ${TARGET_MS} ms`),
-        row("one-hour ride (map, 5 charts, tables)", ride, `<= ${TARGET_MS} ms`)
-      ])
+      const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`
+      printTable([`page (${COUNT.toLocaleString("en-US")} activities)`, "daemon", "median", "max", "target", "met", "scripts + styles (gzipped)"], pages.flatMap((p) =>
+        daemons.map(({ label }) => {
+          const xs = loads.get(`${label}\u0000${p.label}`)!
+          const ms = xs.map((x) => x.ms)
+          return [
+            p.label,
+            label,
+            `${quantile(ms, 0.5)!.toFixed(0)} ms`,
+            `${Math.max(...ms).toFixed(0)} ms`,
+            p.target ? `<= ${TARGET_MS} ms` : "",
+            p.target ? (Math.max(...ms) <= TARGET_MS ? "yes" : "NO") : "",
+            p.mark === null ? "" : `${kb(quantile(xs.map((x) => x.assetBytes), 0.5)!)}${p.mark === "activities" ? ` (target <= ${TARGET_KB} KB)` : ""}`
+          ]
+        })))
     } finally {
       await browser.close()
     }
-    const weigh = (name: string) => fs.statSync(path.join(DASHBOARD_OUT, name)).size
-    const js = weigh("app.js.gz")
-    const css = weigh("app.css.gz")
-    const total = (js + css) / 1024
-    console.log(`\nscripts + styles, gzipped as sent: ${(js / 1024).toFixed(1)} KB + ${(css / 1024).toFixed(1)} KB = ${total.toFixed(1)} KB (target <= ${TARGET_KB} KB: ${total <= TARGET_KB ? "yes" : "NO"}); uncompressed ${((weigh("app.js") + weigh("app.css")) / 1024).toFixed(1)} KB`)
+    const all = fs.readdirSync(DASHBOARD_OUT).filter((name) => /\.(js|css)\.gz$/.test(name)).reduce((sum, name) => sum + fs.statSync(path.join(DASHBOARD_OUT, name)).size, 0)
+    console.log(`\nthis build's scripts and styles together, gzipped: ${(all / 1024).toFixed(1)} KB (every page's)`)
   } finally {
     await Effect.runPromise(Scope.close(scope, Exit.void))
     fs.rmSync(root.root, { recursive: true, force: true })
+    fs.rmSync(baselineRoot.root, { recursive: true, force: true })
   }
 }
 

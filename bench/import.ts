@@ -1,7 +1,7 @@
 /**
  * Import benchmark, fed the shared corpus:
  * 0. the watch folder, this build beside the baseline (the daemon of BENCH_BASELINE_REF, `main`
- *    by default, built once into a temporary git worktree) in the same run: 10,000 small GPX
+ *    by default, built once into a temporary folder: bench/measure.ts) in the same run: 10,000 small GPX
  *    files dropped at once and the corpus dropped at once, files per second from the drop to
  *    the last row; then, for this build, the CPU an idle daemon uses with an empty folder and
  *    with 1,000 files left in it, with and without WATCH_POLLING, over 10 s from 20 s after start;
@@ -20,7 +20,6 @@
  * Prints target vs measured; always exits 0. Takes about 8 minutes (the 10,000 files twice).
  */
 import { Effect, Exit, Scope } from "effect"
-import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -30,7 +29,7 @@ import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, loadManifest } from "../test/suppor
 import { type ChildDaemon, startChildDaemon } from "../test/support/ChildDaemon.ts"
 import { dayStart, gpxActivity, makeRoot, type Root, servicesLayer } from "../test/support/ImportHarness.ts"
 import { defaultParseWorkers } from "../src/services/platform/AppConfig.ts"
-import { cpuMillisOf, mb, memoryOf, printTable, quantile, sleep } from "./measure.ts"
+import { baselineBuild, cpuMillisOf, mb, memoryOf, printTable, quantile, sleep } from "./measure.ts"
 
 const WATCH_DEADLINE_MS = Number(process.env.BENCH_WATCH_SECONDS ?? 300) * 1000
 let DEADLINE = Date.now() + 170_000
@@ -47,31 +46,6 @@ const api = (base: string, key: string) => ({
     return fetch(`${base}/api/v1/activity/upload`, { method: "POST", headers: { authorization: `Bearer ${key}` }, body: form })
   }
 })
-
-const REPO = path.join(import.meta.dirname, "..")
-
-/** The baseline's built daemon: BENCH_BASELINE_REF checked out into a temporary worktree and built there, once per commit. */
-const baselineMain = (): { main: string; ref: string } | null => {
-  const ref = process.env.BENCH_BASELINE_REF ?? "main"
-  try {
-    const commit = execFileSync("git", ["rev-parse", ref], { cwd: REPO, encoding: "utf8" }).trim()
-    const dir = path.join(os.tmpdir(), `waymark-baseline-${commit.slice(0, 12)}`)
-    const main = path.join(dir, "dist", "main.js")
-    if (!fs.existsSync(main)) {
-      console.log(`building the baseline ${ref} (${commit.slice(0, 12)}) in ${dir} ...`)
-      fs.rmSync(dir, { recursive: true, force: true })
-      execFileSync("git", ["worktree", "prune"], { cwd: REPO })
-      execFileSync("git", ["worktree", "add", "--detach", dir, commit], { cwd: REPO, stdio: "ignore" })
-      // the baseline's own dependencies are a subset of this build's
-      fs.symlinkSync(path.join(REPO, "node_modules"), path.join(dir, "node_modules"))
-      execFileSync("npm", ["run", "build"], { cwd: dir, stdio: "ignore" })
-    }
-    return { main, ref: `${ref} ${commit.slice(0, 12)}` }
-  } catch (e) {
-    console.log(`the baseline ${ref} could not be built (${(e as Error).message}); only this build is measured`)
-    return null
-  }
-}
 
 interface DropResult {
   readonly imported: number
@@ -148,7 +122,7 @@ const smallFiles = (count: number) =>
   }))
 
 const watchFolderPart = async (corpus: ReadonlyArray<{ name: string; bytes: Uint8Array }>) => {
-  const baseline = baselineMain()
+  const baseline = baselineBuild(process.env.BENCH_BASELINE_REF ?? "main")
   const small = smallFiles(10_000)
   const rate = (r: DropResult | null) => (r === null ? "n/a" : `${(r.imported / r.seconds).toFixed(1)} files/s (${r.imported} in ${r.seconds.toFixed(1)} s, CPU ${(r.cpuMillis / 1000).toFixed(1)} s)`)
   const rows: Array<Array<string>> = []

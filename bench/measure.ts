@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process"
+import { execFileSync, execSync, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -72,5 +72,33 @@ export const startPlainServer = async (bodies: ReadonlyMap<string, Buffer>) => {
       child.kill("SIGKILL")
       fs.rmSync(file, { force: true })
     }
+  }
+}
+
+const REPO = path.join(import.meta.dirname, "..")
+
+/**
+ * The built daemon of another commit (`ref`), to measure beside this build in the same run:
+ * its files exported into a temporary folder (no worktree of the repository is made) and
+ * built there, once per commit; its dependencies are this checkout's (a baseline's are a
+ * subset of them). Null, said on the console, when it cannot be built.
+ */
+export const baselineBuild = (ref: string): { readonly main: string; readonly ref: string } | null => {
+  try {
+    const commit = execFileSync("git", ["rev-parse", "--verify", `${ref}^{commit}`], { cwd: REPO, encoding: "utf8" }).trim()
+    const dir = path.join(os.tmpdir(), `waymark-baseline-${commit.slice(0, 12)}`)
+    const main = path.join(dir, "dist", "main.js")
+    if (!fs.existsSync(main)) {
+      console.log(`building the baseline ${ref} (${commit.slice(0, 12)}) in ${dir} ...`)
+      fs.rmSync(dir, { recursive: true, force: true })
+      fs.mkdirSync(dir, { recursive: true })
+      execSync(`git archive ${commit} | tar -x -C ${JSON.stringify(dir)}`, { cwd: REPO, stdio: "ignore" })
+      fs.symlinkSync(path.join(REPO, "node_modules"), path.join(dir, "node_modules"))
+      execFileSync("npm", ["run", "build"], { cwd: dir, stdio: "ignore" })
+    }
+    return { main, ref: `${ref} ${commit.slice(0, 12)}` }
+  } catch (e) {
+    console.log(`the baseline ${ref} could not be built (${(e as Error).message}); only this build is measured`)
+    return null
   }
 }

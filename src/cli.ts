@@ -1,5 +1,5 @@
-import { commands, rootCommand } from "./cli/Commands.ts"
-import { runCommandLine } from "./cli/CliRuntime.ts"
+import { commands, rootCommand } from "./runtime/Commands.ts"
+import { runCommandLine } from "./runtime/CommandLine.ts"
 import { envFilePath, loadEnvFile } from "./services/platform/EnvFile.ts"
 
 /** Command-line entry: `npm run cli -- <command>`; settings as for the daemon (the environment, then ./.env). */

@@ -1,4 +1,5 @@
-import "./leanHeap.ts"
+import "./runtime/leanHeap.ts"
 
 // loaded once the heap is set up: loading the daemon's modules is what would otherwise grow it
-await import("./runDaemon.ts")
+const { runDaemon } = await import("./runtime/runDaemon.ts")
+runDaemon()

@@ -24,5 +24,5 @@ export const backupCommand = Command.make("app:backup", { file: Args.text({ name
         `for example: rsync -a ${files}/activities ${files}/originals <backup folder>/files/`
       ].join("\n")
     )
-  }).pipe(Effect.provide(StoragePaths.Default))
+  })
 ).pipe(Command.withDescription("Copy the database, consistently and while the daemon runs, into a new SQLite file (SQLite's backup API)"))

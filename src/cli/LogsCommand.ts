@@ -140,5 +140,5 @@ export const logsCommand = Command.make(
         // a new day opens new files: they are listed again each time
         for (const line of readable(readNew(logFiles(paths.logsDir, named), offsets), undefined)) yield* Console.log(line)
       }
-    }).pipe(Effect.provide(StoragePaths.Default))
+    })
 ).pipe(Command.withDescription("Print the log files as readable lines in the local time zone (--since 1h, --follow)"))

@@ -1,18 +1,18 @@
 import { Args, Command, Options } from "@effect/cli"
-import { Console, Effect } from "effect"
-import { ServicesLive } from "../Layers.ts"
+import { Console, Effect, type Layer } from "effect"
 import { ActivityReprocess, ReprocessError } from "../services/import/ActivityReprocess.ts"
+import { UsageError } from "../services/platform/ProgramErrors.ts"
 import { TrainingRecompute } from "../services/training/TrainingRecompute.ts"
-import { UsageError } from "./CliRuntime.ts"
 
 /** A progress line at most this often, so that a long run shows it is going on. */
 const PROGRESS_EVERY_MS = 5_000
 
 /**
  * `app:activities:reprocess [--all | <id>...]`: activities computed again from their kept
- * originals, the user's edits kept. Safe while the daemon runs (one transaction each).
+ * originals, the user's edits kept. Safe while the daemon runs (one transaction each). `layer`
+ * opens the storage, once the arguments are checked.
  */
-export const reprocessCommand = Command.make(
+export const makeReprocessCommand = <E>(layer: Layer.Layer<ActivityReprocess | TrainingRecompute, E>) => Command.make(
   "app:activities:reprocess",
   {
     all: Options.boolean("all").pipe(Options.withDescription("every activity that has a kept original file")),
@@ -22,7 +22,7 @@ export const reprocessCommand = Command.make(
     Effect.gen(function*() {
       // checked before the database is opened
       if (!all && ids.length === 0) return yield* new UsageError({ message: "Name the activities to reprocess, or pass --all." })
-      yield* reprocessAll(all, ids)
+      yield* reprocessAll(all, ids).pipe(Effect.provide(layer))
     })
 ).pipe(Command.withDescription("Compute activities again from their kept original files (after an upgrade), keeping name, description, sport, gear and commute"))
 
@@ -54,4 +54,4 @@ const reprocessAll = (all: boolean, ids: ReadonlyArray<string>) =>
     if (problems.length > 0 && problems.length === targets.length) {
       return yield* new ReprocessError({ message: "No activity could be reprocessed." })
     }
-  }).pipe(Effect.provide(ServicesLive))
+  })

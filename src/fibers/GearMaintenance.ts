@@ -3,7 +3,7 @@ import type { GearComponent } from "../schema/GearComponentModels.ts"
 import { GearComponents, type OverdueComponent } from "../services/gear/GearComponents.ts"
 import { AppConfig } from "../services/platform/AppConfig.ts"
 import { inChannel } from "../services/platform/Logs.ts"
-import { supervise } from "./supervise.ts"
+import { supervise } from "../services/platform/supervise.ts"
 
 /**
  * Once a day, at 04:00 where the service runs (TZ), the `daemon` log names the components of the

@@ -22,7 +22,7 @@ import { ActivityRepo } from "../services/activities/ActivityRepo.ts"
 import { GearRepo } from "../services/activities/GearRepo.ts"
 import { ImportProgress } from "./ImportProgress.ts"
 import { annotateOutcome, type ImportSpan, startImportSpan } from "./ImportSpan.ts"
-import { supervise } from "./supervise.ts"
+import { supervise } from "../services/platform/supervise.ts"
 
 /**
  * Imports queued files in queue order, one commit at a time, while the parse workers already

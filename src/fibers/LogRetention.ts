@@ -1,7 +1,7 @@
 import { Effect, Layer, Schedule } from "effect"
 import { inChannel, pruneLogs } from "../services/platform/Logs.ts"
 import { StoragePaths } from "../services/platform/StoragePaths.ts"
-import { supervise } from "./supervise.ts"
+import { supervise } from "../services/platform/supervise.ts"
 
 /** Removes channel log files older than 5 days, at start and every hour. */
 export const LogRetentionLive = Layer.scopedDiscard(Effect.gen(function*() {

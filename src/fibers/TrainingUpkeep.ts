@@ -2,7 +2,7 @@ import { Duration, Effect, Layer, Option } from "effect"
 import { inChannel } from "../services/platform/Logs.ts"
 import { ReadConnection } from "../services/platform/ReadConnection.ts"
 import { TrainingRecompute } from "../services/training/TrainingRecompute.ts"
-import { supervise } from "./supervise.ts"
+import { supervise } from "../services/platform/supervise.ts"
 
 /**
  * Keeps the training analysis current in the background (TrainingRecompute): at start (the

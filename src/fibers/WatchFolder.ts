@@ -13,7 +13,7 @@ import { inChannel } from "../services/platform/Logs.ts"
 import { describeHolder, HeldLocks, lockHolderOf } from "../services/platform/StorageLock.ts"
 import { chooseWatcher } from "./FolderWatcher.ts"
 import { SettlingFiles } from "./SettlingFiles.ts"
-import { supervise } from "./supervise.ts"
+import { supervise } from "../services/platform/supervise.ts"
 
 /**
  * Offers every supported file of the watch folder and its subfolders to the ImportQueue once

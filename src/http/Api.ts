@@ -54,6 +54,7 @@ import { ActivityAnalysis, PowerCurveAnswer, Thresholds, ThresholdsInput, Thresh
 import { AthleteYearGroup } from "./AthleteYearApi.ts"
 import { Authorization } from "./Authorization.ts"
 import { GearComponentsGroup } from "./GearComponentsApi.ts"
+import { BodyLimit, uploadBody } from "./BodyLimits.ts"
 import { HotRead } from "./HotRead.ts"
 import { rewriteOpenApi } from "./OpenApiDocument.ts"
 
@@ -86,6 +87,7 @@ export class ActivitiesGroup extends HttpApiGroup.make("activities")
       .addError(FileTooLargeWire)
       .addError(UnsupportedMediaTypeWire)
       .addError(UnsupportedFileTypeWire)
+      .annotate(BodyLimit, uploadBody({ watchFolder: true }))
       .annotate(OpenApi.Summary, "Queue a .fit, .tcx or .gpx file for import")
   )
   .add(
@@ -136,6 +138,7 @@ export class ActivitiesGroup extends HttpApiGroup.make("activities")
       .addError(FileTooLargeWire)
       .addError(UnsupportedMediaTypeWire)
       .addError(UnsupportedFileTypeWire)
+      .annotate(BodyLimit, uploadBody({ watchFolder: false }))
       .annotate(OpenApi.Summary, "Add a jpg, png or webp image to an activity")
   )
   .add(

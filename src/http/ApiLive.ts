@@ -1,6 +1,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
-import { Effect, Layer } from "effect"
+import * as HttpServer from "@effect/platform/HttpServer"
+import { Chunk, Effect, Layer } from "effect"
 import { AppConfig } from "../services/platform/AppConfig.ts"
 import { ActivityDetail } from "../services/activities/ActivityDetail.ts"
 import { ActivitiesHttpLive } from "./ActivitiesHttp.ts"
@@ -13,20 +14,16 @@ import { AthleteHttpLive } from "./AthleteHttp.ts"
 import { AthleteYearHttpLive } from "./AthleteYearHttp.ts"
 import { AthleteYear } from "../services/year/AthleteYear.ts"
 import { GearComponentsHttpLive } from "./GearComponentsHttp.ts"
-import { AuthorizationLive } from "./AuthorizationLive.ts"
-import { DashboardRoutesLive } from "./dashboard/DashboardRoutes.ts"
+import { ApiAuthorization, AuthorizationLive } from "./AuthorizationLive.ts"
 import { DashboardSessions } from "./dashboard/DashboardSessions.ts"
 import { DirectRoutesLive } from "./DirectRoutes.ts"
 import { HotReads } from "./HotReads.ts"
 import { ErrorResponsesLive } from "./ErrorResponses.ts"
 import { FileImportsHttpLive } from "./FileImportsHttp.ts"
-import type { BodyLimitRule } from "./BodyLimits.ts"
 import { RequestBodyLive } from "./RequestBody.ts"
 import { configuredSecrets, makeRedactor, makeRequestLog } from "./RequestLog.ts"
+import { RouteTable, servedLive, type ServedRoutes } from "./RouteTable.ts"
 import { GearHttpLive } from "./GearHttp.ts"
-import { HealthHttpLive } from "./HealthHttp.ts"
-import { MetricsHttpLive } from "./MetricsHttp.ts"
-import { PublicRoutesLive } from "./PublicRoutes.ts"
 import { SystemHttpLive } from "./SystemHttp.ts"
 import { TrainingHttpLive } from "./TrainingHttp.ts"
 import { TrainingReads } from "../services/training/TrainingReads.ts"
@@ -36,24 +33,39 @@ export const ApiLive = HttpApiBuilder.api(WaymarkApi).pipe(
   Layer.provide([SystemHttpLive, ActivitiesHttpLive, ActivityDetailHttpLive, FileImportsHttpLive, GearHttpLive, StatsHttpLive, AthleteHttpLive, TrainingHttpLive]),
   Layer.provide([AthleteYearHttpLive, GearComponentsHttpLive]),
   Layer.provide([AuthorizationLive, HotReads.Default]),
-  Layer.provide(DashboardSessions.Default),
   // the services of the detail, statistics and import-log routes, over the daemon's storage
   Layer.provide([ActivityDetail.Default, Stats.Default, FileImportActions.Default, TrainingReads.Default, AthleteYear.Default])
 )
 
 /**
- * The whole HTTP app: the API, the public routes, the error mapping, and the routes of other
- * features (the Strava webhook) with their body limits, which the composition root hands in;
- * and the direct routes derived from the API, in front of it in the listener.
+ * `HttpApiBuilder.serve` with the request log, once the routes of the app's router are checked
+ * against the route table: a route neither the HttpApi nor a served feature declares stops the
+ * start.
  */
-export const makeHttpApp = <E, R>(featureRoutes: Layer.Layer<never, E, R>, featureBodyLimits: ReadonlyArray<BodyLimitRule>) =>
+const serveDeclared = (redact: (url: string) => string) =>
+  Layer.unwrapEffect(
+    Effect.gen(function*() {
+      const table = yield* RouteTable
+      const router = yield* HttpApiBuilder.Router.router
+      table.checkServed(Chunk.toReadonlyArray(router.routes))
+      return HttpServer.serve(yield* HttpApiBuilder.httpApp, makeRequestLog(redact))
+    })
+  ).pipe(Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]))
+
+/**
+ * The whole HTTP app: the API and the routes the composition serves beside it (the probes,
+ * the dashboard, the metrics, a connector's webhook), whose paths the route table holds; the
+ * error mapping and the body limits; and the direct routes, in front of it in the listener.
+ */
+export const makeHttpApp = <const S extends ReadonlyArray<ServedRoutes<any, any>>>(served: S) =>
   Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
-    HttpApiBuilder.serve(makeRequestLog(makeRedactor(configuredSecrets(config)))).pipe(
+    serveDeclared(makeRedactor(configuredSecrets(config))).pipe(
       // the request log traces each request with its secrets redacted, in place of the platform's tracer
       HttpMiddleware.withTracerDisabledWhen(() => true),
-      Layer.provide([PublicRoutesLive, HealthHttpLive, DashboardRoutesLive, MetricsHttpLive, ErrorResponsesLive, RequestBodyLive(featureBodyLimits), featureRoutes]),
+      Layer.provide([ErrorResponsesLive, RequestBodyLive, servedLive(served)]),
       Layer.provide(ApiLive),
-      // the same layer as the API's: memoised, one set of sessions for sign-in and authorization
-      Layer.provide(DashboardSessions.Default),
-      Layer.merge(DirectRoutesLive)
+      Layer.merge(DirectRoutesLive),
+      // one authorization for the app and the direct routes, over one set of dashboard sessions
+      Layer.provide(ApiAuthorization.Default),
+      Layer.provide(DashboardSessions.Default)
     )))

@@ -1,6 +1,6 @@
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect, Either, Layer, Option } from "effect"
-import { InvalidToken } from "../schema/ApiErrors.ts"
+import { InvalidToken, type TooManyRequests } from "../schema/ApiErrors.ts"
 import { ApiKey } from "../services/platform/ApiKey.ts"
 import { AppConfig } from "../services/platform/AppConfig.ts"
 import { Authorization } from "./Authorization.ts"
@@ -8,41 +8,65 @@ import { WrongKeys } from "./WrongKeys.ts"
 import { DashboardSessions, isSafeMethod, sameOrigin } from "./dashboard/DashboardSessions.ts"
 
 /**
- * The framework hands the security handler `header.slice(7)` whatever the scheme, so the
- * raw header is read again and checked in full.
- *
- * Without an Authorization header, the dashboard's session cookie is accepted instead; a
- * write carried by the cookie must also come from the dashboard's own origin.
+ * Who may call the API, decided in one place for the app (`AuthorizationLive`) and for the
+ * fast path (DirectRoutes): the bearer key of the Authorization header, checked in full (the
+ * framework hands the security handler `header.slice(7)` whatever the scheme). Without an
+ * Authorization header, the dashboard's session cookie is accepted instead; a write carried
+ * by the cookie must also come from the dashboard's own origin.
  */
-export const AuthorizationLive = Layer.effect(
-  Authorization,
-  Effect.gen(function*() {
+
+/** The request headers the decision reads, as Node and the platform both give them (lower-case names). */
+export type RequestHeaders = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+
+const single = (value: string | ReadonlyArray<string> | undefined) => (typeof value === "string" ? value : undefined)
+
+export class ApiAuthorization extends Effect.Service<ApiAuthorization>()("http/ApiAuthorization", {
+  effect: Effect.gen(function*() {
     const apiKey = yield* ApiKey
     const sessions = yield* DashboardSessions
     const config = yield* AppConfig
     const wrongKeys = yield* WrongKeys
-    const bySession = (request: HttpServerRequest.HttpServerRequest): Either.Either<void, string> | undefined => {
-      if (request.headers["authorization"] !== undefined || !apiKey.isConfigured) return undefined
-      if (!sessions.isSignedIn(request.headers["cookie"])) return undefined
-      return isSafeMethod(request.method) || sameOrigin(request.headers, config.appUrl)
+
+    const bySession = (method: string, headers: RequestHeaders): Either.Either<void, string> | undefined => {
+      if (headers["authorization"] !== undefined || !apiKey.isConfigured) return undefined
+      if (!sessions.isSignedIn(single(headers["cookie"]))) return undefined
+      return isSafeMethod(method) || sameOrigin({ origin: single(headers["origin"]), host: single(headers["host"]), "x-forwarded-proto": single(headers["x-forwarded-proto"]) }, config.appUrl)
         ? Either.right(undefined)
         : Either.left("A change sent with the dashboard's session must come from the dashboard's own page.")
     }
-    return Authorization.of({
+
+    /** Right: the request may use the API; Left: why not (the 401's message). */
+    const check = (method: string, headers: RequestHeaders): Either.Either<void, string> =>
+      bySession(method, headers) ?? apiKey.check(single(headers["authorization"]))
+
+    /** Whether a refusal of `check` counts against its address: a key sent and refused does; no key at all (a page's first call) does not. */
+    const counts = (headers: RequestHeaders) => headers["authorization"] !== undefined && apiKey.isConfigured
+
+    /**
+     * The answer to a request `check` refused: the 401, after the delay the address has earned
+     * with its wrong keys, or a 429 once it has sent too many.
+     */
+    const refuse = (message: string, headers: RequestHeaders, address: string | undefined): Effect.Effect<never, InvalidToken | TooManyRequests> =>
+      (counts(headers) ? wrongKeys.wrongKey(address, "API key") : Effect.void).pipe(Effect.zipRight(Effect.fail(new InvalidToken({ message }))))
+
+    return { check, counts, refuse } as const
+  })
+}) {}
+
+export const AuthorizationLive = Layer.effect(
+  Authorization,
+  Effect.map(ApiAuthorization, (authorization) =>
+    Authorization.of({
       bearer: () =>
         Effect.serviceOption(HttpServerRequest.HttpServerRequest).pipe(
           Effect.flatMap((request) => {
-            const header = Option.getOrUndefined(Option.flatMapNullable(request, (r) => r.headers["authorization"]))
-            const session = Option.getOrUndefined(Option.map(request, bySession))
-            const address = Option.getOrUndefined(Option.flatMap(request, (r) => r.remoteAddress))
-            return Either.match(session ?? apiKey.check(header), {
-              // a key sent and refused counts against the address; no key at all (a page's first call) does not
-              onLeft: (message) =>
-                (header === undefined || !apiKey.isConfigured ? Effect.void : wrongKeys.wrongKey(address, "API key")).pipe(Effect.zipRight(Effect.fail(new InvalidToken({ message })))),
+            const headers: RequestHeaders = Option.match(request, { onNone: () => ({}), onSome: (r) => r.headers })
+            const decided = authorization.check(Option.match(request, { onNone: () => "GET", onSome: (r) => r.method }), headers)
+            return Either.match(decided, {
+              onLeft: (message) => authorization.refuse(message, headers, Option.getOrUndefined(Option.flatMap(request, (r) => r.remoteAddress))),
               onRight: () => Effect.void
             })
           })
         )
-    })
-  })
+    }))
 )

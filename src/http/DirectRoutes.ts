@@ -1,33 +1,38 @@
-import * as HttpApi from "@effect/platform/HttpApi"
 import type * as Headers from "@effect/platform/Headers"
-import { Context, Effect, Either, Exit, Layer, Option, Runtime, Schema } from "effect"
-import * as FindMyWay from "find-my-way-ts"
-import type { IncomingMessage } from "node:http"
-import { ApiKey } from "../services/platform/ApiKey.ts"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { Cause, Context, Effect, Either, Exit, Layer, Option, Runtime, Schema } from "effect"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import { type ApiError, InvalidToken } from "../schema/ApiErrors.ts"
 import { AppConfig } from "../services/platform/AppConfig.ts"
 import { ReadConnection } from "../services/platform/ReadConnection.ts"
 import { makeVersionedCache } from "../services/platform/VersionedCache.ts"
-import { WaymarkApi } from "./Api.ts"
 import { Authorization } from "./Authorization.ts"
-import { HotRead, type HotReadName } from "./HotRead.ts"
+import { ApiAuthorization } from "./AuthorizationLive.ts"
+import { errorResponse, internalErrorResponse } from "./ErrorResponses.ts"
+import type { HotReadName } from "./HotRead.ts"
 import { HotReads } from "./HotReads.ts"
 import { oncePerPoll } from "./oncePerPoll.ts"
 import { type DirectAnswer, DirectAnswers } from "./NodeListener.ts"
 import { callerSpan, configuredSecrets, logResponse, makeRedactor, requestSpanAttributes, requestSpanName } from "./RequestLog.ts"
+import { type Found, type Route, RouteTable } from "./RouteTable.ts"
 
 /**
  * The endpoints annotated `HotRead` answered on the Node request itself, before the HTTP app:
  * the app costs a fiber, a router and a middleware chain per request, several times the work
  * of these answers. Nothing here is declared a second time: the routes, their parameters'
- * schemas and their authorization are read from the HttpApi (`HttpApi.reflect`), routed by
- * the router the app uses (find-my-way-ts, with its options), and answered by the endpoint's
- * own handler (HotReads), the one the app calls. An endpoint whose declaration asks for what
- * this cannot do (another method, a payload, headers, a middleware other than the bearer
- * authorization) fails the start.
+ * schemas and their authorization are the route table's (reflected from the HttpApi), found
+ * by the listener's one lookup, and answered by the endpoint's own handler (HotReads), the
+ * one the app calls. An endpoint whose declaration asks for what this cannot do (another
+ * method, a payload, headers, a middleware other than the bearer authorization) fails the
+ * start.
  *
- * Whatever is not a plain answer is left to the app: a missing or wrong key, parameters the
- * schema refuses, the handler's own error (an unknown activity), a request with a body, a
- * database error. Those need the app's error answers and its log.
+ * A request is taken only when it can be answered whole here; once taken, every outcome is
+ * answered here, with the app's bytes:
+ * - left to the app, before anything ran: another method, a body, parameters the schema
+ *   refuses (the app names the parameter in its 400);
+ * - answered here: a missing or wrong key (401, by the authorization the app applies), the
+ *   answer, the handler's own error (an unknown activity's 404, a search's 400), and a
+ *   database error (500 with its reference in the errors log): the read never runs twice.
  *
  * Each answer is observed as the app's are: its server span (method, route, redacted URL,
  * status, duration; through the tracer in place, so exported and sampled as configured), and
@@ -45,14 +50,16 @@ const ANSWERS_CAPACITY = 4 * 1024 * 1024
 /** Redacted URLs kept. */
 const REDACTED_URLS = 4096
 
-interface HotRoute {
-  readonly name: HotReadName
-  /** the route as declared (the span's `http.route`) */
-  readonly route: string
+/** A read's answer: the JSON text of its success, or the error its endpoint declares. */
+type Answered = Either.Either<string, ApiError>
+
+interface FastRoute {
+  readonly route: Route
   readonly authorized: boolean
   readonly kept: boolean
-  /** the answer's JSON text; undefined for anything the app must answer */
-  readonly answer: (found: FindMyWay.FindResult<HotRoute>) => string | undefined
+  /** the decoded path and query parameters; none when the schema refuses them (the app says why) */
+  readonly decode: (found: Found) => Option.Option<unknown>
+  readonly answer: (input: unknown) => Answered
 }
 
 const hasBody = (request: IncomingMessage) => {
@@ -66,58 +73,62 @@ const decoderOf = (schema: Option.Option<Schema.Schema.AnyNoContext>): (input: u
     onSome: (schema) => Schema.decodeUnknownEither(schema as Schema.Schema<unknown, unknown, never>)
   })
 
-/** The router of the hot reads, derived from the API's declaration. */
-const routerOf = (answers: HotReads["answers"], kept: HotReads["keptUntilCommit"]) => {
-  const router = FindMyWay.make<HotRoute>()
+/** The fast routes of the table's hot reads, by declared path (each is a GET). */
+const fastRoutesOf = (routes: ReadonlyArray<Route>, hot: HotReads) => {
+  const fast = new Map<string, FastRoute>()
   const declared = new Set<HotReadName>()
-  HttpApi.reflect(WaymarkApi, {
-    onGroup: () => {},
-    onEndpoint: ({ endpoint, middleware }) => {
-      const name = Context.getOption(endpoint.annotations, HotRead)
-      if (Option.isNone(name)) return
-      const where = `${endpoint.method} ${endpoint.path} (HotRead "${name.value}")`
-      if (endpoint.method !== "GET" || Option.isSome(endpoint.payloadSchema) || Option.isSome(endpoint.headersSchema)) {
-        throw new Error(`${where}: a hot read is a GET without payload or headers`)
-      }
-      for (const tag of middleware) {
-        if ((tag as unknown) !== Authorization) throw new Error(`${where}: its middleware ${tag.key} is not one the direct routes apply`)
-      }
-      if (declared.has(name.value)) throw new Error(`${where}: the hot read is declared twice`)
-      declared.add(name.value)
-      const decodePath = decoderOf(endpoint.pathSchema as unknown as Option.Option<Schema.Schema.AnyNoContext>)
-      const decodeUrlParams = decoderOf(endpoint.urlParamsSchema as unknown as Option.Option<Schema.Schema.AnyNoContext>)
-      const answer = answers[name.value] as (input: unknown) => Either.Either<string, unknown>
-      router.on("GET", endpoint.path as FindMyWay.PathInput, {
-        name: name.value,
-        route: endpoint.path,
-        authorized: middleware.has(Authorization as never),
-        kept: kept[name.value],
-        answer: (found) => {
-          const path = decodePath(found.params)
-          if (Either.isLeft(path)) return undefined
-          const urlParams = decodeUrlParams(found.searchParams)
-          if (Either.isLeft(urlParams)) return undefined
-          return Either.getOrUndefined(answer({ path: path.right, urlParams: urlParams.right }))
-        }
-      })
+  for (const route of routes) {
+    if (Option.isNone(route.hotRead) || Option.isNone(route.endpoint)) continue
+    const name = route.hotRead.value
+    const endpoint = route.endpoint.value
+    const where = `${route.method} ${route.path} (HotRead "${name}")`
+    if (route.method !== "GET" || Option.isSome(endpoint.payloadSchema) || Option.isSome(endpoint.headersSchema)) {
+      throw new Error(`${where}: a hot read is a GET without payload or headers`)
     }
-  })
-  for (const name of Object.keys(answers) as Array<HotReadName>) {
+    for (const tag of route.middleware) {
+      if (tag !== Authorization) throw new Error(`${where}: its middleware ${(tag as Context.Tag<unknown, unknown>).key} is not one the direct routes apply`)
+    }
+    if (declared.has(name)) throw new Error(`${where}: the hot read is declared twice`)
+    declared.add(name)
+    const decodePath = decoderOf(endpoint.pathSchema as unknown as Option.Option<Schema.Schema.AnyNoContext>)
+    const decodeUrlParams = decoderOf(endpoint.urlParamsSchema as unknown as Option.Option<Schema.Schema.AnyNoContext>)
+    fast.set(route.path, {
+      route,
+      authorized: route.middleware.has(Authorization),
+      kept: hot.keptUntilCommit[name],
+      decode: (found) => {
+        const path = decodePath(found.params)
+        if (Either.isLeft(path)) return Option.none()
+        const urlParams = decodeUrlParams(found.searchParams)
+        return Either.isLeft(urlParams) ? Option.none() : Option.some({ path: path.right, urlParams: urlParams.right })
+      },
+      answer: hot.answers[name] as (input: unknown) => Answered
+    })
+  }
+  for (const name of Object.keys(hot.answers) as Array<HotReadName>) {
     if (!declared.has(name)) throw new Error(`The hot read "${name}" annotates no endpoint of the API`)
   }
-  return router
+  return fast
+}
+
+/** Writes a response of the app (a JSON body: an error's) on the Node response. */
+const send = (response: ServerResponse, answer: HttpServerResponse.HttpServerResponse) => {
+  const body = answer.body
+  response.writeHead(answer.status, answer.headers)
+  response.end(body._tag === "Uint8Array" ? body.body : undefined)
 }
 
 export class DirectRoutes extends Effect.Service<DirectRoutes>()("http/DirectRoutes", {
   effect: Effect.gen(function*() {
     const config = yield* AppConfig
-    const apiKey = yield* ApiKey
+    const authorization = yield* ApiAuthorization
     const hot = yield* HotReads
+    const table = yield* RouteTable
     const db = yield* ReadConnection
     const tracer = yield* Effect.tracer
     const clock = yield* Effect.clock
     const runtime = yield* Effect.runtime<never>()
-    const router = routerOf(hot.answers, hot.keptUntilCommit)
+    const fast = fastRoutesOf(table.routes, hot)
     const kept = makeVersionedCache<string>({ version: oncePerPoll(db.dataVersion), capacity: ANSWERS_CAPACITY, weigh: (url, body) => url.length + body.length })
     const redactor = makeRedactor(configuredSecrets(config))
     // the same few URLs are asked again and again: each is redacted once (within a bound)
@@ -133,9 +144,10 @@ export class DirectRoutes extends Effect.Service<DirectRoutes>()("http/DirectRou
     }
     const logged = config.logLevel === "debug" || config.logLevel === "trace"
     const log = Runtime.runSync(runtime)
+    const runFork = Runtime.runFork(runtime)
 
     /** The server span and the log line of an answered request, as the app's request log makes them. */
-    const observe = (request: IncomingMessage, url: string, route: HotRoute, startTime: bigint) => {
+    const observe = (request: IncomingMessage, url: string, route: Route, startTime: bigint, status: number) => {
       const redacted = redact(url)
       const span = tracer.span(
         requestSpanName("GET"),
@@ -148,32 +160,74 @@ export class DirectRoutes extends Effect.Service<DirectRoutes>()("http/DirectRou
       )
       const attributes = requestSpanAttributes("GET", redacted)
       for (const key in attributes) span.attribute(key, attributes[key])
-      span.attribute("http.route", route.route)
-      span.attribute("http.response.status_code", 200)
+      span.attribute("http.route", route.path)
+      span.attribute("http.response.status_code", status)
       span.end(clock.unsafeCurrentTimeNanos(), Exit.void)
-      if (logged) log(logResponse("GET", redacted, 200).pipe(Effect.withParentSpan(span), Effect.withLogSpan("http.request")))
+      if (logged) log(logResponse("GET", redacted, status).pipe(Effect.withParentSpan(span), Effect.withLogSpan("http.request")))
     }
 
-    const answer: DirectAnswer = (request, response) => {
+    /** The read of `input`, from the kept answers when it holds until the next commit (a refusal is never kept). */
+    const read = (route: FastRoute, url: string, input: unknown): Answered => {
+      if (!route.kept) return route.answer(input)
+      let refused: ApiError | undefined
+      const text = kept(url, () =>
+        Either.match(route.answer(input), {
+          onLeft: (error) => void (refused = error),
+          onRight: (text) => text
+        }))
+      return text === undefined ? Either.left(refused!) : Either.right(text)
+    }
+
+    const answer: DirectAnswer = (request, response, found) => {
       const url = request.url
       // a fragment is no part of a request: the app's URL parser drops it, the router would not
       if (request.method !== "GET" || url === undefined || url.includes("#") || hasBody(request)) return false
+      const route = found.handler.method === "GET" ? fast.get(found.handler.path) : undefined
+      if (route === undefined) return false
       const startTime = clock.unsafeCurrentTimeNanos()
-      const found = router.find("GET", url)
-      if (found === undefined) return false
-      const route = found.handler
-      if (route.authorized && Either.isLeft(apiKey.check(request.headers["authorization"]))) return false
-      let body: string | undefined
-      try {
-        body = route.kept ? kept(url, () => route.answer(found)) : route.answer(found)
-      } catch {
-        // a database error: the app answers it, with its reference in the errors log
-        return false
+      const done = (status: number) => observe(request, url, route.route, startTime, status)
+      if (route.authorized) {
+        const allowed = authorization.check("GET", request.headers)
+        if (Either.isLeft(allowed)) {
+          if (!authorization.counts(request.headers)) {
+            send(response, errorResponse(new InvalidToken({ message: allowed.left })))
+            done(401)
+            return true
+          }
+          // a wrong key: answered after its address's delay, or refused with 429
+          runFork(Effect.flip(authorization.refuse(allowed.left, request.headers, request.socket.remoteAddress))).addObserver((exit) => {
+            const refusal = Exit.isSuccess(exit) ? errorResponse(exit.value) : undefined
+            if (refusal === undefined) return void response.destroy()
+            send(response, refusal)
+            done(refusal.status)
+          })
+          return true
+        }
       }
-      if (body === undefined) return false
-      response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
-      response.end(body)
-      observe(request, url, route, startTime)
+      const input = route.decode(found)
+      if (Option.isNone(input)) return false
+      let answered: Answered
+      try {
+        answered = read(route, url, input.value)
+      } catch (error) {
+        // a database error: a 500 with its reference in the errors log, as the app answers it
+        runFork(internalErrorResponse("GET", url, Cause.die(error))).addObserver((exit) => {
+          if (Exit.isSuccess(exit)) send(response, exit.value)
+          else response.destroy()
+          done(500)
+        })
+        return true
+      }
+      if (Either.isRight(answered)) {
+        const body = answered.right
+        response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
+        response.end(body)
+        done(200)
+      } else {
+        const refusal = errorResponse(answered.left)
+        send(response, refusal)
+        done(refusal.status)
+      }
       return true
     }
 

@@ -1,4 +1,3 @@
-import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpApiError from "@effect/platform/HttpApiError"
 import * as HttpServerError from "@effect/platform/HttpServerError"
@@ -22,8 +21,8 @@ import { truncateText } from "../schema/ActivityLimits.ts"
 import { ApiKey } from "../services/platform/ApiKey.ts"
 import { causeIsDiskFull, diskFull } from "./DiskFull.ts"
 import { inChannel } from "../services/platform/Logs.ts"
-import { WaymarkApi } from "./Api.ts"
 import { WrongKeys } from "./WrongKeys.ts"
+import { RouteTable } from "./RouteTable.ts"
 
 /**
  * Every failure under /api/v1 leaves as `{error, message}` with its status: our tagged
@@ -43,25 +42,6 @@ export const errorResponse = (error: ApiError): HttpServerResponse.HttpServerRes
   // the rest of a refused body is never read: the connection cannot carry another request
   if (status === 413) headers["connection"] = "close"
   return HttpServerResponse.unsafeJson({ error: code, message: error.message }, { status, headers })
-}
-
-/** Method, path (as declared, `:name` for a parameter) and path pattern of every declared endpoint. */
-export const declaredRoutes = (() => {
-  const routes: Array<{ method: string; path: string; pattern: RegExp }> = []
-  HttpApi.reflect(WaymarkApi, {
-    onGroup() {},
-    onEndpoint({ endpoint }) {
-      const pattern = new RegExp("^" + endpoint.path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:\w+/g, "[^/]+") + "/?$")
-      routes.push({ method: endpoint.method, path: endpoint.path, pattern })
-    }
-  })
-  return routes
-})()
-
-export const allowedMethods = (path: string): Array<string> => {
-  const methods = new Set<string>()
-  for (const route of declaredRoutes) if (route.pattern.test(path)) methods.add(route.method)
-  return [...methods]
 }
 
 const isUnderApi = (url: string) => {
@@ -86,10 +66,27 @@ const multipartError = (error: Multipart.MultipartError): ApiError =>
     ? new FileTooLarge({ message: "The uploaded file is too large." })
     : new BadRequest({ message: "The multipart body could not be read." })
 
+/**
+ * The 500 of an unexpected failure: a short reference in the answer, and in the `errors` log
+ * channel with the method, path and stack trace.
+ */
+export const internalErrorResponse = (method: string, url: string, cause: Cause.Cause<unknown>, message = "Something went wrong.") =>
+  Effect.gen(function*() {
+    const reference = randomUUID().replaceAll("-", "").slice(0, 8)
+    const path = url.split("?")[0]
+    yield* Effect.logError(`${reference} - ${method} ${path}`).pipe(
+      Effect.annotateLogs({ reference, method, path }),
+      Effect.annotateLogs("stack", Cause.pretty(cause, { renderErrorCause: true })),
+      inChannel("errors")
+    )
+    return errorResponse(new InternalError({ message: `${message} Reference: ${reference}.` }))
+  })
+
 export const ErrorResponsesLive = HttpApiBuilder.middleware(
   Effect.gen(function*() {
     const apiKey = yield* ApiKey
     const wrongKeys = yield* WrongKeys
+    const routes = yield* RouteTable
     return (app) =>
       Effect.catchAllCause(app, (cause) =>
         Effect.gen(function*() {
@@ -123,7 +120,7 @@ export const ErrorResponsesLive = HttpApiBuilder.middleware(
                 : wrongKeys.wrongKey(Option.getOrUndefined(request.remoteAddress), "API key")
               return yield* counted.pipe(Effect.as(errorResponse(new InvalidToken({ message: denied.left }))), Effect.catchAll((e) => Effect.succeed(errorResponse(e))))
             }
-            const allow = allowedMethods(request.url.split("?")[0]!)
+            const allow = routes.allowedMethods(request.url.split("?")[0]!)
             return allow.length > 0
               ? errorResponse(new MethodNotAllowed({ message: `The method ${request.method} is not allowed here. Allowed: ${allow.join(", ")}.`, allow }))
               : errorResponse(new NotFound({ message: "This API endpoint does not exist." }))
@@ -134,14 +131,7 @@ export const ErrorResponsesLive = HttpApiBuilder.middleware(
           }
 
           // every 500, expected (InternalError) or not, gets a reference that the errors log repeats
-          const reference = randomUUID().replaceAll("-", "").slice(0, 8)
-          yield* Effect.logError(`${reference} - ${request.method} ${request.url.split("?")[0]}`).pipe(
-            Effect.annotateLogs({ reference, method: request.method, path: request.url.split("?")[0] }),
-            Effect.annotateLogs("stack", Cause.pretty(cause, { renderErrorCause: true })),
-            inChannel("errors")
-          )
-          const message = isApiError(error) ? error.message : "Something went wrong."
-          return errorResponse(new InternalError({ message: `${message} Reference: ${reference}.` }))
+          return yield* internalErrorResponse(request.method, request.url, cause, isApiError(error) ? error.message : undefined)
         })
       )
   })

@@ -1,9 +1,10 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Duration, Effect } from "effect"
+import { Duration, Effect, type Layer } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { configuredSecrets } from "./RequestLog.ts"
+import type { ServedRoutes } from "./RouteTable.ts"
 import { ImportQueue } from "../services/import/ImportQueue.ts"
 import { ParseWorker } from "../services/import/ParseWorker.ts"
 import { WatchDirectory } from "../services/import/WatchDirectory.ts"
@@ -76,7 +77,10 @@ const fiberView = (fiber: FiberReport, redact: (text: string) => string) => ({
   ...(fiber.lastErrorAt !== null ? { lastErrorAt: new Date(fiber.lastErrorAt).toISOString() } : {})
 })
 
-export const HealthHttpLive = HttpApiBuilder.Router.use((router) =>
+const HEALTHZ_PATH = "/healthz"
+const STATUS_PATH = "/status"
+
+const HealthHttpLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const db = yield* ReadConnection
     const paths = yield* StoragePaths
@@ -113,7 +117,7 @@ export const HealthHttpLive = HttpApiBuilder.Router.use((router) =>
     }, { concurrency: "unbounded" }), CHECKS_FRESH_FOR)
 
     yield* router.get(
-      "/healthz",
+      HEALTHZ_PATH,
       Effect.gen(function*() {
         const [results, fibers, queued] = yield* Effect.all([checks, supervisor.snapshot, queue.size], { concurrency: "unbounded" })
         const healthy = Object.values(results).every((r) => r.ok) && fibers.every((f) => !f.failing)
@@ -126,6 +130,11 @@ export const HealthHttpLive = HttpApiBuilder.Router.use((router) =>
       })
     )
 
-    yield* router.get("/status", Effect.succeed(HttpServerResponse.unsafeJson({ status: "ok" }, { headers: noStore })))
+    yield* router.get(STATUS_PATH, Effect.succeed(HttpServerResponse.unsafeJson({ status: "ok" }, { headers: noStore })))
   })
 )
+
+export const HealthRoutes: ServedRoutes<never, Layer.Layer.Context<typeof HealthHttpLive>> = {
+  routes: [{ method: "GET", path: HEALTHZ_PATH }, { method: "GET", path: STATUS_PATH }],
+  live: HealthHttpLive
+}

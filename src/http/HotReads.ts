@@ -7,7 +7,7 @@ import { type ActivitySearch, ActivityReads, type ActivitySearchResult } from ".
 import { type FileImportSearch, FileImportReads } from "../services/import/FileImportReads.ts"
 import { type QueuedFile, WatchDirectory } from "../services/import/WatchDirectory.ts"
 import { AppConfig, type AppConfigShape } from "../services/platform/AppConfig.ts"
-import { VERSION } from "../version.ts"
+import { VERSION } from "../services/platform/version.ts"
 import { jsonEncoder, jsonResponse } from "./encode/jsonResponder.ts"
 import type { HotReadName, HotReadSignatures } from "./HotRead.ts"
 

@@ -2,21 +2,22 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect, Either, Metric, MetricLabel, Option } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { WEBHOOK_PATH } from "../connectors/strava/StravaWebhookRoutes.ts"
 import { InvalidToken } from "../schema/ApiErrors.ts"
 import { ApiKey } from "../services/platform/ApiKey.ts"
 import { AppConfig } from "../services/platform/AppConfig.ts"
 import { ImportQueue } from "../services/import/ImportQueue.ts"
 import { httpRequestDuration, importQueueLength } from "../services/platform/Metrics.ts"
 import { MetricsExport, metricsResponse } from "../services/platform/MetricsExport.ts"
-import { declaredRoutes, errorResponse } from "./ErrorResponses.ts"
+import { errorResponse } from "./ErrorResponses.ts"
+import type { Found, RouteTableShape, ServedRoutes } from "./RouteTable.ts"
 import { WrongKeys } from "./WrongKeys.ts"
 
 /**
  * `GET /metrics`: every metric in the Prometheus text format, behind the API key unless
  * METRICS_PUBLIC=true (a scraper on a private network, without the key). And the request
  * metrics, taken on the Node request itself so that the answers of the fast path
- * (DirectRoutes), which never reach the app, are counted as well.
+ * (DirectRoutes), which never reach the app, are counted as well, each under its route in the
+ * route table (the routes are the declared ones and `other`, so that a scan cannot add series).
  */
 
 /** The daemon's readers, with the import queue's length read at each collection. */
@@ -25,53 +26,38 @@ export const DaemonMetricsLive = MetricsExport.layer(
   Effect.flatMap(ImportQueue, (queue) => Effect.flatMap(queue.size, (queued) => Metric.set(importQueueLength, queued)))
 )
 
-export const MetricsHttpLive = HttpApiBuilder.Router.use((router) =>
-  Effect.gen(function*() {
-    const config = yield* AppConfig
-    const apiKey = yield* ApiKey
-    const metrics = yield* MetricsExport
-    const wrongKeys = yield* WrongKeys
-    yield* router.get(
-      "/metrics",
-      Effect.gen(function*() {
-        if (!config.metricsPublic) {
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const denied = apiKey.check(request.headers["authorization"])
-          if (Either.isLeft(denied)) {
-            const counted = request.headers["authorization"] === undefined || !apiKey.isConfigured
-              ? Effect.void
-              : wrongKeys.wrongKey(Option.getOrUndefined(request.remoteAddress), "API key")
-            return yield* counted.pipe(
-              Effect.as(errorResponse(new InvalidToken({ message: `${denied.left} (or set METRICS_PUBLIC=true)` }))),
-              Effect.catchAll((e) => Effect.succeed(errorResponse(e)))
-            )
+const METRICS_PATH = "/metrics"
+
+export const MetricsRoutes: ServedRoutes<never, AppConfig | ApiKey | MetricsExport | WrongKeys> = {
+  routes: [{ method: "GET", path: METRICS_PATH }],
+  live: HttpApiBuilder.Router.use((router) =>
+    Effect.gen(function*() {
+      const config = yield* AppConfig
+      const apiKey = yield* ApiKey
+      const metrics = yield* MetricsExport
+      const wrongKeys = yield* WrongKeys
+      yield* router.get(
+        METRICS_PATH,
+        Effect.gen(function*() {
+          if (!config.metricsPublic) {
+            const request = yield* HttpServerRequest.HttpServerRequest
+            const denied = apiKey.check(request.headers["authorization"])
+            if (Either.isLeft(denied)) {
+              // a key sent and refused counts against the address, as on the API
+              const counted = request.headers["authorization"] === undefined || !apiKey.isConfigured
+                ? Effect.void
+                : wrongKeys.wrongKey(Option.getOrUndefined(request.remoteAddress), "API key")
+              return yield* counted.pipe(
+                Effect.as(errorResponse(new InvalidToken({ message: `${denied.left} (or set METRICS_PUBLIC=true)` }))),
+                Effect.catchAll((e) => Effect.succeed(errorResponse(e)))
+              )
+            }
           }
-        }
-        return yield* Effect.provideService(metricsResponse, MetricsExport, metrics)
-      })
-    )
-  })
-)
-
-/** The routes outside the API, by path; every other path counts as `other`, so that a scan cannot add series. */
-const OTHER_ROUTES: ReadonlyArray<{ readonly path: string; readonly pattern: RegExp }> = [
-  "/status",
-  "/healthz",
-  "/metrics",
-  "/api/openapi.yaml",
-  WEBHOOK_PATH
-].map((path) => ({ path, pattern: new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/?$`) }))
-  .concat([{ path: "/files/activities/:name", pattern: /^\/files\/activities\/[^/]+$/ }])
-
-/** The route a request is counted under: the declared path of its endpoint, or `other`. */
-export const routeOf = (method: string, url: string): string => {
-  const path = url.split("?")[0]!
-  const upper = method.toUpperCase()
-  for (const route of declaredRoutes) {
-    if ((route.method === upper || (upper === "HEAD" && route.method === "GET")) && route.pattern.test(path)) return route.path
-  }
-  for (const route of OTHER_ROUTES) if (route.pattern.test(path)) return route.path
-  return "other"
+          return yield* Effect.provideService(metricsResponse, MetricsExport, metrics)
+        })
+      )
+    })
+  )
 }
 
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
@@ -97,11 +83,14 @@ const seriesOf = (route: string, method: string, status: number) => {
   return series
 }
 
-/** Times a Node request from its arrival to the end of its answer (or the connection's). */
-export const observeRequest = (request: IncomingMessage, response: ServerResponse) => {
+/**
+ * Times a Node request from its arrival to the end of its answer (or the connection's), counted
+ * under its route in the table (`found`, the listener's lookup of it).
+ */
+export const makeRequestObserver = (routes: RouteTableShape) => (request: IncomingMessage, response: ServerResponse, found: Found | undefined) => {
   const started = performance.now()
   response.once("close", () => {
     const method = METHODS.has(request.method ?? "") ? request.method! : "other"
-    seriesOf(routeOf(method, request.url ?? "/"), method, response.statusCode).unsafeUpdate((performance.now() - started) / 1000, [])
+    seriesOf(routes.labelOf(method, request.url ?? "/", found), method, response.statusCode).unsafeUpdate((performance.now() - started) / 1000, [])
   })
 }

@@ -1,11 +1,15 @@
 import { Context } from "effect"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { Socket } from "node:net"
-import { type BodyLimit, declaredLength } from "./BodyLimits.ts"
+import { declaredLength } from "./BodyLimits.ts"
+import type { Found, RouteTableShape } from "./RouteTable.ts"
 import { urlEncodingProblem } from "./urlEncodingProblem.ts"
 
 /**
  * The Node server under the HTTP app.
+ *
+ * Each request is looked up once in the route table; what is found serves the metrics, the
+ * body limit and the fast path.
  *
  * It answers `Expect: 100-continue` itself: a body declared over its route's limit is not
  * invited (no `100 Continue`), and the app refuses it with 413 before reading a byte; any
@@ -15,7 +19,7 @@ import { urlEncodingProblem } from "./urlEncodingProblem.ts"
  *
  * A request a direct route answers (DirectRoutes) never reaches the app: the server's
  * "request" event goes to the app only when `direct` leaves the request alone. The direct
- * routes are derived from the app's declaration and built with it; they are installed here
+ * routes are derived from the route table and built with the app; they are installed here
  * (DirectAnswers) once built, and until then every request goes to the app. `observe` sees
  * every request first, whoever answers it (the request metrics).
  *
@@ -25,8 +29,11 @@ import { urlEncodingProblem } from "./urlEncodingProblem.ts"
  * the answer it was about to read.
  */
 
-/** Answers a request on the Node request itself; false leaves it to the app. */
-export type DirectAnswer = (request: IncomingMessage, response: ServerResponse) => boolean
+/**
+ * Answers a request of a route of the table on the Node request itself (at once, or later: the
+ * request is its from then on); false leaves it to the app.
+ */
+export type DirectAnswer = (request: IncomingMessage, response: ServerResponse, found: Found) => boolean
 
 /** Where the listener takes its direct answers from. */
 export class DirectAnswers extends Context.Tag("http/DirectAnswers")<DirectAnswers, { readonly install: (answer: DirectAnswer) => void }>() {}
@@ -34,7 +41,7 @@ export class DirectAnswers extends Context.Tag("http/DirectAnswers")<DirectAnswe
 /** A DirectAnswer that leaves every request to the app until one is installed. */
 export const makeDirectSlot = () => {
   let current: DirectAnswer = () => false
-  const answer: DirectAnswer = (request, response) => current(request, response)
+  const answer: DirectAnswer = (request, response, found) => current(request, response, found)
   return { answer, install: (installed: DirectAnswer) => void (current = installed) }
 }
 
@@ -74,9 +81,7 @@ const lingeringClose = (socket: Socket, request: () => IncomingMessage | undefin
 }
 
 /** A URL whose encoding is wrong is answered 400 in the API's error shape, on every route, before any route reads it. */
-const refuseBadEncoding = (request: IncomingMessage, response: ServerResponse): boolean => {
-  const problem = urlEncodingProblem(request.url ?? "/")
-  if (problem === null) return false
+const refuseBadEncoding = (problem: string, request: IncomingMessage, response: ServerResponse): true => {
   const body = JSON.stringify({ error: "bad_request", message: problem })
   response.writeHead(400, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
   response.end(body)
@@ -104,17 +109,20 @@ const answerClientError = (error: NodeJS.ErrnoException & { readonly bytesParsed
 }
 
 export const makeNodeServer = (
-  limitOf: (method: string, url: string) => BodyLimit,
+  routes: RouteTableShape,
   direct: DirectAnswer = () => false,
-  observe: (request: IncomingMessage, response: ServerResponse) => void = () => {}
+  observe: (request: IncomingMessage, response: ServerResponse, found: Found | undefined) => void = () => {}
 ): Server => {
   const server = createServer()
   const emit = server.emit
   server.emit = function(this: Server, event: string | symbol, ...args: Array<any>) {
     if (event === "request") {
-      observe(args[0], args[1])
-      if (refuseBadEncoding(args[0], args[1])) return true
-      if (direct(args[0], args[1])) return true
+      const request = args[0] as IncomingMessage
+      const problem = urlEncodingProblem(request.url ?? "/")
+      const found = problem === null ? routes.find(request.method ?? "GET", request.url ?? "/") : undefined
+      observe(request, args[1], found)
+      if (problem !== null) return refuseBadEncoding(problem, request, args[1])
+      if (found !== undefined && direct(request, args[1], found)) return true
     }
     return emit.apply(this, [event, ...args] as Parameters<typeof emit>)
   } as typeof emit
@@ -128,7 +136,7 @@ export const makeNodeServer = (
   })
   server.on("checkContinue", (request, response) => {
     const declared = declaredLength(request.headers)
-    if (declared === undefined || declared <= limitOf(request.method ?? "GET", request.url ?? "/").maxBytes) {
+    if (declared === undefined || declared <= routes.limitOf(request.method ?? "GET", request.url ?? "/").maxBytes) {
       response.writeContinue()
     }
     server.emit("request", request, response)

@@ -4,13 +4,14 @@ import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { Effect, Either } from "effect"
+import { Effect, Either, type Layer } from "effect"
 import * as fs from "node:fs"
 import { fileURLToPath } from "node:url"
 import * as Yaml from "yaml"
 import { ApiKey } from "../services/platform/ApiKey.ts"
 import { AppConfig } from "../services/platform/AppConfig.ts"
-import { CONTENT_TYPES, IMAGE_FILE_NAME, ImageStore } from "../services/activities/ImageStore.ts"
+import { CONTENT_TYPES, IMAGE_FILE_NAME, ImageStore, IMAGES_URL_PATH } from "../services/activities/ImageStore.ts"
+import type { ServedRoutes } from "./RouteTable.ts"
 
 /**
  * Routes outside the bearer-protected API: the OpenAPI document, and the image files
@@ -21,7 +22,10 @@ const PLACEHOLDER_PATH = fileURLToPath(new URL("../../assets/placeholder.png", i
 
 const notFound = HttpServerResponse.unsafeJson({ error: "not_found", message: "Not found." }, { status: 404 })
 
-export const PublicRoutesLive = HttpApiBuilder.Router.use((router) =>
+const OPENAPI_PATH = "/api/openapi.yaml"
+const IMAGE_PATH = `${IMAGES_URL_PATH}/:name` as const
+
+const PublicRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const { api } = yield* HttpApi.Api
     const config = yield* AppConfig
@@ -31,12 +35,12 @@ export const PublicRoutesLive = HttpApiBuilder.Router.use((router) =>
     const placeholder = fs.readFileSync(PLACEHOLDER_PATH)
 
     yield* router.get(
-      "/api/openapi.yaml",
+      OPENAPI_PATH,
       Effect.succeed(HttpServerResponse.text(document, { contentType: "application/yaml; charset=utf-8" }))
     )
 
     yield* router.get(
-      "/files/activities/:name",
+      IMAGE_PATH,
       Effect.gen(function*() {
         const { name } = yield* HttpRouter.params
         if (name === undefined || !IMAGE_FILE_NAME.test(name)) return notFound
@@ -58,3 +62,8 @@ export const PublicRoutesLive = HttpApiBuilder.Router.use((router) =>
     )
   })
 )
+
+export const PublicRoutes: ServedRoutes<never, Layer.Layer.Context<typeof PublicRoutesLive>> = {
+  routes: [{ method: "GET", path: OPENAPI_PATH }, { method: "GET", path: IMAGE_PATH }],
+  live: PublicRoutesLive
+}

@@ -7,10 +7,11 @@ import { Effect, Either, Option, Stream } from "effect"
 import type { IncomingMessage } from "node:http"
 import { BadRequest, FileTooLarge, PayloadTooLarge } from "../schema/ApiErrors.ts"
 import { AppConfig } from "../services/platform/AppConfig.ts"
-import { type BodyLimit, type BodyLimitRule, declaredLength, makeBodyLimit, uploadBodyRules } from "./BodyLimits.ts"
+import { declaredLength, type Limit } from "./BodyLimits.ts"
 import { errorResponse } from "./ErrorResponses.ts"
 import { tooLarge } from "./FilePart.ts"
 import { parseJsonBody } from "./JsonBody.ts"
+import { RouteTable } from "./RouteTable.ts"
 
 /**
  * Reads every request body that is not a streamed upload exactly once, counting the bytes as
@@ -108,7 +109,7 @@ const nodeRequest = (request: HttpServerRequest.HttpServerRequest): IncomingMess
  */
 export const limitBody = (
   request: HttpServerRequest.HttpServerRequest,
-  limit: BodyLimit,
+  limit: Limit,
   maxFileSize: number
 ): Effect.Effect<HttpServerRequest.HttpServerRequest, PayloadTooLarge | FileTooLarge | BadRequest> =>
   Effect.gen(function*() {
@@ -134,21 +135,17 @@ export const limitBody = (
     return withBytes(request, bytes)
   })
 
-/**
- * Every route's body limit, in front of routing and authorization. `rules` adds the limits of
- * routes other features serve (the webhook); the upload routes take POST_MAX_SIZE.
- */
-export const RequestBodyLive = (rules: ReadonlyArray<BodyLimitRule>) =>
-  HttpApiBuilder.middleware(
-    Effect.gen(function*() {
-      const config = yield* AppConfig
-      const limitOf = makeBodyLimit([...uploadBodyRules(config.postMaxSize), ...rules])
-      return (app) =>
-        Effect.gen(function*() {
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const limited = yield* Effect.either(limitBody(request, limitOf(request.method, request.url), config.uploadMaxFileSize))
-          if (Either.isLeft(limited)) return errorResponse(limited.left)
-          return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, limited.right)
-        })
-    })
-  )
+/** Every route's body limit (the route table's), in front of routing and authorization. */
+export const RequestBodyLive = HttpApiBuilder.middleware(
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    const routes = yield* RouteTable
+    return (app) =>
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const limited = yield* Effect.either(limitBody(request, routes.limitOf(request.method, request.url), config.uploadMaxFileSize))
+        if (Either.isLeft(limited)) return errorResponse(limited.left)
+        return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, limited.right)
+      })
+  })
+)

@@ -9,7 +9,7 @@ import { inChannel } from "../services/platform/Logs.ts"
  * from REFUSE_AT on, wrong keys are refused at once with 429 and `Retry-After` (the seconds
  * until the bucket is under REFUSE_AT again; these do not fill it). The right key is never
  * delayed: only a key that failed its check comes here. Each address that is slowed or
- * refused is named at warning level in the `daemon` log, once a minute.
+ * refused is named at warning level in the `daemon` log, at most once a minute.
  *
  * An IPv6 address counts by its /64 (one host holds a whole /64); an IPv4-mapped one as IPv4.
  * Behind a reverse proxy every client shares the proxy's address: wrong keys from anyone slow
@@ -26,14 +26,16 @@ export class WrongKeysPolicy extends Context.Reference<WrongKeysPolicy>()("http/
 const LEAK_PER_MINUTE = 10
 const FIRST_DELAY_MS = 100
 const MAX_DELAY = Duration.seconds(5)
+/** An address slowed or refused is named in the log at most this often. */
+const NAMED_EVERY_MS = 60_000
 /** Addresses remembered at most (the oldest go first): a scan from many addresses is bounded. */
 const MAX_ADDRESSES = 10_000
 
 interface Bucket {
   level: number
   at: number
-  /** the minute (since the epoch) this address was last named in the log */
-  namedInMinute: number
+  /** when this address was last named in the log (ms since the epoch) */
+  namedAt: number
   /** wrong keys since it was last named */
   sinceNamed: number
 }
@@ -68,7 +70,7 @@ export class WrongKeys extends Effect.Service<WrongKeys>()("http/WrongKeys", {
       let bucket = buckets.get(client)
       if (bucket === undefined) {
         if (buckets.size >= MAX_ADDRESSES) buckets.delete(buckets.keys().next().value!)
-        bucket = { level: 0, at: now, namedInMinute: -1, sinceNamed: 0 }
+        bucket = { level: 0, at: now, namedAt: -Infinity, sinceNamed: 0 }
         buckets.set(client, bucket)
       }
       bucket.level = Math.max(0, bucket.level - ((now - bucket.at) / 60_000) * LEAK_PER_MINUTE)
@@ -84,7 +86,8 @@ export class WrongKeys extends Effect.Service<WrongKeys>()("http/WrongKeys", {
         return WrongKeyAnswer.Refuse({ retryAfterSeconds: Math.max(1, Math.ceil(((bucket.level - policy.refuseAt + 1) / LEAK_PER_MINUTE) * 60)) })
       }
       bucket.level += 1
-      const over = bucket.level - policy.free
+      // whole wrong keys past the free ones (the bucket's leak leaves a fraction): 100 ms, 200 ms, …
+      const over = Math.ceil(bucket.level - policy.free)
       if (over <= 0) return WrongKeyAnswer.Answer({ delay: Duration.zero })
       return WrongKeyAnswer.Answer({ delay: Duration.min(MAX_DELAY, Duration.millis(FIRST_DELAY_MS * 2 ** Math.min(over - 1, 20))) })
     }
@@ -99,9 +102,8 @@ export class WrongKeys extends Effect.Service<WrongKeys>()("http/WrongKeys", {
         const now = Date.now()
         const answer = count(client, now, policy)
         const bucket = buckets.get(client)!
-        const minute = Math.floor(now / 60_000)
         const slowed = answer._tag === "Refuse" || Duration.greaterThan(answer.delay, Duration.zero)
-        const name = slowed && bucket.namedInMinute !== minute
+        const name = slowed && now - bucket.namedAt >= NAMED_EVERY_MS
           ? Effect.logWarning(
             `${bucket.sinceNamed} wrong keys (${what}) from ${client} since it was last named: its wrong keys are ${
               answer._tag === "Refuse" ? `refused (429) for ${answer.retryAfterSeconds} s` : `answered after ${Duration.format(answer.delay)}`
@@ -110,7 +112,7 @@ export class WrongKeys extends Effect.Service<WrongKeys>()("http/WrongKeys", {
             inChannel("daemon"),
             Effect.tap(() =>
               Effect.sync(() => {
-                bucket.namedInMinute = minute
+                bucket.namedAt = now
                 bucket.sinceNamed = 0
               })
             )

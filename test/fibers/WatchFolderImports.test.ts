@@ -15,7 +15,7 @@ import { zipOf } from "../support/zipOf.ts"
 import { ImportQueue } from "../../src/services/import/ImportQueue.ts"
 import { compressRegularFile, copyRegularFile, OriginalsDisk } from "../../src/services/import/OriginalsDisk.ts"
 import { WATCH_LOCK_FILE_NAME } from "../../src/services/platform/StorageLock.ts"
-import { runDaemonToExit } from "../cli/runDaemon.ts"
+import { runDaemonToExit } from "../runtime/runDaemon.ts"
 
 /**
  * The watch folder as people feed it, through the real daemon over a real folder: slow copies,

@@ -1,10 +1,14 @@
 import { describe, expect, layer } from "@effect/vitest"
 import Database from "better-sqlite3"
 import { Effect, HashMap, Layer, Logger, LogLevel, Tracer } from "effect"
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
+import { ApiAuthorization } from "../../src/http/AuthorizationLive.ts"
+import { DashboardSessions } from "../../src/http/dashboard/DashboardSessions.ts"
 import { DirectRoutes } from "../../src/http/DirectRoutes.ts"
 import { HotReads } from "../../src/http/HotReads.ts"
+import { RouteTable } from "../../src/http/RouteTable.ts"
+import { WrongKeys, WrongKeysPolicy } from "../../src/http/WrongKeys.ts"
 import { ActivityRepo } from "../../src/services/activities/ActivityRepo.ts"
 import { FileImportRepo } from "../../src/services/import/FileImportRepo.ts"
 import { AppConfig } from "../../src/services/platform/AppConfig.ts"
@@ -12,27 +16,40 @@ import { type Answer, seedActivity, seedGear, send, TestDaemon } from "../suppor
 
 /**
  * The direct routes answer the busiest reads before the HTTP app. What they answer must be the
- * app's answer byte for byte, they must leave every other request to the app, each answer is
- * traced and logged as the app's are, and no answer may outlive the state of the database it
- * was read from.
+ * app's answer byte for byte, whatever it is (an answer, a refused key, an unknown id); they
+ * take only what they can answer whole, so that no read runs twice; each answer is traced and
+ * logged as the app's are, and no answer may outlive the state of the database it was read from.
  */
 
-const DirectRoutesLive = DirectRoutes.Default.pipe(Layer.provide(HotReads.Default))
+const TableLive = RouteTable.layer([])
+
+/** Wrong keys answered at once: the tests compare many refused keys, which would otherwise be slowed. */
+const UnlimitedWrongKeys = Layer.succeed(WrongKeysPolicy, { free: Infinity, refuseAt: Infinity })
+
+const DirectRoutesLive = Layer.merge(DirectRoutes.Default, TableLive).pipe(
+  Layer.provide(HotReads.Default),
+  Layer.provide(TableLive),
+  Layer.provide(ApiAuthorization.Default),
+  Layer.provide([DashboardSessions.Default, WrongKeys.Default]),
+  Layer.provide(UnlimitedWrongKeys)
+)
+
 
 const LEFT_TO_THE_APP = 599
 
-/** A server whose only handler is `answer`: 599 marks a request it left to the app. */
-const serverOf = (answer: (request: IncomingMessage, response: ServerResponse) => boolean) =>
+/** A server whose only handler is the direct routes' `answer` (over the route table's lookup): 599 marks a request they left to the app. */
+const serverOf = (routes: DirectRoutes) =>
   Effect.acquireRelease(
-    Effect.async<ReturnType<typeof createServer>>((resume) => {
+    Effect.flatMap(RouteTable, (table) => Effect.async<ReturnType<typeof createServer>>((resume) => {
       const server = createServer((request, response) => {
-        if (!answer(request, response)) {
+        const found = table.find(request.method ?? "GET", request.url ?? "/")
+        if (found === undefined || !routes.answer(request, response, found)) {
           response.writeHead(LEFT_TO_THE_APP)
           response.end()
         }
       })
       server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
-    }),
+    })),
     (server) =>
       Effect.async<void>((resume) => {
         server.close(() => resume(Effect.void))
@@ -75,8 +92,8 @@ const seedHistory = Effect.gen(function*() {
 })
 
 describe("direct routes", () => {
-  layer(TestDaemon.layer(), { excludeTestServices: true })("over the daemon", (it) => {
-    it.scoped("answer each hot read with the app's status, headers and bytes, and leave the rest to the app", () =>
+  layer(TestDaemon.layer().pipe(Layer.provide(UnlimitedWrongKeys)), { excludeTestServices: true })("over the daemon", (it) => {
+    it.scoped("answer each hot read with the app's status, headers and bytes, a refused key and the read's own refusals included, and leave to the app the parameters its schema refuses", () =>
       Effect.gen(function*() {
         const ids = yield* seedHistory
         const daemon = yield* TestDaemon
@@ -85,41 +102,43 @@ describe("direct routes", () => {
           apiKey: daemon.apiKey,
           directRoutes: false,
           env: { STORAGE_DIR: daemon.storageDir, WATCH_DIR: daemon.watchDir }
-        }))
-        // the router is the app's: a trailing slash and the case of the path do not matter to either
-        const answered = [
-          "/api/v1/status",
-          "/api/v1/status/",
-          "/API/v1/Status",
-          "/api/v1/activities/",
-          "/api/v1/activities",
-          "/api/v1/activities?pagination[size]=5",
-          "/api/v1/activities?pagination[size]=5&pagination[page]=3",
-          "/api/v1/activities?pagination[page]=99",
-          "/api/v1/activities?filters[sportType]=Ride",
-          "/api/v1/activities?filters[sportType]=Ride,Run&filters[from]=2023-01-10&filters[to]=2023-01-20",
-          "/api/v1/activities?filters[hasGpx]=false&pagination[size]=100",
-          "/api/v1/activities?filters%5BsportType%5D=Run&pagination%5Bsize%5D=2",
-          `/api/v1/activities/${ids[3]}`,
-          `/api/v1/activities/${ids[5]}`,
-          `/api/v1/activities/${ids[7]}`,
-          "/api/v1/file-imports",
-          "/api/v1/file-imports?pagination[size]=5&pagination[page]=2",
-          "/api/v1/file-imports?filters[status]=failed,skipped",
-          "/api/v1/file-imports?filters[status]=queued",
-          "/api/v1/file-imports?filters[source]=gpxFile&filters[filename]=ride-1.gpx"
+        }).pipe(Layer.provide(UnlimitedWrongKeys)))
+        // the router is the app's: a trailing slash and the case of the path do not matter to either;
+        // what each answers with the key, itself or left to the app (parameters its schema refuses)
+        const directly: ReadonlyArray<readonly [string, number]> = [
+          ["/api/v1/status", 200],
+          ["/api/v1/status/", 200],
+          ["/API/v1/Status", 200],
+          ["/api/v1/activities/", 200],
+          ["/api/v1/activities", 200],
+          ["/api/v1/activities?pagination[size]=5", 200],
+          ["/api/v1/activities?pagination[size]=5&pagination[page]=3", 200],
+          ["/api/v1/activities?pagination[page]=99", 200],
+          ["/api/v1/activities?filters[sportType]=Ride", 200],
+          ["/api/v1/activities?filters[sportType]=Ride,Run&filters[from]=2023-01-10&filters[to]=2023-01-20", 200],
+          ["/api/v1/activities?filters[hasGpx]=false&pagination[size]=100", 200],
+          ["/api/v1/activities?filters%5BsportType%5D=Run&pagination%5Bsize%5D=2", 200],
+          [`/api/v1/activities/${ids[3]}`, 200],
+          [`/api/v1/activities/${ids[5]}`, 200],
+          [`/api/v1/activities/${ids[7]}`, 200],
+          ["/api/v1/file-imports", 200],
+          ["/api/v1/file-imports?pagination[size]=5&pagination[page]=2", 200],
+          ["/api/v1/file-imports?filters[status]=failed,skipped", 200],
+          ["/api/v1/file-imports?filters[status]=queued", 200],
+          ["/api/v1/file-imports?filters[source]=gpxFile&filters[filename]=ride-1.gpx", 200],
+          // the read's own refusals: answered where they are found, the read never run again by the app
+          ["/api/v1/activities/activity-unknown", 404],
+          // an id longer than the router takes (100 characters): no route, the app says so
+          [`/api/v1/activities/activity-${"a".repeat(120)}`, LEFT_TO_THE_APP],
+          ["/api/v1/activities?filters[from]=2023-02-01&filters[to]=2023-01-01", 400],
+          // parameters the schema refuses: nothing ran, the app names the parameter
+          ["/api/v1/activities?pagination[size]=101", LEFT_TO_THE_APP],
+          ["/api/v1/activities?filters[sportType]=Ride&filters[sportType]=Run", LEFT_TO_THE_APP],
+          ["/api/v1/activities?filters[sportType]=Swimming", LEFT_TO_THE_APP],
+          ["/api/v1/file-imports?filters[status]=done", LEFT_TO_THE_APP],
+          ["/api/v1/file-imports?pagination[page]=0", LEFT_TO_THE_APP]
         ]
-        const refused = [
-          "/api/v1/activities/activity-unknown",
-          "/api/v1/activities?pagination[size]=101",
-          "/api/v1/activities?filters[sportType]=Ride&filters[sportType]=Run",
-          "/api/v1/activities?filters[from]=2023-02-01&filters[to]=2023-01-01",
-          "/api/v1/activities?filters[sportType]=Swimming",
-          `/api/v1/activities/activity-${"a".repeat(120)}`,
-          "/api/v1/file-imports?filters[status]=done",
-          "/api/v1/file-imports?pagination[page]=0"
-        ]
-        for (const url of [...answered, ...refused]) {
+        for (const [url] of directly) {
           for (const options of [{}, { key: null }, { key: "wmk_wrong" }]) {
             const direct = yield* send("GET", url, options)
             const app = yield* send("GET", url, options).pipe(Effect.provide(appOnly))
@@ -128,22 +147,27 @@ describe("direct routes", () => {
           }
         }
 
-        // and the direct routes did answer the first list themselves
-        const base = yield* serverOf((yield* DirectRoutes).answer)
+        // and the direct routes did answer those themselves, a missing or wrong key too
+        const base = yield* serverOf(yield* DirectRoutes)
         const auth = { headers: { authorization: `Bearer ${daemon.apiKey}` } }
-        for (const url of answered) expect({ url, status: (yield* statusAt(base, url, auth)).status }).toEqual({ url, status: 200 })
-        for (const url of refused) expect({ url, status: (yield* statusAt(base, url, auth)).status }).toEqual({ url, status: LEFT_TO_THE_APP })
+        for (const [url, status] of directly) expect({ url, status: (yield* statusAt(base, url, auth)).status }).toEqual({ url, status })
+        // without the key, every request of a route of theirs is answered 401 there
+        const table = yield* RouteTable
+        for (const [url] of directly) {
+          const theirs = table.find("GET", url) !== undefined
+          expect({ url, status: (yield* statusAt(base, url)).status }).toEqual({ url, status: theirs ? 401 : LEFT_TO_THE_APP })
+        }
       }).pipe(Effect.provide(DirectRoutesLive)))
 
-    it.scoped("leave to the app a wrong or missing key, another method, a request with a body, and paths they do not serve", () =>
+    it.scoped("answer a missing, wrong or malformed key with 401; leave to the app another method, a request with a body, and paths they do not serve", () =>
       Effect.gen(function*() {
         const daemon = yield* TestDaemon
-        const base = yield* serverOf((yield* DirectRoutes).answer)
+        const base = yield* serverOf(yield* DirectRoutes)
         const auth = `Bearer ${daemon.apiKey}`
         expect((yield* statusAt(base, "/api/v1/status", { headers: { authorization: auth } })).status).toBe(200)
-        expect((yield* statusAt(base, "/api/v1/status")).status).toBe(LEFT_TO_THE_APP)
-        expect((yield* statusAt(base, "/api/v1/status", { headers: { authorization: "Bearer wmk_" + "0".repeat(64) } })).status).toBe(LEFT_TO_THE_APP)
-        expect((yield* statusAt(base, "/api/v1/status", { headers: { authorization: `Basic ${daemon.apiKey}` } })).status).toBe(LEFT_TO_THE_APP)
+        expect((yield* statusAt(base, "/api/v1/status")).status).toBe(401)
+        expect((yield* statusAt(base, "/api/v1/status", { headers: { authorization: "Bearer wmk_" + "0".repeat(64) } })).status).toBe(401)
+        expect((yield* statusAt(base, "/api/v1/status", { headers: { authorization: `Basic ${daemon.apiKey}` } })).status).toBe(401)
         expect((yield* statusAt(base, "/api/v1/activities", { method: "DELETE", headers: { authorization: auth } })).status).toBe(LEFT_TO_THE_APP)
         expect((yield* statusAt(base, "/api/v1/activities", { method: "HEAD", headers: { authorization: auth } })).status).toBe(LEFT_TO_THE_APP)
         expect((yield* statusAt(base, "/api/v1/activities", { method: "POST", body: "{}", headers: { authorization: auth } })).status).toBe(LEFT_TO_THE_APP)
@@ -173,11 +197,12 @@ describe("direct routes", () => {
           DirectRoutes,
           DirectRoutesLive.pipe(Layer.provide(Layer.succeed(AppConfig, AppConfig.make({ ...config, logLevel: "debug" }))))
         ).pipe(Effect.withTracer(recording), Effect.provide(Logger.replace(Logger.defaultLogger, logger)), Logger.withMinimumLogLevel(LogLevel.Debug))
-        const base = yield* serverOf(routes.answer)
+        const base = yield* serverOf(routes)
         const traceId = "4bf92f3577b34da6a3ce929d0e0e4736"
         const headers = { authorization: `Bearer ${daemon.apiKey}`, traceparent: `00-${traceId}-00f067aa0ba902b7-01` }
         expect((yield* statusAt(base, `/api/v1/activities/${id}`, { headers })).status).toBe(200)
         expect((yield* statusAt(base, `/api/v1/activities?filters[sportType]=Ride&api_key=${daemon.apiKey}`, { headers })).status).toBe(200)
+        expect((yield* statusAt(base, "/api/v1/activities/activity-unknown", { headers })).status).toBe(404)
         expect(spans.map((s) => ({ name: s.name, kind: s.kind, traceId: s.traceId, ended: s.status._tag, attributes: Object.fromEntries(s.attributes) }))).toEqual([
           {
             name: "http.server GET", kind: "server", traceId, ended: "Ended",
@@ -189,13 +214,52 @@ describe("direct routes", () => {
               "http.request.method": "GET", "url.path": "/api/v1/activities", "url.query": "filters[sportType]=Ride&api_key=[redacted]",
               "http.route": "/api/v1/activities", "http.response.status_code": 200
             }
+          },
+          {
+            name: "http.server GET", kind: "server", traceId, ended: "Ended",
+            attributes: { "http.request.method": "GET", "url.path": "/api/v1/activities/activity-unknown", "http.route": "/api/v1/activities/:activityId", "http.response.status_code": 404 }
           }
         ])
         expect(lines).toEqual([
           { "http.method": "GET", "http.url": `/api/v1/activities/${id}`, "http.status": 200 },
-          { "http.method": "GET", "http.url": "/api/v1/activities?filters[sportType]=Ride&api_key=[redacted]", "http.status": 200 }
+          { "http.method": "GET", "http.url": "/api/v1/activities?filters[sportType]=Ride&api_key=[redacted]", "http.status": 200 },
+          { "http.method": "GET", "http.url": "/api/v1/activities/activity-unknown", "http.status": 404 }
         ])
-      }))
+      }).pipe(Effect.provide(TableLive)))
+
+    it.scoped("answer a database error as the app does, the read run once: 500 with a reference that the errors log repeats", () =>
+      Effect.gen(function*() {
+        const daemon = yield* TestDaemon
+        let reads = 0
+        const failing = Layer.effect(HotReads, Effect.map(HotReads, (real) =>
+          HotReads.make({
+            ...real,
+            answers: {
+              ...real.answers,
+              "activities.get": () => {
+                reads++
+                throw new Error("disk I/O error")
+              }
+            }
+          }))).pipe(Layer.provide(HotReads.Default))
+        const lines: Array<Record<string, unknown>> = []
+        const logger = Logger.make(({ annotations, message }) => void lines.push({ message, ...Object.fromEntries(HashMap.toEntries(annotations)) }))
+        const routes = yield* Effect.provide(
+          DirectRoutes,
+          DirectRoutes.Default.pipe(Layer.provide([failing, TableLive, ApiAuthorization.Default.pipe(Layer.provide([DashboardSessions.Default, WrongKeys.Default]))]))
+        ).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
+        const base = yield* serverOf(routes)
+        const answer = yield* statusAt(base, "/api/v1/activities/activity-1", { headers: { authorization: `Bearer ${daemon.apiKey}` } })
+        expect(answer.status).toBe(500)
+        const body = JSON.parse(answer.text) as { error: string; message: string }
+        expect(body.error).toBe("internal_error")
+        const reference = /Reference: ([0-9a-f]{8})\./.exec(body.message)?.[1]
+        expect(reference).toBeDefined()
+        expect(reads).toBe(1)
+        expect(lines.filter((l) => l["channel"] === "errors")).toEqual([
+          expect.objectContaining({ reference, method: "GET", path: "/api/v1/activities/activity-1", stack: expect.stringContaining("disk I/O error") })
+        ])
+      }).pipe(Effect.provide(TableLive)))
 
     it.effect("answer what was committed last: an edit, a new activity, a change by another process, a deletion", () =>
       Effect.gen(function*() {

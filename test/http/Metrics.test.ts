@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import parsePrometheusTextFormat, { type PrometheusSample } from "parse-prometheus-text-format"
-import { routeOf } from "../../src/http/MetricsHttp.ts"
+import { makeRouteTable } from "../../src/http/RouteTable.ts"
 import { send, TestDaemon } from "../support/TestDaemon.ts"
 
 const GPX = `<?xml version="1.0" encoding="UTF-8"?>
@@ -115,12 +115,18 @@ describe("GET /metrics", () => {
       }))
   })
 
-  describe("routeOf", () => {
-    it("names a request by its endpoint's declared path, and every unknown path `other`", () => {
-      expect(routeOf("GET", "/api/v1/activities/activity-1?x=1")).toBe("/api/v1/activities/:activityId")
-      expect(routeOf("GET", "/healthz")).toBe("/healthz")
-      expect(routeOf("GET", "/files/activities/a.png")).toBe("/files/activities/:name")
-      expect(routeOf("GET", "/etc/passwd")).toBe("other")
+  describe("the route a request is counted under", () => {
+    const table = makeRouteTable([{ method: "GET", path: "/healthz" }, { method: "GET", path: "/files/activities/:name" }], 1024)
+    it("names a request by its endpoint's declared path or a served route's, and every unknown path `other`", () => {
+      expect(table.labelOf("GET", "/api/v1/activities/activity-1?x=1")).toBe("/api/v1/activities/:activityId")
+      expect(table.labelOf("HEAD", "/api/v1/activities/activity-1")).toBe("/api/v1/activities/:activityId")
+      expect(table.labelOf("GET", "/healthz")).toBe("/healthz")
+      expect(table.labelOf("GET", "/files/activities/a.png")).toBe("/files/activities/:name")
+      expect(table.labelOf("GET", "/etc/passwd")).toBe("other")
+      expect(table.labelOf("GET", "/api/v1/%E0%A4%A")).toBe("other")
+    })
+    it("counts another method on a known path (a 405) under the path", () => {
+      expect(table.labelOf("PUT", "/api/v1/activities/activity-1")).toBe("/api/v1/activities/:activityId")
     })
   })
 })

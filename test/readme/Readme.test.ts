@@ -7,7 +7,7 @@ import * as path from "node:path"
 import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, readCorpusFile } from "../support/corpus.ts"
 import { REPO_DIR, startChildDaemon } from "../support/ChildDaemon.ts"
 import { generateApiKey } from "../../src/services/platform/ApiKey.ts"
-import { commandNames } from "../../src/cli/Commands.ts"
+import { commandNames } from "../../src/runtime/Commands.ts"
 import { readmeBlocks } from "./ReadmeCommands.ts"
 
 const blocks = readmeBlocks()

@@ -8,8 +8,8 @@ import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { makeDaemon, type ServerServices } from "../../src/Daemon.ts"
-import { ServicesLive } from "../../src/Layers.ts"
+import { makeDaemon, type ServerServices } from "../../src/runtime/Daemon.ts"
+import { ServicesLive } from "../../src/runtime/Services.ts"
 import type { ActivityDraft } from "../../src/schema/ActivityDraft.ts"
 import type { ActivityReads } from "../../src/services/activities/ActivityReads.ts"
 import { ActivityRepo } from "../../src/services/activities/ActivityRepo.ts"
@@ -27,7 +27,7 @@ import { WeightRepo } from "../../src/services/activities/WeightRepo.ts"
 import { makeTestListener, testListener } from "./testListener.ts"
 
 /**
- * The real daemon (`makeDaemon` of src/Daemon.ts) for one test block: a temporary STORAGE_DIR
+ * The real daemon (`makeDaemon` of src/runtime/Daemon.ts) for one test block: a temporary STORAGE_DIR
  * and WATCH_DIR, the environment given here and nothing from `process.env`, and
  * the daemon's own listener on a free port (`testListener`, with an
  * HttpClient bound to it). The repositories and the SqlClient are the daemon's own

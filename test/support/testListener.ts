@@ -1,8 +1,8 @@
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Layer } from "effect"
-import { makeListener } from "../../src/Daemon.ts"
-import { ServicesLive } from "../../src/Layers.ts"
+import { makeListener } from "../../src/runtime/Daemon.ts"
+import { ServicesLive } from "../../src/runtime/Services.ts"
 
 /**
  * The daemon's own listener (body limits, direct routes) on a free port, with an HttpClient

@@ -32,7 +32,7 @@ import { RateLimited } from "./RateLimit.ts"
  * `RateLimited` failure a rate limit, any other failure or defect a failed cycle.
  *
  * Run `poller.run` as a supervised fiber of the connector's scope:
- * `yield* supervise("PolarPoller", poller.run)` (src/fibers/supervise.ts).
+ * `yield* supervise("PolarPoller", poller.run)` (services/platform/supervise.ts).
  */
 
 export type CycleResult = "completed" | "rateLimited" | "failed"

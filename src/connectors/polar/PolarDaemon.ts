@@ -1,11 +1,10 @@
-import { Context, Effect, Layer, LogLevel, Option, Schedule } from "effect"
-import { consoleLogging } from "../../EntryPoint.ts"
-import { supervise } from "../../fibers/supervise.ts"
+import { Context, Effect, Layer, Option, Schedule } from "effect"
+import { supervise } from "../../services/platform/supervise.ts"
 import { Supervisor } from "../../services/platform/Supervisor.ts"
 import { PolarLedger } from "./Ledger.ts"
 import { PolarAuthorization } from "./PolarAuthorization.ts"
 import { PolarClient } from "./PolarClient.ts"
-import { PolarConfig, type PolarConfigShape } from "./PolarConfig.ts"
+import { PolarConfig } from "./PolarConfig.ts"
 import { PolarHttpLive } from "./PolarHttp.ts"
 import { PollerLoopLive, PolarPoller } from "./PolarPoller.ts"
 import { PolarStatus } from "./PolarStatus.ts"
@@ -19,18 +18,6 @@ import { WebhookKeeper } from "./WebhookKeeper.ts"
  * after MAX_CYCLES cycles.
  */
 
-const LEVELS: Record<PolarConfigShape["logLevel"], LogLevel.LogLevel> = {
-  debug: LogLevel.Debug,
-  info: LogLevel.Info,
-  warning: LogLevel.Warning,
-  error: LogLevel.Error,
-  critical: LogLevel.Fatal
-}
-
-/** Log lines on stdout at LOG_LEVEL, as LOG_FORMAT says. */
-export const loggingFor = (config: Pick<PolarConfigShape, "logLevel" | "logFormat">) =>
-  consoleLogging(config.logFormat, LEVELS[config.logLevel])
-
 /** Every service of the connector, sharing one configuration, client and set of stores. */
 export const PolarServicesLive = Layer.mergeAll(
   PolarConfig.Default,
@@ -42,6 +29,8 @@ export const PolarServicesLive = Layer.mergeAll(
   WebhookKeeper.Default,
   Supervisor.Default
 )
+
+export type PolarServices = Layer.Layer.Success<typeof PolarServicesLive>
 
 export const PolarProcessServicesLive = Layer.mergeAll(PolarServicesLive, PolarPoller.Default, PolarStatus.Default)
 

@@ -8,6 +8,7 @@ import { createServer } from "node:http"
 import { MAX_JSON_DEPTH, nestedDeeperThan } from "../../schema/JsonDepth.ts"
 import { healthStatusCode } from "../kit/ConnectorHealth.ts"
 import { MetricsExport, metricsResponse } from "../../services/platform/MetricsExport.ts"
+import { escapeHtml } from "../../services/platform/escapeHtml.ts"
 import { PolarAuthorization } from "./PolarAuthorization.ts"
 import { PolarConfig } from "./PolarConfig.ts"
 import { PolarPoller } from "./PolarPoller.ts"
@@ -24,9 +25,6 @@ import { WebhookKeeper } from "./WebhookKeeper.ts"
 export const MAX_WEBHOOK_BODY = 64 * 1024
 export const TOO_DEEP = `the body is nested too deeply: at most ${MAX_JSON_DEPTH} levels of arrays and objects are accepted`
 export const STATE_REFUSED = "The state parameter is missing, unknown or expired."
-
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" })[c]!)
 
 /** A short page for a person in a browser. */
 export const page = (status: number, title: string, lines: ReadonlyArray<string>, link?: { href: string; text: string }) =>

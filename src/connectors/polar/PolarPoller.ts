@@ -1,5 +1,5 @@
 import { Clock, Duration, Effect, Layer } from "effect"
-import { supervise } from "../../fibers/supervise.ts"
+import { supervise } from "../../services/platform/supervise.ts"
 import { every, makePoller } from "../kit/Poller.ts"
 import { PolarConfig } from "./PolarConfig.ts"
 import { PolarSync } from "./PolarSync.ts"

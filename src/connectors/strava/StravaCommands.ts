@@ -1,8 +1,6 @@
 import { Args, Command, Options, Prompt } from "@effect/cli"
 import { Data, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
-import { StravaServicesLive } from "./StravaMode.ts"
 import { WEBHOOK_PATH } from "./StravaWebhookRoutes.ts"
-import { ServicesLive } from "../../Layers.ts"
 import { AppConfig } from "../../services/platform/AppConfig.ts"
 import { channelFileLevel, inChannel, makeChannelFileLogger } from "../../services/platform/Logs.ts"
 import { StoragePaths } from "../../services/platform/StoragePaths.ts"
@@ -53,12 +51,6 @@ export const CliLoggingLive = Layer.unwrapEffect(Effect.zipWith(StoragePaths, Ap
     Logger.minimumLogLevel(channelFileLevel(config.logLevel))
   )
 ))
-
-/**
- * What the commands need: configuration, database, repositories (the shared ServicesLive),
- * the Strava client and import, and the CLI logging.
- */
-export const StravaCliLive = Layer.mergeAll(StravaServicesLive, CliLoggingLive).pipe(Layer.provideMerge(ServicesLive))
 
 const describeStravaError = (e: StravaError) => e.message
 
@@ -154,10 +146,7 @@ const webhooksDelete = Command.make(
     })
 ).pipe(Command.withDescription("Delete a webhook subscription of the external platform (asks for confirmation)"))
 
-/** The commands with their services left to the caller (tests provide their own). */
-export const stravaCommandsWithout = [importCommand, webhooksCreate, webhooksView, webhooksDelete] as const
-
-/** The commands, each building StravaCliLive when it runs; add them to the root command. */
+/** The commands, each building `layer` when it runs (the composition gives it); add them to the root command. */
 export const makeStravaCommands = <E>(
   layer: Layer.Layer<AppConfig | StravaClient | StravaImport, E, never>
 ) =>
@@ -168,4 +157,3 @@ export const makeStravaCommands = <E>(
     Command.provide(webhooksDelete, layer)
   ] as const
 
-export const stravaCommands = makeStravaCommands(StravaCliLive)

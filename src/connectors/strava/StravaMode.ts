@@ -6,8 +6,6 @@ import { StravaWebhookEventRepo } from "./StravaWebhookEventRepo.ts"
 import { StravaScheduledImportLive } from "./StravaScheduledImport.ts"
 import { StravaWebhookDrainLive } from "./StravaWebhookDrain.ts"
 
-export { StravaWebhookRoutesLive } from "./StravaWebhookRoutes.ts"
-
 /** The Strava client over undici (STRAVA_BASE_URL from AppConfig). */
 export const StravaClientLive = StravaClient.Default.pipe(Layer.provide(NodeHttpClient.layerUndici))
 

@@ -2,7 +2,7 @@ import { Cron, Effect, Either, Layer, Schedule } from "effect"
 import { AppConfig } from "../../services/platform/AppConfig.ts"
 import { inChannel } from "../../services/platform/Logs.ts"
 import { StravaImport } from "./StravaImport.ts"
-import { supervise } from "../../fibers/supervise.ts"
+import { supervise } from "../../services/platform/supervise.ts"
 import { countStravaCycle, cycleResultOf } from "./StravaCycle.ts"
 
 /**

@@ -3,7 +3,7 @@ import { AppConfig } from "../../services/platform/AppConfig.ts"
 import { inChannel } from "../../services/platform/Logs.ts"
 import { type ImportReport, StravaImport } from "./StravaImport.ts"
 import { type WebhookEvent, StravaWebhookEventRepo } from "./StravaWebhookEventRepo.ts"
-import { supervise } from "../../fibers/supervise.ts"
+import { supervise } from "../../services/platform/supervise.ts"
 import type { CycleResult } from "../kit/Poller.ts"
 import { countStravaCycle, cycleResultOf } from "./StravaCycle.ts"
 

@@ -17,7 +17,7 @@ import { readEvent } from "./StravaWebhookPayload.ts"
  *   pending event per activity, a bounded number in all) for the StravaWebhookDrain fiber; no
  *   platform call here. A body that is not an event (not JSON, not an object, nested too
  *   deep, missing members) answers 400, one that is not `application/json` 415, one over
- *   WEBHOOK_MAX_BODY 413 (the composition root limits it while it arrives).
+ *   WEBHOOK_MAX_BODY 413 (the route's declared limit, applied while it arrives).
  * Log lines in channel `webhooks`, naming an event by its summary, never by its body.
  */
 
@@ -57,7 +57,7 @@ const isJson = (contentType: string | undefined) => {
 
 const tooLarge = () => refuse("PayloadTooLarge", `An event is at most ${WEBHOOK_MAX_BODY / 1024} KB.`)
 
-export const StravaWebhookRoutesLive = HttpApiBuilder.Router.use((router) =>
+const StravaWebhookRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const config = yield* AppConfig
     const events = yield* StravaWebhookEventRepo
@@ -149,3 +149,12 @@ export const StravaWebhookRoutesLive = HttpApiBuilder.Router.use((router) =>
     )
   })
 ).pipe(Layer.provide(StravaWebhookEventRepo.Default))
+
+/** The webhook's routes, for the composition to serve beside the API (the route table limits the POST's body). */
+export const StravaWebhookRoutes = {
+  routes: [
+    { method: "GET", path: WEBHOOK_PATH },
+    { method: "POST", path: WEBHOOK_PATH, maxBodyBytes: WEBHOOK_MAX_BODY }
+  ],
+  live: StravaWebhookRoutesLive
+} as const

@@ -1,3 +1,4 @@
+import { escapeHtml } from "../../services/platform/escapeHtml.ts"
 import { TIME_WINDOWS, type TimeWindow } from "./WahooConfig.ts"
 import type { Status } from "./WahooStatus.ts"
 
@@ -14,8 +15,6 @@ export interface Notice {
   readonly text: string
 }
 
-const escape = (value: string): string =>
-  value.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
 
 const WINDOW_LABELS: Record<TimeWindow, string> = {
   "1_day": "last day",
@@ -26,7 +25,7 @@ const WINDOW_LABELS: Record<TimeWindow, string> = {
 }
 
 const when = (iso: string | null, none: string) =>
-  iso === null ? escape(none) : `<time datetime="${escape(iso)}">${escape(iso.replace("T", " ").replace(/\.\d+Z$/, "Z").replace(/Z$/, " UTC"))}</time>`
+  iso === null ? escapeHtml(none) : `<time datetime="${escapeHtml(iso)}">${escapeHtml(iso.replace("T", " ").replace(/\.\d+Z$/, "Z").replace(/Z$/, " UTC"))}</time>`
 
 const STYLE = `
 body{font-family:system-ui,sans-serif;margin:0;background:#f4f5f7;color:#1d2433}
@@ -85,9 +84,9 @@ const resultBlock = (status: Status) => {
   const label = result.status === "success" ? "Succeeded" : result.status === "partial_success" ? "Partly succeeded" : "Failed"
   const errors = result.errors.length === 0
     ? ""
-    : `<ul class="errors">${result.errors.map((e) => `<li>${escape(e)}</li>`).join("")}</ul>`
-  return `<p id="last-result"><span class="badge ${kind}">${label}</span> ${escape(result.message)} ` +
-    `<small>(${when(result.timestamp, "")}, window: ${escape(WINDOW_LABELS[result.time_window])}; ` +
+    : `<ul class="errors">${result.errors.map((e) => `<li>${escapeHtml(e)}</li>`).join("")}</ul>`
+  return `<p id="last-result"><span class="badge ${kind}">${label}</span> ${escapeHtml(result.message)} ` +
+    `<small>(${when(result.timestamp, "")}, window: ${escapeHtml(WINDOW_LABELS[result.time_window])}; ` +
     `${result.new_downloads} new, ${result.skipped} already downloaded, ${result.without_file} without file)</small></p>${errors}`
 }
 
@@ -96,7 +95,7 @@ const downloadsBlock = (status: Status) =>
     ? `<p id="downloads-empty">Nothing downloaded yet.</p>`
     : `<table id="downloads"><thead><tr><th>File</th><th>Workout start</th><th>Downloaded</th></tr></thead><tbody>` +
       status.last_sync_history.map((d) =>
-        `<tr><td>${escape(d.filename)}</td><td>${when(d.starts, "unknown")}</td><td>${when(d.downloaded_at, "")}</td></tr>`
+        `<tr><td>${escapeHtml(d.filename)}</td><td>${when(d.starts, "unknown")}</td><td>${when(d.downloaded_at, "")}</td></tr>`
       ).join("") +
       `</tbody></table>`
 
@@ -105,10 +104,10 @@ export const renderDashboard = (status: Status, notice: Notice | undefined): str
     ? `<p><span class="badge ok" id="connection">Connected to Wahoo</span></p>
        <p><a class="button" href="/connect">Connect again</a> <small>(to use another account or renew the authorization)</small></p>`
     : `<p><span class="badge off" id="connection">Not connected</span></p>
-       ${status.auth_error === null ? "" : `<p class="notice error">${escape(status.auth_error)}. Connect again to go on.</p>`}
+       ${status.auth_error === null ? "" : `<p class="notice error">${escapeHtml(status.auth_error)}. Connect again to go on.</p>`}
        <p><a class="button" href="/connect" id="connect">Connect to Wahoo</a></p>`
   const options = TIME_WINDOWS.map((w) =>
-    `<option value="${w}"${w === status.time_window ? " selected" : ""}>${escape(WINDOW_LABELS[w])}</option>`
+    `<option value="${w}"${w === status.time_window ? " selected" : ""}>${escapeHtml(WINDOW_LABELS[w])}</option>`
   ).join("")
   const syncForm = status.authenticated
     ? `<form id="sync-form"><label>Workouts of the <select name="time_window">${options}</select></label>
@@ -118,7 +117,7 @@ export const renderDashboard = (status: Status, notice: Notice | undefined): str
   const backoff = status.backoff_seconds > 0
     ? `<dt>Rate limit</dt><dd>Wahoo's request limit was reached; the next sync waits ${Math.ceil(status.backoff_seconds / 60)} minute(s).</dd>`
     : ""
-  const lastError = status.last_error === null ? "" : `<dt>Last problem</dt><dd>${escape(status.last_error)}</dd>`
+  const lastError = status.last_error === null ? "" : `<dt>Last problem</dt><dd>${escapeHtml(status.last_error)}</dd>`
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -127,14 +126,14 @@ export const renderDashboard = (status: Status, notice: Notice | undefined): str
 <title>Waymark Wahoo connector</title>
 <style>${STYLE}</style>
 </head>
-<body data-last-sync="${escape(status.last_sync_time ?? "")}" data-syncing="${status.is_syncing}">
+<body data-last-sync="${escapeHtml(status.last_sync_time ?? "")}" data-syncing="${status.is_syncing}">
 <main>
 <h1>Waymark Wahoo connector</h1>
-${notice === undefined ? "" : `<p class="notice ${notice.kind}" id="notice">${escape(notice.text)}</p>`}
+${notice === undefined ? "" : `<p class="notice ${notice.kind}" id="notice">${escapeHtml(notice.text)}</p>`}
 <section><h2>Account</h2>${connection}</section>
 <section><h2>Sync</h2>
 <dl>
-<dt>Schedule</dt><dd><code>${escape(status.cron_expr)}</code> (UTC), workouts of the ${escape(WINDOW_LABELS[status.time_window])}</dd>
+<dt>Schedule</dt><dd><code>${escapeHtml(status.cron_expr)}</code> (UTC), workouts of the ${escapeHtml(WINDOW_LABELS[status.time_window])}</dd>
 <dt>Next sync</dt><dd id="next-sync">${when(status.next_sync_time, "not scheduled")}</dd>
 <dt>Last sync</dt><dd>${when(status.last_sync_time, "never")}</dd>
 <dt>Downloaded</dt><dd>${status.total_downloaded} workout(s) in all</dd>

@@ -1,32 +1,22 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Effect, Layer, LogLevel } from "effect"
+import { Effect, Layer } from "effect"
 import { createServer } from "node:https"
-import { consoleLogging } from "../../EntryPoint.ts"
-import { VERSION } from "../../version.ts"
+import { VERSION } from "../../services/platform/version.ts"
 import { loadOrCreateCertificate } from "./Certificate.ts"
 import { WahooClient } from "./WahooClient.ts"
-import { WahooConfig, type WahooLogLevel } from "./WahooConfig.ts"
+import { WahooConfig } from "./WahooConfig.ts"
 import { Supervisor } from "../../services/platform/Supervisor.ts"
 import { WahooScheduler } from "./WahooScheduler.ts"
 import { WahooServerLive } from "./WahooServer.ts"
 import { WahooSync } from "./WahooSync.ts"
 
 /**
- * The Wahoo connector's one composition root, a process of its own: configuration, the
- * client with its token store, the sync with its history and delivery, the scheduler, and
- * the dashboard over HTTPS (self-signed certificate in STATE_DIR), launched as one layer.
+ * The Wahoo connector, a process of its own: configuration, the client with its token store,
+ * the sync with its history and delivery, the scheduler, and the dashboard over HTTPS
+ * (self-signed certificate in STATE_DIR), launched as one layer (its logging is the
+ * program's).
  */
-
-const LEVELS: Record<WahooLogLevel, LogLevel.LogLevel> = {
-  DEBUG: LogLevel.Debug,
-  INFO: LogLevel.Info,
-  WARNING: LogLevel.Warning,
-  ERROR: LogLevel.Error
-}
-
-/** Log lines on stdout from LOG_LEVEL up, in the daemon's text format. */
-const LoggingLive = Layer.unwrapEffect(Effect.map(WahooConfig, (config) => consoleLogging("text", LEVELS[config.logLevel])))
 
 export const WahooServicesLive = WahooScheduler.Default.pipe(
   Layer.provideMerge(WahooSync.Default),
@@ -51,7 +41,6 @@ export const WahooConnectorLive = Layer.mergeAll(
 ).pipe(
   Layer.provideMerge(HttpsListenerLive),
   Layer.provideMerge(WahooServicesLive),
-  Layer.provideMerge(LoggingLive),
   Layer.provideMerge(WahooConfig.Default)
 )
 

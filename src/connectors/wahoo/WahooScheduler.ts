@@ -1,5 +1,5 @@
 import { Clock, Effect, Option, Ref, Schedule } from "effect"
-import { supervise } from "../../fibers/supervise.ts"
+import { supervise } from "../../services/platform/supervise.ts"
 import { makePoller } from "../kit/Poller.ts"
 import { WahooClient } from "./WahooClient.ts"
 import { type TimeWindow, WahooConfig } from "./WahooConfig.ts"

@@ -2,16 +2,17 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Effect, Either, Option, Redacted } from "effect"
+import { Effect, Either, type Layer, Option, Redacted } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { SPORT_TYPES } from "../../schema/SportType.ts"
+import { RIDES, RUNS, SPORT_TYPES, SWIMS } from "../../schema/SportType.ts"
 import { ApiKey } from "../../services/platform/ApiKey.ts"
 import { AppConfig } from "../../services/platform/AppConfig.ts"
-import { VERSION } from "../../version.ts"
+import { VERSION } from "../../services/platform/version.ts"
 import { WrongKeys } from "../WrongKeys.ts"
 import { DashboardSessions, SESSION_COOKIE, SESSION_TTL_SECONDS, sameOrigin } from "./DashboardSessions.ts"
+import type { ServedRoutes } from "../RouteTable.ts"
 import { signInPage, shellPage, type ShellConfig } from "./pages.ts"
 
 /**
@@ -24,7 +25,10 @@ import { signInPage, shellPage, type ShellConfig } from "./pages.ts"
 
 export const ASSETS_DIR = fileURLToPath(new URL("../../../dist/dashboard/", import.meta.url))
 
-const ASSET_NAME = /^[a-z0-9-]+\.(js|css|svg|png)$/
+const ASSET_NAME = /^[A-Za-z0-9-]+\.(js|css|svg|png)$/
+
+/** A chunk of the split code, named by its content: the same name never holds other bytes. */
+const CHUNK_NAME = /^chunk-[A-Z0-9]+\.js$/
 const ASSET_TYPES: Record<string, string> = {
   js: "text/javascript; charset=utf-8",
   css: "text/css; charset=utf-8",
@@ -76,7 +80,12 @@ const readAsset = (name: string): Uint8Array | undefined => {
   }
 }
 
-export const DashboardRoutesLive = HttpApiBuilder.Router.use((router) =>
+const SHELL_PATH = "/"
+const SIGN_IN_PATH = "/sign-in"
+const SIGN_OUT_PATH = "/sign-out"
+const ASSETS_PATH = "/dashboard/assets/:name"
+
+const DashboardRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const config = yield* AppConfig
     const apiKey = yield* ApiKey
@@ -88,7 +97,8 @@ export const DashboardRoutesLive = HttpApiBuilder.Router.use((router) =>
       unitSystem: config.unitSystem,
       tileUrl: config.mapTileUrl,
       canUpload: config.importMode === "files",
-      sportTypes: SPORT_TYPES
+      sportTypes: SPORT_TYPES,
+      sportGroups: { rides: [...RIDES], runs: [...RUNS], swims: [...SWIMS] }
     }
     const html = (body: string, status = 200) => HttpServerResponse.text(body, { status, contentType: "text/html; charset=utf-8", headers })
     const isBuilt = () => fs.existsSync(path.join(ASSETS_DIR, "app.js"))
@@ -101,7 +111,7 @@ export const DashboardRoutesLive = HttpApiBuilder.Router.use((router) =>
       HttpServerResponse.empty({ status: 303, headers: { ...headers, location, ...(setCookie === undefined ? {} : { "set-cookie": setCookie }) } })
 
     yield* router.get(
-      "/",
+      SHELL_PATH,
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         if (!apiKey.isConfigured) return html(signInPage({ configured: false }), 503)
@@ -112,7 +122,7 @@ export const DashboardRoutesLive = HttpApiBuilder.Router.use((router) =>
     )
 
     yield* router.post(
-      "/sign-in",
+      SIGN_IN_PATH,
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         if (!apiKey.isConfigured) return html(signInPage({ configured: false }), 503)
@@ -134,7 +144,7 @@ export const DashboardRoutesLive = HttpApiBuilder.Router.use((router) =>
     )
 
     yield* router.post(
-      "/sign-out",
+      SIGN_OUT_PATH,
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         if (!sameOrigin(request.headers, config.appUrl)) return html(signInPage({ configured: true, error: "Sign out from the dashboard." }), 403)
@@ -144,7 +154,7 @@ export const DashboardRoutesLive = HttpApiBuilder.Router.use((router) =>
     )
 
     yield* router.get(
-      "/dashboard/assets/:name",
+      ASSETS_PATH,
       Effect.gen(function*() {
         const { name } = yield* HttpRouter.params
         const request = yield* HttpServerRequest.HttpServerRequest
@@ -157,7 +167,7 @@ export const DashboardRoutesLive = HttpApiBuilder.Router.use((router) =>
         return HttpServerResponse.uint8Array(bytes, {
           contentType: ASSET_TYPES[name.split(".").pop()!]!,
           headers: {
-            "cache-control": "no-cache",
+            "cache-control": CHUNK_NAME.test(name) ? "public, max-age=31536000, immutable" : "no-cache",
             "x-content-type-options": "nosniff",
             vary: "accept-encoding",
             ...(encoded ? { "content-encoding": "gzip" } : {})
@@ -167,3 +177,13 @@ export const DashboardRoutesLive = HttpApiBuilder.Router.use((router) =>
     )
   })
 )
+
+export const DashboardRoutes: ServedRoutes<never, Layer.Layer.Context<typeof DashboardRoutesLive>> = {
+  routes: [
+    { method: "GET", path: SHELL_PATH },
+    { method: "POST", path: SIGN_IN_PATH },
+    { method: "POST", path: SIGN_OUT_PATH },
+    { method: "GET", path: ASSETS_PATH }
+  ],
+  live: DashboardRoutesLive
+}

@@ -1,3 +1,6 @@
+import { escapeHtml } from "../../services/platform/escapeHtml.ts"
+import { DASHBOARD_PAGES, HOME_PAGE, menuLabelOf, type PageName } from "./dashboardPages.ts"
+
 /**
  * The two HTML documents of the dashboard: the sign-in page (plain HTML, works without
  * scripts) and the app's shell, which loads the bundled script and styles. Everything put into
@@ -11,10 +14,9 @@ export interface ShellConfig {
   readonly tileUrl: string
   readonly canUpload: boolean
   readonly sportTypes: ReadonlyArray<string>
+  /** The sport types counted as rides, runs and swims (the training analysis's and the pace's groups). */
+  readonly sportGroups: { readonly rides: ReadonlyArray<string>; readonly runs: ReadonlyArray<string>; readonly swims: ReadonlyArray<string> }
 }
-
-export const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" })[c]!)
 
 const head = (title: string) => `<!doctype html>
 <html lang="en">
@@ -64,18 +66,7 @@ ${body}
 `
 }
 
-/** The sections of the app, in the order of its menu: the route's name after `#/` and the label. */
-export const NAV: ReadonlyArray<readonly [string, string]> = [
-  ["activities", "Activities"],
-  ["import", "Import"],
-  ["stats", "Statistics"],
-  ["training", "Training"],
-  ["calendar", "Calendar"],
-  ["milestones", "Milestones"],
-  ["year", "Year"],
-  ["gear", "Gear & weight"],
-  ["system", "System"]
-]
+const MENU = (Object.keys(DASHBOARD_PAGES) as Array<PageName>).filter((name) => DASHBOARD_PAGES[name].menu)
 
 export const shellPage = (config: ShellConfig): string => `${head("Waymark")}
 <script type="module" src="/dashboard/assets/app.js"></script>
@@ -83,11 +74,11 @@ export const shellPage = (config: ShellConfig): string => `${head("Waymark")}
 <body data-config="${escapeHtml(JSON.stringify(config))}">
 <a class="skip" href="#main">Skip to content</a>
 <header class="top">
-<a class="brand" href="#/activities">${logo} Waymark</a>
+<a class="brand" href="#/${HOME_PAGE}">${logo} Waymark</a>
 <nav aria-label="Sections">
 <button type="button" id="menu-button" class="menu" aria-expanded="false" aria-controls="sections"><span class="menu-icon" aria-hidden="true"></span>Menu</button>
 <ul id="sections">
-${NAV.map(([id, label]) => `<li><a href="#/${id}" data-nav="${id}">${label}</a></li>`).join("\n")}
+${MENU.map((name) => `<li><a href="#/${name}" data-nav="${name}">${escapeHtml(menuLabelOf(name))}</a></li>`).join("\n")}
 </ul></nav>
 <form method="post" action="/sign-out"><button type="submit" class="link">Sign out</button></form>
 </header>

@@ -5,6 +5,7 @@ import { AppConfig } from "../platform/AppConfig.ts"
 import { placeholders, ReadConnection } from "../platform/ReadConnection.ts"
 import { makeVersionedCache } from "../platform/VersionedCache.ts"
 import { ACTIVITY_COLUMNS, activityOf } from "./ActivityRow.ts"
+import { imageUrl } from "./ImageStore.ts"
 import { HAS_WORDS_FUNCTION, hasWords, searchWordsParam } from "./TextSearch.ts"
 
 /**
@@ -120,7 +121,6 @@ export class ActivityReads extends Effect.Service<ActivityReads>()("services/act
     const db = yield* ReadConnection
     const config = yield* AppConfig
     db.defineFunction(HAS_WORDS_FUNCTION, hasWords)
-    const imageUrl = (fileName: string) => `${config.appUrl}/files/activities/${fileName}`
 
     const withImages = (rows: ReadonlyArray<Array<unknown>>): Array<Activity> => {
       if (rows.length === 0) return []
@@ -129,7 +129,7 @@ export class ActivityReads extends Effect.Service<ActivityReads>()("services/act
       const byActivity = new Map<string, Array<ActivityImage>>()
       for (const [id, activityId, fileName] of images as Array<[string, string, string]>) {
         const list = byActivity.get(activityId) ?? []
-        list.push({ id, url: imageUrl(fileName) })
+        list.push({ id, url: imageUrl(config.appUrl, fileName) })
         byActivity.set(activityId, list)
       }
       return rows.map((values) => activityOf(values, byActivity.get(values[0] as string) ?? []))
@@ -144,7 +144,7 @@ export class ActivityReads extends Effect.Service<ActivityReads>()("services/act
       if (rows.length === 0) return null
       const images: Array<ActivityImage> = []
       for (const row of rows) {
-        if (row[IMAGE_ID] !== null) images.push({ id: row[IMAGE_ID] as string, url: imageUrl(row[IMAGE_ID + 1] as string) })
+        if (row[IMAGE_ID] !== null) images.push({ id: row[IMAGE_ID] as string, url: imageUrl(config.appUrl, row[IMAGE_ID + 1] as string) })
       }
       return activityOf(rows[0]!, images)
     }

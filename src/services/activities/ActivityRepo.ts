@@ -8,6 +8,7 @@ import { AppConfig } from "../platform/AppConfig.ts"
 import { TrainingStore } from "../training/TrainingStore.ts"
 import { type ActivitySearch, ActivityReads } from "./ActivityReads.ts"
 import { activityColumns, changedColumns } from "./ActivityRow.ts"
+import { imageUrl } from "./ImageStore.ts"
 import { decodeStreams } from "./StreamsCodec.ts"
 
 /** Activities with their streams, laps, splits, best efforts, images and training analysis, in SQLite. */
@@ -47,9 +48,8 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activ
     const config = yield* AppConfig
     const reads = yield* ActivityReads
     const training = yield* TrainingStore
-    const imageUrl = (fileName: string) => `${config.appUrl}/files/activities/${fileName}`
 
-    const toImage = (row: ImageRow): ActivityImage => ({ id: row.id, url: imageUrl(row.file_name) })
+    const toImage = (row: ImageRow): ActivityImage => ({ id: row.id, url: imageUrl(config.appUrl, row.file_name) })
 
     // the API's reads (HotReads), over the read connection
     const findById = Effect.fn("ActivityRepo.findById")(function*(id: string) {

@@ -23,6 +23,12 @@ export const CONTENT_TYPES: Record<string, string> = {
   avif: "image/avif"
 }
 
+/** Where the image files are served, under APP_URL. */
+export const IMAGES_URL_PATH = "/files/activities"
+
+/** The public address of an image file: `APP_URL/files/activities/<uuid>.<ext>`. */
+export const imageUrl = (appUrl: string, fileName: string): string => `${appUrl}${IMAGES_URL_PATH}/${fileName}`
+
 /** `<uuid>.<ext>` and nothing else: the only names the image route serves. */
 export const IMAGE_FILE_NAME = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.(jpg|jpeg|png|webp|gif|avif)$/
 

@@ -348,3 +348,18 @@ export class InvalidSettings extends Data.TaggedError("InvalidSettings")<{
 /** Reads a configuration; any problem fails with InvalidSettings listing all of them. */
 export const load = <A>(config: Config.Config<A>): Effect.Effect<A, InvalidSettings> =>
   Effect.mapError(config, (error) => new InvalidSettings({ problems: configProblems(error) }))
+
+/**
+ * A program's settings checked before anything runs: the configuration and `moreProblems`
+ * (checks across settings), every problem at once in one InvalidSettings.
+ */
+export const checkSettings = <A>(
+  config: Config.Config<A>,
+  moreProblems: () => ReadonlyArray<string> = () => []
+): Effect.Effect<A, InvalidSettings> =>
+  Effect.either(load(config)).pipe(
+    Effect.flatMap((loaded) => {
+      const problems = [...(Either.isLeft(loaded) ? loaded.left.problems : []), ...moreProblems()]
+      return Either.isRight(loaded) && problems.length === 0 ? Effect.succeed(loaded.right) : Effect.fail(new InvalidSettings({ problems }))
+    })
+  )

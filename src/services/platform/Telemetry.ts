@@ -1,5 +1,5 @@
 import { Config, ConfigError, Effect, Either, Layer, Option } from "effect"
-import { VERSION } from "../../version.ts"
+import { VERSION } from "./version.ts"
 import { AppConfig } from "./AppConfig.ts"
 import * as Settings from "./Settings.ts"
 

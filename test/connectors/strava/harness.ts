@@ -10,9 +10,11 @@ import * as path from "node:path"
 import { makeStravaCommands } from "../../../src/connectors/strava/StravaCommands.ts"
 import { StravaModeLive, StravaServicesLive } from "../../../src/connectors/strava/StravaMode.ts"
 import { ApiLive } from "../../../src/http/ApiLive.ts"
-import { PublicRoutesLive } from "../../../src/http/PublicRoutes.ts"
-import { WEBHOOK_PATH, StravaWebhookRoutesLive } from "../../../src/connectors/strava/StravaWebhookRoutes.ts"
-import { ServicesLive } from "../../../src/Layers.ts"
+import { ApiAuthorization } from "../../../src/http/AuthorizationLive.ts"
+import { DashboardSessions } from "../../../src/http/dashboard/DashboardSessions.ts"
+import { PublicRoutes } from "../../../src/http/PublicRoutes.ts"
+import { WEBHOOK_PATH, StravaWebhookRoutes } from "../../../src/connectors/strava/StravaWebhookRoutes.ts"
+import { ServicesLive } from "../../../src/runtime/Services.ts"
 import { AppConfig } from "../../../src/services/platform/AppConfig.ts"
 import { type FakeStrava, type FakeStravaOptions, startFakeStrava } from "../../fakes/FakeStrava.ts"
 import { freePort } from "../../support/freePort.ts"
@@ -64,8 +66,10 @@ const collector = (logs: Array<LogLine>) =>
 
 const makeLayer = (port: number, fibers = false) => {
   const http = HttpApiBuilder.serve().pipe(
-    Layer.provide([PublicRoutesLive, StravaWebhookRoutesLive]),
+    Layer.provide([PublicRoutes.live, StravaWebhookRoutes.live]),
     Layer.provide(ApiLive),
+    Layer.provide(ApiAuthorization.Default),
+    Layer.provide(DashboardSessions.Default),
     Layer.provide(NodeHttpServer.layer(createServer, { port, host: "127.0.0.1" }))
   )
   return Layer.mergeAll(http, StravaServicesLive, fibers ? StravaModeLive : Layer.empty).pipe(Layer.provideMerge(ServicesLive))

@@ -8,7 +8,7 @@ import { GearRepo } from "../../../src/services/activities/GearRepo.ts"
 import { GearComponents } from "../../../src/services/gear/GearComponents.ts"
 import { seedGenerated } from "../../support/generatedActivities.ts"
 import { daemonLayer, makeRoot } from "../../support/ImportHarness.ts"
-import { CHROMIUM_MISSING, chromiumAvailable, PHONE, PHONES } from "./browser.ts"
+import { CHROMIUM_MISSING, chromiumAvailable, PHONE, PHONES } from "../../support/chromium.ts"
 import { openSignedIn, type SignedInPage } from "./signedInPage.ts"
 
 /**

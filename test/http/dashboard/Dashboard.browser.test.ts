@@ -7,7 +7,8 @@ import type { Browser, BrowserContext, Page } from "playwright-core"
 import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, readCorpusFile } from "../../support/corpus.ts"
 import { daemonLayer, dropFile, makeRoot, waitForRow } from "../../support/ImportHarness.ts"
 import { send } from "../../support/TestDaemon.ts"
-import { CHROMIUM_MISSING, chromiumAvailable, dashboardHelpers, openDashboardBrowser } from "./browser.ts"
+import { CHROMIUM_MISSING, chromiumAvailable } from "../../support/chromium.ts"
+import { dashboardHelpers, openDashboardBrowser } from "./browser.ts"
 import { open } from "./pageTools.ts"
 
 /**
@@ -144,6 +145,35 @@ describe.skipIf(skipReason !== undefined)("the dashboard in Chromium", () => {
         await page.mouse.move(0, 0)
         await shoot("activity")
         await axe("activity")
+      }), 60_000)
+
+    it.effect("loads the map's and the charts' code only with the pages that draw them: the list loads neither", () =>
+      Effect.promise(async () => {
+        const fresh = await context.newPage()
+        try {
+          // what each script received holds: Leaflet's code names its container class, uPlot's its legend's
+          const received: Array<Promise<{ readonly file: string; readonly map: boolean; readonly charts: boolean }>> = []
+          fresh.on("response", (response) => {
+            const file = new URL(response.url()).pathname
+            if (!/^\/dashboard\/assets\/.*\.(js|css)$/.test(file)) return
+            received.push(response.text().then((text) => ({ file, map: file.endsWith("map.css") || text.includes("leaflet-container"), charts: file.endsWith(".js") && text.includes("u-legend") })))
+          })
+          const drawn = (name: string) => fresh.waitForFunction((mark) => performance.getEntriesByName(mark).length > 0, `waymark:${name}`)
+          await fresh.goto(`${base}/#/activities`)
+          await drawn("activities")
+          const list = await Promise.all(received)
+          expect(list.length).toBeGreaterThan(0)
+          expect(list.filter((l) => l.map || l.charts)).toEqual([])
+          await fresh.locator("#activity-list tbody tr", { hasText: "41.34 km" }).locator("td.name a").click()
+          await drawn("activity")
+          await fresh.locator("#activity-map .leaflet-overlay-pane path").waitFor()
+          const ride = await Promise.all(received)
+          expect(ride.some((l) => l.file.endsWith("map.css"))).toBe(true)
+          expect(ride.some((l) => l.map && l.file.endsWith(".js"))).toBe(true)
+          expect(ride.some((l) => l.charts)).toBe(true)
+        } finally {
+          await fresh.close()
+        }
       }), 60_000)
 
     it.effect("edits the name, sport and description; a hostile name stays text", () =>

@@ -5,12 +5,12 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { buildDashboard } from "../../../scripts/buildDashboard.ts"
-import { NAV } from "../../../src/http/dashboard/pages.ts"
+import { DASHBOARD_PAGES, menuLabelOf, type PageName } from "../../../src/http/dashboard/dashboardPages.ts"
 import type { ActivityDraft } from "../../../src/schema/ActivityDraft.ts"
 import { FileImportRepo } from "../../../src/services/import/FileImportRepo.ts"
 import { daemonLayer, dropFile, gpxActivity, makeRoot, tcxActivity, waitForRow } from "../../support/ImportHarness.ts"
 import { seedActivity } from "../../support/TestDaemon.ts"
-import { CHROMIUM_MISSING, chromiumAvailable, DESKTOP, launchChromium, PHONES } from "./browser.ts"
+import { CHROMIUM_MISSING, chromiumAvailable, DESKTOP, launchChromium, PHONES } from "../../support/chromium.ts"
 import { expectReadable, markerColor, readPalette } from "./colourChecks.ts"
 import { canvasTexts, collectProblems, fitsScreen, open, recordCanvasText, redrawn, seriousViolations, shoot } from "./pageTools.ts"
 
@@ -184,13 +184,15 @@ const seconds = (clock: string) => clock.split(":").map(Number).reduce((sum, par
 const pageFits = () => fitsScreen(page)
 
 /** Sections to come (the longest names first), added to the menu's list until it holds ten. */
-const TEN = Math.max(10, NAV.length)
+/** The menu's labels, as the shell draws them from the page list. */
+const MENU_LABELS = (Object.keys(DASHBOARD_PAGES) as Array<PageName>).filter((name) => DASHBOARD_PAGES[name].menu).map(menuLabelOf)
+const TEN = Math.max(10, MENU_LABELS.length)
 const addSections = () =>
   page.evaluate((names) => {
     const list = (globalThis as any).document.getElementById("sections")
     for (const name of names) list.insertAdjacentHTML("beforeend", `<li><a href="#/activities" data-nav="extra">${name}</a></li>`)
   }, ["Records and routes", "Year in review", "Milestones", "Calendar", "Segments", "Goals", "Routes", "Photos", "Health", "Body"]
-    .filter((name) => !NAV.some(([, label]) => label === name)).slice(0, TEN - NAV.length))
+    .filter((name) => !MENU_LABELS.includes(name)).slice(0, TEN - MENU_LABELS.length))
 
 describe.skipIf(skipReason !== undefined)("the dashboard's finish in Chromium", () => {
   layer(daemonLayer(root), { excludeTestServices: true })("over seeded activities and imports", (it) => {
@@ -275,7 +277,7 @@ describe.skipIf(skipReason !== undefined)("the dashboard's finish in Chromium", 
           // the sections: behind a button, every one whole once unfolded
           await page.getByRole("button", { name: "Menu" }).click()
           const links = page.getByRole("navigation", { name: "Sections" }).getByRole("link")
-          expect(await links.count()).toBe(NAV.length)
+          expect(await links.count()).toBe(MENU_LABELS.length)
           for (const link of await links.all()) {
             const fits = await link.evaluate((a) => a.scrollWidth <= a.clientWidth && a.getBoundingClientRect().right <= (globalThis as any).innerWidth)
             expect(fits, `${name}: ${await link.textContent()}`).toBe(true)

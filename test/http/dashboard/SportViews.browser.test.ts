@@ -8,7 +8,8 @@ import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, readCorpusFile } from "../../suppor
 import { daemonLayer, dropFile, makeRoot, waitForRow } from "../../support/ImportHarness.ts"
 import { send } from "../../support/TestDaemon.ts"
 import { at, encodeFit, Mesg, semicircles } from "../../services/import/parsers/fitFixtures.ts"
-import { CHROMIUM_MISSING, chromiumAvailable, DESKTOP, openDashboardBrowser, PHONE } from "./browser.ts"
+import { openDashboardBrowser } from "./browser.ts"
+import { CHROMIUM_MISSING, chromiumAvailable, DESKTOP, PHONE } from "../../support/chromium.ts"
 import { redrawn as redrawnOn } from "./pageTools.ts"
 
 /**

@@ -1,25 +1,9 @@
 import { expect } from "@effect/vitest"
-import { Effect } from "effect"
 import * as fs from "node:fs"
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core"
+import type { Browser, BrowserContext, Page } from "playwright-core"
 import { buildDashboard } from "../../../scripts/buildDashboard.ts"
+import { DESKTOP, launchChromium, PHONE } from "../../support/chromium.ts"
 import { collectProblems, redrawn, seriousViolations, shoot as shootAt } from "./pageTools.ts"
-
-/** Debian's headless Chromium (or CHROMIUM_PATH), driven by playwright-core. */
-
-export const CHROMIUM = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium"
-export const chromiumAvailable = fs.existsSync(CHROMIUM)
-export const CHROMIUM_MISSING = `no Chromium at ${CHROMIUM} (install the chromium package or set CHROMIUM_PATH)`
-
-export const launchChromium = (): Promise<Browser> =>
-  chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-dev-shm-usage"] })
-
-export const scopedChromium = Effect.acquireRelease(Effect.promise(launchChromium), (b) => Effect.promise(() => b.close()))
-
-export const PHONE = { width: 390, height: 844 }
-/** The phones every page must fit: the narrowest common one and the most common one. */
-export const PHONES = [["phone-360", { width: 360, height: 780 }], ["phone-390", PHONE]] as const
-export const DESKTOP = { width: 1280, height: 900 }
 
 /**
  * What the dashboard's browser tests do with the page `current()` gives: screenshots at desktop

@@ -2,7 +2,7 @@ import { expect } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { Browser, BrowserContext, Page } from "playwright-core"
-import { DESKTOP, launchChromium, PHONES } from "./browser.ts"
+import { DESKTOP, launchChromium, PHONES } from "../../support/chromium.ts"
 import { collectProblems, redrawn as redrawnOn, seriousViolations } from "./pageTools.ts"
 
 /**

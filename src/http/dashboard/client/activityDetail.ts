@@ -1,5 +1,5 @@
 import type uPlot from "uplot"
-import { api } from "./api.ts"
+import { call } from "./api.ts"
 import { imperial } from "./config.ts"
 import { h, nextId } from "./dom.ts"
 import { type AxisOptions, chart, DURATION_STEPS, MINUTE_STEPS } from "./chart.ts"
@@ -7,7 +7,7 @@ import * as format from "./format.ts"
 import { type Metric, metricColor } from "./palette.ts"
 import type { LatLng } from "./routeMap.ts"
 import { swimLapsTable } from "./swimView.ts"
-import type { Activity, BestEffort, Lap, Split, Streams } from "./types.ts"
+import type { Activity, Streams } from "./types.ts"
 
 /**
  * An activity's streams as charts over distance or time, with a cursor that points on the
@@ -17,7 +17,7 @@ import type { Activity, BestEffort, Lap, Split, Streams } from "./types.ts"
 /** Samples asked for: enough for a chart as wide as a screen, thinned by the API keeping peaks. */
 const CHART_POINTS = 1000
 
-export const loadStreams = (id: string) => api<Streams>(`activities/${encodeURIComponent(id)}/streams?points=${CHART_POINTS}`)
+export const loadStreams = (id: string) => call("activityDetail.streams", { path: { activityId: id }, query: { points: CHART_POINTS } })
 
 export const routeOf = (streams: Streams["streams"]): Array<LatLng> =>
   (streams.latlng ?? []).filter((p): p is readonly [number, number] => p !== null)
@@ -164,11 +164,11 @@ export const table = (id: string, caption: string, head: ReadonlyArray<string>, 
 
 /** Laps, splits (in the athlete's unit) and best efforts, each only when there is one. */
 export const detailTables = async (activity: Activity): Promise<HTMLElement> => {
-  const id = encodeURIComponent(activity.id)
+  const path = { activityId: activity.id }
   const [{ laps }, { splits }, { bestEfforts }] = await Promise.all([
-    api<{ laps: ReadonlyArray<Lap> }>(`activities/${id}/laps`),
-    api<{ splits: ReadonlyArray<Split> }>(`activities/${id}/splits`),
-    api<{ bestEfforts: ReadonlyArray<BestEffort> }>(`activities/${id}/best-efforts`)
+    call("activityDetail.laps", { path }),
+    call("activityDetail.splits", { path }),
+    call("activityDetail.bestEfforts", { path })
   ])
   const sport = activity.sportType
   const rate = format.isPaced(sport) ? "Pace" : "Speed"

@@ -31,6 +31,16 @@ export const replace = (parent: Element, ...children: ReadonlyArray<Child>): voi
   append(parent, children)
 }
 
+/**
+ * One of the dashboard's built stylesheets, added to the page (after the app's styles, so its
+ * rules come last); resolves once it applies, or failed to load (the page then draws unstyled).
+ */
+export const addStylesheet = (name: string): Promise<void> =>
+  new Promise((resolve) => {
+    const link = h("link", { rel: "stylesheet", href: `/dashboard/assets/${name}`, onload: () => resolve(), onerror: () => resolve() })
+    document.head.append(link)
+  })
+
 let uid = 0
 /** A fresh element id, to tie a label to its control. */
 export const nextId = (prefix: string) => `${prefix}-${++uid}`

@@ -1,4 +1,4 @@
-import { imperial } from "./config.ts"
+import { config, imperial } from "./config.ts"
 
 /** Numbers in the athlete's units (UNIT_SYSTEM) and dates in their local time. */
 
@@ -47,7 +47,7 @@ export type PaceUnit = "km" | "mi" | "100m" | "100yd" | "500m"
 export const PACE_METERS: Record<PaceUnit, number> = { km: 1000, mi: MILE, "100m": 100, "100yd": 100 * YARD, "500m": 500 }
 export const PACE_LABELS: Record<PaceUnit, string> = { km: "/km", mi: "/mi", "100m": "/100 m", "100yd": "/100 yd", "500m": "/500 m" }
 
-const SWIMS = new Set(["Swim", "OpenWaterSwim"])
+const SWIMS: ReadonlySet<string> = new Set(config.sportGroups.swims)
 const ROWS = new Set(["Rowing", "VirtualRow"])
 const ON_FOOT = new Set(["Run", "TrailRun", "VirtualRun", "Walk", "Hike"])
 

@@ -1,4 +1,4 @@
-import { api, ApiError } from "./api.ts"
+import { ApiError, call } from "./api.ts"
 import { imperial } from "./config.ts"
 import { confirmDialog, field, h, toast } from "./dom.ts"
 import * as format from "./format.ts"
@@ -38,7 +38,7 @@ const intervalText = (c: GearComponent) =>
     c.intervalInDays === null ? null : format.plural(c.intervalInDays, "day")
   ].filter((x) => x !== null).join(" · ")
 
-const componentPath = (c: GearComponent) => `gear/${encodeURIComponent(c.gearId)}/components/${encodeURIComponent(c.id)}`
+const componentPath = (c: GearComponent) => ({ gearId: c.gearId, componentId: c.id })
 
 /** A row of a component's table; on a phone a card (the cells' classes place them), its columns named where the header is hidden. */
 const componentRow = (c: GearComponent) =>
@@ -55,7 +55,7 @@ const componentRow = (c: GearComponent) =>
         "aria-label": `Serviced today: ${c.name}`,
         onclick: async () => {
           try {
-            await api(`${componentPath(c)}/service`, { method: "POST" })
+            await call("gearComponents.service", { path: componentPath(c), payload: {} })
             toast(`${c.name}: service recorded.`)
             reload()
           } catch (error) {
@@ -70,7 +70,7 @@ const componentRow = (c: GearComponent) =>
         onclick: async () => {
           if (!(await confirmDialog(`Remove “${c.name}” and its service records?`, "Remove"))) return
           try {
-            await api(componentPath(c), { method: "DELETE" })
+            await call("gearComponents.delete", { path: componentPath(c) })
             reload()
           } catch (error) {
             failed(error)
@@ -94,15 +94,16 @@ const addForm = (gear: ReadonlyArray<Gear>) => {
       e.preventDefault()
       const km = number(distance)
       const hrs = number(time)
+      const days = number(every)
       try {
-        await api(`gear/${encodeURIComponent(which.value)}/components`, {
-          method: "POST",
-          json: {
+        await call("gearComponents.create", {
+          path: { gearId: which.value },
+          payload: {
             name: name.value,
             ...(installed.value === "" ? {} : { installedOn: installed.value }),
             ...(km === undefined ? {} : { intervalInMeter: Math.round(km / format.toDistanceUnit(1)) }),
             ...(hrs === undefined ? {} : { intervalInSeconds: Math.round(hrs * 3600) }),
-            ...(number(every) === undefined ? {} : { intervalInDays: number(every) })
+            ...(days === undefined ? {} : { intervalInDays: days })
           }
         })
         toast("Component added.")
@@ -118,7 +119,7 @@ const addForm = (gear: ReadonlyArray<Gear>) => {
 
 /** The maintenance section of the gear page, for `gear` (active first, as the list comes). */
 export const maintenanceSection = async (gear: ReadonlyArray<Gear>): Promise<HTMLElement> => {
-  const lists = await Promise.all(gear.map((g) => api<{ components: ReadonlyArray<GearComponent> }>(`gear/${encodeURIComponent(g.id)}/components`)))
+  const lists = await Promise.all(gear.map((g) => call("gearComponents.list", { path: { gearId: g.id } })))
   const of = gear.map((g, i) => ({ gear: g, components: lists[i]!.components }))
   const due = of.flatMap(({ gear: g, components }) => components.filter((c) => c.status !== "ok").map((c) => ({ g, c })))
     .sort((a, b) => (a.c.status === b.c.status ? 0 : a.c.status === "overdue" ? -1 : 1))

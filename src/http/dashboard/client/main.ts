@@ -1,21 +1,14 @@
+import { DASHBOARD_PAGES, HOME_PAGE, type PageName, sectionOf } from "../dashboardPages.ts"
 import { ApiError } from "./api.ts"
 import { h, leaveToasts, replace } from "./dom.ts"
 import { closeMenu, wireMenu } from "./menu.ts"
-import { activitiesPage } from "./pages/activitiesPage.ts"
-import { activityPage } from "./pages/activityPage.ts"
-import { calendarPage } from "./pages/calendarPage.ts"
-import { gearPage } from "./pages/gearPage.ts"
-import { importPage } from "./pages/importPage.ts"
-import { milestonesPage } from "./pages/milestonesPage.ts"
-import { statsPage } from "./pages/statsPage.ts"
-import { systemPage } from "./pages/systemPage.ts"
-import { trainingPage } from "./pages/trainingPage.ts"
-import { yearPage } from "./pages/yearPage.ts"
 
 /**
- * The dashboard's router: the part of the address after `#` names the page
+ * The dashboard's router: the part of the address after `#` names the page of the page list
  * (`#/activities?filters…`, `#/activity/<id>`, `#/import`, `#/stats`, `#/training`, `#/calendar?month=…`,
  * `#/milestones`, `#/year?year=…`, `#/gear`, `#/system`).
+ * Each page's code is loaded when it is first opened (its own file, with the map and chart
+ * libraries it draws with), so the list loads neither.
  * A page draws itself into a view of its own inside <main> and returns what to stop when the
  * athlete leaves it. Each navigation replaces the view, so a page still waiting for its
  * answers when the athlete has moved on draws into a view that is no longer shown, never over
@@ -25,18 +18,21 @@ import { yearPage } from "./pages/yearPage.ts"
 export type Cleanup = () => void
 export type Page = (main: HTMLElement, params: URLSearchParams, id: string) => Promise<Cleanup | void>
 
-const PAGES: Record<string, readonly [Page, string]> = {
-  activities: [activitiesPage, "Activities"],
-  activity: [activityPage, "Activity"],
-  import: [importPage, "Import"],
-  stats: [statsPage, "Statistics"],
-  training: [trainingPage, "Training"],
-  calendar: [calendarPage, "Calendar"],
-  milestones: [milestonesPage, "Milestones"],
-  year: [yearPage, "Year in review"],
-  gear: [gearPage, "Gear & weight"],
-  system: [systemPage, "System"]
+/** Every page of the list, loaded on demand. */
+const LOADERS: { readonly [N in PageName]: () => Promise<Page> } = {
+  activities: () => import("./pages/activitiesPage.ts").then((m) => m.activitiesPage),
+  activity: () => import("./pages/activityPage.ts").then((m) => m.activityPage),
+  import: () => import("./pages/importPage.ts").then((m) => m.importPage),
+  stats: () => import("./pages/statsPage.ts").then((m) => m.statsPage),
+  training: () => import("./pages/trainingPage.ts").then((m) => m.trainingPage),
+  calendar: () => import("./pages/calendarPage.ts").then((m) => m.calendarPage),
+  milestones: () => import("./pages/milestonesPage.ts").then((m) => m.milestonesPage),
+  year: () => import("./pages/yearPage.ts").then((m) => m.yearPage),
+  gear: () => import("./pages/gearPage.ts").then((m) => m.gearPage),
+  system: () => import("./pages/systemPage.ts").then((m) => m.systemPage)
 }
+
+const isPage = (name: string): name is PageName => Object.hasOwn(DASHBOARD_PAGES, name)
 
 const main = document.getElementById("main")!
 let cleanup: Cleanup | void
@@ -45,8 +41,9 @@ let generation = 0
 const route = async () => {
   const hash = location.hash.replace(/^#\/?/, "")
   const [path = "", search = ""] = hash.split("?")
-  const [name = "activities", ...rest] = path.split("/")
-  const [page, title] = PAGES[name] ?? PAGES["activities"]!
+  const [named = "", ...rest] = path.split("/")
+  const name = isPage(named) ? named : HOME_PAGE
+  const title = DASHBOARD_PAGES[name].title
   cleanup?.()
   cleanup = undefined
   leaveToasts()
@@ -54,13 +51,15 @@ const route = async () => {
   const mine = ++generation
   document.title = `${title} · Waymark`
   for (const link of document.querySelectorAll<HTMLAnchorElement>("[data-nav]")) {
-    const current = link.dataset["nav"] === name || (name === "activity" && link.dataset["nav"] === "activities")
+    const current = link.dataset["nav"] === sectionOf(name)
     if (current) link.setAttribute("aria-current", "page")
     else link.removeAttribute("aria-current")
   }
   const view = h("div", { class: "view" }, h("p", { class: "muted" }, "Loading…"))
   replace(main, view)
   try {
+    const page = await LOADERS[name]()
+    if (mine !== generation) return
     const done = await page(view, new URLSearchParams(search), decodeURIComponent(rest.join("/")))
     if (mine === generation) {
       cleanup = done

@@ -1,4 +1,4 @@
-import { api } from "./api.ts"
+import { call } from "./api.ts"
 import { h } from "./dom.ts"
 import * as format from "./format.ts"
 import type { Activity } from "./types.ts"
@@ -38,7 +38,7 @@ export const raceSection = async (activity: Activity): Promise<HTMLElement | nul
   await Promise.all(legs.map(async (p) => {
     if (p.activityId === null) return
     if (p.activityId === activity.id) stored.set(p.activityId, activity)
-    else stored.set(p.activityId, await api<Activity>(`activities/${encodeURIComponent(p.activityId)}`).catch(() => activity))
+    else stored.set(p.activityId, await call("activities.get", { path: { activityId: p.activityId } }).catch(() => activity))
   }))
   const last = parts[parts.length - 1]!
   const total = Math.max(1, last.startOffsetInSeconds + last.elapsedTimeInSeconds)

@@ -1,10 +1,15 @@
 import * as L from "leaflet"
 import { config } from "./config.ts"
+import { addStylesheet } from "./dom.ts"
 
 /**
  * A Leaflet map of one or many routes. Tiles come from MAP_TILE_URL; the routes are vectors
- * drawn over a plain background, so they still show when no tile can be loaded.
+ * drawn over a plain background, so they still show when no tile can be loaded. Leaflet and
+ * its styles load with the first page that draws a map: the module waits for its stylesheet,
+ * which Leaflet needs in place to measure the map.
  */
+
+await addStylesheet("map.css")
 
 export type LatLng = readonly [number, number]
 

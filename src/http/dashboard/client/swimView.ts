@@ -1,9 +1,9 @@
-import { api } from "./api.ts"
+import { call } from "./api.ts"
 import { table } from "./activityDetail.ts"
 import { imperial } from "./config.ts"
 import { h } from "./dom.ts"
 import * as format from "./format.ts"
-import type { Activity, Lap, Length } from "./types.ts"
+import type { Activity, Lap } from "./types.ts"
 
 /**
  * What a swimmer reads: the pool, the lengths, the strokes and the SWOLF (a length's seconds plus
@@ -64,7 +64,7 @@ export const swimLapsTable = (laps: ReadonlyArray<Lap>, sport: string): HTMLElem
 /** A pool swim's lengths, one row each; null when it has none. */
 export const lengthsSection = async (a: Activity): Promise<HTMLElement | null> => {
   if (!format.isSwim(a.sportType) || (a.numberOfLengths ?? 0) === 0) return null
-  const { lengths } = await api<{ lengths: ReadonlyArray<Length> }>(`activities/${encodeURIComponent(a.id)}/lengths`)
+  const { lengths } = await call("activityDetail.lengths", { path: { activityId: a.id } })
   if (lengths.length === 0) return null
   return h("section", { class: "tables" }, h("h2", null, "Lengths"), table("lengths", "Lengths", ["#", "Lap", "Time", "Pace", "Strokes", "SWOLF", "Stroke"],
     lengths.map((l) => [String(l.lengthIndex), String(l.lapIndex), format.duration(l.elapsedTimeInSeconds),

@@ -1,16 +1,16 @@
 import type uPlot from "uplot"
-import type * as Training from "../../../schema/TrainingModels.ts"
 import { chart, type ChartHandle, logDurationAxis } from "./chart.ts"
 import { h } from "./dom.ts"
+import type { SuccessOf } from "./endpoints.ts"
 import * as format from "./format.ts"
 import { zoneFill } from "./palette.ts"
 
 /** What the Training page and an activity's page share: the API's training types, a power curve chart, zones as bars. */
 
-export type Thresholds = typeof Training.Thresholds.Type
-export type ActivityAnalysis = typeof Training.ActivityAnalysis.Type
-export type PowerCurve = typeof Training.PowerCurveAnswer.Type
-export type TrainingLoad = typeof Training.TrainingLoadAnswer.Type
+export type Thresholds = SuccessOf<"training.saveThresholds">
+export type ActivityAnalysis = SuccessOf<"training.analysis">
+export type PowerCurve = SuccessOf<"training.powerCurve">
+export type TrainingLoad = SuccessOf<"training.trainingLoad">
 type Zone = { readonly zone: number; readonly name: string; readonly min: number; readonly max: number | null; readonly timeInSeconds: number }
 
 /** 5 s, 1 min, 1 h 30 min: a duration of the power curve as people say it. */

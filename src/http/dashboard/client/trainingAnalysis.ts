@@ -1,9 +1,9 @@
-import { api } from "./api.ts"
+import { call } from "./api.ts"
 import { imperial } from "./config.ts"
 import { h, replace } from "./dom.ts"
 import * as format from "./format.ts"
 import { metricColor } from "./palette.ts"
-import { type ActivityAnalysis, heartRateZonesOf, powerCurveChart, powerZonesOf, zoneBars } from "./training.ts"
+import { heartRateZonesOf, powerCurveChart, powerZonesOf, zoneBars } from "./training.ts"
 import type { Activity } from "./types.ts"
 
 /**
@@ -20,7 +20,7 @@ const stat = (label: string, value: string | null, note?: string) =>
 const fixed = (n: number | null, digits: number) => (n === null ? null : n.toLocaleString(undefined, { minimumFractionDigits: digits, maximumFractionDigits: digits }))
 
 export const drawAnalysis = async (container: HTMLElement, activity: Activity): Promise<() => void> => {
-  const a = await api<ActivityAnalysis>(`activities/${encodeURIComponent(activity.id)}/analysis`)
+  const a = await call("training.analysis", { path: { activityId: activity.id } })
   const loadNote = a.trainingLoadSource === "power" ? "training stress score" : a.trainingLoadSource === "heartRate" ? "hrTSS, from heart rate" : undefined
   const gap = a.gradeAdjustedPaceInSecondsPerKm === null
     ? null

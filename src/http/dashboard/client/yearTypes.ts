@@ -5,10 +5,8 @@ import type * as StreakModels from "../../../schema/StreakModels.ts"
 import type * as YearModels from "../../../schema/YearInReviewModels.ts"
 
 /** The API's types of the athlete's year and of gear maintenance (type-only: nothing of the schemas is bundled). */
-export type Calendar = typeof CalendarModels.Calendar.Type
 export type CalendarDay = typeof CalendarModels.CalendarDay.Type
 export type CalendarWeek = typeof CalendarModels.CalendarWeek.Type
-export type Streaks = typeof StreakModels.Streaks.Type
 export type StreakPair = typeof StreakModels.StreakPair.Type
 export type Milestone = typeof MilestoneModels.Milestone.Type
 export type YearInReview = typeof YearModels.YearInReview.Type

@@ -1,10 +1,10 @@
-import { api, query } from "../api.ts"
+import { call } from "../api.ts"
 import { field, h, replace } from "../dom.ts"
 import * as format from "../format.ts"
 import type { Page } from "../main.ts"
 import { pageInstead, pager } from "../pager.ts"
 import { sportPicker } from "../sportPicker.ts"
-import type { Activity, ActivityList } from "../types.ts"
+import type { Activity } from "../types.ts"
 import type { ActivitySort, ActivitySortField } from "../../../../schema/QueryParams.ts"
 
 /**
@@ -41,7 +41,7 @@ export const activitiesPage: Page = async (main, params) => {
     "filters[hasGpx]": params.get("gps") ?? undefined,
     "filters[search]": params.get("q") ?? undefined
   }
-  const list = await api<ActivityList>(`activities${query({ ...filters, sort: params.get("sort") ?? undefined, "pagination[page]": page, "pagination[size]": PAGE_SIZE })}`)
+  const list = await call("activities.search", { query: { ...filters, sort: params.get("sort") ?? undefined, "pagination[page]": page, "pagination[size]": PAGE_SIZE } })
 
   const go = (changes: Record<string, string | undefined>, how: "push" | "replace" = "push") => {
     const next = new URLSearchParams(params)

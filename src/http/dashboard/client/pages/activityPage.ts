@@ -1,5 +1,5 @@
 import polyline from "@mapbox/polyline"
-import { api, ApiError } from "../api.ts"
+import { ApiError, call, urlOf } from "../api.ts"
 import { config } from "../config.ts"
 import { confirmDialog, field, h, replace, toast } from "../dom.ts"
 import * as format from "../format.ts"
@@ -9,7 +9,7 @@ import { raceSection } from "../raceView.ts"
 import { type LatLng, routeMap } from "../routeMap.ts"
 import { drawAnalysis } from "../trainingAnalysis.ts"
 import { lengthsSection, swimFigures, swum } from "../swimView.ts"
-import type { Activity, Gear } from "../types.ts"
+import type { Activity } from "../types.ts"
 
 /** One activity: its figures, map, description, images, editing, downloads and deletion. */
 
@@ -20,8 +20,8 @@ const optional = (n: number | null | undefined, show: (n: number) => string) => 
 
 export const activityPage: Page = async (main, _params, id) => {
   const [activity, gear, streams] = await Promise.all([
-    api<Activity>(`activities/${encodeURIComponent(id)}`),
-    api<{ gear: ReadonlyArray<Gear> }>("gear"),
+    call("activities.get", { path: { activityId: id } }),
+    call("gear.list"),
     loadStreams(id)
   ])
   const tables = h("div", { id: "activity-tables" })
@@ -70,9 +70,9 @@ export const activityPage: Page = async (main, _params, id) => {
       onsubmit: async (e: Event) => {
         e.preventDefault()
         try {
-          await api(`activities/${encodeURIComponent(a.id)}`, {
-            method: "PATCH",
-            json: { name: name.value, sportType: sport.value, description: description.value, gearId: gearSelect.value === "" ? null : gearSelect.value }
+          await call("activities.update", {
+            path: { activityId: a.id },
+            payload: { name: name.value, sportType: sport.value as Activity["sportType"], description: description.value, gearId: gearSelect.value === "" ? null : gearSelect.value }
           })
           toast("Saved.", "ok", { next: true })
           dispatchEvent(new HashChangeEvent("hashchange"))
@@ -90,7 +90,7 @@ export const activityPage: Page = async (main, _params, id) => {
     onclick: async () => {
       if (!(await confirmDialog(`Delete “${a.name}”? Its streams, images and original file go with it.`, "Delete"))) return
       try {
-        await api(`activities/${encodeURIComponent(a.id)}`, { method: "DELETE" })
+        await call("activities.delete", { path: { activityId: a.id } })
         toast("Activity deleted.", "ok", { next: true })
         location.hash = "#/activities"
       } catch (error) {
@@ -100,8 +100,8 @@ export const activityPage: Page = async (main, _params, id) => {
   }, "Delete…")
 
   const downloads = h("div", { class: "row" },
-    a.hasGpx ? h("a", { class: "button", href: `/api/v1/activities/${encodeURIComponent(a.id)}/gpx`, download: "" }, "Download GPX") : null,
-    a.importSource !== "stravaApi" ? h("a", { class: "button", href: `/api/v1/activities/${encodeURIComponent(a.id)}/original`, download: "" }, "Download original file") : null,
+    a.hasGpx ? h("a", { class: "button", href: urlOf("activities.gpx", { path: { activityId: a.id } }), download: "" }, "Download GPX") : null,
+    a.importSource !== "stravaApi" ? h("a", { class: "button", href: urlOf("activityDetail.original", { path: { activityId: a.id } }), download: "" }, "Download original file") : null,
     remove)
 
   replace(main,

@@ -1,10 +1,10 @@
-import { api, query } from "../api.ts"
+import { call } from "../api.ts"
 import { config } from "../config.ts"
 import { field, h, replace } from "../dom.ts"
 import * as format from "../format.ts"
 import type { Page } from "../main.ts"
 import { paintSport } from "../palette.ts"
-import type { Calendar, CalendarDay, CalendarWeek, StreakPair, Streaks } from "../yearTypes.ts"
+import type { CalendarDay, CalendarWeek, StreakPair } from "../yearTypes.ts"
 import { days, hours, monthAfter, monthName, monthOnly, weekdayName, weeks } from "../yearFormat.ts"
 
 /**
@@ -55,8 +55,8 @@ export const calendarPage: Page = async (main, params) => {
   const sport = params.get("sport") ?? ""
   const asked = /^\d{4}-\d{2}$/.test(params.get("month") ?? "") ? params.get("month")! : undefined
   const [calendar, streaks] = await Promise.all([
-    api<Calendar>(`stats/calendar${query({ "filters[month]": asked, "filters[sportType]": sport === "" ? undefined : sport })}`),
-    api<Streaks>("stats/streaks")
+    call("athleteYear.calendar", { query: { "filters[month]": asked, "filters[sportType]": sport === "" ? undefined : sport } }),
+    call("athleteYear.streaks")
   ])
   const month = calendar.month
   const link = (m: string) => `#/calendar?${new URLSearchParams({ month: m, ...(sport === "" ? {} : { sport }) })}`

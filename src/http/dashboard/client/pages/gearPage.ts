@@ -1,4 +1,4 @@
-import { api, ApiError } from "../api.ts"
+import { ApiError, call } from "../api.ts"
 import { imperial } from "../config.ts"
 import { confirmDialog, field, h, replace, toast } from "../dom.ts"
 import * as format from "../format.ts"
@@ -6,7 +6,7 @@ import { chart, css } from "../chart.ts"
 import { GEAR_TYPES } from "../labels.ts"
 import { maintenanceSection } from "../gearMaintenance.ts"
 import type { Page } from "../main.ts"
-import type { Gear, Weight } from "../types.ts"
+import type { Gear } from "../types.ts"
 
 /** Gear with its distance and its components' maintenance, and the weight history as a chart with add and delete. */
 
@@ -15,17 +15,16 @@ const reload = () => dispatchEvent(new HashChangeEvent("hashchange"))
 
 export const gearPage: Page = async (main) => {
   const [{ gear }, { weights }] = await Promise.all([
-    api<{ gear: ReadonlyArray<Gear> }>("gear"),
-    api<{ weights: ReadonlyArray<Weight> }>("athlete/weights")
+    call("gear.list"),
+    call("athlete.weights")
   ])
   const unit = imperial ? "lb" : "kg"
   const maintenance = await maintenanceSection(gear)
   const cleanups: Array<() => void> = []
 
-  const gearPath = (g: Gear) => `gear/${encodeURIComponent(g.id)}`
-  const change = async (g: Gear, body: { name?: string; isRetired?: boolean }) => {
+  const change = async (g: Gear, payload: { name?: string; isRetired?: boolean }) => {
     try {
-      await api(gearPath(g), { method: "PATCH", json: body })
+      await call("gear.update", { path: { gearId: g.id }, payload })
       reload()
     } catch (error) {
       failed(error)
@@ -46,7 +45,7 @@ export const gearPage: Page = async (main) => {
         ? h("button", { type: "button", class: "link", onclick: async () => {
           if (!(await confirmDialog(`Delete “${g.name}”? Its ${format.plural(g.numberOfActivities, "activity", "activities")} will have no gear.`, "Delete"))) return
           try {
-            await api(gearPath(g), { method: "DELETE" })
+            await call("gear.delete", { path: { gearId: g.id } })
             reload()
           } catch (error) {
             failed(error)
@@ -74,7 +73,7 @@ export const gearPage: Page = async (main) => {
     onsubmit: async (e: Event) => {
       e.preventDefault()
       try {
-        await api("gear", { method: "POST", json: { name: newGear.value } })
+        await call("gear.create", { payload: { name: newGear.value } })
         toast("Gear added.", "ok", { next: true })
         reload()
       } catch (error) {
@@ -96,7 +95,7 @@ export const gearPage: Page = async (main) => {
     onsubmit: async (e: Event) => {
       e.preventDefault()
       try {
-        await api("athlete/weights", { method: "POST", json: { on: on.value, weight: Number(value.value) } })
+        await call("athlete.saveWeight", { payload: { on: on.value, weight: Number(value.value) } })
         toast("Weight saved.", "ok", { next: true })
         reload()
       } catch (error) {
@@ -115,7 +114,7 @@ export const gearPage: Page = async (main) => {
       onclick: async () => {
         if (!(await confirmDialog(`Delete the weight of ${format.calendarDate(w.on)}?`, "Delete"))) return
         try {
-          await api(`athlete/weights/${w.on}`, { method: "DELETE" })
+          await call("athlete.deleteWeight", { path: { on: w.on } })
           reload()
         } catch (error) {
           failed(error)

@@ -1,4 +1,4 @@
-import { api, ApiError, query, upload } from "../api.ts"
+import { ApiError, call, upload } from "../api.ts"
 import { config } from "../config.ts"
 import { confirmDialog, h, replace, toast } from "../dom.ts"
 import * as format from "../format.ts"
@@ -6,7 +6,7 @@ import { IMPORT_SOURCES, IMPORT_STATUSES } from "../labels.ts"
 import { linkedMessage } from "../linkedMessage.ts"
 import type { Page } from "../main.ts"
 import { pageInstead, pager } from "../pager.ts"
-import type { FileImport, FileImportList } from "../types.ts"
+import type { FileImport } from "../types.ts"
 
 /** Upload by drag and drop or file picker, each file with its progress, and the live import log. */
 
@@ -60,9 +60,9 @@ export const importPage: Page = async (main, params) => {
     if (e.dataTransfer) send(e.dataTransfer.files)
   })
 
-  const act = async (item: FileImport, method: "POST" | "DELETE", done: string) => {
+  const act = async (item: FileImport, endpoint: "fileImports.retry" | "fileImports.delete", done: string) => {
     try {
-      await api(`file-imports/${encodeURIComponent(item.id!)}${method === "POST" ? "/retry" : ""}`, { method })
+      await call(endpoint, { path: { fileImportId: item.id! } })
       toast(done)
       await refresh()
     } catch (error) {
@@ -74,10 +74,10 @@ export const importPage: Page = async (main, params) => {
       ? null
       : h("div", { class: "actions" },
         item.status === "failed"
-          ? h("button", { type: "button", class: "link", "aria-label": `Retry ${item.filename}`, onclick: () => act(item, "POST", `${item.filename} queued again.`) }, "Retry")
+          ? h("button", { type: "button", class: "link", "aria-label": `Retry ${item.filename}`, onclick: () => act(item, "fileImports.retry", `${item.filename} queued again.`) }, "Retry")
           : null,
         h("button", { type: "button", class: "link", "aria-label": `Remove ${item.filename}`, onclick: async () => {
-          if (await confirmDialog(`Remove the row of ${item.filename} and its kept file?`, "Remove")) await act(item, "DELETE", `${item.filename} removed.`)
+          if (await confirmDialog(`Remove the row of ${item.filename} and its kept file?`, "Remove")) await act(item, "fileImports.delete", `${item.filename} removed.`)
         } }, "Remove"))
 
   const row = (item: FileImport) =>
@@ -92,7 +92,7 @@ export const importPage: Page = async (main, params) => {
   const pages = h("div")
   /** Draws the log's page again; false when the page is gone (past the last) and the last one is opened instead. */
   const refresh = async () => {
-    const list = await api<FileImportList>(`file-imports${query({ "pagination[page]": page, "pagination[size]": PAGE_SIZE })}`)
+    const list = await call("fileImports.search", { query: { "pagination[page]": page, "pagination[size]": PAGE_SIZE } })
     // rows removed meanwhile may leave this page past the last: show the last instead
     const instead = pageInstead(list.pagination)
     if (instead !== null) {

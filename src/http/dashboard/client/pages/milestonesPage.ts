@@ -1,4 +1,4 @@
-import { api } from "../api.ts"
+import { call } from "../api.ts"
 import { field, h, replace } from "../dom.ts"
 import * as format from "../format.ts"
 import { MILESTONE_KINDS } from "../labels.ts"
@@ -27,7 +27,7 @@ const mark = (m: Milestone) => {
 const dayOfYear = (on: string) => new Date(`${on}T12:00:00`).toLocaleDateString(undefined, { month: "short", day: "numeric" })
 
 export const milestonesPage: Page = async (main, params) => {
-  const { milestones } = await api<{ milestones: ReadonlyArray<Milestone> }>("milestones")
+  const { milestones } = await call("athleteYear.milestones")
   const kind = (Object.hasOwn(MILESTONE_KINDS, params.get("kind") ?? "") ? params.get("kind") : "") as Milestone["kind"] | ""
   const shown = kind === "" ? milestones : milestones.filter((m) => m.kind === kind)
   const counts = new Map<string, number>()

@@ -1,5 +1,5 @@
 import polyline from "@mapbox/polyline"
-import { api, query } from "../api.ts"
+import { call } from "../api.ts"
 import { config } from "../config.ts"
 import { field, h, replace } from "../dom.ts"
 import * as format from "../format.ts"
@@ -8,7 +8,7 @@ import { type Period, periodLabel, periodOf, periodsBetween } from "../periods.t
 import { sportPicker } from "../sportPicker.ts"
 import { type LatLng, routeMap } from "../routeMap.ts"
 import { type Measure, MEASURES, totalsChart } from "../totalsChart.ts"
-import type { Eddington, HeatmapRoute, PersonalRecord, Total } from "../types.ts"
+import type { Total } from "../types.ts"
 
 /** Totals per week, month or year by sport as a chart, records, the Eddington number and the heatmap. */
 
@@ -33,10 +33,10 @@ export const statsPage: Page = async (main, params) => {
   const sport = params.get("sport") ?? ""
   const sportFilter = { "filters[sportType]": sport === "" ? undefined : sport }
   const [{ totals }, { records }, { eddington }, { routes }] = await Promise.all([
-    api<{ totals: ReadonlyArray<Total> }>(`stats/totals${query({ "filters[period]": period, ...sportFilter })}`),
-    api<{ records: ReadonlyArray<PersonalRecord> }>(`stats/records${query(sportFilter)}`),
-    api<{ eddington: Eddington }>(`stats/eddington${query(sportFilter)}`),
-    api<{ routes: ReadonlyArray<HeatmapRoute> }>(`stats/heatmap${query(sportFilter)}`)
+    call("stats.totals", { query: { "filters[period]": period, ...sportFilter } }),
+    call("stats.records", { query: sportFilter }),
+    call("stats.eddington", { query: sportFilter }),
+    call("stats.heatmap", { query: sportFilter })
   ])
   const cleanups: Array<() => void> = []
 

@@ -1,8 +1,7 @@
-import { api } from "../api.ts"
+import { call } from "../api.ts"
 import { h, replace } from "../dom.ts"
 import * as format from "../format.ts"
 import type { Page } from "../main.ts"
-import type { Status } from "../types.ts"
 
 /** What /healthz says: every check and supervised loop, the import queue, and the version. */
 
@@ -30,7 +29,7 @@ const health = async (): Promise<Health> => {
 const badge = (ok: boolean, text: string) => h("span", { class: `badge ${ok ? "success" : "failed"}` }, text)
 
 export const systemPage: Page = async (main) => {
-  const status = await api<Status>("status")
+  const status = await call("system.status")
   const body = h("div")
   const draw = (report: Health) =>
     replace(body,

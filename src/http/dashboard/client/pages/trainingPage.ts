@@ -1,6 +1,5 @@
 import uPlot from "uplot"
-import { RIDES, RUNS } from "../../../../schema/SportType.ts"
-import { api, ApiError, query } from "../api.ts"
+import { ApiError, call } from "../api.ts"
 import { config } from "../config.ts"
 import { chart, dateAxis } from "../chart.ts"
 import { confirmDialog, field, h, replace, toast } from "../dom.ts"
@@ -8,7 +7,8 @@ import * as format from "../format.ts"
 import type { Page } from "../main.ts"
 import { metricColor, trainingColor } from "../palette.ts"
 import { sportPicker } from "../sportPicker.ts"
-import { durationLabel, type PowerCurve, powerCurveChart, type Thresholds, type TrainingLoad } from "../training.ts"
+import { durationLabel, type PowerCurve, powerCurveChart, type Thresholds } from "../training.ts"
+import type { RequestOf } from "../endpoints.ts"
 
 /**
  * The athlete's training: fitness, fatigue and form over a chosen range, the power curve of a
@@ -46,8 +46,8 @@ const PERIODS: Record<string, readonly [string, () => { from?: string; to?: stri
 
 /** The FTP that applies to every sport of a choice: cycling FTP for rides, running FTP for runs, none for a mix or other sports. */
 const ftpOf = (sports: ReadonlyArray<string>): keyof Pick<Thresholds, "cyclingFtp" | "runningFtp"> | null => {
-  const rides: ReadonlySet<string> = RIDES
-  const runs: ReadonlySet<string> = RUNS
+  const rides: ReadonlySet<string> = new Set(config.sportGroups.rides)
+  const runs: ReadonlySet<string> = new Set(config.sportGroups.runs)
   return sports.length === 0 ? null : sports.every((s) => rides.has(s)) ? "cyclingFtp" : sports.every((s) => runs.has(s)) ? "runningFtp" : null
 }
 
@@ -66,17 +66,17 @@ export const trainingPage: Page = async (main, params) => {
   const range = RANGES[params.get("range") ?? ""] !== undefined ? params.get("range")! : "6m"
   const period = PERIODS[params.get("period") ?? ""] !== undefined ? params.get("period")! : "90d"
   // the rides unless the address says otherwise (empty: every sport; names the service does not know left out)
-  const sports = params.has("sport") ? params.get("sport")!.split(",").filter((s) => config.sportTypes.includes(s)) : [...RIDES]
+  const sports = params.has("sport") ? params.get("sport")!.split(",").filter((s) => config.sportTypes.includes(s)) : [...config.sportGroups.rides]
   const [, days] = RANGES[range]!
   const [periodLabel, periodOf] = PERIODS[period]!
   const ftpKey = ftpOf(sports)
   const sportFilter = { "filters[sportType]": sports.length === 0 ? undefined : sports.join(",") }
   const periodRange = periodOf()
   const [load, periodCurve, historyCurve, { thresholds }] = await Promise.all([
-    api<TrainingLoad>(`stats/training-load${query({ "filters[from]": days === null ? undefined : daysAgo(days - 1), "filters[to]": today() })}`),
-    api<PowerCurve>(`stats/power-curve${query({ ...sportFilter, "filters[from]": periodRange.from, "filters[to]": periodRange.to })}`),
-    api<PowerCurve>(`stats/power-curve${query(sportFilter)}`),
-    api<{ thresholds: ReadonlyArray<Thresholds> }>("athlete/thresholds")
+    call("training.trainingLoad", { query: { "filters[from]": days === null ? undefined : daysAgo(days - 1), "filters[to]": today() } }),
+    call("training.powerCurve", { query: { ...sportFilter, "filters[from]": periodRange.from, "filters[to]": periodRange.to } }),
+    call("training.powerCurve", { query: sportFilter }),
+    call("training.thresholds")
   ])
   const cleanups: Array<() => void> = []
 
@@ -142,7 +142,7 @@ export const trainingPage: Page = async (main, params) => {
       const body: Record<string, unknown> = { on: on.value }
       for (const [key] of THRESHOLD_FIELDS) body[key] = inputs[key]!.value === "" ? null : Number(inputs[key]!.value)
       try {
-        await api("athlete/thresholds", { method: "POST", json: body })
+        await call("training.saveThresholds", { payload: body as RequestOf<"training.saveThresholds">["payload"] })
         toast("Thresholds saved: the training figures are being recomputed.")
         reload()
       } catch (error) {
@@ -180,7 +180,7 @@ export const trainingPage: Page = async (main, params) => {
             onclick: async () => {
               if (!(await confirmDialog(`Delete the thresholds from ${format.calendarDate(t.on)}? The set before them then applies to their days.`, "Delete"))) return
               try {
-                await api(`athlete/thresholds/${t.on}`, { method: "DELETE" })
+                await call("training.deleteThresholds", { path: { on: t.on } })
                 toast("Thresholds deleted: the training figures are being recomputed.")
                 reload()
               } catch (error) {

@@ -1,10 +1,9 @@
-import { api, query } from "../api.ts"
+import { call } from "../api.ts"
 import { h, replace, toast } from "../dom.ts"
 import * as format from "../format.ts"
 import type { Page } from "../main.ts"
 import { paintSport } from "../palette.ts"
 import { MEASURES, totalsChart } from "../totalsChart.ts"
-import type { Total } from "../types.ts"
 import { change, countryName, days, hourRange, hours, monthName, monthOnly, weekdayName, weeks } from "../yearFormat.ts"
 import type { YearHighlight, YearInReview, YearTotals } from "../yearTypes.ts"
 
@@ -76,10 +75,10 @@ export const yearPage: Page = async (main, params) => {
   const asked = /^\d{4}$/.test(params.get("year") ?? "") ? params.get("year")! : undefined
   // each month's totals per sport, for the chart: at once when the year is known, else once the review says which
   const monthsOf = (y: string) =>
-    api<{ totals: ReadonlyArray<Total> }>(`stats/totals${query({ "filters[period]": "month", "filters[from]": `${y}-01-01`, "filters[to]": `${y}-12-31` })}`)
+    call("stats.totals", { query: { "filters[period]": "month", "filters[from]": `${y}-01-01`, "filters[to]": `${y}-12-31` } })
   const [review, { totals }, asMonths] = await Promise.all([
-    api<YearInReview>(`stats/year-in-review${query({ "filters[year]": asked })}`),
-    api<{ totals: ReadonlyArray<Total> }>(`stats/totals${query({ "filters[period]": "year" })}`),
+    call("athleteYear.yearInReview", { query: { "filters[year]": asked } }),
+    call("stats.totals", { query: { "filters[period]": "year" } }),
     asked === undefined ? null : monthsOf(asked)
   ])
   const monthTotals = (asMonths ?? await monthsOf(String(review.year))).totals

@@ -1,7 +1,7 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Cause, type Config, Data, Effect, Either, Exit, Layer, Logger, type LogLevel, Option } from "effect"
-import { stdoutLogger } from "./services/platform/Logs.ts"
-import { InvalidSettings, load } from "./services/platform/Settings.ts"
+import { Cause, Effect, Exit, Option } from "effect"
+import { ProgramFailed, UsageError } from "../services/platform/ProgramErrors.ts"
+import { InvalidSettings } from "../services/platform/Settings.ts"
 
 /**
  * How every program of Waymark starts and ends: the daemon, the Polar and the Wahoo
@@ -26,39 +26,6 @@ export const sayOnConsole = (name: string): Say => (level, message) => {
   if (level === "FATAL") process.stderr.write(`${name}: ${message}\n`)
   else process.stdout.write(`${new Date().toISOString()} INFO  ${message}\n`)
 }
-
-/** The program was called wrongly; `message` says how to call it (exit code 2). */
-export class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string }> {}
-
-/** The program failed, for the reason its sentence says (exit code 1). */
-export class ProgramFailed extends Data.TaggedError("ProgramFailed")<{ readonly message: string }> {}
-
-/** The checked settings, or every problem with them (`InvalidSettings`, exit code 1). */
-export const settings = <A>(
-  config: Config.Config<A>,
-  moreProblems: () => ReadonlyArray<string> = () => []
-): Effect.Effect<A, InvalidSettings> =>
-  Effect.either(load(config)).pipe(
-    Effect.flatMap((loaded) => {
-      const problems = [...(Either.isLeft(loaded) ? loaded.left.problems : []), ...moreProblems()]
-      return Either.isRight(loaded) && problems.length === 0 ? Effect.succeed(loaded.right) : Effect.fail(new InvalidSettings({ problems }))
-    })
-  )
-
-/** The checked settings, before anything runs; on any problem, all of them on stderr and exit code 1. */
-export const checkedSettings = <A>(
-  name: string,
-  config: Config.Config<A>,
-  moreProblems: () => ReadonlyArray<string> = () => []
-): A =>
-  Either.getOrElse(Effect.runSync(Effect.either(settings(config, moreProblems))), (invalid) => {
-    process.stderr.write(`${name}: ${invalid.message}\n`)
-    return process.exit(EXIT_FAILURE)
-  })
-
-/** A program's log lines on stdout from `level` up, as LOG_FORMAT says (the daemon's format). */
-export const consoleLogging = (format: "text" | "json", level: LogLevel.LogLevel) =>
-  Layer.mergeAll(Logger.replace(Logger.defaultLogger, stdoutLogger(format)), Logger.minimumLogLevel(level))
 
 /** The signal that asked the process to stop, once one has. */
 let stopSignal: NodeJS.Signals | undefined
@@ -88,7 +55,7 @@ export const announceStop = <A, E, R>(title: string, say: Say) => (program: Effe
 /** A failure of `program` as `ProgramFailed` with the sentence `describe` makes of it; a stop stays a stop. */
 export const failingWith = (describe: (cause: Cause.Cause<unknown>) => string) => <A, E, R>(program: Effect.Effect<A, E, R>) =>
   Effect.catchAllCause(program, (cause) =>
-    Cause.isInterruptedOnly(cause) ? Effect.failCause(cause as Cause.Cause<never>) : Effect.fail(new ProgramFailed({ message: describe(cause) })))
+    Cause.isInterruptedOnly(cause) ? Effect.failCause(cause as Cause.Cause<never>) : Effect.fail(new ProgramFailed({ message: describe(cause), cause: Cause.squash(cause) })))
 
 /** The first line of a failure's message (or of a defect's). */
 export const firstLineOf = (cause: Cause.Cause<unknown>): string => {

@@ -4,7 +4,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { REPO_DIR } from "../support/ChildDaemon.ts"
-import { runCli } from "./runCli.ts"
+import { runCli } from "../cli/runCli.ts"
 
 const ESC = "\u001b["
 

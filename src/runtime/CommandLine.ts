@@ -2,9 +2,10 @@ import { Command, HelpDoc, Usage, ValidationError } from "@effect/cli"
 import * as Terminal from "@effect/platform/Terminal"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Cause, ConfigError, Data, Effect, Layer, Option } from "effect"
-import { EXIT_OK, firstLineOf, runProgram, UsageError } from "../EntryPoint.ts"
 import { configProblems } from "../services/platform/AppConfig.ts"
-import { VERSION } from "../version.ts"
+import { UsageError } from "../services/platform/ProgramErrors.ts"
+import { VERSION } from "../services/platform/version.ts"
+import { EXIT_OK, firstLineOf, runProgram } from "./EntryPoint.ts"
 
 /**
  * A command line (@effect/cli) as a program of EntryPoint: `npm run cli`, and the Polar and
@@ -13,8 +14,6 @@ import { VERSION } from "../version.ts"
  * for) is a `UsageError` with the usage line, exit code 2; colour codes only on a terminal
  * that wants them; never a prompt without a terminal.
  */
-export { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "../EntryPoint.ts"
-
 /** A prompt was needed while stdin is not a terminal. */
 export class NoTerminal extends Data.TaggedError("NoTerminal") {}
 

@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Fiber, HashMap, Layer, Logger, Metric, Option, Ref, TestClock } from "effect"
-import { supervise } from "../../src/fibers/supervise.ts"
-import { restartBackoff, SupervisionPolicy, Supervisor } from "../../src/services/platform/Supervisor.ts"
-import { fiberRestarts } from "../../src/services/platform/Metrics.ts"
+import { supervise } from "../../../src/services/platform/supervise.ts"
+import { restartBackoff, SupervisionPolicy, Supervisor } from "../../../src/services/platform/Supervisor.ts"
+import { fiberRestarts } from "../../../src/services/platform/Metrics.ts"
 
 interface Line {
   readonly message: string

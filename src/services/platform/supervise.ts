@@ -1,6 +1,6 @@
 import { Cause, Duration, Effect, Random } from "effect"
-import { inChannel } from "../services/platform/Logs.ts"
-import { reasonOf, restartBackoff, Supervisor } from "../services/platform/Supervisor.ts"
+import { inChannel } from "./Logs.ts"
+import { reasonOf, restartBackoff, Supervisor } from "./Supervisor.ts"
 
 /**
  * Runs a long-running loop in the current scope, registered with the Supervisor under `name`.

@@ -1,0 +1,16 @@
+import * as fs from "node:fs"
+import { chromium, type Browser } from "playwright-core"
+
+/** Debian's headless Chromium (or CHROMIUM_PATH), driven by playwright-core: for the browser tests and bench:dashboard. */
+
+export const CHROMIUM = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium"
+export const chromiumAvailable = fs.existsSync(CHROMIUM)
+export const CHROMIUM_MISSING = `no Chromium at ${CHROMIUM} (install the chromium package or set CHROMIUM_PATH)`
+
+export const launchChromium = (): Promise<Browser> =>
+  chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-dev-shm-usage"] })
+
+export const PHONE = { width: 390, height: 844 }
+/** The phones every page must fit: the narrowest common one and the most common one. */
+export const PHONES = [["phone-360", { width: 360, height: 780 }], ["phone-390", PHONE]] as const
+export const DESKTOP = { width: 1280, height: 900 }
