@@ -1,4 +1,5 @@
 import type { ActivitySummary, ImportSource } from "./ActivityFields.ts"
+import type * as ActivityDetailModels from "./ActivityDetailModels.ts"
 import type { FileFormat } from "./ParsedActivity.ts"
 import type { TrainingBasis } from "./TrainingBasis.ts"
 
@@ -7,52 +8,34 @@ export type { ImportSource, Location, WorldType } from "./ActivityFields.ts"
 export const importSourceOfFormat = (format: FileFormat): ImportSource =>
   format === "fit" ? "fitFile" : format === "tcx" ? "tcxFile" : "gpxFile"
 
-/** Streams, keyed by Strava stream type; every array has one entry per `time` sample. */
+/**
+ * Streams, under the API's names (ActivityDetailModels' `Streams`), with `moving`, which the
+ * API does not show; every array has one entry per `time` sample.
+ */
 export interface ActivityStreams {
   /** seconds since the start */
   readonly time: Array<number>
   readonly latlng?: Array<[number, number] | null>
   readonly distance?: Array<number>
   readonly altitude?: Array<number>
-  readonly velocity_smooth?: Array<number>
+  /** metres per second */
+  readonly velocity?: Array<number>
   readonly heartrate?: Array<number>
   readonly cadence?: Array<number>
   readonly watts?: Array<number>
-  readonly temp?: Array<number>
+  /** degrees Celsius */
+  readonly temperature?: Array<number>
   readonly moving?: Array<boolean>
 }
 
-export interface Lap {
-  readonly lapIndex: number
-  readonly name: string
-  /** seconds since the activity start */
-  readonly startOffsetSeconds: number
-  readonly elapsedTimeInSeconds: number
-  readonly movingTimeInSeconds: number
-  readonly distanceInMeter: number
-  readonly elevationInMeter: number
-  readonly averageSpeedInKmPerHour: number
-  readonly maxSpeedInKmPerHour: number
-  readonly averageHeartRate: number | null
-}
+/** A lap, as the API shows it. */
+export type Lap = ActivityDetailModels.Lap
 
-export interface Split {
-  readonly unit: "metric" | "imperial"
-  readonly splitIndex: number
-  readonly distanceInMeter: number
-  readonly elapsedTimeInSeconds: number
-  readonly movingTimeInSeconds: number
-  readonly elevationDifferenceInMeter: number
-  readonly averageSpeedInKmPerHour: number
-  readonly averageHeartRate: number | null
-}
+/** A kilometre or mile split, as the API shows it. */
+export type Split = ActivityDetailModels.Split
 
-export interface BestEffort {
-  readonly distanceInMeter: number
-  readonly timeInSeconds: number
-  /** seconds since the activity start where the effort begins */
-  readonly startOffsetSeconds: number
-}
+/** A best effort as the API shows it, without what follows from it (its name and end). */
+export type BestEffort = Omit<ActivityDetailModels.BestEffort, "name" | "endOffsetInSeconds">
 
 /**
  * A fully computed activity, ready to be stored: the output of ActivityMetrics + Geography

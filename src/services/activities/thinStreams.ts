@@ -18,7 +18,7 @@ export const thinStreams = (streams: ActivityStreams, max: number = MAX_STORED_S
   const n = streams.time.length
   if (n <= max) return streams
   const highs: Array<ReadonlyArray<number>> = []
-  for (const s of [streams.heartrate, streams.watts, streams.velocity_smooth, streams.cadence, streams.altitude]) if (s !== undefined) highs.push(s)
+  for (const s of [streams.heartrate, streams.watts, streams.velocity, streams.cadence, streams.altitude]) if (s !== undefined) highs.push(s)
   const lows: Array<ReadonlyArray<number>> = streams.altitude !== undefined ? [streams.altitude] : []
   const perStretch = 1 + highs.length + lows.length
   const stretches = Math.max(1, Math.floor((max - 1) / perStretch))

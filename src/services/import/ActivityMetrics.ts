@@ -193,8 +193,8 @@ export const computeActivity = (parsed: ParsedActivity, context: ComputeContext)
       averageHeartRate
     }),
     splits: [
-      ...computeSplits("metric", motion, smoothedAltitude, samples.heartRate),
-      ...computeSplits("imperial", motion, smoothedAltitude, samples.heartRate)
+      ...computeSplits("km", motion, smoothedAltitude, samples.heartRate),
+      ...computeSplits("mile", motion, smoothedAltitude, samples.heartRate)
     ],
     bestEfforts: efforts.length > 0 && motion.hasDistance ? computeBestEfforts(efforts, motion.distance, timeS) : [],
     ...(parsed.repairs !== undefined && parsed.repairs.length > 0 ? { repairs: parsed.repairs } : {})

@@ -9,15 +9,22 @@ import fileImportActivities from "./migrations/0004_file_import_activities.ts"
 import statsIndexes from "./migrations/0005_stats_indexes.ts"
 import sortIndexes from "./migrations/0006_sort_indexes.ts"
 import training from "./migrations/0008_training.ts"
+import detailNames from "./migrations/0011_detail_names.ts"
 import { StoragePaths } from "./StoragePaths.ts"
 
-/** Migrations, statically imported (a file-system loader breaks when bundled). */
-export const migrations = SqliteMigrator.fromRecord({ "0001_initial": initial, "0002_read_indexes": readIndexes, "0003_export_metadata": exportMetadata,
+/** Migrations by name, statically imported (a file-system loader breaks when bundled). */
+export const MIGRATIONS = {
+  "0001_initial": initial,
+  "0002_read_indexes": readIndexes,
+  "0003_export_metadata": exportMetadata,
   "0004_file_import_activities": fileImportActivities,
   "0005_stats_indexes": statsIndexes,
   "0006_sort_indexes": sortIndexes,
-  "0008_training": training
-})
+  "0008_training": training,
+  "0011_detail_names": detailNames
+}
+
+export const migrations = SqliteMigrator.fromRecord(MIGRATIONS)
 
 const pragmas = Layer.effectDiscard(Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

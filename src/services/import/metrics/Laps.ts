@@ -39,7 +39,7 @@ export const computeLaps = (
     return [{
       lapIndex: 1,
       name: "Lap 1",
-      startOffsetSeconds: 0,
+      startOffsetInSeconds: 0,
       elapsedTimeInSeconds: whole.elapsed,
       movingTimeInSeconds: whole.moving,
       distanceInMeter: round(whole.distance, 1),
@@ -86,7 +86,7 @@ export const computeLaps = (
     return {
       lapIndex: k + 1,
       name: `Lap ${k + 1}`,
-      startOffsetSeconds: Math.round(startS),
+      startOffsetInSeconds: Math.round(startS),
       elapsedTimeInSeconds: elapsed,
       movingTimeInSeconds: moving,
       distanceInMeter: round(distance, 1),

@@ -32,7 +32,7 @@ export const computeSplits = (
   smoothedAltitude: Float64Array,
   heartRate: ReadonlyArray<number | null>
 ): Array<Split> => {
-  const unitM = unit === "metric" ? 1000 : MILE_M
+  const unitM = unit === "km" ? 1000 : MILE_M
   const { n, distance, timeS, movingCum } = motion
   if (!motion.hasDistance || n < 2) return []
   const total = distance[n - 1]!
