@@ -8,7 +8,7 @@ import { effortName } from "../../schema/EffortDistances.ts"
 import { ReadConnection } from "../platform/ReadConnection.ts"
 import { StoragePaths } from "../platform/StoragePaths.ts"
 import { parseStream, type StoredStreams, storedStreams } from "./StreamsCodec.ts"
-import { thinnedIndices } from "./StreamsThinning.ts"
+import { pickSamples, thinnedIndices } from "./StreamsThinning.ts"
 
 /**
  * What an activity recorded beyond its summary, as the API reads it: its streams (thinned on
@@ -81,7 +81,7 @@ export const streamsBody = (stored: StoredStreams | null, limit: number | undefi
     values.get("latlng") as Array<[number, number] | null> | undefined
   )
   const out: Record<string, unknown> = {}
-  for (const [name, series] of values) out[name] = indices.map((i) => series[i] ?? null)
+  for (const [name, series] of values) out[name] = pickSamples(series, indices)
   return Buffer.from(JSON.stringify({ streams: out } satisfies Streams), "latin1")
 }
 

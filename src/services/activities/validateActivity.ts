@@ -1,5 +1,5 @@
 import type { ActivityDraft, ActivityStreams, EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
-import { thinStreams } from "./thinStreams.ts"
+import { thinStreams } from "./StreamsThinning.ts"
 import {
   ACTIVITY_BOUNDS as B,
   MAX_DESCRIPTION_LENGTH,
