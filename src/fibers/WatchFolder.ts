@@ -85,7 +85,7 @@ export const WatchFolderLive = Layer.scopedDiscard(Effect.gen(function*() {
     look._tag === "Folder" && look.dev === watched.dev && look.ino === watched.ino && (look.mountPoint || !watched.mountPoint)
 
   /** The folder watched until it goes wrong or is replaced: the names that settled, failing with FolderChanged. */
-  const watching = (log: (level: "Warning", message: string) => void, watched: FolderLook & { _tag: "Folder" }) =>
+  const watching = (log: (level: "Warning", message: string) => void, scanned: () => void, watched: FolderLook & { _tag: "Folder" }) =>
     Stream.asyncPush<string, FolderChanged>((emit) =>
       Effect.gen(function*() {
         const { settling } = yield* Effect.acquireRelease(
@@ -106,7 +106,10 @@ export const WatchFolderLive = Layer.scopedDiscard(Effect.gen(function*() {
               mentioned.add(relative)
               log("Warning", `"${relative}" in the watch folder is not imported: only ${supportedTypes} are. It is left where it is.`)
             }
-            const scan = () => walkFolder(dir, (relative) => look(relative))
+            const scan = () => {
+              walkFolder(dir, (relative) => look(relative))
+              scanned()
+            }
             const handlers = { look, scan, gone: (relative: string) => settling.forget(relative), warn: (message: string) => log("Warning", message) }
             const watcher = watcherChoice.watch(dir, handlers)
             const rescan = setInterval(() => {
@@ -169,6 +172,7 @@ export const WatchFolderLive = Layer.scopedDiscard(Effect.gen(function*() {
   const loop = Effect.gen(function*() {
     const runFork = Runtime.runFork(yield* Effect.runtime<never>())
     const log = (level: "Warning", message: string) => void runFork(daemonLog(level, message))
+    const scanned = () => void runFork(watchDir.countScan)
     while (true) {
       const look = lookAtFolder(dir)
       if (look._tag === "Problem") {
@@ -189,7 +193,7 @@ export const WatchFolderLive = Layer.scopedDiscard(Effect.gen(function*() {
           watchDir.setProblem(null)
           mountPoint = (mountPoint ?? false) || look.mountPoint
           watched = { ...look, mountPoint }
-          yield* Effect.either(Stream.runForEach(watching(log, watched), queue.offer))
+          yield* Effect.either(Stream.runForEach(watching(log, scanned, watched), queue.offer))
           // the folder went wrong or was replaced: looked at again at once
           continue
         }
