@@ -5,7 +5,8 @@ import { Effect } from "effect"
  * Laps and splits stored under the API's names, so that they are answered as stored: a lap's
  * `startOffsetSeconds` becomes `startOffsetInSeconds`, a split's unit `metric` becomes `km` and
  * `imperial` becomes `mile` (in its column and its data). Each row is written again with the
- * API's properties in the API's order.
+ * API's properties in the API's order (a row whose data is not JSON, which no version wrote, is
+ * left as it is: the migration must not stop the daemon).
  */
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -21,9 +22,9 @@ export default Effect.gen(function*() {
     field("averageSpeedInKmPerHour"),
     field("maxSpeedInKmPerHour"),
     field("averageHeartRate")
-  ].join(", ")}) WHERE json_type(data, '$.startOffsetSeconds') IS NOT NULL`)
+  ].join(", ")}) WHERE CASE WHEN json_valid(data) THEN json_type(data, '$.startOffsetSeconds') END IS NOT NULL`)
   const unit = `CASE unit WHEN 'imperial' THEN 'mile' ELSE 'km' END`
-  yield* sql.unsafe(`UPDATE activity_splits SET unit = ${unit}, data = json_object('unit', ${unit}, ${[
+  yield* sql.unsafe(`UPDATE activity_splits SET unit = ${unit}, data = CASE WHEN json_valid(data) THEN json_object('unit', ${unit}, ${[
     field("splitIndex"),
     field("distanceInMeter"),
     field("elevationDifferenceInMeter"),
@@ -31,5 +32,5 @@ export default Effect.gen(function*() {
     field("elapsedTimeInSeconds"),
     field("averageSpeedInKmPerHour"),
     field("averageHeartRate")
-  ].join(", ")}) WHERE unit IN ('metric', 'imperial')`)
+  ].join(", ")}) ELSE data END WHERE unit IN ('metric', 'imperial')`)
 })

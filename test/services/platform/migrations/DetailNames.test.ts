@@ -36,16 +36,22 @@ describe("migration 0011: laps and splits under the API's names", () => {
       yield* sql`INSERT INTO activity_laps ${sql.insert({ activity_id: "activity-1", lap_index: 1, data: JSON.stringify(formerLap) })}`
       yield* sql`INSERT INTO activity_splits ${sql.insert([
         { activity_id: "activity-1", unit: "metric", split_index: 1, data: JSON.stringify(formerSplit("metric", 1)) },
-        { activity_id: "activity-1", unit: "imperial", split_index: 1, data: JSON.stringify(formerSplit("imperial", 1)) }
+        { activity_id: "activity-1", unit: "imperial", split_index: 1, data: JSON.stringify(formerSplit("imperial", 1)) },
+        { activity_id: "activity-1", unit: "imperial", split_index: 2, data: "damaged" }
       ])}`
+      yield* sql`INSERT INTO activity_laps ${sql.insert({ activity_id: "activity-1", lap_index: 2, data: "damaged" })}`
 
       yield* migrateUpTo("9999")
 
-      const [lap] = yield* sql<{ data: string }>`SELECT data FROM activity_laps`
+      const [lap, damagedLap] = yield* sql<{ data: string }>`SELECT data FROM activity_laps ORDER BY lap_index`
+      expect(damagedLap!.data).toBe("damaged")
       const { startOffsetSeconds, ...rest } = formerLap
       expect(JSON.parse(lap!.data)).toEqual({ ...rest, startOffsetInSeconds: startOffsetSeconds })
       expect(Object.keys(JSON.parse(lap!.data))).toEqual(Object.keys(Lap.fields))
-      const splits = yield* sql<{ unit: string; data: string }>`SELECT unit, data FROM activity_splits ORDER BY unit`
+      const splits = yield* sql<{ unit: string; data: string }>`SELECT unit, data FROM activity_splits WHERE data != 'damaged' ORDER BY unit`
+      const damagedSplit = yield* sql<{ unit: string; data: string }>`SELECT unit, data FROM activity_splits WHERE data = 'damaged'`
+      // the damaged row is left as it is, but for its unit: the splits are read in order of unit
+      expect(damagedSplit).toEqual([{ unit: "mile", data: "damaged" }])
       expect(splits.map((s) => [s.unit, JSON.parse(s.data)])).toEqual([["km", formerSplit("km", 1)], ["mile", formerSplit("mile", 1)]])
       for (const split of splits) expect(Object.keys(JSON.parse(split.data))).toEqual(Object.keys(Split.fields))
     }).pipe(Effect.provide(Layer.fresh(database))))
