@@ -39,8 +39,9 @@ const STORED_LABELS = {
 } as const satisfies { readonly [K in keyof ActivityStreams]-?: string }
 export type StreamName = keyof typeof STORED_LABELS
 
-const STREAM_NAMES = Object.keys(STORED_LABELS) as Array<StreamName>
-const NAME_OF_LABEL: ReadonlyMap<string, StreamName> = new Map(STREAM_NAMES.map((name) => [STORED_LABELS[name], name]))
+/** the streams, in their stored order */
+const STORED_ORDER = Object.keys(STORED_LABELS) as Array<StreamName>
+const NAME_OF_LABEL: ReadonlyMap<string, StreamName> = new Map(STORED_ORDER.map((name) => [STORED_LABELS[name], name]))
 
 export interface StoredStream {
   /** how many samples it has */
@@ -61,7 +62,7 @@ type Header = ReadonlyArray<readonly [string, number, number]>
 export const encodeStreams = (streams: ActivityStreams): Uint8Array => {
   const header: Array<readonly [string, number, number]> = []
   const texts: Array<Buffer> = []
-  for (const name of STREAM_NAMES) {
+  for (const name of STORED_ORDER) {
     const values = streams[name]
     if (values === undefined) continue
     const text = Buffer.from(JSON.stringify(values), "latin1")
@@ -82,7 +83,7 @@ const isCurrent = (data: Uint8Array) => data[0] === FORMAT[0] && data[1] === FOR
 const legacyStreams = (data: Uint8Array): ActivityStreams => {
   const old = JSON.parse(zlib.inflateRawSync(data).toString("utf8")) as Record<string, unknown>
   const out: Record<string, unknown> = {}
-  for (const name of STREAM_NAMES) if (old[STORED_LABELS[name]] !== undefined) out[name] = old[STORED_LABELS[name]]
+  for (const name of STORED_ORDER) if (old[STORED_LABELS[name]] !== undefined) out[name] = old[STORED_LABELS[name]]
   return out as unknown as ActivityStreams
 }
 
@@ -91,7 +92,7 @@ export const storedStreams = (data: Uint8Array): StoredStreams => {
   const streams = new Map<StreamName, StoredStream>()
   if (!isCurrent(data)) {
     const old = legacyStreams(data)
-    for (const name of STREAM_NAMES) {
+    for (const name of STORED_ORDER) {
       const values = old[name]
       if (values !== undefined) streams.set(name, { length: values.length, text: Buffer.from(JSON.stringify(values), "latin1") })
     }
