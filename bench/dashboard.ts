@@ -27,7 +27,7 @@ import { encodeDraft } from "../src/services/activities/StreamsCodec.ts"
 import { DASHBOARD_OUT } from "../scripts/buildDashboard.ts"
 import { startChildDaemon } from "../test/support/ChildDaemon.ts"
 import { makeRoot, servicesLayer } from "../test/support/ImportHarness.ts"
-import { makeDraft } from "../test/support/TestDaemon.ts"
+import { seedGenerated } from "../test/support/generatedActivities.ts"
 import { CHROMIUM, CHROMIUM_MISSING, chromiumAvailable, DESKTOP, launchChromium } from "../test/support/chromium.ts"
 import { generatedRide } from "./generatedActivities.ts"
 import { baselineBuild, printTable, quantile } from "./measure.ts"
@@ -36,25 +36,12 @@ const COUNT = Number(process.env.BENCH_ACTIVITIES ?? 10_000)
 const RUNS = Number(process.env.BENCH_RUNS ?? 7)
 const TARGET_MS = 1000
 const TARGET_KB = 300
-const SPORTS = ["Ride", "Run", "Walk", "Hike", "Swim", "GravelRide", "TrailRun"] as const
 
 const seed = async (root: ReturnType<typeof makeRoot>): Promise<string> => {
   const rideId = "activity-bench-one-hour-ride"
   await Effect.runPromise(Effect.gen(function*() {
-    const repo = yield* ActivityRepo
-    const day = 86_400_000
-    for (let i = 0; i < COUNT - 1; i++) {
-      const sport = SPORTS[i % SPORTS.length]!
-      const startTime = Date.parse("2024-12-31T07:00:00Z") - i * (day / 3)
-      yield* repo.insert(`activity-bench-${i}`, encodeDraft(makeDraft({
-        name: `${sport} number ${i}`,
-        sportType: sport,
-        startTime,
-        startDateLocal: new Date(startTime).toISOString().slice(0, 19),
-        distanceInMeter: 5_000 + (i * 7919) % 60_000
-      })))
-    }
-    yield* repo.insert(rideId, encodeDraft(generatedRide()))
+    yield* seedGenerated(COUNT - 1)
+    yield* (yield* ActivityRepo).insert(rideId, encodeDraft(generatedRide()))
   }).pipe(Effect.provide(servicesLayer(root).pipe(Layer.orDie))))
   return rideId
 }

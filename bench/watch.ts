@@ -69,6 +69,7 @@ const child = async (kind: Kind, dir: string, pollEvery: number | null) => {
   const handlers: WatcherHandlers = {
     look,
     gone: () => void gones++,
+    notices: {},
     scan: () => {
       walkFolder(dir, (relative) => look(relative))
       process.send!({ ready: true })

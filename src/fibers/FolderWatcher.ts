@@ -1,7 +1,7 @@
 import * as chokidar5Module from "chokidar"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { isHiddenPath, MAX_FOLDER_DEPTH, walkFolder } from "../services/import/WatchDirectory.ts"
+import { isHiddenPath, MAX_FOLDER_DEPTH, walkFolder, type WalkNotices } from "../services/import/WatchDirectory.ts"
 
 /**
  * The watchers of the watch folder: what tells WatchFolder which entry to look at. Each one
@@ -31,6 +31,8 @@ export interface WatcherHandlers {
   readonly gone: (relative: string) => void
   /** the whole folder to be looked at: once the watches are set, and every minute after */
   readonly scan: () => void
+  /** what a walk of a folder found that is not looked at (a file too deep, a name that is not UTF-8) */
+  readonly notices: WalkNotices
   readonly warn: (message: string) => void
 }
 
@@ -79,7 +81,7 @@ export const loadChokidar6 = async (): Promise<Chokidar | null> => {
  * new ones watched at each scan every minute.
  */
 export const folderEvents = (dir: string, handlers: WatcherHandlers): FolderWatcher => {
-  const { look, scan, warn } = handlers
+  const { look, notices, scan, warn } = handlers
   const watchers = new Map<string, fs.FSWatcher>()
   let mentioned = false
   const watchFolder = (relative: string) => {
@@ -100,7 +102,7 @@ export const folderEvents = (dir: string, handlers: WatcherHandlers): FolderWatc
         if (!isFolder) return look(entry)
         // a folder moved or made here: watched, and what it holds already looked at
         watchFolder(entry)
-        walkFolder(path.join(dir, entry), (inside) => look(`${entry}/${inside}`))
+        walkFolder(dir, look, notices, entry, entry.split("/").length)
         watchSubfolders(entry)
       })
     } catch (e) {

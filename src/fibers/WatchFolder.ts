@@ -4,8 +4,9 @@ import * as path from "node:path"
 import { SUPPORTED_EXTENSIONS } from "../services/import/ActivityFileName.ts"
 import { ImportQueue } from "../services/import/ImportQueue.ts"
 import { FAILED_RECHECK_SETTLES } from "../services/import/ImportService.ts"
+import { renameUnreadableNames } from "../services/import/unreadableNames.ts"
 import {
-  EMPTIED_FOLDER_SETTLES, isCandidateName, isHiddenName, isHiddenPath, walkFolder, WatchDirectory
+  EMPTIED_FOLDER_SETTLES, filesTooDeep, isCandidateName, isHiddenName, isHiddenPath, MAX_FOLDER_DEPTH, walkFolder, type WalkNotices, WatchDirectory
 } from "../services/import/WatchDirectory.ts"
 import { AppConfig } from "../services/platform/AppConfig.ts"
 import { inChannel } from "../services/platform/Logs.ts"
@@ -97,6 +98,8 @@ export const WatchFolderLive = Layer.scopedDiscard(Effect.gen(function*() {
               if (relative === "" || isHiddenPath(relative)) return
               const name = path.posix.basename(relative)
               if (name.startsWith(".")) return
+              // a name that is not UTF-8 reaches a watcher's event with replacement characters: renamed to one that is
+              if (relative.includes("\uFFFD")) return notices.unreadable?.(path.posix.dirname(relative) === "." ? "" : path.posix.dirname(relative))
               if (isCandidateName(relative)) return settling.observe(relative)
               const stat = fs.lstatSync(path.join(dir, relative), { throwIfNoEntry: false })
               if (stat === undefined || stat.isDirectory()) return
@@ -106,11 +109,33 @@ export const WatchFolderLive = Layer.scopedDiscard(Effect.gen(function*() {
               mentioned.add(relative)
               log("Warning", `"${relative}" in the watch folder is not imported: only ${supportedTypes} are. It is left where it is.`)
             }
+            const notices: WalkNotices = {
+              // each file of a folder too deep is named once, with what to do
+              tooDeep: (folder) => {
+                for (const relative of filesTooDeep(dir, folder)) {
+                  if (mentioned.has(relative) || mentioned.size >= MAX_MENTIONED) continue
+                  mentioned.add(relative)
+                  log("Warning", `"${relative}" in the watch folder is not imported: it lies deeper than ${MAX_FOLDER_DEPTH} folders. Move it up.`)
+                }
+              },
+              unreadable: (folder) => {
+                for (const [escaped, placed] of renameUnreadableNames(folder === "" ? dir : path.join(dir, folder))) {
+                  const at = (name: string) => (folder === "" ? name : `${folder}/${name}`)
+                  log(
+                    "Warning",
+                    `"${at(escaped)}" in the watch folder has a name that is not UTF-8 text: renamed "${at(placed)}" (each byte that is not UTF-8 written %XX) to be imported.`
+                  )
+                  // the rename's own event may not come (polling): looked at now
+                  walkFolder(dir, look, notices, at(placed), at(placed).split("/").length)
+                  look(at(placed))
+                }
+              }
+            }
             const scan = () => {
-              walkFolder(dir, (relative) => look(relative))
+              walkFolder(dir, look, notices)
               scanned()
             }
-            const handlers = { look, scan, gone: (relative: string) => settling.forget(relative), warn: (message: string) => log("Warning", message) }
+            const handlers = { look, scan, notices, gone: (relative: string) => settling.forget(relative), warn: (message: string) => log("Warning", message) }
             const watcher = watcherChoice.watch(dir, handlers)
             const rescan = setInterval(() => {
               watcher.rescanned?.()

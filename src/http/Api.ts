@@ -39,10 +39,11 @@ import {
 } from "../schema/ApiModels.ts"
 import { CalendarDate } from "../schema/CalendarDate.ts"
 import { GearCreate, GearUpdate } from "../schema/GearInput.ts"
-import { BestEffortList, LapList, SplitList, Streams } from "../schema/ActivityDetailModels.ts"
+import { BestEffortList, LapList, LengthList, SplitList, Streams } from "../schema/ActivityDetailModels.ts"
 import {
   ActivitySearchParams,
   FileImportSearchParams,
+  HeatmapParams,
   SportTypeParams,
   StatsFilterParams,
   StreamsParams,
@@ -50,7 +51,9 @@ import {
 } from "../schema/QueryParams.ts"
 import { EddingtonAnswer, Heatmap, RecordList, TotalList } from "../schema/StatsModels.ts"
 import { ActivityAnalysis, PowerCurveAnswer, Thresholds, ThresholdsInput, ThresholdsList, TrainingLoadAnswer, TrainingLoadParams } from "../schema/TrainingModels.ts"
+import { AthleteYearGroup } from "./AthleteYearApi.ts"
 import { Authorization } from "./Authorization.ts"
+import { GearComponentsGroup } from "./GearComponentsApi.ts"
 import { BodyLimit, uploadBody } from "./BodyLimits.ts"
 import { HotRead } from "./HotRead.ts"
 import { rewriteOpenApi } from "./OpenApiDocument.ts"
@@ -170,10 +173,16 @@ export class ActivityDetailGroup extends HttpApiGroup.make("activityDetail")
       .annotate(OpenApi.Summary, "The laps, in order")
   )
   .add(
+    HttpApiEndpoint.get("lengths")`/activities/${activityId}/lengths`
+      .addSuccess(LengthList)
+      .addError(NotFoundWire)
+      .annotate(OpenApi.Summary, "A pool swim's lengths: time, strokes, stroke and SWOLF of each")
+  )
+  .add(
     HttpApiEndpoint.get("splits")`/activities/${activityId}/splits`
       .addSuccess(SplitList)
       .addError(NotFoundWire)
-      .annotate(OpenApi.Summary, "The splits of every kilometre, then of every mile")
+      .annotate(OpenApi.Summary, "The splits of every kilometre, then of every mile (of every 100 m, then 100 yd, for a swim)")
   )
   .add(
     HttpApiEndpoint.get("bestEfforts")`/activities/${activityId}/best-efforts`
@@ -280,10 +289,15 @@ export class StatsGroup extends HttpApiGroup.make("stats")
   )
   .add(
     HttpApiEndpoint.get("heatmap", "/stats/heatmap")
-      .setUrlParams(StatsFilterParams)
+      .setUrlParams(HeatmapParams)
       .addSuccess(Heatmap)
       .addError(BadRequestWire)
-      .annotate(OpenApi.Summary, "Every route, simplified for a map of the whole history")
+      .annotate(OpenApi.Summary, "Every route of one world (the real one by default), simplified for a map of the whole history")
+      .annotate(
+        OpenApi.Description,
+        "Routes ridden or run in a virtual world (Zwift's Watopia lies in the open sea) are drawn on that world's own map, never among real ones: " +
+          "they answer only `filters[worldType]` of their world, as do activities of a virtual sport (VirtualRide, VirtualRun, VirtualRow)."
+      )
   )
   .middleware(Authorization)
   .annotate(OpenApi.Title, "Statistics") {}
@@ -369,6 +383,8 @@ export class WaymarkApi extends HttpApi.make("waymark")
   .add(StatsGroup)
   .add(AthleteGroup)
   .add(TrainingGroup)
+  .add(AthleteYearGroup)
+  .add(GearComponentsGroup)
   .addError(InvalidTokenWire)
   .addError(PayloadTooLargeWire)
   .addError(InsufficientStorageWire)

@@ -1,9 +1,10 @@
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect, Either, Layer, Option } from "effect"
-import { InvalidToken } from "../schema/ApiErrors.ts"
+import { InvalidToken, type TooManyRequests } from "../schema/ApiErrors.ts"
 import { ApiKey } from "../services/platform/ApiKey.ts"
 import { AppConfig } from "../services/platform/AppConfig.ts"
 import { Authorization } from "./Authorization.ts"
+import { WrongKeys } from "./WrongKeys.ts"
 import { DashboardSessions, isSafeMethod, sameOrigin } from "./dashboard/DashboardSessions.ts"
 
 /**
@@ -24,6 +25,7 @@ export class ApiAuthorization extends Effect.Service<ApiAuthorization>()("http/A
     const apiKey = yield* ApiKey
     const sessions = yield* DashboardSessions
     const config = yield* AppConfig
+    const wrongKeys = yield* WrongKeys
 
     const bySession = (method: string, headers: RequestHeaders): Either.Either<void, string> | undefined => {
       if (headers["authorization"] !== undefined || !apiKey.isConfigured) return undefined
@@ -37,7 +39,17 @@ export class ApiAuthorization extends Effect.Service<ApiAuthorization>()("http/A
     const check = (method: string, headers: RequestHeaders): Either.Either<void, string> =>
       bySession(method, headers) ?? apiKey.check(single(headers["authorization"]))
 
-    return { check } as const
+    /** Whether a refusal of `check` counts against its address: a key sent and refused does; no key at all (a page's first call) does not. */
+    const counts = (headers: RequestHeaders) => headers["authorization"] !== undefined && apiKey.isConfigured
+
+    /**
+     * The answer to a request `check` refused: the 401, after the delay the address has earned
+     * with its wrong keys, or a 429 once it has sent too many.
+     */
+    const refuse = (message: string, headers: RequestHeaders, address: string | undefined): Effect.Effect<never, InvalidToken | TooManyRequests> =>
+      (counts(headers) ? wrongKeys.wrongKey(address, "API key") : Effect.void).pipe(Effect.zipRight(Effect.fail(new InvalidToken({ message }))))
+
+    return { check, counts, refuse } as const
   })
 }) {}
 
@@ -48,12 +60,10 @@ export const AuthorizationLive = Layer.effect(
       bearer: () =>
         Effect.serviceOption(HttpServerRequest.HttpServerRequest).pipe(
           Effect.flatMap((request) => {
-            const decided = Option.match(request, {
-              onNone: () => authorization.check("GET", {}),
-              onSome: (r) => authorization.check(r.method, r.headers)
-            })
+            const headers: RequestHeaders = Option.match(request, { onNone: () => ({}), onSome: (r) => r.headers })
+            const decided = authorization.check(Option.match(request, { onNone: () => "GET", onSome: (r) => r.method }), headers)
             return Either.match(decided, {
-              onLeft: (message) => Effect.fail(new InvalidToken({ message })),
+              onLeft: (message) => authorization.refuse(message, headers, Option.getOrUndefined(Option.flatMap(request, (r) => r.remoteAddress))),
               onRight: () => Effect.void
             })
           })

@@ -189,8 +189,18 @@ export class DirectRoutes extends Effect.Service<DirectRoutes>()("http/DirectRou
       if (route.authorized) {
         const allowed = authorization.check("GET", request.headers)
         if (Either.isLeft(allowed)) {
-          send(response, errorResponse(new InvalidToken({ message: allowed.left })))
-          done(401)
+          if (!authorization.counts(request.headers)) {
+            send(response, errorResponse(new InvalidToken({ message: allowed.left })))
+            done(401)
+            return true
+          }
+          // a wrong key: answered after its address's delay, or refused with 429
+          runFork(Effect.flip(authorization.refuse(allowed.left, request.headers, request.socket.remoteAddress))).addObserver((exit) => {
+            const refusal = Exit.isSuccess(exit) ? errorResponse(exit.value) : undefined
+            if (refusal === undefined) return void response.destroy()
+            send(response, refusal)
+            done(refusal.status)
+          })
           return true
         }
       }

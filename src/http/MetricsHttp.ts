@@ -1,6 +1,6 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import { Effect, Either, Metric, MetricLabel } from "effect"
+import { Effect, Either, Metric, MetricLabel, Option } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { InvalidToken } from "../schema/ApiErrors.ts"
 import { ApiKey } from "../services/platform/ApiKey.ts"
@@ -10,6 +10,7 @@ import { httpRequestDuration, importQueueLength } from "../services/platform/Met
 import { MetricsExport, metricsResponse } from "../services/platform/MetricsExport.ts"
 import { errorResponse } from "./ErrorResponses.ts"
 import type { Found, RouteTableShape, ServedRoutes } from "./RouteTable.ts"
+import { WrongKeys } from "./WrongKeys.ts"
 
 /**
  * `GET /metrics`: every metric in the Prometheus text format, behind the API key unless
@@ -27,20 +28,30 @@ export const DaemonMetricsLive = MetricsExport.layer(
 
 const METRICS_PATH = "/metrics"
 
-export const MetricsRoutes: ServedRoutes<never, AppConfig | ApiKey | MetricsExport> = {
+export const MetricsRoutes: ServedRoutes<never, AppConfig | ApiKey | MetricsExport | WrongKeys> = {
   routes: [{ method: "GET", path: METRICS_PATH }],
   live: HttpApiBuilder.Router.use((router) =>
     Effect.gen(function*() {
       const config = yield* AppConfig
       const apiKey = yield* ApiKey
       const metrics = yield* MetricsExport
+      const wrongKeys = yield* WrongKeys
       yield* router.get(
         METRICS_PATH,
         Effect.gen(function*() {
           if (!config.metricsPublic) {
             const request = yield* HttpServerRequest.HttpServerRequest
             const denied = apiKey.check(request.headers["authorization"])
-            if (Either.isLeft(denied)) return errorResponse(new InvalidToken({ message: `${denied.left} (or set METRICS_PUBLIC=true)` }))
+            if (Either.isLeft(denied)) {
+              // a key sent and refused counts against the address, as on the API
+              const counted = request.headers["authorization"] === undefined || !apiKey.isConfigured
+                ? Effect.void
+                : wrongKeys.wrongKey(Option.getOrUndefined(request.remoteAddress), "API key")
+              return yield* counted.pipe(
+                Effect.as(errorResponse(new InvalidToken({ message: `${denied.left} (or set METRICS_PUBLIC=true)` }))),
+                Effect.catchAll((e) => Effect.succeed(errorResponse(e)))
+              )
+            }
           }
           return yield* Effect.provideService(metricsResponse, MetricsExport, metrics)
         })

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from "node:net"
 import { declaredLength } from "./BodyLimits.ts"
 import type { Found, RouteTableShape } from "./RouteTable.ts"
+import { urlEncodingProblem } from "./urlEncodingProblem.ts"
 
 /**
  * The Node server under the HTTP app.
@@ -13,6 +14,8 @@ import type { Found, RouteTableShape } from "./RouteTable.ts"
  * It answers `Expect: 100-continue` itself: a body declared over its route's limit is not
  * invited (no `100 Continue`), and the app refuses it with 413 before reading a byte; any
  * other request is invited and handed on as usual.
+ *
+ * A URL whose encoding is wrong (urlEncodingProblem) is answered 400 here, whatever its route.
  *
  * A request a direct route answers (DirectRoutes) never reaches the app: the server's
  * "request" event goes to the app only when `direct` leaves the request alone. The direct
@@ -77,6 +80,34 @@ const lingeringClose = (socket: Socket, request: () => IncomingMessage | undefin
   else socket.once("finish", drain)
 }
 
+/** A URL whose encoding is wrong is answered 400 in the API's error shape, on every route, before any route reads it. */
+const refuseBadEncoding = (problem: string, request: IncomingMessage, response: ServerResponse): true => {
+  const body = JSON.stringify({ error: "bad_request", message: problem })
+  response.writeHead(400, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
+  response.end(body)
+  // a body is read and dropped, so that the connection can carry the next request
+  request.resume()
+  return true
+}
+
+/**
+ * What Node's own HTTP parser refuses before there is a request (a raw byte outside ASCII in the
+ * URL, a malformed head, headers too large, a head that never ends) is answered in the API's
+ * error shape too, as Node would by status, and the connection closed.
+ */
+const answerClientError = (error: NodeJS.ErrnoException & { readonly bytesParsed?: number }, socket: Socket) => {
+  if (error.code === "ECONNRESET" || !socket.writable) return void socket.destroy()
+  const [status, reason, message] = error.code === "HPE_HEADER_OVERFLOW"
+    ? [431, "Request Header Fields Too Large", "The request's headers are too large."]
+    : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+    ? [408, "Request Timeout", "The request's head did not arrive in time."]
+    : error.code === "HPE_INVALID_URL"
+    ? [400, "Bad Request", "The URL is not valid: it holds a byte that is not percent-encoded (send every byte outside printable ASCII as %XX)."]
+    : [400, "Bad Request", "The request is not valid HTTP."]
+  const body = JSON.stringify({ error: "bad_request", message })
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
+}
+
 export const makeNodeServer = (
   routes: RouteTableShape,
   direct: DirectAnswer = () => false,
@@ -87,12 +118,15 @@ export const makeNodeServer = (
   server.emit = function(this: Server, event: string | symbol, ...args: Array<any>) {
     if (event === "request") {
       const request = args[0] as IncomingMessage
-      const found = routes.find(request.method ?? "GET", request.url ?? "/")
+      const problem = urlEncodingProblem(request.url ?? "/")
+      const found = problem === null ? routes.find(request.method ?? "GET", request.url ?? "/") : undefined
       observe(request, args[1], found)
+      if (problem !== null) return refuseBadEncoding(problem, request, args[1])
       if (found !== undefined && direct(request, args[1], found)) return true
     }
     return emit.apply(this, [event, ...args] as Parameters<typeof emit>)
   } as typeof emit
+  server.on("clientError", answerClientError)
   const current = new WeakMap<Socket, IncomingMessage>()
   server.on("connection", (socket: Socket) => {
     socket.destroySoon = () => lingeringClose(socket, () => current.get(socket))

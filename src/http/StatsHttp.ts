@@ -40,6 +40,9 @@ export const StatsHttpLive = HttpApiBuilder.group(WaymarkApi, "stats", (handlers
       .handle("eddington", ({ urlParams }) =>
         Effect.map(stats.eddington(urlParams["filters[sportType]"]), (eddington) => eddingtonJson({ eddington })))
       .handle("heatmap", ({ urlParams }) =>
-        filterOf(urlParams).pipe(Effect.flatMap((filter) => stats.heatmap(filter)), Effect.map((routes) => heatmapJson({ routes }))))
+        filterOf(urlParams).pipe(
+          Effect.flatMap((filter) => stats.heatmap(filter, urlParams["filters[worldType]"] ?? "realWorld")),
+          Effect.map((routes) => heatmapJson({ routes }))
+        ))
   })
 )

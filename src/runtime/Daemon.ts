@@ -7,6 +7,7 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Effect, Layer } from "effect"
 import { StravaModeLive } from "../connectors/strava/StravaMode.ts"
 import { StravaWebhookRoutes } from "../connectors/strava/StravaWebhookRoutes.ts"
+import { GearMaintenanceLive } from "../fibers/GearMaintenance.ts"
 import { HttpServerRegistrationLive } from "../fibers/HttpServerRegistration.ts"
 import { ImportWorkerLive } from "../fibers/ImportWorker.ts"
 import { LogRetentionLive } from "../fibers/LogRetention.ts"
@@ -52,6 +53,7 @@ export const makeDaemon = <E, R>(server: Layer.Layer<ServerServices, E, R>) =>
       )
     ),
     LogRetentionLive,
+    GearMaintenanceLive,
     WatchFolderLive,
     ImportWorkerLive,
     TrainingUpkeepLive,

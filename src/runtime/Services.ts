@@ -3,6 +3,7 @@ import { ParseWorker } from "../services/import/ParseWorker.ts"
 import { ActivityReads } from "../services/activities/ActivityReads.ts"
 import { ActivityRepo } from "../services/activities/ActivityRepo.ts"
 import { ActivityRemoval } from "../services/activities/ActivityRemoval.ts"
+import { WrongKeys } from "../http/WrongKeys.ts"
 import { ApiKey } from "../services/platform/ApiKey.ts"
 import { AppConfig } from "../services/platform/AppConfig.ts"
 import { DatabaseLive } from "../services/platform/Database.ts"
@@ -10,10 +11,13 @@ import { ReadConnection } from "../services/platform/ReadConnection.ts"
 import { FileImportReads } from "../services/import/FileImportReads.ts"
 import { FileImportRepo } from "../services/import/FileImportRepo.ts"
 import { GearRepo } from "../services/activities/GearRepo.ts"
+import { GearComponents } from "../services/gear/GearComponents.ts"
 import { ImageStore } from "../services/activities/ImageStore.ts"
 import { ExportMetadata } from "../services/import/ExportMetadata.ts"
 import { ImportQueue } from "../services/import/ImportQueue.ts"
+import { ActivityReprocess } from "../services/import/ActivityReprocess.ts"
 import { ImportService } from "../services/import/ImportService.ts"
+import { KeptOriginals } from "../services/import/KeptOriginals.ts"
 import { LogsLive } from "../services/platform/Logs.ts"
 import { StoragePaths } from "../services/platform/StoragePaths.ts"
 import { Supervisor } from "../services/platform/Supervisor.ts"
@@ -46,8 +50,10 @@ const RepositoriesLive = Layer.mergeAll(
   ActivityRepo.Default,
   FileImportRepo.Default,
   GearRepo.Default,
+  GearComponents.Default,
   WeightRepo.Default,
   ApiKey.DefaultWithoutDependencies,
+  WrongKeys.Default,
   ImageStore.DefaultWithoutDependencies,
   WatchDirectory.DefaultWithoutDependencies,
   ParseWorker.Default,
@@ -56,7 +62,10 @@ const RepositoriesLive = Layer.mergeAll(
   Supervisor.Default
 ).pipe(Layer.provideMerge(ReadsLive), Layer.provideMerge(TrainingLive))
 
-export const ServicesLive = Layer.mergeAll(ImportService.Default, ActivityRemoval.Default).pipe(Layer.provideMerge(RepositoriesLive))
+export const ServicesLive = Layer.mergeAll(ImportService.Default, ActivityRemoval.Default, ActivityReprocess.Default).pipe(
+  Layer.provideMerge(KeptOriginals.Default),
+  Layer.provideMerge(RepositoriesLive)
+)
 
 /** The daemon's logging: stdout at LOG_LEVEL as LOG_FORMAT says, and the channel files under the storage folder. */
 export const LoggingLive = Layer.unwrapEffect(

@@ -3,18 +3,19 @@ import type * as ActivityDetailModels from "./ActivityDetailModels.ts"
 import type { FileFormat } from "./ParsedActivity.ts"
 import type { TrainingBasis } from "./TrainingBasis.ts"
 
-export type { ImportSource, Location, WorldType } from "./ActivityFields.ts"
+export type { ImportSource, Location, Multisport, WorldType } from "./ActivityFields.ts"
 
 export const importSourceOfFormat = (format: FileFormat): ImportSource =>
   format === "fit" ? "fitFile" : format === "tcx" ? "tcxFile" : "gpxFile"
 
 /**
  * Streams, under the API's names (ActivityDetailModels' `Streams`), with `moving`, which the
- * API does not show; every array has one entry per `time` sample.
+ * API does not show; every array has one entry per sample. `time` is absent only where the
+ * samples' times are unknown (a route converted without them).
  */
 export interface ActivityStreams {
   /** seconds since the start */
-  readonly time: Array<number>
+  readonly time?: Array<number>
   readonly latlng?: Array<[number, number] | null>
   readonly distance?: Array<number>
   readonly altitude?: Array<number>
@@ -28,11 +29,27 @@ export interface ActivityStreams {
   readonly moving?: Array<boolean>
 }
 
-/** A lap, as the API shows it. */
+/** How many samples the streams hold. */
+export const sampleCount = (streams: ActivityStreams): number => {
+  if (streams.time !== undefined) return streams.time.length
+  for (const values of Object.values(streams)) if (Array.isArray(values)) return values.length
+  return 0
+}
+
+/** A lap, as the API shows it (a swim lap's strokes, lengths, SWOLF and stroke where recorded). */
 export type Lap = ActivityDetailModels.Lap
 
-/** A kilometre or mile split, as the API shows it. */
+/** A lap's swim figures where nothing was swum: no strokes, lengths, SWOLF nor stroke. */
+export const NOT_SWUM = { strokes: null, numberOfLengths: null, swolf: null, strokeType: null } as const satisfies Partial<Lap>
+
+/** One active length of a pool swim, as the API shows it (the rests between lengths are not lengths). */
+export type Length = ActivityDetailModels.Length
+
+/** A kilometre or mile split, or for swims one of 100 metres or 100 yards, as the API shows it. */
 export type Split = ActivityDetailModels.Split
+
+/** The unit of a split. */
+export type SplitUnit = Split["unit"]
 
 /** A best effort as the API shows it, without what follows from it (its name and end). */
 export type BestEffort = Omit<ActivityDetailModels.BestEffort, "name" | "endOffsetInSeconds">
@@ -48,10 +65,17 @@ export interface ActivityDraft extends ActivitySummary {
   readonly laps: ReadonlyArray<Lap>
   readonly splits: ReadonlyArray<Split>
   readonly bestEfforts: ReadonlyArray<BestEffort>
+  /** a pool swim's lengths */
+  readonly lengths?: ReadonlyArray<Length>
   /** what was dropped from its file as impossible, in plain words; absent when nothing was */
   readonly repairs?: ReadonlyArray<string>
   /** its training basis when computed before its streams were thinned for storage (else from the stored streams) */
   readonly training?: TrainingBasis
+  /**
+   * which part of `multisport` this activity is: the import names the activity of each leg there
+   * once it has given them their ids (see linkRaceLegs)
+   */
+  readonly racePart?: number
 }
 
 /**

@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { FILE_IMPORT_SOURCES, FILE_IMPORT_STATUSES, type FileImportSource, type FileImportStatus } from "./ApiModels.ts"
 import { SPORT_TYPES, type SportType } from "./SportType.ts"
+import { WorldType } from "./ActivityFields.ts"
 import { CalendarDate } from "./CalendarDate.ts"
 import { oneOf } from "./OneOf.ts"
 
@@ -29,7 +30,7 @@ const integerParam = (name: string, min: number, max: number | undefined, fallba
   integerString(name, min, max, fallback).pipe(Schema.optionalWith({ default: () => fallback }))
 
 /** A comma-separated list whose items must all be allowed values. */
-const commaListOf = <A extends string>(name: string, what: string, allowed: ReadonlyArray<A>) => {
+export const commaListOf = <A extends string>(name: string, what: string, allowed: ReadonlyArray<A>) => {
   const set: ReadonlySet<string> = new Set(allowed)
   return Schema.String.pipe(
     Schema.filter((raw) => raw.split(",").map((s) => s.trim()).every((s) => s === "" || set.has(s)), {
@@ -51,7 +52,7 @@ const commaListOf = <A extends string>(name: string, what: string, allowed: Read
   }) as unknown as Schema.Schema<ReadonlyArray<A>, string>
 }
 
-const sportTypeList = commaListOf<SportType>("filters[sportType]", "sport type", SPORT_TYPES)
+export const sportTypeList = commaListOf<SportType>("filters[sportType]", "sport type", SPORT_TYPES)
 
 const booleanParam = (name: string) =>
   Schema.String.pipe(
@@ -151,6 +152,19 @@ const periodMessage = `"filters[period]" is required: one of ${STATS_PERIODS.joi
 /** The activities a statistic covers: the list's filters. */
 export const StatsFilterParams = bracketParams(activityFilterFields)
 export type StatsFilterParams = typeof StatsFilterParams.Type
+
+const WORLD_TYPES = WorldType.literals
+
+/** The heatmap's activities: the list's filters, in one world (the real one unless another is asked for). */
+export const HeatmapParams = bracketParams({
+  ...activityFilterFields,
+  "filters[worldType]": Schema.optional(
+    oneOf(WORLD_TYPES, (actual) => `"filters[worldType]" must be one of ${WORLD_TYPES.join(", ")}, not ${actual}.`).annotations({
+      description: "The world whose routes are drawn: realWorld (the default) or a virtual one (zwift, rouvy, myWhoosh), whose maps are its own"
+    })
+  )
+})
+export type HeatmapParams = typeof HeatmapParams.Type
 
 export const TotalsParams = bracketParams({
   "filters[period]": Schema.propertySignature(

@@ -13,9 +13,10 @@ import {
 } from "../support/ImportHarness.ts"
 import { zipOf } from "../support/zipOf.ts"
 import { ImportQueue } from "../../src/services/import/ImportQueue.ts"
-import { copyRegularFile, OriginalsDisk } from "../../src/services/import/OriginalsDisk.ts"
+import { compressRegularFile, copyRegularFile, OriginalsDisk } from "../../src/services/import/OriginalsDisk.ts"
 import { WATCH_LOCK_FILE_NAME } from "../../src/services/platform/StorageLock.ts"
 import { runDaemonToExit } from "../runtime/runDaemon.ts"
+import { keptBytes } from "../support/keptBytes.ts"
 
 /**
  * The watch folder as people feed it, through the real daemon over a real folder: slow copies,
@@ -53,7 +54,7 @@ describe("watch folder: files still being written", () => {
         fs.closeSync(fd)
         const row = yield* waitForRow("slow-copy.fit")
         expect(row.status).toBe("success")
-        expect(fs.readFileSync(path.join(originalsDir, row.original_file!))).toEqual(bytes)
+        expect(keptBytes(originalsDir, row)).toEqual(bytes)
         expect(fs.existsSync(file)).toBe(false)
         expect(yield* importRows("slow-copy.fit")).toHaveLength(1)
       }), 60_000)
@@ -67,13 +68,13 @@ describe("watch folder: files still being written", () => {
         fs.writeFileSync(file, text.slice(0, half))
         const [first] = yield* rowsOf("paused-copy.gpx", 1)
         expect(first!.status).toBe("failed")
-        expect(fs.readFileSync(path.join(originalsDir, first!.original_file!), "utf8")).toBe(text.slice(0, half))
+        expect(keptBytes(originalsDir, first!).toString("utf8")).toBe(text.slice(0, half))
         // the half-written file was not taken away from its writer
         expect(fs.existsSync(file)).toBe(true)
         fs.appendFileSync(file, text.slice(half))
         const rows = yield* rowsOf("paused-copy.gpx", 2)
         expect(rows[1]!.status).toBe("success")
-        expect(fs.readFileSync(path.join(originalsDir, rows[1]!.original_file!), "utf8")).toBe(text)
+        expect(keptBytes(originalsDir, rows[1]!).toString("utf8")).toBe(text)
         yield* waitFor("the file to leave the watch folder", Effect.sync(() => (fs.existsSync(file) ? undefined : true)))
       }), 60_000)
 
@@ -116,7 +117,7 @@ describe("watch folder: files still being written", () => {
         fs.writeFileSync(file, zip.subarray(0, half))
         const [first] = yield* rowsOf("copying.zip", 1)
         expect(first).toMatchObject({ status: "failed" })
-        expect(fs.readFileSync(path.join(originalsDir, first!.original_file!))).toEqual(zip.subarray(0, half))
+        expect(keptBytes(originalsDir, first!)).toEqual(zip.subarray(0, half))
         // held: not taken away from its writer
         yield* allHandled
         expect(fs.existsSync(file)).toBe(true)
@@ -133,14 +134,21 @@ describe("watch folder: a file that changes while it is read", () => {
   const text = gpxActivity({ start: dayStart(30), seconds: 1800 })
   const half = Math.floor(text.length / 2)
   let grown = false
-  /** The disk under the originals: while the first copy of the file is made, its writer adds the rest. */
+  const growOnce = (from: string) => {
+    if (!grown && path.basename(from) === "written-on.gpx") {
+      grown = true
+      fs.appendFileSync(from, text.slice(half))
+    }
+  }
+  /** The disk under the originals: while the first copy of the file is made (kept compressed, as the half fails), its writer adds the rest. */
   const growingWhileCopied = {
+    async compressFile(from: string, to: string) {
+      await compressRegularFile(from, to)
+      growOnce(from)
+    },
     copyFile(from: string, to: string) {
       copyRegularFile(from, to)
-      if (!grown && path.basename(from) === "written-on.gpx") {
-        grown = true
-        fs.appendFileSync(from, text.slice(half))
-      }
+      growOnce(from)
     }
   }
 
@@ -152,7 +160,7 @@ describe("watch folder: a file that changes while it is read", () => {
         const row = yield* waitForRow("written-on.gpx")
         expect(grown).toBe(true)
         expect(row.status).toBe("success")
-        expect(fs.readFileSync(path.join(originalsDir, row.original_file!), "utf8")).toBe(text)
+        expect(keptBytes(originalsDir, row).toString("utf8")).toBe(text)
         yield* waitFor("the file to leave the watch folder", Effect.sync(() => (fs.existsSync(path.join(watchDir, "written-on.gpx")) ? undefined : true)))
         yield* allHandled
         expect(yield* importRows("written-on.gpx")).toHaveLength(1)

@@ -8,6 +8,7 @@ import { DashboardSessions } from "../../src/http/dashboard/DashboardSessions.ts
 import { DirectRoutes } from "../../src/http/DirectRoutes.ts"
 import { HotReads } from "../../src/http/HotReads.ts"
 import { RouteTable } from "../../src/http/RouteTable.ts"
+import { WrongKeys, WrongKeysPolicy } from "../../src/http/WrongKeys.ts"
 import { ActivityRepo } from "../../src/services/activities/ActivityRepo.ts"
 import { FileImportRepo } from "../../src/services/import/FileImportRepo.ts"
 import { AppConfig } from "../../src/services/platform/AppConfig.ts"
@@ -22,12 +23,17 @@ import { type Answer, seedActivity, seedGear, send, TestDaemon } from "../suppor
 
 const TableLive = RouteTable.layer([])
 
+/** Wrong keys answered at once: the tests compare many refused keys, which would otherwise be slowed. */
+const UnlimitedWrongKeys = Layer.succeed(WrongKeysPolicy, { free: Infinity, refuseAt: Infinity })
+
 const DirectRoutesLive = Layer.merge(DirectRoutes.Default, TableLive).pipe(
   Layer.provide(HotReads.Default),
   Layer.provide(TableLive),
   Layer.provide(ApiAuthorization.Default),
-  Layer.provide(DashboardSessions.Default)
+  Layer.provide([DashboardSessions.Default, WrongKeys.Default]),
+  Layer.provide(UnlimitedWrongKeys)
 )
+
 
 const LEFT_TO_THE_APP = 599
 
@@ -86,7 +92,7 @@ const seedHistory = Effect.gen(function*() {
 })
 
 describe("direct routes", () => {
-  layer(TestDaemon.layer(), { excludeTestServices: true })("over the daemon", (it) => {
+  layer(TestDaemon.layer().pipe(Layer.provide(UnlimitedWrongKeys)), { excludeTestServices: true })("over the daemon", (it) => {
     it.scoped("answer each hot read with the app's status, headers and bytes, a refused key and the read's own refusals included, and leave to the app the parameters its schema refuses", () =>
       Effect.gen(function*() {
         const ids = yield* seedHistory
@@ -96,7 +102,7 @@ describe("direct routes", () => {
           apiKey: daemon.apiKey,
           directRoutes: false,
           env: { STORAGE_DIR: daemon.storageDir, WATCH_DIR: daemon.watchDir }
-        }))
+        }).pipe(Layer.provide(UnlimitedWrongKeys)))
         // the router is the app's: a trailing slash and the case of the path do not matter to either;
         // what each answers with the key, itself or left to the app (parameters its schema refuses)
         const directly: ReadonlyArray<readonly [string, number]> = [
@@ -240,7 +246,7 @@ describe("direct routes", () => {
         const logger = Logger.make(({ annotations, message }) => void lines.push({ message, ...Object.fromEntries(HashMap.toEntries(annotations)) }))
         const routes = yield* Effect.provide(
           DirectRoutes,
-          DirectRoutes.Default.pipe(Layer.provide([failing, TableLive, ApiAuthorization.Default.pipe(Layer.provide(DashboardSessions.Default))]))
+          DirectRoutes.Default.pipe(Layer.provide([failing, TableLive, ApiAuthorization.Default.pipe(Layer.provide([DashboardSessions.Default, WrongKeys.Default]))]))
         ).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
         const base = yield* serverOf(routes)
         const answer = yield* statusAt(base, "/api/v1/activities/activity-1", { headers: { authorization: `Bearer ${daemon.apiKey}` } })

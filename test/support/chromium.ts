@@ -11,4 +11,6 @@ export const launchChromium = (): Promise<Browser> =>
   chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-dev-shm-usage"] })
 
 export const PHONE = { width: 390, height: 844 }
+/** The phones every page must fit: the narrowest common one and the most common one. */
+export const PHONES = [["phone-360", { width: 360, height: 780 }], ["phone-390", PHONE]] as const
 export const DESKTOP = { width: 1280, height: 900 }

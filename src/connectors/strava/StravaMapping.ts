@@ -1,9 +1,10 @@
-import type {
-  ActivityDraft,
-  ActivityStreams as DraftStreams,
-  Lap as DraftLap,
-  Location,
-  Split as DraftSplit
+import {
+  type ActivityDraft,
+  type ActivityStreams as DraftStreams,
+  type Lap as DraftLap,
+  type Location,
+  NOT_SWUM,
+  type Split as DraftSplit
 } from "../../schema/ActivityDraft.ts"
 import { bestEffortDistances, isSportType } from "../../schema/SportType.ts"
 import { encodePolyline } from "../../services/import/ActivityMetrics.ts"
@@ -53,7 +54,7 @@ const latLngOf = (value: ReadonlyArray<number> | undefined): readonly [number, n
 const intOrNull = (v: number | undefined): number | null => (isNum(v) ? Math.round(v) : null)
 
 /** Strava streams (key_by_type) -> ActivityStreams; every array is cut to the `time` length. */
-export const mapStreams = (streams: ActivityStreams): DraftStreams => {
+export const mapStreams = (streams: ActivityStreams): DraftStreams & { readonly time: Array<number> } => {
   const time = [...(streams.time?.data ?? [])]
   const n = time.length
   if (n === 0) return { time: [] }
@@ -63,7 +64,7 @@ export const mapStreams = (streams: ActivityStreams): DraftStreams => {
     p.length >= 2 && isNum(p[0]) && isNum(p[1]) ? [p[0], p[1]] : null
   )
   const watts = fit(streams.watts?.data)?.map((w) => (isNum(w ?? undefined) ? w! : 0))
-  const out: { -readonly [K in keyof DraftStreams]: DraftStreams[K] } = { time }
+  const out: { -readonly [K in keyof DraftStreams]: DraftStreams[K] } & { time: Array<number> } = { time }
   if (latlng) out.latlng = latlng
   const distance = fit(streams.distance?.data)
   if (distance) out.distance = distance
@@ -98,7 +99,8 @@ export const mapLaps = (laps: ReadonlyArray<Lap>, startTime: number, time: Reado
       elevationInMeter: lap.total_elevation_gain ?? 0,
       averageSpeedInKmPerHour: kmh(lap.average_speed ?? (lap.moving_time ? lap.distance / lap.moving_time : 0)),
       maxSpeedInKmPerHour: kmh(lap.max_speed ?? 0),
-      averageHeartRate: intOrNull(lap.average_heartrate)
+      averageHeartRate: intOrNull(lap.average_heartrate),
+      ...NOT_SWUM
     }
   })
 
@@ -181,7 +183,13 @@ export const toActivityDraft = (detail: DetailedActivity, rawStreams: ActivitySt
     streams,
     laps: mapLaps(detail.laps ?? [], startTime, streams.time),
     splits: [...mapSplits(detail.splits_metric ?? [], "km"), ...mapSplits(detail.splits_standard ?? [], "mile")],
-    bestEfforts
+    bestEfforts,
+    hasTimes: true,
+    poolLengthInMeter: null,
+    numberOfLengths: null,
+    strokes: null,
+    swolf: null,
+    multisport: null
   }
   return { _tag: "Mapped", draft }
 }

@@ -2,14 +2,15 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Effect, Either, type Layer, Redacted } from "effect"
+import { Effect, Either, type Layer, Option, Redacted } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { SPORT_TYPES } from "../../schema/SportType.ts"
+import { RIDES, RUNS, SPORT_TYPES, SWIMS } from "../../schema/SportType.ts"
 import { ApiKey } from "../../services/platform/ApiKey.ts"
 import { AppConfig } from "../../services/platform/AppConfig.ts"
 import { VERSION } from "../../services/platform/version.ts"
+import { WrongKeys } from "../WrongKeys.ts"
 import { DashboardSessions, SESSION_COOKIE, SESSION_TTL_SECONDS, sameOrigin } from "./DashboardSessions.ts"
 import type { ServedRoutes } from "../RouteTable.ts"
 import { signInPage, shellPage, type ShellConfig } from "./pages.ts"
@@ -89,13 +90,15 @@ const DashboardRoutesLive = HttpApiBuilder.Router.use((router) =>
     const config = yield* AppConfig
     const apiKey = yield* ApiKey
     const sessions = yield* DashboardSessions
+    const wrongKeys = yield* WrongKeys
     const headers = securityHeaders(originOf(config.mapTileUrl))
     const shell: ShellConfig = {
       version: `v${VERSION}`,
       unitSystem: config.unitSystem,
       tileUrl: config.mapTileUrl,
       canUpload: config.importMode === "files",
-      sportTypes: SPORT_TYPES
+      sportTypes: SPORT_TYPES,
+      sportGroups: { rides: [...RIDES], runs: [...RUNS], swims: [...SWIMS] }
     }
     const html = (body: string, status = 200) => HttpServerResponse.text(body, { status, contentType: "text/html; charset=utf-8", headers })
     const isBuilt = () => fs.existsSync(path.join(ASSETS_DIR, "app.js"))
@@ -127,6 +130,13 @@ const DashboardRoutesLive = HttpApiBuilder.Router.use((router) =>
         const form = yield* Effect.orElseSucceed(request.urlParamsBody, () => [] as ReadonlyArray<readonly [string, string]>)
         const key = Redacted.make(form.find(([name]) => name === "key")?.[1]?.trim() ?? "")
         if (Either.isLeft(apiKey.check(`Bearer ${Redacted.value(key)}`))) {
+          // slowed down per address, then refused for a while (WrongKeys)
+          const counted = yield* Effect.either(wrongKeys.wrongKey(Option.getOrUndefined(request.remoteAddress), "sign-in"))
+          if (Either.isLeft(counted)) {
+            return html(signInPage({ configured: true, error: counted.left.message }), 429).pipe(
+              HttpServerResponse.setHeader("retry-after", String(counted.left.retryAfterSeconds))
+            )
+          }
           return html(signInPage({ configured: true, error: "That key is not the service's API key." }), 401)
         }
         return seeOther("/", cookie(request, sessions.open(), SESSION_TTL_SECONDS))

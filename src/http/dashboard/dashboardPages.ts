@@ -2,6 +2,7 @@
  * The dashboard's pages, listed once: the shell's menu is drawn from them (pages.ts) and the
  * browser's router opens them (client/main.ts). The address after `#/` names a page; a page
  * `in` a section is reached from it (an activity from the list) and marks it as the current one.
+ * The menu shows a page's `label`, or its title.
  */
 export const DASHBOARD_PAGES = {
   activities: { title: "Activities", menu: true },
@@ -9,9 +10,12 @@ export const DASHBOARD_PAGES = {
   import: { title: "Import", menu: true },
   stats: { title: "Statistics", menu: true },
   training: { title: "Training", menu: true },
+  calendar: { title: "Calendar", menu: true },
+  milestones: { title: "Milestones", menu: true },
+  year: { title: "Year in review", label: "Year", menu: true },
   gear: { title: "Gear & weight", menu: true },
   system: { title: "System", menu: true }
-} as const satisfies Record<string, { readonly title: string; readonly menu: boolean; readonly in?: string }>
+} as const satisfies Record<string, { readonly title: string; readonly label?: string; readonly menu: boolean; readonly in?: string }>
 
 export type PageName = keyof typeof DASHBOARD_PAGES
 
@@ -22,4 +26,10 @@ export const HOME_PAGE: PageName = "activities"
 export const sectionOf = (name: PageName): PageName => {
   const page = DASHBOARD_PAGES[name]
   return "in" in page ? page.in : name
+}
+
+/** What the menu calls a page. */
+export const menuLabelOf = (name: PageName): string => {
+  const page = DASHBOARD_PAGES[name]
+  return "label" in page ? page.label : page.title
 }

@@ -1,5 +1,5 @@
 import { escapeHtml } from "../../services/platform/escapeHtml.ts"
-import { DASHBOARD_PAGES, HOME_PAGE } from "./dashboardPages.ts"
+import { DASHBOARD_PAGES, HOME_PAGE, menuLabelOf, type PageName } from "./dashboardPages.ts"
 
 /**
  * The two HTML documents of the dashboard: the sign-in page (plain HTML, works without
@@ -14,6 +14,8 @@ export interface ShellConfig {
   readonly tileUrl: string
   readonly canUpload: boolean
   readonly sportTypes: ReadonlyArray<string>
+  /** The sport types counted as rides, runs and swims (the training analysis's and the pace's groups). */
+  readonly sportGroups: { readonly rides: ReadonlyArray<string>; readonly runs: ReadonlyArray<string>; readonly swims: ReadonlyArray<string> }
 }
 
 const head = (title: string) => `<!doctype html>
@@ -64,7 +66,7 @@ ${body}
 `
 }
 
-const MENU = Object.entries(DASHBOARD_PAGES).filter(([, page]) => page.menu)
+const MENU = (Object.keys(DASHBOARD_PAGES) as Array<PageName>).filter((name) => DASHBOARD_PAGES[name].menu)
 
 export const shellPage = (config: ShellConfig): string => `${head("Waymark")}
 <script type="module" src="/dashboard/assets/app.js"></script>
@@ -76,7 +78,7 @@ export const shellPage = (config: ShellConfig): string => `${head("Waymark")}
 <nav aria-label="Sections">
 <button type="button" id="menu-button" class="menu" aria-expanded="false" aria-controls="sections"><span class="menu-icon" aria-hidden="true"></span>Menu</button>
 <ul id="sections">
-${MENU.map(([name, page]) => `<li><a href="#/${name}" data-nav="${name}">${escapeHtml(page.title)}</a></li>`).join("\n")}
+${MENU.map((name) => `<li><a href="#/${name}" data-nav="${name}">${escapeHtml(menuLabelOf(name))}</a></li>`).join("\n")}
 </ul></nav>
 <form method="post" action="/sign-out"><button type="submit" class="link">Sign out</button></form>
 </header>

@@ -3,7 +3,7 @@ import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { BestEffort as DraftBestEffort } from "../../schema/ActivityDraft.ts"
-import { type BestEffort, type Lap, type Split, STREAM_NAMES, type Streams } from "../../schema/ActivityDetailModels.ts"
+import { type BestEffort, type Lap, type Length, type Split, STREAM_NAMES, type Streams } from "../../schema/ActivityDetailModels.ts"
 import { effortName } from "../../schema/EffortDistances.ts"
 import { ReadConnection } from "../platform/ReadConnection.ts"
 import { StoragePaths } from "../platform/StoragePaths.ts"
@@ -43,7 +43,9 @@ export interface StreamsAnswer {
 const ONE_STREAMS = `SELECT s.data FROM activities a LEFT JOIN activity_streams s ON s.activity_id = a.id WHERE a.id = ?`
 const EXISTS = `SELECT 1 FROM activities WHERE id = ?`
 const LAPS = `SELECT data FROM activity_laps WHERE activity_id = ? ORDER BY lap_index`
-const SPLITS = `SELECT data FROM activity_splits WHERE activity_id = ? ORDER BY unit = 'mile', split_index`
+// kilometres before miles, 100 m before 100 yd
+const SPLITS = `SELECT data FROM activity_splits WHERE activity_id = ? ORDER BY unit IN ('mile', '100yd'), split_index`
+const LENGTHS = `SELECT data FROM activity_lengths WHERE activity_id = ? ORDER BY length_index`
 // a file that made several activities (a triathlon) is the original of each of them
 const ORIGINAL = `SELECT f.filename, f.original_file FROM activities a
   LEFT JOIN file_imports f ON f.original_file IS NOT NULL
@@ -76,7 +78,8 @@ export const streamsBody = (stored: StoredStreams | null, limit: number | undefi
   const indices = thinnedIndices(
     n,
     limit,
-    values.get("time") as Array<number>,
+    // a route whose times are unknown is thinned along its distance
+    (values.get("time") ?? values.get("distance") ?? Array.from({ length: n }, (_, i) => i)) as Array<number>,
     [...values].filter(([name]) => name !== "time" && name !== "latlng" && name !== "distance").map(([, series]) => series as Array<number | null>),
     values.get("latlng") as Array<[number, number] | null> | undefined
   )
@@ -125,6 +128,11 @@ export class ActivityDetail extends Effect.Service<ActivityDetail>()("services/a
       return rows === null ? null : rows.map((r) => JSON.parse(r[0] as string) as Split)
     })
 
+    const lengths = Effect.fn("ActivityDetail.lengths")(function*(id: string) {
+      const rows = rowsOf(LENGTHS, id)
+      return rows === null ? null : rows.map((r) => JSON.parse(r[0] as string) as Length)
+    })
+
     const bestEfforts = Effect.fn("ActivityDetail.bestEfforts")(function*(id: string) {
       const rows = rowsOf(BEST_EFFORTS, id)
       return rows === null
@@ -145,6 +153,6 @@ export class ActivityDetail extends Effect.Service<ActivityDetail>()("services/a
       return { path: file, filename, contentType: originalContentType(kept) } satisfies KeptOriginal
     })
 
-    return { streams, laps, splits, bestEfforts, original } as const
+    return { streams, laps, lengths, splits, bestEfforts, original } as const
   })
 }) {}

@@ -1,4 +1,4 @@
-import type { ActivityDraft, ActivityStreams, EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
+import { type ActivityDraft, type ActivityStreams, type EncodedActivityDraft, sampleCount, type SplitUnit } from "../../schema/ActivityDraft.ts"
 import { thinStreams } from "./StreamsThinning.ts"
 import {
   ACTIVITY_BOUNDS as B,
@@ -121,6 +121,9 @@ const summaryProblem = (d: ActivityDraft | EncodedActivityDraft, now: number): s
     }
   )
 
+/** A split's unit as a message names it. */
+const SPLIT_NAMES: Readonly<Record<SplitUnit, string>> = { km: "kilometre", mile: "mile", "100m": "100 m", "100yd": "100 yd" }
+
 /** Speeds of laps and splits are not bounded: one stale GPS fix makes a short split look supersonic. */
 const partsProblem = (d: ActivityDraft | EncodedActivityDraft): string | null => {
   if (d.laps.length > B.maxLaps) return `it has ${formatNumber(d.laps.length)} laps (at most ${formatNumber(B.maxLaps)})`
@@ -142,7 +145,7 @@ const partsProblem = (d: ActivityDraft | EncodedActivityDraft): string | null =>
   }
   const altitudeSpan = B.maxAltitudeMeters - B.minAltitudeMeters
   for (const split of d.splits) {
-    const what = `${split.unit === "km" ? "kilometre" : "mile"} split ${split.splitIndex}`
+    const what = `${SPLIT_NAMES[split.unit]} split ${split.splitIndex}`
     const found = first(
       () => distanceProblem(split.distanceInMeter, `the distance of ${what}`),
       () => durationProblem(split.elapsedTimeInSeconds, `the elapsed time of ${what}`),
@@ -180,7 +183,7 @@ const numericStream = (
 }
 
 const streamsProblem = (s: ActivityStreams): string | null => {
-  const n = s.time.length
+  const n = sampleCount(s)
   if (n > MAX_SAMPLES) return `it has ${formatNumber(n)} samples (at most ${formatNumber(MAX_SAMPLES)})`
   for (const [key, values] of Object.entries(s)) {
     if (Array.isArray(values) && values.length !== n) return `its ${key} stream has ${values.length} samples for ${n} times`

@@ -15,8 +15,9 @@ export interface DraftsRequest {
   readonly format: FileFormat
   readonly filename: string
   readonly fallbackTimeZone: string
-  /** the sport the athlete chose for the file (a Strava export's activities.csv) */
+  /** the sport the athlete chose for the file (a Strava export's activities.csv), or for its activity starting nearest `sportAt` (epoch ms) */
   readonly sportType?: SportType | undefined
+  readonly sportAt?: number | undefined
 }
 
 /**
@@ -28,7 +29,7 @@ export interface DraftsRequest {
  */
 export const fileDrafts = async (request: DraftsRequest): Promise<ReadonlyArray<EncodedActivityDraft>> => {
   const { filename } = request
-  const parsed = await parseActivityFile(request.bytes, request.format, filename, request.sportType)
+  const parsed = await parseActivityFile(request.bytes, request.format, filename, request.sportType, request.sportAt)
   const kept: Array<ReturnType<typeof computeActivity>> = []
   const dropped: Array<string> = []
   let firstError: ActivityFileError | null = null

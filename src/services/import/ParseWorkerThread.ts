@@ -1,5 +1,5 @@
 import { parentPort } from "node:worker_threads"
-import { lowerThreadPriority } from "../platform/ThreadPriority.ts"
+import { currentThreadId, lowerThreadPriority } from "../platform/ThreadPriority.ts"
 import type { EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
 import { MAX_IMPORT_MESSAGE_LENGTH, truncateText } from "../../schema/ActivityLimits.ts"
 import { ActivityFileError } from "./parsers/ActivityFileError.ts"
@@ -21,6 +21,8 @@ export type ParseResponse =
 /** Parsing yields to the daemon's event loop (see lowerThreadPriority). */
 const PARSE_NICE = 10
 
+// the thread's id tells the daemon where to read the processor time it spends (its parse budget)
+const tid = currentThreadId()
 lowerThreadPriority(PARSE_NICE)
 const port = parentPort!
 
@@ -37,4 +39,4 @@ port.on("message", async (request: ParseRequest) => {
   }
   port.postMessage(response, "drafts" in response ? response.drafts.map((d) => d.encodedStreams.buffer as ArrayBuffer) : [])
 })
-port.postMessage({ ready: true })
+port.postMessage({ ready: true, tid })

@@ -8,7 +8,9 @@ import exportMetadata from "./migrations/0003_export_metadata.ts"
 import fileImportActivities from "./migrations/0004_file_import_activities.ts"
 import statsIndexes from "./migrations/0005_stats_indexes.ts"
 import sortIndexes from "./migrations/0006_sort_indexes.ts"
+import sports from "./migrations/0007_sports.ts"
 import training from "./migrations/0008_training.ts"
+import athleteYear from "./migrations/0009_athlete_year.ts"
 import detailNames from "./migrations/0011_detail_names.ts"
 import { StoragePaths } from "./StoragePaths.ts"
 
@@ -20,7 +22,9 @@ export const MIGRATIONS = {
   "0004_file_import_activities": fileImportActivities,
   "0005_stats_indexes": statsIndexes,
   "0006_sort_indexes": sortIndexes,
+  "0007_sports": sports,
   "0008_training": training,
+  "0009_athlete_year": athleteYear,
   "0011_detail_names": detailNames
 }
 

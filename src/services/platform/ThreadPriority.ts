@@ -10,10 +10,21 @@ import * as os from "node:os"
  * priority.
  */
 export const lowerThreadPriority = (nice: number): void => {
+  const tid = currentThreadId()
+  if (tid === null) return // not Linux: the thread runs at the process's priority
+  try {
+    os.setPriority(tid, Math.max(os.getPriority(tid), nice))
+  } catch {
+    // not allowed: the thread runs at the process's priority
+  }
+}
+
+/** The calling thread's id in the system (Linux: the last part of /proc/thread-self); null elsewhere. */
+export const currentThreadId = (): number | null => {
   try {
     const tid = Number(fs.readlinkSync("/proc/thread-self").split("/").pop())
-    if (Number.isSafeInteger(tid) && tid > 0) os.setPriority(tid, Math.max(os.getPriority(tid), nice))
+    return Number.isSafeInteger(tid) && tid > 0 ? tid : null
   } catch {
-    // not Linux: the thread runs at the process's priority
+    return null
   }
 }

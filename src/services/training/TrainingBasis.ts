@@ -134,8 +134,9 @@ const heartRateBasis = (time: ReadonlyArray<number>, heartrate: ReadonlyArray<nu
 /** The training basis of an activity's streams (each part null where its sensor recorded nothing). */
 export const trainingBasisOf = (streams: ActivityStreams): TrainingBasis => ({
   version: TRAINING_BASIS_VERSION,
-  power: streams.watts === undefined ? null : powerBasis(streams.time, streams.watts),
-  heartRate: streams.heartrate === undefined ? null : heartRateBasis(streams.time, streams.heartrate),
+  // a recording whose times are unknown has no seconds to weigh its power and heart rate by
+  power: streams.watts === undefined || streams.time === undefined ? null : powerBasis(streams.time, streams.watts),
+  heartRate: streams.heartrate === undefined || streams.time === undefined ? null : heartRateBasis(streams.time, streams.heartrate),
   gradeAdjustedDistance: streams.distance === undefined || streams.altitude === undefined
     ? null
     : gradeAdjustedDistance(streams.distance, streams.altitude)

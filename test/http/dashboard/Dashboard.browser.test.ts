@@ -260,7 +260,7 @@ describe.skipIf(skipReason !== undefined)("the dashboard in Chromium", () => {
         await row().getByRole("button", { name: "Save" }).click()
         await page.locator("#gear-list").getByText("Road shoes").waitFor()
         await row().getByRole("button", { name: "Retire" }).click()
-        await row().getByText("retired").waitFor()
+        await row().getByText("retired", { exact: true }).waitFor()
         await page.fill("#add-weight input[name=on]", "2024-05-01")
         await page.fill("#add-weight input[name=weight]", "71.5")
         await page.click("#add-weight button[type=submit]")

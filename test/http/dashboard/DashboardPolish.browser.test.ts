@@ -5,13 +5,14 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { buildDashboard } from "../../../scripts/buildDashboard.ts"
-import { DASHBOARD_PAGES } from "../../../src/http/dashboard/dashboardPages.ts"
+import { DASHBOARD_PAGES, menuLabelOf, type PageName } from "../../../src/http/dashboard/dashboardPages.ts"
 import type { ActivityDraft } from "../../../src/schema/ActivityDraft.ts"
 import { FileImportRepo } from "../../../src/services/import/FileImportRepo.ts"
 import { daemonLayer, dropFile, gpxActivity, makeRoot, tcxActivity, waitForRow } from "../../support/ImportHarness.ts"
 import { seedActivity } from "../../support/TestDaemon.ts"
-import { CHROMIUM_MISSING, chromiumAvailable, DESKTOP, launchChromium, PHONE } from "../../support/chromium.ts"
-import { collectProblems, open, redrawn, seriousViolations, shoot } from "./pageTools.ts"
+import { CHROMIUM_MISSING, chromiumAvailable, DESKTOP, launchChromium, PHONES } from "../../support/chromium.ts"
+import { expectReadable, markerColor, readPalette } from "./colourChecks.ts"
+import { canvasTexts, collectProblems, fitsScreen, open, recordCanvasText, redrawn, seriousViolations, shoot } from "./pageTools.ts"
 
 /**
  * The dashboard's finish in a real browser, over activities seeded through the repositories and
@@ -26,7 +27,6 @@ import { collectProblems, open, redrawn, seriousViolations, shoot } from "./page
  */
 
 const ARTIFACTS = path.resolve("test-artifacts/dashboard-polish")
-const PHONES = [["phone-360", { width: 360, height: 780 }], ["phone-390", PHONE]] as const
 const skipReason = chromiumAvailable ? undefined : CHROMIUM_MISSING
 if (skipReason !== undefined) console.warn(`[dashboard polish browser test] skipped: ${skipReason}`)
 
@@ -37,25 +37,6 @@ let page: Page
 let base = ""
 const problems: Array<string> = []
 const ids: Record<string, string> = {}
-
-/** Every text uPlot draws on a canvas, kept per canvas since it was last cleared (axis labels are drawn, not in the DOM). */
-const recordCanvasText = () => {
-  const drawn = new WeakMap<object, Array<string>>()
-  const proto = (globalThis as any).CanvasRenderingContext2D.prototype
-  const fillText = proto.fillText
-  const clearRect = proto.clearRect
-  proto.fillText = function(this: { canvas: object }, text: string, ...rest: Array<unknown>) {
-    const list = drawn.get(this.canvas) ?? []
-    list.push(String(text))
-    drawn.set(this.canvas, list)
-    return fillText.call(this, text, ...rest)
-  }
-  proto.clearRect = function(this: { canvas: object }, ...rest: Array<unknown>) {
-    drawn.set(this.canvas, [])
-    return clearRect.call(this, ...rest)
-  }
-  ;(globalThis as any).drawnTexts = (canvas: object) => drawn.get(canvas) ?? []
-}
 
 beforeAll(async () => {
   if (skipReason !== undefined) return
@@ -200,62 +181,18 @@ const chartTexts = (title: string) =>
 
 const seconds = (clock: string) => clock.split(":").map(Number).reduce((sum, part) => sum * 60 + part, 0)
 
-/** Whether no element of the page reaches past the right edge of the viewport. */
-const pageFits = () => page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth <= (globalThis as any).innerWidth)
+const pageFits = () => fitsScreen(page)
 
-const markerColor = (legend: string, series: string) =>
-  page.evaluate(({ legend, series }) => {
-    const w = globalThis as any
-    const row = [...w.document.querySelectorAll(`${legend} .u-series`)].find((r: any) => r.querySelector(".u-label")?.textContent === series)
-    return row === undefined ? null : w.getComputedStyle(row.querySelector(".u-marker")).borderTopColor as string
-  }, { legend, series })
-
-// ---------------------------------------------------------------------------------------
-// Colour checks: CIE L*a*b* distances after Machado et al.'s simulation of colour-blind sight
-
-type Rgb = readonly [number, number, number]
-const linear = (c: number) => (c / 255 <= 0.04045 ? c / 255 / 12.92 : ((c / 255 + 0.055) / 1.055) ** 2.4)
-const rgbOf = (css: string): Rgb => {
-  const hex = /^#([0-9a-f]{6})$/i.exec(css.trim())
-  if (hex !== null) return [0, 2, 4].map((i) => parseInt(hex[1]!.slice(i, i + 2), 16)) as unknown as Rgb
-  return css.match(/\d+/g)!.slice(0, 3).map(Number) as unknown as Rgb
-}
-const SIGHT = {
-  normal: [[1, 0, 0], [0, 1, 0], [0, 0, 1]],
-  deuteranopia: [[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413], [-0.01182, 0.04294, 0.968881]],
-  protanopia: [[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216], [-0.003882, -0.048116, 1.051998]],
-  tritanopia: [[1.255528, -0.076749, -0.178779], [-0.078411, 0.930809, 0.147602], [0.004733, 0.691367, 0.3039]]
-} as const
-const labOf = (rgb: Rgb, sight: keyof typeof SIGHT) => {
-  const l = rgb.map(linear)
-  const [r, g, b] = SIGHT[sight].map((row) => Math.min(1, Math.max(0, row[0]! * l[0]! + row[1]! * l[1]! + row[2]! * l[2]!)))
-  const f = (t: number) => (t > 0.008856 ? Math.cbrt(t) : 7.787 * t + 16 / 116)
-  const x = f((0.4124 * r! + 0.3576 * g! + 0.1805 * b!) / 0.95047)
-  const y = f(0.2126 * r! + 0.7152 * g! + 0.0722 * b!)
-  const z = f((0.0193 * r! + 0.1192 * g! + 0.9505 * b!) / 1.08883)
-  return [116 * y - 16, 500 * (x - y), 200 * (y - z)]
-}
-const luminance = (rgb: Rgb) => {
-  const [r, g, b] = rgb.map(linear)
-  return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!
-}
-const contrast = (a: Rgb, b: Rgb) => {
-  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x)
-  return (hi! + 0.05) / (lo! + 0.05)
-}
-/** The two colours of `colors` closest to each other for `sight`, and how far apart. */
-const closest = (colors: Record<string, string>, sight: keyof typeof SIGHT) => {
-  let best = { distance: Infinity, pair: "" }
-  const names = Object.keys(colors)
-  for (const [i, a] of names.entries()) {
-    for (const b of names.slice(i + 1)) {
-      const [p, q] = [labOf(rgbOf(colors[a]!), sight), labOf(rgbOf(colors[b]!), sight)]
-      const distance = Math.hypot(p[0]! - q[0]!, p[1]! - q[1]!, p[2]! - q[2]!)
-      if (distance < best.distance) best = { distance, pair: `${a}/${b}` }
-    }
-  }
-  return best
-}
+/** Sections to come (the longest names first), added to the menu's list until it holds ten. */
+/** The menu's labels, as the shell draws them from the page list. */
+const MENU_LABELS = (Object.keys(DASHBOARD_PAGES) as Array<PageName>).filter((name) => DASHBOARD_PAGES[name].menu).map(menuLabelOf)
+const TEN = Math.max(10, MENU_LABELS.length)
+const addSections = () =>
+  page.evaluate((names) => {
+    const list = (globalThis as any).document.getElementById("sections")
+    for (const name of names) list.insertAdjacentHTML("beforeend", `<li><a href="#/activities" data-nav="extra">${name}</a></li>`)
+  }, ["Records and routes", "Year in review", "Milestones", "Calendar", "Segments", "Goals", "Routes", "Photos", "Health", "Body"]
+    .filter((name) => !MENU_LABELS.includes(name)).slice(0, TEN - MENU_LABELS.length))
 
 describe.skipIf(skipReason !== undefined)("the dashboard's finish in Chromium", () => {
   layer(daemonLayer(root), { excludeTestServices: true })("over seeded activities and imports", (it) => {
@@ -317,6 +254,7 @@ describe.skipIf(skipReason !== undefined)("the dashboard's finish in Chromium", 
           [`#/activity/${encodeURIComponent(ids["Long ride"]!)}`, "#best-efforts"],
           ["#/import", "#import-log tbody tr"],
           ["#/stats", "#totals"],
+          ["#/training", "#thresholds-form"],
           ["#/gear", "#add-weight"],
           ["#/system", "#fibers"]
         ] as const
@@ -339,8 +277,7 @@ describe.skipIf(skipReason !== undefined)("the dashboard's finish in Chromium", 
           // the sections: behind a button, every one whole once unfolded
           await page.getByRole("button", { name: "Menu" }).click()
           const links = page.getByRole("navigation", { name: "Sections" }).getByRole("link")
-          const menuPages = Object.values(DASHBOARD_PAGES).filter((p) => p.menu).length
-          expect(await links.count()).toBe(menuPages)
+          expect(await links.count()).toBe(MENU_LABELS.length)
           for (const link of await links.all()) {
             const fits = await link.evaluate((a) => a.scrollWidth <= a.clientWidth && a.getBoundingClientRect().right <= (globalThis as any).innerWidth)
             expect(fits, `${name}: ${await link.textContent()}`).toBe(true)
@@ -348,13 +285,9 @@ describe.skipIf(skipReason !== undefined)("the dashboard's finish in Chromium", 
           await page.keyboard.press("Escape")
           await links.first().waitFor({ state: "hidden" })
           // room for the sections to come: ten, the longest names included, all whole
-          const extra = ["Calendar", "Milestones", "Year in review", "Records and routes"]
-          await page.evaluate((names) => {
-            const list = (globalThis as any).document.getElementById("sections")
-            for (const name of names) list.insertAdjacentHTML("beforeend", `<li><a href="#/activities" data-nav="extra">${name}</a></li>`)
-          }, extra)
+          await addSections()
           await page.getByRole("button", { name: "Menu" }).click()
-          expect(await links.count()).toBe(menuPages + extra.length)
+          expect(await links.count()).toBe(TEN)
           for (const link of await links.all()) {
             const fits = await link.evaluate((a) => a.scrollWidth <= a.clientWidth && a.getBoundingClientRect().right <= (globalThis as any).innerWidth)
             expect(fits, `${name}, ten sections: ${await link.textContent()}`).toBe(true)
@@ -376,12 +309,7 @@ describe.skipIf(skipReason !== undefined)("the dashboard's finish in Chromium", 
         await page.setViewportSize(DESKTOP)
         // ten sections on a desktop and a tablet: the header wraps, never wider than the screen
         await go("#/activities", "#activity-list")
-        await page.evaluate(() => {
-          const list = (globalThis as any).document.getElementById("sections")
-          for (const name of ["Training", "Calendar", "Milestones", "Year in review", "Records and routes"]) {
-            list.insertAdjacentHTML("beforeend", `<li><a href="#/activities" data-nav="extra">${name}</a></li>`)
-          }
-        })
+        await addSections()
         for (const viewport of [DESKTOP, { width: 800, height: 900 }]) {
           await page.setViewportSize(viewport)
           // a tablet folds them too
@@ -404,41 +332,25 @@ describe.skipIf(skipReason !== undefined)("the dashboard's finish in Chromium", 
         for (const name of ["Long ride", "Trainer session", "Tempo run"]) {
           await go(`#/activity/${encodeURIComponent(ids[name]!)}`, "#activity-charts canvas")
           await page.locator("#activity-charts .u-legend").first().waitFor({ state: "attached" })
-          heartRate.push(await markerColor("#activity-charts", "Heart rate"))
+          heartRate.push(await markerColor(page, "#activity-charts", "Heart rate"))
         }
         // the trainer session has no altitude chart: heart rate is second there, third elsewhere
         expect(new Set(heartRate).size).toBe(1)
         await go("#/stats?period=month", "#totals-chart canvas")
-        const ride = await markerColor("#totals-chart + .legend-below", "Ride")
+        const ride = await markerColor(page, "#totals-chart + .legend-below", "Ride")
         const sports = await page.locator(".legend-below .u-series .u-label").allTextContents()
         expect(sports.length).toBeGreaterThan(5)
-        const colors = await Promise.all(sports.map((s) => markerColor("#totals-chart + .legend-below", s)))
+        const colors = await Promise.all(sports.map((s) => markerColor(page, "#totals-chart + .legend-below", s)))
         expect(new Set(colors).size).toBe(sports.length)
         await go("#/stats?period=month&sport=Ride,Run", "#totals-chart canvas")
-        expect(await markerColor("#totals-chart + .legend-below", "Ride")).toBe(ride)
+        expect(await markerColor(page, "#totals-chart + .legend-below", "Ride")).toBe(ride)
 
         for (const scheme of ["light", "dark"] as const) {
           await page.emulateMedia({ colorScheme: scheme })
-          const read = await page.evaluate(() => {
-            const w = globalThis as any
-            const style = w.getComputedStyle(w.document.body)
-            const vars = (prefix: string): Record<string, string> => Object.fromEntries(
-              [...w.document.styleSheets].flatMap((sheet: any) => [...sheet.cssRules]).flatMap((rule: any) => rule.cssText.match(new RegExp(`--${prefix}-[a-z]+`, "g")) ?? [])
-                .map((name: string) => [name, style.getPropertyValue(name).trim()])
-            )
-            return { metrics: vars("metric"), sports: vars("sport"), panel: style.getPropertyValue("--panel").trim() }
-          })
-          expect(Object.keys(read.metrics).length).toBeGreaterThanOrEqual(5)
-          expect(Object.keys(read.sports).length).toBeGreaterThanOrEqual(8)
-          for (const [name, color] of Object.entries({ ...read.metrics, ...read.sports })) {
-            expect(contrast(rgbOf(color), rgbOf(read.panel)), `${name} on the ${scheme} background`).toBeGreaterThanOrEqual(3)
-          }
-          for (const sight of Object.keys(SIGHT) as Array<keyof typeof SIGHT>) {
-            for (const [group, colors, least] of [["metrics", read.metrics, 10], ["sports", read.sports, 7]] as const) {
-              const near = closest(colors, sight)
-              expect(near.distance, `${group} in ${scheme} for ${sight}: ${near.pair}`).toBeGreaterThanOrEqual(least)
-            }
-          }
+          const { groups, panel } = await readPalette(page, ["metric", "sport"])
+          expect(Object.keys(groups["metric"]!).length).toBeGreaterThanOrEqual(5)
+          expect(Object.keys(groups["sport"]!).length).toBeGreaterThanOrEqual(8)
+          expectReadable(scheme, panel, [["metrics", groups["metric"]!, 10], ["sports", groups["sport"]!, 7]])
         }
         await page.emulateMedia({ colorScheme: "light" })
       }), 60_000)
@@ -489,7 +401,7 @@ describe.skipIf(skipReason !== undefined)("the dashboard's finish in Chromium", 
 
         // the totals: hours at round values, each sport's own value under the cursor
         await go("#/stats?period=month&measure=time", "#totals-chart canvas")
-        const chartCanvas = await page.evaluate(() => (globalThis as any).drawnTexts((globalThis as any).document.querySelector("#totals-chart canvas")) as Array<string>)
+        const chartCanvas = await canvasTexts(page, "#totals-chart canvas")
         const yLabels = chartCanvas.filter((t) => / h$|^\d+:\d\d$/.test(t))
         expect(yLabels.length).toBeGreaterThan(1)
         for (const label of yLabels) {
@@ -522,7 +434,7 @@ describe.skipIf(skipReason !== undefined)("the dashboard's finish in Chromium", 
         expect(monthRows.filter((m) => m === october).length).toBe(8)
         // the years without a ride are on the axis between 2021 and 2026
         await go("#/stats?period=year&sport=Ride", "#totals-chart canvas")
-        const years = (await page.evaluate(() => (globalThis as any).drawnTexts((globalThis as any).document.querySelector("#totals-chart canvas")) as Array<string>))
+        const years = (await canvasTexts(page, "#totals-chart canvas"))
           .filter((t) => /^\d{4}$/.test(t))
         expect(years).toEqual(["2021", "2022", "2023", "2024", "2025", "2026"])
         // four rides of at least 5 km on four days (one imported from GPX): one more such day reaches 5

@@ -53,12 +53,45 @@ export const shoot = async (page: Page, dir: string, name: string, sizes: Readon
   for (const [size, viewport] of sizes) {
     await page.setViewportSize(viewport)
     await page.evaluate(() => (globalThis as any).scrollTo(0, 0))
-    // the charts and the map follow their box's width in the next frames
-    await page.evaluate(() => new Promise((resolve) => (globalThis as any).requestAnimationFrame(() => (globalThis as any).requestAnimationFrame(resolve))))
+    await nextFrames(page)
     await page.screenshot({ path: path.join(dir, `${name}-${size}.png`), fullPage: true })
   }
   await page.setViewportSize(sizes[0]![1])
 }
+
+/**
+ * Every text uPlot draws on a canvas, kept per canvas since it was last cleared (axis labels are
+ * drawn, not in the DOM): a page's init script, read by `canvasTexts`.
+ */
+export const recordCanvasText = () => {
+  const drawn = new WeakMap<object, Array<string>>()
+  const proto = (globalThis as any).CanvasRenderingContext2D.prototype
+  const fillText = proto.fillText
+  const clearRect = proto.clearRect
+  proto.fillText = function(this: { canvas: object }, text: string, ...rest: Array<unknown>) {
+    const list = drawn.get(this.canvas) ?? []
+    list.push(String(text))
+    drawn.set(this.canvas, list)
+    return fillText.call(this, text, ...rest)
+  }
+  proto.clearRect = function(this: { canvas: object }, ...rest: Array<unknown>) {
+    drawn.set(this.canvas, [])
+    return clearRect.call(this, ...rest)
+  }
+  ;(globalThis as any).drawnTexts = (canvas: object) => drawn.get(canvas) ?? []
+}
+
+/** The texts drawn on the canvas `selector` finds since it was last cleared. */
+export const canvasTexts = (page: Page, selector: string): Promise<Array<string>> =>
+  page.evaluate((selector) => (globalThis as any).drawnTexts((globalThis as any).document.querySelector(selector)) as Array<string>, selector)
+
+/** Two frames later: the charts and the map have followed their box's width. */
+export const nextFrames = (page: Page) =>
+  page.evaluate(() => new Promise((resolve) => (globalThis as any).requestAnimationFrame(() => (globalThis as any).requestAnimationFrame(resolve))))
+
+/** Whether no element of the page reaches past the right edge of the viewport. */
+export const fitsScreen = (page: Page) =>
+  page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth <= (globalThis as any).innerWidth)
 
 /** Keeps in `problems` what the page's scripts report as errors (a resource that did not load aside: the map's tiles offline). */
 export const collectProblems = (page: Page, problems: Array<string>) => {

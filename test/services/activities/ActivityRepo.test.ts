@@ -1,7 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import type { Split } from "../../../src/schema/ActivityDraft.ts"
+import { NOT_SWUM, type Split } from "../../../src/schema/ActivityDraft.ts"
 import { Activity } from "../../../src/schema/ApiModels.ts"
 import { ActivityRepo, SQLITE_MAX_VARIABLES } from "../../../src/services/activities/ActivityRepo.ts"
 import { activityColumns } from "../../../src/services/activities/ActivityRow.ts"
@@ -54,7 +54,7 @@ describe("ActivityRepo", () => {
         expect((metric.length + imperial.length) * 4).toBeGreaterThan(SQLITE_MAX_VARIABLES)
         const laps = Array.from({ length: 10_000 }, (_, i) => ({
           lapIndex: i + 1, name: `Lap ${i + 1}`, startOffsetInSeconds: i * 60, elapsedTimeInSeconds: 60, movingTimeInSeconds: 60,
-          distanceInMeter: 600, elevationInMeter: 0, averageSpeedInKmPerHour: 36, maxSpeedInKmPerHour: 40, averageHeartRate: null
+          distanceInMeter: 600, elevationInMeter: 0, averageSpeedInKmPerHour: 36, maxSpeedInKmPerHour: 40, averageHeartRate: null, ...NOT_SWUM
         }))
         const id = yield* seedActivity({ splits: [...metric, ...imperial], laps, distanceInMeter: 10_000_000, elapsedTimeInSeconds: 600_000, movingTimeInSeconds: 600_000 })
         const sql = yield* SqlClient.SqlClient

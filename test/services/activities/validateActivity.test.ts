@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import type { ActivityDraft, Split } from "../../../src/schema/ActivityDraft.ts"
+import { type ActivityDraft, type Lap, NOT_SWUM, type Split } from "../../../src/schema/ActivityDraft.ts"
 import { ACTIVITY_BOUNDS, MAX_DEVICE_NAME_LENGTH, MAX_NAME_LENGTH, MAX_SAMPLES, MAX_SPLITS } from "../../../src/schema/ActivityLimits.ts"
 import { encodeDraft } from "../../../src/services/activities/StreamsCodec.ts"
 import { validateActivity } from "../../../src/services/activities/validateActivity.ts"
@@ -11,9 +11,9 @@ const reasonOf = (draft: ActivityDraft) => {
   return checked._tag === "Impossible" ? checked.reason : null
 }
 
-const lap = {
+const lap: Lap = {
   lapIndex: 1, name: "Lap 1", startOffsetInSeconds: 0, elapsedTimeInSeconds: 1900, movingTimeInSeconds: 1800,
-  distanceInMeter: 10_000, elevationInMeter: 100, averageSpeedInKmPerHour: 20, maxSpeedInKmPerHour: 40, averageHeartRate: 140
+  distanceInMeter: 10_000, elevationInMeter: 100, averageSpeedInKmPerHour: 20, maxSpeedInKmPerHour: 40, averageHeartRate: 140, ...NOT_SWUM
 }
 const split = (i: number): Split => ({
   unit: "km", splitIndex: i, distanceInMeter: 1000, elapsedTimeInSeconds: 180, movingTimeInSeconds: 180,

@@ -8,6 +8,7 @@ import {
   dayStart, dropFile, fitActivity, freshDaemon, gpxActivity, importRows, listFiles, tcxActivity, waitFor, waitForRow
 } from "../../support/ImportHarness.ts"
 import { zipOf } from "../../support/zipOf.ts"
+import { keptBytes } from "../../support/keptBytes.ts"
 
 /** The import path through the running daemon: watch folder, worker, API. */
 
@@ -88,7 +89,7 @@ describe("watch folder", () => {
           '"with-archive.zip" was not unpacked: it holds another archive, "inner/more.zip", and archives inside an archive are not unpacked; ' +
             "nothing was unpacked. Unpack it and drop its activity files (or that archive on its own) into the watch folder, then drop this zip again without it."
         )
-        expect(fs.readFileSync(path.join(originalsDir, row.original_file!))).toEqual(zip)
+        expect(keptBytes(originalsDir, row)).toEqual(zip)
         yield* waitFor("the zip out of the watch folder", Effect.sync(() => (fs.existsSync(path.join(watchDir, "with-archive.zip")) ? undefined : true)))
         expect(listFiles(watchDir).filter((f) => !f.startsWith("."))).toEqual([])
         expect((yield* importRows()).filter((r) => ["444.fit.gz", "555.gpx", "more.zip", "666.fit"].includes(r.filename))).toEqual([])
@@ -115,8 +116,8 @@ describe("watch folder", () => {
         expect(damagedRow.status).toBe("failed")
         expect(damagedRow.error_message).toMatch(/^"damaged\.zip" was not unpacked: it is damaged/)
         // kept in storage like every failed original, out of the watch folder: not tried again
-        expect(fs.readFileSync(path.join(originalsDir, escapingRow.original_file!))).toEqual(escaping)
-        expect(fs.readFileSync(path.join(originalsDir, damagedRow.original_file!))).toEqual(damaged)
+        expect(keptBytes(originalsDir, escapingRow)).toEqual(escaping)
+        expect(keptBytes(originalsDir, damagedRow)).toEqual(damaged)
         expect(fs.existsSync(path.join(watchDir, "escaping.zip"))).toBe(false)
         expect(fs.existsSync(path.join(watchDir, "damaged.zip"))).toBe(false)
         expect(fs.existsSync(path.join(path.dirname(watchDir), "escape.tcx"))).toBe(false)
@@ -138,7 +139,7 @@ describe("watch folder", () => {
         fs.writeFileSync(path.join(watchDir, "2023-rides", "flat.gpx"), gpxActivity({ start: dayStart(13), seconds: 600 }))
         const nested = yield* waitForRow("2023-rides/march/nested.fit")
         expect(nested.status).toBe("success")
-        expect(fs.readFileSync(path.join(originalsDir, nested.original_file!))).toEqual(Buffer.from(bytes))
+        expect(keptBytes(originalsDir, nested)).toEqual(Buffer.from(bytes))
         expect((yield* waitForRow("2023-rides/flat.gpx")).status).toBe("success")
         // the folders the import emptied are gone
         yield* waitFor("the emptied subfolder removed", Effect.sync(() => (fs.existsSync(path.join(watchDir, "2023-rides")) ? undefined : true)))

@@ -6,6 +6,7 @@ import { type AxisOptions, chart, DURATION_STEPS, MINUTE_STEPS } from "./chart.t
 import * as format from "./format.ts"
 import { type Metric, metricColor } from "./palette.ts"
 import type { LatLng } from "./routeMap.ts"
+import { swimLapsTable } from "./swimView.ts"
 import type { Activity, Streams } from "./types.ts"
 
 /**
@@ -41,12 +42,14 @@ const seriesOf = (streams: Streams["streams"], activity: Activity): Array<Series
   const plain = (metric: Metric, label: string, unit: string, values: ReadonlyArray<number | null> | undefined, digits = 0) => {
     if (values !== undefined) list.push({ metric, label, unit, values, show: (n) => `${fixed(digits)(n)} ${unit}` })
   }
-  plain("altitude", "Altitude", format.elevationUnit, map(streams.altitude, format.toElevationUnit))
+  // a swimmer climbs nothing
+  if (!format.isSwim(activity.sportType)) plain("altitude", "Altitude", format.elevationUnit, map(streams.altitude, format.toElevationUnit))
   if (streams.velocity) {
     const paceUnit = format.paceUnitOf(activity.sportType)
     if (paceUnit !== null) {
-      // slower than a walk is a stop, not a pace worth a scale
-      const pace = map(streams.velocity, (v) => (v > 0.5 ? format.paceSeconds(v, paceUnit) : null))!
+      // slower than a stroll is a stop, not a pace worth a scale (a swimmer's is slower: 4:45 /100 m)
+      const stop = format.isSwim(activity.sportType) ? 0.35 : 0.5
+      const pace = map(streams.velocity, (v) => (v > stop ? format.paceSeconds(v, paceUnit) : null))!
       const unit = format.PACE_LABELS[paceUnit]
       list.push({ metric: "speed", label: "Pace", unit, values: pace, show: (n) => `${format.duration(n)} ${unit}`, pace: true })
     } else {
@@ -55,7 +58,7 @@ const seriesOf = (streams: Streams["streams"], activity: Activity): Array<Series
   }
   plain("heartrate", "Heart rate", "bpm", streams.heartrate)
   plain("power", "Power", "W", streams.watts)
-  plain("cadence", "Cadence", format.isPaced(activity.sportType) ? "spm" : "rpm", streams.cadence)
+  plain("cadence", "Cadence", format.cadenceUnit(activity.sportType), streams.cadence)
   return list.filter((s) => s.values.some((v) => v !== null && v !== 0))
 }
 
@@ -86,6 +89,8 @@ export const drawCharts = (
   const series = seriesOf(streams, activity)
   if (series.length === 0 || (streams.time === undefined && streams.distance === undefined)) return () => undefined
   const hasDistance = streams.distance !== undefined && activity.distanceInMeter > 0
+  // a swim's distance in metres (yards), as swimmers count it
+  const swimUnit = format.isSwim(activity.sportType) ? (imperial ? { meters: 0.9144, label: "yd" } : { meters: 1, label: "m" }) : null
   const handles: Array<{ remove: () => void }> = []
   const body = h("div")
   const syncKey = nextId("sync")
@@ -94,16 +99,18 @@ export const drawCharts = (
     handles.splice(0).forEach((c) => c.remove())
     body.replaceChildren()
     const xs = over === "distance"
-      ? streams.distance!.map((d) => (d === null ? null : format.toDistanceUnit(d)))
+      ? streams.distance!.map((d) => (d === null ? null : swimUnit === null ? format.toDistanceUnit(d) : d / swimUnit.meters))
       : streams.time!.map((t) => t)
     // uPlot wants increasing x values: carry the last known one over gaps
     let last = 0
     const x = xs.map((v) => (v === null ? last : (last = Math.max(last, v))))
     const clock = format.durations([last])
+    // a swim's distance in metres (yards), a pool being 25 or 50 of them
+    const distanceLabel = swimUnit?.label ?? format.distanceUnit
     const xAxis: AxisOptions = over === "time"
       ? { incrs: DURATION_STEPS, space: 80, values: (_u, ticks) => ticks.map(clock) }
-      : { values: (_u, ticks) => ticks.map((t) => `${t.toLocaleString(undefined, { maximumFractionDigits: 2 })} ${format.distanceUnit}`) }
-    const xLegend = over === "time" ? clock : (n: number) => `${fixed(2)(n)} ${format.distanceUnit}`
+      : { values: (_u, ticks) => ticks.map((t) => `${t.toLocaleString(undefined, { maximumFractionDigits: 2 })} ${distanceLabel}`) }
+    const xLegend = over === "time" ? clock : (n: number) => `${fixed(swimUnit === null ? 2 : 0)(n)} ${distanceLabel}`
     series.forEach((s) => {
       const legend = h("div", { class: "chart-legend" })
       const box = h("div", { class: "chart", role: "img", "aria-label": `${s.label} over ${over}` },
@@ -149,7 +156,7 @@ export const drawCharts = (
   return () => handles.forEach((c) => c.remove())
 }
 
-const table = (id: string, caption: string, head: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>, numeric: ReadonlyArray<boolean>) =>
+export const table = (id: string, caption: string, head: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>, numeric: ReadonlyArray<boolean>) =>
   h("div", { class: "table-wrap", tabindex: 0 }, h("table", { id },
     h("caption", { class: "visually-hidden" }, caption),
     h("thead", null, h("tr", null, head.map((t, i) => h("th", { scope: "col", class: numeric[i] ? "num" : null }, t)))),
@@ -165,19 +172,30 @@ export const detailTables = async (activity: Activity): Promise<HTMLElement> => 
   ])
   const sport = activity.sportType
   const rate = format.isPaced(sport) ? "Pace" : "Speed"
-  const mine = splits.filter((s) => s.unit === (imperial ? "mile" : "km"))
+  // a swim's splits are per 100 m (100 yd), and it climbs nothing
+  const swim = format.isSwim(sport)
+  const unit = swim ? (imperial ? "100yd" : "100m") : imperial ? "mile" : "km"
+  const unitName = swim ? (imperial ? "100 yd" : "100 m") : imperial ? "mile" : "km"
+  const mine = splits.filter((s) => s.unit === unit)
   const hr = (n: number | null) => (n === null ? "–" : `${n}`)
   // where in the activity each effort starts, all in one format
   const from = format.durations(bestEfforts.map((b) => b.startOffsetInSeconds))
   return h("div", { class: "grid2 tables" },
-    laps.length > 1
+    laps.length > 1 && swim
+      ? h("section", { class: "wide" }, h("h2", null, "Laps"), swimLapsTable(laps, sport))
+      : laps.length > 1
       ? h("section", null, h("h2", null, "Laps"), table("laps", "Laps", ["#", "Distance", "Time", rate, "Elevation", "HR"],
         laps.map((l) => [String(l.lapIndex), format.distance(l.distanceInMeter), format.duration(l.movingTimeInSeconds),
           format.speedOrPace(l.averageSpeedInKmPerHour, sport), format.elevation(l.elevationInMeter), hr(l.averageHeartRate)]),
         [false, true, true, true, true, true]))
       : null,
-    mine.length > 0
-      ? h("section", null, h("h2", null, `Splits per ${imperial ? "mile" : "km"}`), table("splits", "Splits", [imperial ? "Mile" : "Km", "Time", rate, "Elevation", "HR"],
+    mine.length > 0 && swim
+      // a split of 100 m (100 yd) takes its pace in time
+      ? h("section", null, h("h2", null, `Splits per ${unitName}`), table("splits", "Splits", [unitName, "Pace", "HR"],
+        mine.map((s) => [String(s.splitIndex), format.speedOrPace(s.averageSpeedInKmPerHour, sport), hr(s.averageHeartRate)]),
+        [false, true, true]))
+      : mine.length > 0
+      ? h("section", null, h("h2", null, `Splits per ${unitName}`), table("splits", "Splits", [imperial ? "Mile" : "Km", "Time", rate, "Elevation", "HR"],
         mine.map((s) => [String(s.splitIndex), format.duration(s.movingTimeInSeconds), format.speedOrPace(s.averageSpeedInKmPerHour, sport),
           `${s.elevationDifferenceInMeter >= 0 ? "+" : "−"}${format.elevation(Math.abs(s.elevationDifferenceInMeter))}`, hr(s.averageHeartRate)]),
         [false, true, true, true, true]))

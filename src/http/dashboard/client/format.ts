@@ -1,4 +1,4 @@
-import { imperial } from "./config.ts"
+import { config, imperial } from "./config.ts"
 
 /** Numbers in the athlete's units (UNIT_SYSTEM) and dates in their local time. */
 
@@ -43,16 +43,29 @@ export const durations = (values: Iterable<number>): ((seconds: number) => strin
 }
 
 /** The distance a pace is the time of. */
-export type PaceUnit = "km" | "mi" | "100m" | "100yd"
-export const PACE_METERS: Record<PaceUnit, number> = { km: 1000, mi: MILE, "100m": 100, "100yd": 100 * YARD }
-export const PACE_LABELS: Record<PaceUnit, string> = { km: "/km", mi: "/mi", "100m": "/100 m", "100yd": "/100 yd" }
+export type PaceUnit = "km" | "mi" | "100m" | "100yd" | "500m"
+export const PACE_METERS: Record<PaceUnit, number> = { km: 1000, mi: MILE, "100m": 100, "100yd": 100 * YARD, "500m": 500 }
+export const PACE_LABELS: Record<PaceUnit, string> = { km: "/km", mi: "/mi", "100m": "/100 m", "100yd": "/100 yd", "500m": "/500 m" }
 
-const SWIMS = new Set(["Swim", "OpenWaterSwim"])
+const SWIMS: ReadonlySet<string> = new Set(config.sportGroups.swims)
+const ROWS = new Set(["Rowing", "VirtualRow"])
 const ON_FOOT = new Set(["Run", "TrailRun", "VirtualRun", "Walk", "Hike"])
 
-/** The unit a sport's pace is given per (per 100 m or yd for swims), or null for a sport shown by its speed. */
+export const isSwim = (sportType: string) => SWIMS.has(sportType)
+
+/** The unit a sport's pace is given per (100 m or yd for swims, 500 m for rows), or null for a sport shown by its speed. */
 export const paceUnitOf = (sportType: string): PaceUnit | null =>
-  SWIMS.has(sportType) ? (imperial ? "100yd" : "100m") : ON_FOOT.has(sportType) ? (imperial ? "mi" : "km") : null
+  SWIMS.has(sportType)
+    ? (imperial ? "100yd" : "100m")
+    : ROWS.has(sportType)
+    ? "500m"
+    : ON_FOOT.has(sportType)
+    ? (imperial ? "mi" : "km")
+    : null
+
+/** Steps a minute on foot, strokes in water, revolutions on wheels. */
+export const cadenceUnit = (sportType: string) =>
+  /Run|Walk|Hike|Snowshoe/.test(sportType) ? "spm" : SWIMS.has(sportType) || ROWS.has(sportType) ? "strokes/min" : "rpm"
 
 export const isPaced = (sportType: string) => paceUnitOf(sportType) !== null
 

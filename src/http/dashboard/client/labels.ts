@@ -1,4 +1,5 @@
 import type { FileImport, Gear } from "./types.ts"
+import type { GearComponent, Milestone } from "./yearTypes.ts"
 
 /** The API's words for a person: every value of these fields has its name here, checked by its type. */
 
@@ -20,4 +21,19 @@ export const IMPORT_STATUSES: Record<FileImport["status"], string> = {
 export const GEAR_TYPES: Record<Gear["type"], string> = {
   imported: "Imported",
   custom: "Added here"
+}
+
+export const COMPONENT_STATUSES: Record<GearComponent["status"], string> = {
+  ok: "OK",
+  dueSoon: "Due soon",
+  overdue: "Overdue"
+}
+
+export const MILESTONE_KINDS: Record<Milestone["kind"], string> = {
+  firstOfSportType: "Firsts",
+  distanceMark: "Distance marks",
+  record: "Records",
+  eddington: "Eddington numbers",
+  firstInCountry: "Countries",
+  longestOfSportType: "Longest so far"
 }

@@ -5,7 +5,8 @@ import { closeMenu, wireMenu } from "./menu.ts"
 
 /**
  * The dashboard's router: the part of the address after `#` names the page of the page list
- * (`#/activities?filters…`, `#/activity/<id>`, `#/import`, `#/stats`, `#/training`, `#/gear`, `#/system`).
+ * (`#/activities?filters…`, `#/activity/<id>`, `#/import`, `#/stats`, `#/training`, `#/calendar?month=…`,
+ * `#/milestones`, `#/year?year=…`, `#/gear`, `#/system`).
  * Each page's code is loaded when it is first opened (its own file, with the map and chart
  * libraries it draws with), so the list loads neither.
  * A page draws itself into a view of its own inside <main> and returns what to stop when the
@@ -24,6 +25,9 @@ const LOADERS: { readonly [N in PageName]: () => Promise<Page> } = {
   import: () => import("./pages/importPage.ts").then((m) => m.importPage),
   stats: () => import("./pages/statsPage.ts").then((m) => m.statsPage),
   training: () => import("./pages/trainingPage.ts").then((m) => m.trainingPage),
+  calendar: () => import("./pages/calendarPage.ts").then((m) => m.calendarPage),
+  milestones: () => import("./pages/milestonesPage.ts").then((m) => m.milestonesPage),
+  year: () => import("./pages/yearPage.ts").then((m) => m.yearPage),
   gear: () => import("./pages/gearPage.ts").then((m) => m.gearPage),
   system: () => import("./pages/systemPage.ts").then((m) => m.systemPage)
 }

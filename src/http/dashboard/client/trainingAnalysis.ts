@@ -2,7 +2,8 @@ import { call } from "./api.ts"
 import { imperial } from "./config.ts"
 import { h, replace } from "./dom.ts"
 import * as format from "./format.ts"
-import { heartRateZonesOf, powerCurveChart, powerZonesOf, TRAINING_COLORS, zoneBars } from "./training.ts"
+import { metricColor } from "./palette.ts"
+import { heartRateZonesOf, powerCurveChart, powerZonesOf, zoneBars } from "./training.ts"
 import type { Activity } from "./types.ts"
 
 /**
@@ -36,17 +37,21 @@ export const drawAnalysis = async (container: HTMLElement, activity: Activity): 
     ? h("p", { class: "muted" }, "No thresholds apply to this date: add your FTP and heart rates on the ", h("a", { href: "#/training" }, "Training page"),
       " to see intensity, training stress and zones.")
     : null
-  const curveBox = h("div", { class: "chart", id: "activity-power-curve", role: "img", "aria-label": "Power curve of this activity" })
+  // titled as the activity's other charts, with the values under the cursor beside the title
+  const curveLegend = h("div", { class: "chart-legend" })
+  const curveBox = h("div", { class: "chart", id: "activity-power-curve", role: "img", "aria-label": "Power curve of this activity: the best average power over each duration" },
+    h("div", { class: "chart-head" }, h("h3", null, "Power curve (W)"), curveLegend))
+  const curve = a.powerCurve ?? []
   const power = powerZonesOf(a.powerZones)
   const heart = heartRateZonesOf(a.heartRateZones)
   replace(container,
     h("h2", null, "Training"),
     figures,
     missing,
-    a.powerCurve === null ? null : [h("h3", null, "Power curve"), curveBox],
+    curve.length === 0 ? null : curveBox,
     power.length === 0 && heart.length === 0 ? null : h("div", { class: "grid2 tables" },
-      power.length === 0 ? null : h("section", null, h("h3", null, "Time in power zones"), zoneBars("power-zones", "Time in power zones", "W", power)),
-      heart.length === 0 ? null : h("section", null, h("h3", null, "Time in heart-rate zones"), zoneBars("heart-rate-zones", "Time in heart-rate zones", "bpm", heart))))
-  if (a.powerCurve === null) return () => undefined
-  return powerCurveChart(curveBox, [{ label: "Best power", color: TRAINING_COLORS.period, points: a.powerCurve }], 200).remove
+      power.length === 0 ? null : h("section", null, h("h3", null, "Time in power zones"), zoneBars("power-zones", "Time in power zones", "power", power)),
+      heart.length === 0 ? null : h("section", null, h("h3", null, "Time in heart-rate zones"), zoneBars("heart-rate-zones", "Time in heart-rate zones", "heartRate", heart))))
+  if (curve.length === 0) return () => undefined
+  return powerCurveChart(curveBox, curveLegend, [{ label: "Best power", color: metricColor("power"), points: curve }], 200).remove
 }

@@ -6,3 +6,4 @@ export type Gear = SuccessOf<"gear.list">["gear"][number]
 export type FileImport = SuccessOf<"fileImports.search">["fileImports"][number]
 export type Streams = SuccessOf<"activityDetail.streams">
 export type Total = SuccessOf<"stats.totals">["totals"][number]
+export type Lap = SuccessOf<"activityDetail.laps">["laps"][number]

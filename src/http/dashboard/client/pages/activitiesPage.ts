@@ -79,9 +79,9 @@ export const activitiesPage: Page = async (main, params) => {
     },
     { label: "Sport", sort: "sportType", largestFirst: false, optional: true, cell: (a) => h("td", { class: "opt" }, format.sportLabel(a.sportType)) },
     { label: "Distance", sort: "distanceInMeter", largestFirst: true, numeric: true, cell: (a) => h("td", { class: "num" }, format.distance(a.distanceInMeter)) },
-    { label: "Time", sort: "movingTimeInSeconds", largestFirst: true, numeric: true, cell: (a) => h("td", { class: "num" }, format.duration(a.movingTimeInSeconds)) },
+    { label: "Time", sort: "movingTimeInSeconds", largestFirst: true, numeric: true, cell: (a) => h("td", { class: "num" }, a.hasTimes ? format.duration(a.movingTimeInSeconds) : "–") },
     // sorted by the speed: the fastest first is the smallest pace and the largest speed
-    { label: rate, sort: "averageSpeedInKmPerHour", largestFirst: true, numeric: true, cell: (a) => h("td", { class: "num rate" }, format.speedOrPace(a.averageSpeedInKmPerHour, a.sportType)) },
+    { label: rate, sort: "averageSpeedInKmPerHour", largestFirst: true, numeric: true, cell: (a) => h("td", { class: "num rate" }, a.movingTimeInSeconds > 0 ? format.speedOrPace(a.averageSpeedInKmPerHour, a.sportType) : "–") },
     { label: "Elevation", sort: "elevationInMeter", largestFirst: true, numeric: true, optional: true, cell: (a) => h("td", { class: "num opt" }, format.elevation(a.elevationInMeter)) }
   ]
   const sortedBy = sort.replace(/^-/, "")

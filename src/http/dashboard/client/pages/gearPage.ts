@@ -4,10 +4,11 @@ import { confirmDialog, field, h, replace, toast } from "../dom.ts"
 import * as format from "../format.ts"
 import { chart, css } from "../chart.ts"
 import { GEAR_TYPES } from "../labels.ts"
+import { maintenanceSection } from "../gearMaintenance.ts"
 import type { Page } from "../main.ts"
 import type { Gear } from "../types.ts"
 
-/** Gear with its distance, and the weight history as a chart with add and delete. */
+/** Gear with its distance and its components' maintenance, and the weight history as a chart with add and delete. */
 
 const failed = (error: unknown) => toast(error instanceof ApiError ? error.message : String(error), "error")
 const reload = () => dispatchEvent(new HashChangeEvent("hashchange"))
@@ -18,6 +19,7 @@ export const gearPage: Page = async (main) => {
     call("athlete.weights")
   ])
   const unit = imperial ? "lb" : "kg"
+  const maintenance = await maintenanceSection(gear)
   const cleanups: Array<() => void> = []
 
   const change = async (g: Gear, payload: { name?: string; isRetired?: boolean }) => {
@@ -41,7 +43,7 @@ export const gearPage: Page = async (main) => {
       h("button", { type: "button", class: "link", onclick: () => change(g, { isRetired: !g.isRetired }) }, g.isRetired ? "Put back in use" : "Retire"),
       g.type === "custom"
         ? h("button", { type: "button", class: "link", onclick: async () => {
-          if (!(await confirmDialog(`Delete “${g.name}”? Its ${format.count(g.numberOfActivities)} activities keep no gear.`, "Delete"))) return
+          if (!(await confirmDialog(`Delete “${g.name}”? Its ${format.plural(g.numberOfActivities, "activity", "activities")} will have no gear.`, "Delete"))) return
           try {
             await call("gear.delete", { path: { gearId: g.id } })
             reload()
@@ -56,16 +58,17 @@ export const gearPage: Page = async (main) => {
     : h("div", { class: "table-wrap", tabindex: 0 }, h("table", { id: "gear-list" },
       h("caption", { class: "visually-hidden" }, "Gear"),
       h("thead", null, h("tr", null, h("th", { scope: "col" }, "Name"), h("th", { scope: "col", class: "opt" }, "Type"),
-        h("th", { scope: "col", class: "num" }, "Distance"), h("th", { scope: "col", class: "num opt" }, "Activities"), h("th", { scope: "col" }, "State"),
+        h("th", { scope: "col", class: "num" }, "Distance"), h("th", { scope: "col", class: "num opt" }, "Activities"), h("th", { scope: "col", class: "opt" }, "State"),
         h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, "Actions")))),
       h("tbody", null, gear.map((g) => h("tr", null,
-        h("td", { class: "name" }, g.name), h("td", { class: "opt" }, GEAR_TYPES[g.type]),
+        // a phone has no room for the state's column: the name says it when it is retired
+        h("td", { class: "name" }, g.name, g.isRetired ? h("span", { class: "muted phone-only" }, " (retired)") : null), h("td", { class: "opt" }, GEAR_TYPES[g.type]),
         h("td", { class: "num" }, format.distance(g.distanceInMeter)), h("td", { class: "num opt" }, format.count(g.numberOfActivities)),
-        h("td", null, g.isRetired ? "retired" : "in use"),
+        h("td", { class: "opt" }, g.isRetired ? "retired" : "in use"),
         h("td", null, gearActions(g)))))))
   const newGear = h("input", { name: "name", required: true, maxlength: 255, placeholder: "Road bike, trail shoes…" })
   const addGear = h("form", {
-    class: "filters",
+    class: "filters single",
     id: "add-gear",
     onsubmit: async (e: Event) => {
       e.preventDefault()
@@ -122,6 +125,7 @@ export const gearPage: Page = async (main) => {
   replace(main,
     h("h1", null, "Gear & weight"),
     h("section", null, h("h2", null, "Gear"), addGear, gearTable),
+    maintenance,
     h("section", null,
       h("h2", null, "Weight"),
       sorted.length > 1 ? chartBox : null,

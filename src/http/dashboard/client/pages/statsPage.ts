@@ -1,41 +1,16 @@
 import polyline from "@mapbox/polyline"
-import uPlot from "uplot"
 import { call } from "../api.ts"
 import { config } from "../config.ts"
-import { type AxisOptions, chart, DURATION_STEPS } from "../chart.ts"
 import { field, h, replace } from "../dom.ts"
 import * as format from "../format.ts"
 import type { Page } from "../main.ts"
-import { sportColor } from "../palette.ts"
 import { type Period, periodLabel, periodOf, periodsBetween } from "../periods.ts"
 import { sportPicker } from "../sportPicker.ts"
 import { type LatLng, routeMap } from "../routeMap.ts"
+import { type Measure, MEASURES, totalsChart } from "../totalsChart.ts"
 import type { Total } from "../types.ts"
 
 /** Totals per week, month or year by sport as a chart, records, the Eddington number and the heatmap. */
-
-type Measure = "distance" | "time" | "elevation" | "count"
-
-/** Whole hours as "12 h", the rest as h:mm. */
-const hours = (seconds: number) => (seconds % 3600 === 0 ? `${seconds / 3600} h` : format.duration(seconds, true).replace(/:\d\d$/, ""))
-
-const MEASURES: Record<Measure, {
-  readonly label: string
-  readonly of: (t: Total) => number
-  readonly show: (n: number) => string
-  readonly axis?: AxisOptions
-}> = {
-  distance: { label: `Distance (${format.distanceUnit})`, of: (t) => format.toDistanceUnit(t.distanceInMeter), show: (n) => `${n.toLocaleString(undefined, { maximumFractionDigits: n < 10 ? 1 : 0 })} ${format.distanceUnit}` },
-  // in seconds: ticks at round durations (15 and 30 min, 1, 2, 3, 6, 12 h…), shown in hours
-  time: {
-    label: "Moving time",
-    of: (t) => t.movingTimeInSeconds,
-    show: hours,
-    axis: { incrs: DURATION_STEPS.filter((s) => s >= 900), values: (_u, ticks) => ticks.map(hours) }
-  },
-  elevation: { label: `Elevation (${format.elevationUnit})`, of: (t) => format.toElevationUnit(t.elevationInMeter), show: (n) => `${n.toLocaleString(undefined, { maximumFractionDigits: 0 })} ${format.elevationUnit}` },
-  count: { label: "Activities", of: (t) => t.count, show: (n) => n.toLocaleString(), axis: { incrs: [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000] } }
-}
 
 /** How many periods the chart shows, the newest last. */
 const SHOWN: Record<Period, number> = { week: 26, month: 24, year: 50 }
@@ -50,33 +25,6 @@ const periodsOf = (totals: ReadonlyArray<Total>, period: Period): Array<string> 
   const now = periodOf(period, new Date().toLocaleDateString("sv-SE"))
   const upToNow = periodsBetween(period, keys[0]!, newest > now ? newest : now, SHOWN[period])
   return upToNow.includes(newest) || newest > now ? upToNow : periodsBetween(period, keys[0]!, newest, SHOWN[period])
-}
-
-const totalsChart = (box: HTMLElement, legend: HTMLElement, totals: ReadonlyArray<Total>, periods: ReadonlyArray<string>, period: Period, measure: Measure) => {
-  const shown = new Set(periods)
-  const sports = [...new Set(totals.filter((t) => shown.has(t.period)).map((t) => t.sportType))]
-  const m = MEASURES[measure]
-  const value = new Map(totals.map((t) => [`${t.period} ${t.sportType}`, m.of(t)]))
-  const own = sports.map((s) => periods.map((p) => value.get(`${p} ${s}`) ?? 0))
-  // stacked: series k reaches the sum of sports k and after, drawn tallest first
-  const stacks = sports.map((_, k) => periods.map((_p, i) => own.slice(k).reduce((sum, values) => sum + values[i]!, 0) || null))
-  const bars = uPlot.paths.bars!({ size: [0.7, 60] })
-  return chart(box, {
-    height: 260,
-    legend,
-    cursor: { points: { show: false }, drag: { x: false, y: false } },
-    scales: { x: { time: false, range: [-0.5, periods.length - 0.5] }, y: { range: (_u, _min, max) => [0, Math.max(max, 1) * 1.05] } },
-    series: [
-      { label: period.charAt(0).toUpperCase() + period.slice(1), value: (_u, i) => (i === null || i === undefined ? "–" : periodLabel(period, periods[i] ?? "", "short")) },
-      ...sports.map((s, k) => {
-        const color = sportColor(s)
-        // the legend shows the sport's own value, not the top of its stack
-        return { label: format.sportLabel(s), fill: color, stroke: color, paths: bars, points: { show: false }, value: (u: uPlot) => (u.cursor.idx === null || u.cursor.idx === undefined ? "–" : m.show(own[k]![u.cursor.idx]!)) }
-      })
-    ],
-    x: { space: 70, incrs: [1, 2, 3, 4, 6, 12, 13, 26, 52], values: (_u, ticks) => ticks.map((t) => (Number.isInteger(t) ? periodLabel(period, periods[t] ?? "", "short") : "")) },
-    y: { ...m.axis, values: m.axis?.values ?? ((_u, ticks) => ticks.map((t) => t.toLocaleString())) }
-  }, [periods.map((_, i) => i), ...stacks])
 }
 
 export const statsPage: Page = async (main, params) => {
@@ -155,7 +103,19 @@ export const statsPage: Page = async (main, params) => {
           h("p", { class: "muted" }, `In ${unit === "mi" ? "kilometres" : "miles"}: ${unit === "mi" ? eddington.km : eddington.mi}`)))),
     h("section", null, h("h2", null, `Heatmap · ${format.count(routes.length)} routes`), heatBox))
 
-  if (totals.length > 0) cleanups.push(totalsChart(chartBox, legend, totals, periods, period, measure).remove)
+  if (totals.length > 0) {
+    const short = (key: string) => periodLabel(period, key, "short")
+    cleanups.push(totalsChart(chartBox, legend, {
+      totals,
+      periods,
+      measure,
+      periodName: period.charAt(0).toUpperCase() + period.slice(1),
+      label: short,
+      tick: short,
+      tickSteps: [1, 2, 3, 4, 6, 12, 13, 26, 52],
+      tickSpace: 70
+    }).remove)
+  }
   const map = routeMap(heatBox, routes.map((r) => polyline.decode(r.encodedPolyline) as Array<LatLng>), { thin: true })
   cleanups.push(map.remove)
   return () => cleanups.forEach((c) => c())

@@ -1,11 +1,14 @@
 import uPlot from "uplot"
 import { ApiError, call } from "../api.ts"
-import { chart } from "../chart.ts"
+import { config } from "../config.ts"
+import { chart, dateAxis } from "../chart.ts"
 import { confirmDialog, field, h, replace, toast } from "../dom.ts"
 import * as format from "../format.ts"
 import type { Page } from "../main.ts"
+import { metricColor, trainingColor } from "../palette.ts"
+import { sportPicker } from "../sportPicker.ts"
+import { durationLabel, type PowerCurve, powerCurveChart, type Thresholds } from "../training.ts"
 import type { RequestOf } from "../endpoints.ts"
-import { durationLabel, legendBelow, type PowerCurve, powerCurveChart, type Thresholds, TRAINING_COLORS } from "../training.ts"
 
 /**
  * The athlete's training: fitness, fatigue and form over a chosen range, the power curve of a
@@ -41,10 +44,11 @@ const PERIODS: Record<string, readonly [string, () => { from?: string; to?: stri
   lastYear: ["Last year", () => ({ from: `${new Date().getFullYear() - 1}-01-01`, to: `${new Date().getFullYear() - 1}-12-31` })]
 }
 
-const SPORTS: Record<string, readonly [string, string | undefined, keyof Pick<Thresholds, "cyclingFtp" | "runningFtp"> | null]> = {
-  rides: ["Rides", "Ride,MountainBikeRide,GravelRide,VirtualRide,EMountainBikeRide", "cyclingFtp"],
-  runs: ["Runs", "Run,TrailRun,VirtualRun", "runningFtp"],
-  all: ["All sports", undefined, null]
+/** The FTP that applies to every sport of a choice: cycling FTP for rides, running FTP for runs, none for a mix or other sports. */
+const ftpOf = (sports: ReadonlyArray<string>): keyof Pick<Thresholds, "cyclingFtp" | "runningFtp"> | null => {
+  const rides: ReadonlySet<string> = new Set(config.sportGroups.rides)
+  const runs: ReadonlySet<string> = new Set(config.sportGroups.runs)
+  return sports.length === 0 ? null : sports.every((s) => rides.has(s)) ? "cyclingFtp" : sports.every((s) => runs.has(s)) ? "runningFtp" : null
 }
 
 const oneDecimal = (n: number) => n.toLocaleString(undefined, { maximumFractionDigits: 1 })
@@ -61,11 +65,12 @@ const THRESHOLD_FIELDS: ReadonlyArray<readonly [keyof Omit<Thresholds, "on">, st
 export const trainingPage: Page = async (main, params) => {
   const range = RANGES[params.get("range") ?? ""] !== undefined ? params.get("range")! : "6m"
   const period = PERIODS[params.get("period") ?? ""] !== undefined ? params.get("period")! : "90d"
-  const sport = SPORTS[params.get("sport") ?? ""] !== undefined ? params.get("sport")! : "rides"
+  // the rides unless the address says otherwise (empty: every sport; names the service does not know left out)
+  const sports = params.has("sport") ? params.get("sport")!.split(",").filter((s) => config.sportTypes.includes(s)) : [...config.sportGroups.rides]
   const [, days] = RANGES[range]!
   const [periodLabel, periodOf] = PERIODS[period]!
-  const [sportLabel, sportTypes, ftpKey] = SPORTS[sport]!
-  const sportFilter = { "filters[sportType]": sportTypes }
+  const ftpKey = ftpOf(sports)
+  const sportFilter = { "filters[sportType]": sports.length === 0 ? undefined : sports.join(",") }
   const periodRange = periodOf()
   const [load, periodCurve, historyCurve, { thresholds }] = await Promise.all([
     call("training.trainingLoad", { query: { "filters[from]": days === null ? undefined : daysAgo(days - 1), "filters[to]": today() } }),
@@ -87,6 +92,7 @@ export const trainingPage: Page = async (main, params) => {
   // fitness, fatigue and form
   const latest = load.days.at(-1)
   const pmcBox = h("div", { class: "chart", id: "fitness-chart", role: "img", "aria-label": `Fitness, fatigue and form over ${RANGES[range]![0].toLowerCase()}` })
+  const pmcLegend = h("div", { class: "legend-below" })
   const pmcCards = latest === undefined ? null : h("dl", { class: "stats", id: "fitness-today" },
     h("div", { class: "stat" }, h("dt", null, "Fitness"), h("dd", null, oneDecimal(latest.fitness))),
     h("div", { class: "stat" }, h("dt", null, "Fatigue"), h("dd", null, oneDecimal(latest.fatigue))),
@@ -105,6 +111,7 @@ export const trainingPage: Page = async (main, params) => {
   const ftpInForce = inForce === undefined || ftpKey === null ? null : inForce[ftpKey]
   const method = periodCurve.estimatedFtpMethod === "criticalPower" ? "critical-power fit, 3 to 20 min" : "95 % of the best 20 min"
   const curveBox = h("div", { class: "chart", id: "power-curve-chart", role: "img", "aria-label": `Power curve of ${periodLabel.toLowerCase()} against the whole history` })
+  const curveLegend = h("div", { class: "legend-below" })
   const bestOf = (curve: PowerCurve, d: number) => curve.powerCurve.find((p) => p.durationInSeconds === d)
   const link = (p: PowerCurve["powerCurve"][number] | undefined) =>
     p === undefined ? "–" : h("a", { href: `#/activity/${encodeURIComponent(p.activityId)}`, title: format.calendarDate(p.on) }, `${p.watts} W`)
@@ -118,7 +125,7 @@ export const trainingPage: Page = async (main, params) => {
       h("dd", null, periodCurve.estimatedFtp === null ? "–" : `${periodCurve.estimatedFtp} W`,
         h("small", { class: "muted" }, periodCurve.estimatedFtp === null ? "needs a best of 20 minutes" : method))),
     h("div", { class: "stat" }, h("dt", null, "Estimated FTP, all time"), h("dd", null, historyCurve.estimatedFtp === null ? "–" : `${historyCurve.estimatedFtp} W`)),
-    ftpKey === null ? null : h("div", { class: "stat" }, h("dt", null, "FTP in force"),
+    ftpKey === null ? null : h("div", { class: "stat" }, h("dt", null, ftpKey === "cyclingFtp" ? "Cycling FTP in force" : "Running FTP in force"),
       h("dd", null, ftpInForce === null || ftpInForce === undefined ? "not set" : `${ftpInForce} W`,
         inForce === undefined ? null : h("small", { class: "muted" }, `since ${format.calendarDate(inForce.on)}`))))
 
@@ -187,16 +194,16 @@ export const trainingPage: Page = async (main, params) => {
     h("form", { class: "filters", onsubmit: (e: Event) => e.preventDefault() },
       field("Fitness over", select("range", range, RANGES)),
       field("Power curve of", select("period", period, PERIODS)),
-      field("Sport", select("sport", sport, SPORTS))),
+      sportPicker({ label: "Sports", selected: sports, onClose: (chosen) => go({ sport: chosen.join(",") }) }).element),
     h("section", null, h("h2", null, "Fitness, fatigue and form"),
       load.days.length === 0
         ? h("p", { class: "empty" }, "No activities in this range yet.")
-        : [pmcCards, pmcBox, h("p", { class: "muted" },
+        : [pmcCards, pmcBox, pmcLegend, h("p", { class: "muted" },
           "Fitness and fatigue are the training load's averages over 42 and 7 days; form is fitness minus fatigue. ",
           "Each activity's load is its training stress score (power and FTP), else its hrTSS (heart rate and thresholds)."), pmcTable]),
-    h("section", null, h("h2", null, `Power curve · ${sportLabel.toLowerCase()}`),
+    h("section", null, h("h2", null, "Power curve"),
       ftpCards,
-      historyCurve.powerCurve.length === 0 ? h("p", { class: "empty" }, "No activity with power yet.") : [curveBox, curveTable]),
+      historyCurve.powerCurve.length === 0 ? h("p", { class: "empty" }, "No activity with power yet.") : [curveBox, curveLegend, curveTable]),
     h("section", null, h("h2", null, "Thresholds"),
       h("p", { class: "muted" }, "A set applies from its date until the next one; saving one with the same date replaces it."),
       form, thresholdsTable))
@@ -204,23 +211,28 @@ export const trainingPage: Page = async (main, params) => {
   if (load.days.length > 0) {
     const xs = load.days.map((d) => Date.parse(`${d.on}T12:00:00`) / 1000)
     const bars = uPlot.paths.bars!({ size: [0.8, 8] })
+    const figure = (_u: uPlot, v: number | null) => (v === null || v === undefined ? "–" : oneDecimal(v))
+    const line = (label: string, color: string, extra: Partial<uPlot.Series> = {}): uPlot.Series =>
+      ({ label, stroke: color, width: 2, points: { show: false }, value: figure, ...extra })
+    const loadColor = trainingColor("load")
     cleanups.push(chart(pmcBox, {
       height: 280,
-      legend: legendBelow(pmcBox),
+      legend: pmcLegend,
       cursor: { drag: { x: false, y: false } },
       series: [
-        {},
-        { label: "Load", stroke: TRAINING_COLORS.load, fill: `${TRAINING_COLORS.load}55`, paths: bars, points: { show: false } },
-        { label: "Fitness", stroke: TRAINING_COLORS.fitness, width: 2, points: { show: false } },
-        { label: "Fatigue", stroke: TRAINING_COLORS.fatigue, width: 1.5, points: { show: false } },
-        { label: "Form", stroke: TRAINING_COLORS.form, width: 1.5, dash: [6, 4], points: { show: false } }
-      ] as Array<uPlot.Series>
+        { label: "Day", value: (_u, _v, _s, i) => (i === null || load.days[i] === undefined ? "–" : format.calendarDate(load.days[i]!.on)) },
+        line("Load", loadColor, { fill: `${loadColor}66`, width: 1, paths: bars }),
+        line("Fitness", trainingColor("fitness")),
+        line("Fatigue", trainingColor("fatigue"), { width: 1.5 }),
+        line("Form", trainingColor("form"), { width: 1.5, dash: [6, 4] })
+      ],
+      x: dateAxis
     }, [xs, load.days.map((d) => d.load), load.days.map((d) => d.fitness), load.days.map((d) => d.fatigue), load.days.map((d) => d.form)]).remove)
   }
   if (historyCurve.powerCurve.length > 0) {
-    cleanups.push(powerCurveChart(curveBox, [
-      { label: periodLabel, color: TRAINING_COLORS.period, points: periodCurve.powerCurve },
-      { label: "All time", color: TRAINING_COLORS.history, points: historyCurve.powerCurve }
+    cleanups.push(powerCurveChart(curveBox, curveLegend, [
+      { label: periodLabel, color: metricColor("power"), points: periodCurve.powerCurve },
+      { label: "All time", color: trainingColor("history"), dashed: true, points: historyCurve.powerCurve }
     ]).remove)
   }
   return () => cleanups.forEach((c) => c())
