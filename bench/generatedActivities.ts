@@ -55,6 +55,6 @@ export const generatedRide = (shape: RideShape = {}): ActivityDraft => {
     elapsedTimeInSeconds: n,
     averageHeartRate: Math.round(heartrate.reduce((a, b) => a + b, 0) / n),
     averagePower: Math.round(watts.reduce((a, b) => a + b, 0) / n),
-    streams: { time, latlng, distance, altitude, velocity_smooth: velocity, heartrate, cadence, watts }
+    streams: { time, latlng, distance, altitude, velocity, heartrate, cadence, watts }
   })
 }

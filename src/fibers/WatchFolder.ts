@@ -86,7 +86,7 @@ export const WatchFolderLive = Layer.scopedDiscard(Effect.gen(function*() {
     look._tag === "Folder" && look.dev === watched.dev && look.ino === watched.ino && (look.mountPoint || !watched.mountPoint)
 
   /** The folder watched until it goes wrong or is replaced: the names that settled, failing with FolderChanged. */
-  const watching = (log: (level: "Warning", message: string) => void, watched: FolderLook & { _tag: "Folder" }) =>
+  const watching = (log: (level: "Warning", message: string) => void, scanned: () => void, watched: FolderLook & { _tag: "Folder" }) =>
     Stream.asyncPush<string, FolderChanged>((emit) =>
       Effect.gen(function*() {
         const { settling } = yield* Effect.acquireRelease(
@@ -131,7 +131,10 @@ export const WatchFolderLive = Layer.scopedDiscard(Effect.gen(function*() {
                 }
               }
             }
-            const scan = () => walkFolder(dir, look, notices)
+            const scan = () => {
+              walkFolder(dir, look, notices)
+              scanned()
+            }
             const handlers = { look, scan, notices, gone: (relative: string) => settling.forget(relative), warn: (message: string) => log("Warning", message) }
             const watcher = watcherChoice.watch(dir, handlers)
             const rescan = setInterval(() => {
@@ -194,6 +197,7 @@ export const WatchFolderLive = Layer.scopedDiscard(Effect.gen(function*() {
   const loop = Effect.gen(function*() {
     const runFork = Runtime.runFork(yield* Effect.runtime<never>())
     const log = (level: "Warning", message: string) => void runFork(daemonLog(level, message))
+    const scanned = () => void runFork(watchDir.countScan)
     while (true) {
       const look = lookAtFolder(dir)
       if (look._tag === "Problem") {
@@ -214,7 +218,7 @@ export const WatchFolderLive = Layer.scopedDiscard(Effect.gen(function*() {
           watchDir.setProblem(null)
           mountPoint = (mountPoint ?? false) || look.mountPoint
           watched = { ...look, mountPoint }
-          yield* Effect.either(Stream.runForEach(watching(log, watched), queue.offer))
+          yield* Effect.either(Stream.runForEach(watching(log, scanned, watched), queue.offer))
           // the folder went wrong or was replaced: looked at again at once
           continue
         }

@@ -5,20 +5,6 @@ import { StrokeType } from "./SwimStroke.ts"
 
 const numbers = (description: string) => Schema.optional(Schema.Array(Schema.NullOr(Schema.Number)).annotations({ description }))
 
-/** The streams the API names, each with the stored stream it is read from. */
-export const STREAM_TYPES = {
-  time: "time",
-  distance: "distance",
-  latlng: "latlng",
-  altitude: "altitude",
-  velocity: "velocity_smooth",
-  heartrate: "heartrate",
-  cadence: "cadence",
-  watts: "watts",
-  temperature: "temp"
-} as const
-export type StreamType = keyof typeof STREAM_TYPES
-
 export const Streams = Schema.Struct({
   streams: Schema.Struct({
     time: numbers("Seconds since the start; absent when the activity's times are unknown (hasTimes false)"),
@@ -35,6 +21,9 @@ export const Streams = Schema.Struct({
   }).annotations({ description: "Only the recorded streams; every array has one entry per sample" })
 }).annotations({ identifier: "ActivityStreams" })
 export type Streams = typeof Streams.Type
+
+/** The streams the API shows, in the order of its answer. */
+export const STREAM_NAMES = Object.keys(Streams.fields.streams.fields) as ReadonlyArray<keyof Streams["streams"]>
 
 export const Lap = Schema.Struct({
   lapIndex: Schema.Int.annotations({ description: "1 for the first lap" }),

@@ -1,7 +1,7 @@
 import type { ActivitySummary, ImportSource } from "./ActivityFields.ts"
+import type * as ActivityDetailModels from "./ActivityDetailModels.ts"
 import type { FileFormat } from "./ParsedActivity.ts"
 import type { TrainingBasis } from "./TrainingBasis.ts"
-import type { StrokeType } from "./SwimStroke.ts"
 
 export type { ImportSource, Location, Multisport, WorldType } from "./ActivityFields.ts"
 
@@ -9,8 +9,9 @@ export const importSourceOfFormat = (format: FileFormat): ImportSource =>
   format === "fit" ? "fitFile" : format === "tcx" ? "tcxFile" : "gpxFile"
 
 /**
- * Streams, keyed by Strava stream type; every array has one entry per sample. `time` is absent
- * only where the samples' times are unknown (a route converted without them).
+ * Streams, under the API's names (ActivityDetailModels' `Streams`), with `moving`, which the
+ * API does not show; every array has one entry per sample. `time` is absent only where the
+ * samples' times are unknown (a route converted without them).
  */
 export interface ActivityStreams {
   /** seconds since the start */
@@ -18,11 +19,13 @@ export interface ActivityStreams {
   readonly latlng?: Array<[number, number] | null>
   readonly distance?: Array<number>
   readonly altitude?: Array<number>
-  readonly velocity_smooth?: Array<number>
+  /** metres per second */
+  readonly velocity?: Array<number>
   readonly heartrate?: Array<number>
   readonly cadence?: Array<number>
   readonly watts?: Array<number>
-  readonly temp?: Array<number>
+  /** degrees Celsius */
+  readonly temperature?: Array<number>
   readonly moving?: Array<boolean>
 }
 
@@ -33,61 +36,23 @@ export const sampleCount = (streams: ActivityStreams): number => {
   return 0
 }
 
-export interface Lap {
-  readonly lapIndex: number
-  readonly name: string
-  /** seconds since the activity start */
-  readonly startOffsetSeconds: number
-  readonly elapsedTimeInSeconds: number
-  readonly movingTimeInSeconds: number
-  readonly distanceInMeter: number
-  readonly elevationInMeter: number
-  readonly averageSpeedInKmPerHour: number
-  readonly maxSpeedInKmPerHour: number
-  readonly averageHeartRate: number | null
-  /** a swim lap's strokes, active lengths, SWOLF (seconds plus strokes per length) and stroke, where recorded */
-  readonly strokes?: number | null
-  readonly numberOfLengths?: number | null
-  readonly swolf?: number | null
-  readonly strokeType?: StrokeType | null
-}
+/** A lap, as the API shows it (a swim lap's strokes, lengths, SWOLF and stroke where recorded). */
+export type Lap = ActivityDetailModels.Lap
 
-/** One active length of a pool swim (the rests between lengths are not lengths). */
-export interface Length {
-  readonly lengthIndex: number
-  /** the lap it belongs to */
-  readonly lapIndex: number
-  /** seconds since the activity start */
-  readonly startOffsetSeconds: number
-  readonly elapsedTimeInSeconds: number
-  readonly distanceInMeter: number
-  readonly averageSpeedInKmPerHour: number
-  readonly strokes: number | null
-  readonly strokeType: StrokeType | null
-  /** seconds plus strokes; null without strokes */
-  readonly swolf: number | null
-}
+/** A lap's swim figures where nothing was swum: no strokes, lengths, SWOLF nor stroke. */
+export const NOT_SWUM = { strokes: null, numberOfLengths: null, swolf: null, strokeType: null } as const satisfies Partial<Lap>
 
-/** The unit of a split: a kilometre or a mile, or for swims 100 metres or 100 yards. */
-export type SplitUnit = "metric" | "imperial" | "100m" | "100yd"
+/** One active length of a pool swim, as the API shows it (the rests between lengths are not lengths). */
+export type Length = ActivityDetailModels.Length
 
-export interface Split {
-  readonly unit: SplitUnit
-  readonly splitIndex: number
-  readonly distanceInMeter: number
-  readonly elapsedTimeInSeconds: number
-  readonly movingTimeInSeconds: number
-  readonly elevationDifferenceInMeter: number
-  readonly averageSpeedInKmPerHour: number
-  readonly averageHeartRate: number | null
-}
+/** A kilometre or mile split, or for swims one of 100 metres or 100 yards, as the API shows it. */
+export type Split = ActivityDetailModels.Split
 
-export interface BestEffort {
-  readonly distanceInMeter: number
-  readonly timeInSeconds: number
-  /** seconds since the activity start where the effort begins */
-  readonly startOffsetSeconds: number
-}
+/** The unit of a split. */
+export type SplitUnit = Split["unit"]
+
+/** A best effort as the API shows it, without what follows from it (its name and end). */
+export type BestEffort = Omit<ActivityDetailModels.BestEffort, "name" | "endOffsetInSeconds">
 
 /**
  * A fully computed activity, ready to be stored: the output of ActivityMetrics + Geography

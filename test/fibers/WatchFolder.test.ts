@@ -21,6 +21,9 @@ const rootSettling = () => scopedRoot({ WATCH_SETTLE: `${SETTLE_MS}ms` })
 
 const watching = (root: Root) => WatchFolderLive.pipe(Layer.provideMerge(servicesLayer(root)))
 
+/** Waits until the watcher's watches are set: its first scan of the folder is done. */
+const watched = Effect.flatMap(WatchDirectory, (watch) => watch.scanned())
+
 /** The next name offered within `within`, marked done; none if nothing came. */
 const nextOffered = (within: Duration.DurationInput) =>
   Effect.gen(function*() {
@@ -41,6 +44,22 @@ const dropWhole = (root: Root, name: string, text = GPX) => {
 }
 
 describe("WatchFolder", () => {
+  it.scopedLive("says when its first scan is done (its watches set), and counts each scan, a watched folder's replacement's too", () =>
+    Effect.gen(function*() {
+      const root = yield* rootSettling()
+      yield* Effect.gen(function*() {
+        const watch = yield* WatchDirectory
+        yield* watched
+        expect(yield* watch.scans).toBe(1)
+        // a new folder renamed into place is watched and scanned from its start
+        fs.renameSync(root.watchDir, `${root.watchDir}-replaced`)
+        fs.mkdirSync(root.watchDir)
+        fs.writeFileSync(path.join(root.watchDir, "in-the-new-folder.gpx"), GPX)
+        yield* watch.scanned(2)
+        expect(yield* nextOffered("5 seconds")).toBe("in-the-new-folder.gpx")
+      }).pipe(Effect.provide(watching(root)))
+    }), 30_000)
+
   it.scopedLive("offers the files there before it started", () =>
     Effect.gen(function*() {
       const root = yield* rootSettling()
@@ -54,7 +73,7 @@ describe("WatchFolder", () => {
     Effect.gen(function*() {
       const root = yield* rootSettling()
       yield* Effect.gen(function*() {
-        yield* Effect.sleep("200 millis")
+        yield* watched
         dropWhole(root, "ride.gpx")
         expect(yield* nextOffered("5 seconds")).toBe("ride.gpx")
         expect(yield* nextOffered(Duration.millis(SETTLE_MS * 3))).toBeUndefined()
@@ -65,7 +84,7 @@ describe("WatchFolder", () => {
     Effect.gen(function*() {
       const root = yield* rootSettling()
       yield* Effect.gen(function*() {
-        yield* Effect.sleep("200 millis")
+        yield* watched
         const file = path.join(root.watchDir, "slow-copy.gpx")
         const fd = fs.openSync(file, "w")
         // written in pieces, each sooner after the last than the settling time
@@ -89,7 +108,7 @@ describe("WatchFolder", () => {
     Effect.gen(function*() {
       const root = yield* rootSettling()
       yield* Effect.gen(function*() {
-        yield* Effect.sleep("200 millis")
+        yield* watched
         for (const name of [".hidden.gpx", "ride.gpx.part", "ride.fit.tmp", "notes.txt", "photo.jpg"]) {
           fs.writeFileSync(path.join(root.watchDir, name), GPX)
         }
@@ -112,7 +131,7 @@ describe("WatchFolder", () => {
       fs.writeFileSync(path.join(outside, "a.gpx"), GPX)
       fs.writeFileSync(path.join(outside, "june", "b.gpx"), GPX)
       yield* Effect.gen(function*() {
-        yield* Effect.sleep("200 millis")
+        yield* watched
         fs.renameSync(outside, path.join(root.watchDir, "2023"))
         const offered = [yield* nextOffered("5 seconds"), yield* nextOffered("5 seconds")]
         expect(offered.sort()).toEqual(["2023/a.gpx", "2023/june/b.gpx"])
@@ -124,7 +143,7 @@ describe("WatchFolder", () => {
     Effect.gen(function*() {
       const root = yield* rootSettling()
       yield* Effect.gen(function*() {
-        yield* Effect.sleep("200 millis")
+        yield* watched
         dropWhole(root, "held.gpx")
         expect(yield* nextOffered("5 seconds")).toBe("held.gpx")
         const watch = yield* WatchDirectory
@@ -149,7 +168,7 @@ describe("WatchFolder", () => {
     Effect.gen(function*() {
       const root = yield* rootSettling()
       yield* Effect.gen(function*() {
-        yield* Effect.sleep("200 millis")
+        yield* watched
         expect(spawnSync("mkfifo", [path.join(root.watchDir, "pipe")]).status).toBe(0)
         const server = net.createServer()
         yield* Effect.async<void>((resume) => void server.listen(path.join(root.watchDir, "x.sock"), () => resume(Effect.void)))
@@ -166,7 +185,7 @@ describe("WatchFolder", () => {
     Effect.gen(function*() {
       const root = yield* scopedRoot({ WATCH_SETTLE: `${SETTLE_MS}ms`, WATCH_POLLING: "true", WATCH_POLLING_INTERVAL: "200ms" })
       yield* Effect.gen(function*() {
-        yield* Effect.sleep("500 millis")
+        yield* watched
         dropWhole(root, "polled.gpx")
         fs.mkdirSync(path.join(root.watchDir, "share"))
         fs.writeFileSync(path.join(root.watchDir, "share", "inside.tcx"), GPX)
@@ -180,7 +199,7 @@ describe("WatchFolder", () => {
     Effect.gen(function*() {
       const root = yield* rootSettling()
       yield* Effect.gen(function*() {
-        yield* Effect.sleep("200 millis")
+        yield* watched
         const names = Array.from({ length: 5000 }, (_, i) => `bulk-${String(i).padStart(4, "0")}.gpx`)
         for (const name of names) dropWhole(root, name)
         const offered = new Set<string>()

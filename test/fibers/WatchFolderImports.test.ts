@@ -29,6 +29,9 @@ const SETTLE = "800ms"
 const rowsOf = (filename: string, count: number) =>
   waitFor(`${count} import rows of ${filename}`, Effect.map(importRows(filename), (rows) => (rows.length >= count ? rows : undefined)))
 
+/** Waits until the import worker has handled every file offered to it (held or removed, its row written). */
+const allHandled = waitFor("the worker to handle every file offered", Effect.map(Effect.flatMap(ImportQueue, (queue) => queue.size), (n) => (n === 0 ? true : undefined)))
+
 const queuedNames = Effect.map(send("GET", "/api/v1/file-imports?filters[status]=queued&pagination[size]=100"), (a) =>
   (a.json.fileImports as Array<{ filename: string }>).map((f) => f.filename))
 
@@ -116,7 +119,7 @@ describe("watch folder: files still being written", () => {
         expect(first).toMatchObject({ status: "failed" })
         expect(keptBytes(originalsDir, first!)).toEqual(zip.subarray(0, half))
         // held: not taken away from its writer
-        yield* Effect.sleep("1 second")
+        yield* allHandled
         expect(fs.existsSync(file)).toBe(true)
         fs.appendFileSync(file, zip.subarray(half))
         expect((yield* waitForRow("p1.gpx")).status).toBe("success")
@@ -158,7 +161,8 @@ describe("watch folder: a file that changes while it is read", () => {
         expect(grown).toBe(true)
         expect(row.status).toBe("success")
         expect(keptBytes(originalsDir, row).toString("utf8")).toBe(text)
-        yield* Effect.sleep("1 second")
+        yield* waitFor("the file to leave the watch folder", Effect.sync(() => (fs.existsSync(path.join(watchDir, "written-on.gpx")) ? undefined : true)))
+        yield* allHandled
         expect(yield* importRows("written-on.gpx")).toHaveLength(1)
         expect(listFiles(watchDir).filter((f) => !f.startsWith("."))).toEqual([])
       }))
@@ -245,12 +249,11 @@ describe("watch folder: what is not a regular file", () => {
         expect(line!.message).toBe(
           '"holiday.jpg" in the watch folder is not imported: only .fit, .tcx, .gpx (also gzipped, .fit.gz, .tcx.gz, .gpx.gz) and .zip archives of them are. It is left where it is.'
         )
-        // seen again: changed, touched
+        // seen again: changed, touched; then a file imported, whose events came after those
         fs.appendFileSync(path.join(watchDir, "holiday.jpg"), "more")
         fs.utimesSync(path.join(watchDir, "holiday.jpg"), new Date(), new Date())
         dropFile(watchDir, "after-jpg.gpx", gpxActivity({ start: dayStart(26), seconds: 900 }))
         yield* waitForRow("after-jpg.gpx")
-        yield* Effect.sleep("1 second")
         expect(yield* mentions).toHaveLength(1)
         expect(fs.existsSync(path.join(watchDir, "holiday.jpg"))).toBe(true)
         expect(yield* importRows("holiday.jpg")).toEqual([])

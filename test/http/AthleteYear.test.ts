@@ -43,9 +43,9 @@ const recordsSetIn = (year: string) => {
     for (const effort of activity.bestEfforts) {
       if (!(RECORD_DISTANCES[discipline] as ReadonlyArray<number>).includes(effort.distanceInMeter)) continue
       const key = `${discipline} ${effort.distanceInMeter}`
-      if (effort.timeInSeconds >= (best.get(key) ?? Infinity)) continue
-      best.set(key, effort.timeInSeconds)
-      if (activity.startDateLocal.startsWith(year)) ofYear.set(key, [activity.id, effort.timeInSeconds])
+      if (effort.elapsedTimeInSeconds >= (best.get(key) ?? Infinity)) continue
+      best.set(key, effort.elapsedTimeInSeconds)
+      if (activity.startDateLocal.startsWith(year)) ofYear.set(key, [activity.id, effort.elapsedTimeInSeconds])
     }
   }
   return ofYear
@@ -213,7 +213,7 @@ layer(TestDaemon.layer(), { excludeTestServices: true })("records of activities 
     Effect.gen(function*() {
       const repo = yield* ActivityRepo
       const run = (date: string, fiveKm: number) =>
-        makeDraft({ sportType: "Run", distanceInMeter: 6000, startTime: Date.parse(`${date}T08:00:00Z`), startDateLocal: `${date}T08:00:00`, bestEfforts: [{ distanceInMeter: 5000, timeInSeconds: fiveKm, startOffsetSeconds: 0 }] })
+        makeDraft({ sportType: "Run", distanceInMeter: 6000, startTime: Date.parse(`${date}T08:00:00Z`), startDateLocal: `${date}T08:00:00`, bestEfforts: [{ distanceInMeter: 5000, elapsedTimeInSeconds: fiveKm, startOffsetInSeconds: 0 }] })
       const fiveKmRecords = Effect.map(getJson("/milestones"), ({ milestones }) =>
         milestones.filter((m: any) => m.title.startsWith("New 5 km run record")).map((m: any) => [m.activityId, m.value]).reverse())
       yield* repo.insert("activity-first", encodeDraft(run("2024-03-01", 1500)))

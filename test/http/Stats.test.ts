@@ -65,18 +65,18 @@ layer(TestDaemon.layer(), { excludeTestServices: true })("GET /api/v1/stats/tota
 layer(TestDaemon.layer(), { excludeTestServices: true })("records, Eddington number and heatmap", (it) => {
   it.effect("records: the fastest effort over each standard distance, per discipline, with its activity and date", () =>
     Effect.gen(function*() {
-      const slow = yield* at("2024-03-01T08:00:00", { sportType: "Run", bestEfforts: [{ distanceInMeter: 5000, timeInSeconds: 1500, startOffsetSeconds: 0 }] })
+      const slow = yield* at("2024-03-01T08:00:00", { sportType: "Run", bestEfforts: [{ distanceInMeter: 5000, elapsedTimeInSeconds: 1500, startOffsetInSeconds: 0 }] })
       const fast = yield* at("2024-04-01T08:00:00", {
         sportType: "TrailRun",
         bestEfforts: [
-          { distanceInMeter: 400, timeInSeconds: 80, startOffsetSeconds: 30 },
-          { distanceInMeter: 1609.344, timeInSeconds: 380, startOffsetSeconds: 10 },
-          { distanceInMeter: 5000, timeInSeconds: 1400, startOffsetSeconds: 60 },
+          { distanceInMeter: 400, elapsedTimeInSeconds: 80, startOffsetInSeconds: 30 },
+          { distanceInMeter: 1609.344, elapsedTimeInSeconds: 380, startOffsetInSeconds: 10 },
+          { distanceInMeter: 5000, elapsedTimeInSeconds: 1400, startOffsetInSeconds: 60 },
           // not a standard distance of the records
-          { distanceInMeter: 15_000, timeInSeconds: 4800, startOffsetSeconds: 0 }
+          { distanceInMeter: 15_000, elapsedTimeInSeconds: 4800, startOffsetInSeconds: 0 }
         ]
       })
-      const ride = yield* at("2024-05-01T08:00:00", { sportType: "Ride", bestEfforts: [{ distanceInMeter: 10_000, timeInSeconds: 900, startOffsetSeconds: 120 }] })
+      const ride = yield* at("2024-05-01T08:00:00", { sportType: "Ride", bestEfforts: [{ distanceInMeter: 10_000, elapsedTimeInSeconds: 900, startOffsetInSeconds: 120 }] })
       const all = (yield* send("GET", "/api/v1/stats/records")).json.records
       expect(all).toEqual([
         { discipline: "run", name: "400 m", distanceInMeter: 400, elapsedTimeInSeconds: 80, activityId: fast, sportType: "TrailRun", startDateLocal: "2024-04-01T08:00:00", startOffsetInSeconds: 30 },

@@ -64,8 +64,8 @@ export const generatedActivity = (i: number, options: GeneratedOptions = {}): Ac
     passedThroughCountries: i % 13 === 0 ? [country, "ch"] : [country],
     bestEfforts: bestEffortDistances(sport).filter((d) => d <= distanceInMeter).map((d, k) => ({
       distanceInMeter: d,
-      timeInSeconds: Math.round((d / (SPEED[sport] * pace)) * (1 + k / 100)),
-      startOffsetSeconds: k * 10
+      elapsedTimeInSeconds: Math.round((d / (SPEED[sport] * pace)) * (1 + k / 100)),
+      startOffsetInSeconds: k * 10
     }))
   })
 }

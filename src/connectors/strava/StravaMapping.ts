@@ -1,9 +1,10 @@
-import type {
-  ActivityDraft,
-  ActivityStreams as DraftStreams,
-  Lap as DraftLap,
-  Location,
-  Split as DraftSplit
+import {
+  type ActivityDraft,
+  type ActivityStreams as DraftStreams,
+  type Lap as DraftLap,
+  type Location,
+  NOT_SWUM,
+  type Split as DraftSplit
 } from "../../schema/ActivityDraft.ts"
 import { bestEffortDistances, isSportType } from "../../schema/SportType.ts"
 import { encodePolyline } from "../../services/import/ActivityMetrics.ts"
@@ -69,15 +70,16 @@ export const mapStreams = (streams: ActivityStreams): DraftStreams & { readonly 
   if (distance) out.distance = distance
   const altitude = fit(streams.altitude?.data)
   if (altitude) out.altitude = altitude
+  // Strava's stream types, under the API's names
   const velocity = fit(streams.velocity_smooth?.data)
-  if (velocity) out.velocity_smooth = velocity
+  if (velocity) out.velocity = velocity
   const heartrate = fit(streams.heartrate?.data)
   if (heartrate) out.heartrate = heartrate
   const cadence = fit(streams.cadence?.data)
   if (cadence) out.cadence = cadence
   if (watts) out.watts = watts
-  const temp = fit(streams.temp?.data)
-  if (temp) out.temp = temp
+  const temperature = fit(streams.temp?.data)
+  if (temperature) out.temperature = temperature
   const moving = fit(streams.moving?.data)
   if (moving) out.moving = moving
   return out
@@ -90,14 +92,15 @@ export const mapLaps = (laps: ReadonlyArray<Lap>, startTime: number, time: Reado
     return {
       lapIndex: isNum(lap.lap_index) ? lap.lap_index : i + 1,
       name: lap.name ?? `Lap ${i + 1}`,
-      startOffsetSeconds: Math.max(0, Math.round(isNum(byIndex) ? byIndex : isNum(byDate) ? byDate : 0)),
+      startOffsetInSeconds: Math.max(0, Math.round(isNum(byIndex) ? byIndex : isNum(byDate) ? byDate : 0)),
       elapsedTimeInSeconds: lap.elapsed_time,
       movingTimeInSeconds: lap.moving_time ?? lap.elapsed_time,
       distanceInMeter: lap.distance,
       elevationInMeter: lap.total_elevation_gain ?? 0,
       averageSpeedInKmPerHour: kmh(lap.average_speed ?? (lap.moving_time ? lap.distance / lap.moving_time : 0)),
       maxSpeedInKmPerHour: kmh(lap.max_speed ?? 0),
-      averageHeartRate: intOrNull(lap.average_heartrate)
+      averageHeartRate: intOrNull(lap.average_heartrate),
+      ...NOT_SWUM
     }
   })
 
@@ -179,7 +182,7 @@ export const toActivityDraft = (detail: DetailedActivity, rawStreams: ActivitySt
     hasGpx: positionCount >= 2 && streams.time.length >= 2,
     streams,
     laps: mapLaps(detail.laps ?? [], startTime, streams.time),
-    splits: [...mapSplits(detail.splits_metric ?? [], "metric"), ...mapSplits(detail.splits_standard ?? [], "imperial")],
+    splits: [...mapSplits(detail.splits_metric ?? [], "km"), ...mapSplits(detail.splits_standard ?? [], "mile")],
     bestEfforts,
     hasTimes: true,
     poolLengthInMeter: null,

@@ -2,13 +2,13 @@ import { Effect } from "effect"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import type { BestEffort as StoredBestEffort, Lap as StoredLap, Length as StoredLength, Split as StoredSplit } from "../../schema/ActivityDraft.ts"
-import { type BestEffort, type Lap, type Length, type Split, STREAM_TYPES, type StreamType, type Streams } from "../../schema/ActivityDetailModels.ts"
+import type { BestEffort as DraftBestEffort } from "../../schema/ActivityDraft.ts"
+import { type BestEffort, type Lap, type Length, type Split, STREAM_NAMES, type Streams } from "../../schema/ActivityDetailModels.ts"
 import { effortName } from "../../schema/EffortDistances.ts"
 import { ReadConnection } from "../platform/ReadConnection.ts"
 import { StoragePaths } from "../platform/StoragePaths.ts"
-import { parseStream, type StoredKey, type StoredStreams, storedStreams } from "./StreamsCodec.ts"
-import { thinnedIndices } from "./StreamsThinning.ts"
+import { parseStream, type StoredStreams, storedStreams } from "./StreamsCodec.ts"
+import { pickSamples, thinnedIndices } from "./StreamsThinning.ts"
 
 /**
  * What an activity recorded beyond its summary, as the API reads it: its streams (thinned on
@@ -43,7 +43,8 @@ export interface StreamsAnswer {
 const ONE_STREAMS = `SELECT s.data FROM activities a LEFT JOIN activity_streams s ON s.activity_id = a.id WHERE a.id = ?`
 const EXISTS = `SELECT 1 FROM activities WHERE id = ?`
 const LAPS = `SELECT data FROM activity_laps WHERE activity_id = ? ORDER BY lap_index`
-const SPLITS = `SELECT data FROM activity_splits WHERE activity_id = ? ORDER BY unit IN ('imperial', '100yd'), split_index`
+// kilometres before miles, 100 m before 100 yd
+const SPLITS = `SELECT data FROM activity_splits WHERE activity_id = ? ORDER BY unit IN ('mile', '100yd'), split_index`
 const LENGTHS = `SELECT data FROM activity_lengths WHERE activity_id = ? ORDER BY length_index`
 // a file that made several activities (a triathlon) is the original of each of them
 const ORIGINAL = `SELECT f.filename, f.original_file FROM activities a
@@ -55,18 +56,18 @@ const BEST_EFFORTS = `SELECT distance, time_in_seconds, start_offset FROM activi
 const STREAMS_OPEN = Buffer.from(`{"streams":{`)
 const STREAMS_CLOSE = Buffer.from("}}")
 /** `"name":` of each stream, and `,"name":` for every stream after the first */
-const FIRST_KEY = new Map(Object.keys(STREAM_TYPES).map((name) => [name, Buffer.from(`"${name}":`)]))
-const NEXT_KEY = new Map(Object.keys(STREAM_TYPES).map((name) => [name, Buffer.from(`,"${name}":`)]))
+const FIRST_KEY = new Map(STREAM_NAMES.map((name) => [name, Buffer.from(`"${name}":`)]))
+const NEXT_KEY = new Map(STREAM_NAMES.map((name) => [name, Buffer.from(`,"${name}":`)]))
 
 /**
  * The JSON body of the streams answer (the `Streams` schema) for the `stored` streams: the
- * recorded ones under the API's names, thinned to at most `limit` samples when given. Unthinned,
+ * recorded ones the API shows, thinned to at most `limit` samples when given. Unthinned,
  * the stored texts are the answer's own (JSON is JSON): they are copied, not parsed again.
  */
 export const streamsBody = (stored: StoredStreams | null, limit: number | undefined): Buffer => {
   const n = stored?.samples ?? 0
-  const recorded = (Object.entries(STREAM_TYPES) as Array<[StreamType, StoredKey]>).flatMap(([name, key]) => {
-    const stream = stored?.streams.get(key)
+  const recorded = STREAM_NAMES.flatMap((name) => {
+    const stream = stored?.streams.get(name)
     return stream !== undefined && stream.length === n && n > 0 ? [[name, stream] as const] : []
   })
   if (limit === undefined || n <= limit) {
@@ -83,59 +84,15 @@ export const streamsBody = (stored: StoredStreams | null, limit: number | undefi
     values.get("latlng") as Array<[number, number] | null> | undefined
   )
   const out: Record<string, unknown> = {}
-  for (const [name, series] of values) out[name] = indices.map((i) => series[i] ?? null)
+  for (const [name, series] of values) out[name] = pickSamples(series, indices)
   return Buffer.from(JSON.stringify({ streams: out } satisfies Streams), "latin1")
 }
 
-const lapOf = (lap: StoredLap): Lap => ({
-  lapIndex: lap.lapIndex,
-  name: lap.name,
-  startOffsetInSeconds: lap.startOffsetSeconds,
-  distanceInMeter: lap.distanceInMeter,
-  elevationInMeter: lap.elevationInMeter,
-  movingTimeInSeconds: lap.movingTimeInSeconds,
-  elapsedTimeInSeconds: lap.elapsedTimeInSeconds,
-  averageSpeedInKmPerHour: lap.averageSpeedInKmPerHour,
-  maxSpeedInKmPerHour: lap.maxSpeedInKmPerHour,
-  averageHeartRate: lap.averageHeartRate,
-  // laps stored before swims were counted have none of these
-  strokes: lap.strokes ?? null,
-  numberOfLengths: lap.numberOfLengths ?? null,
-  swolf: lap.swolf ?? null,
-  strokeType: lap.strokeType ?? null
-})
-
-const lengthOf = (length: StoredLength): Length => ({
-  lengthIndex: length.lengthIndex,
-  lapIndex: length.lapIndex,
-  startOffsetInSeconds: length.startOffsetSeconds,
-  elapsedTimeInSeconds: length.elapsedTimeInSeconds,
-  distanceInMeter: length.distanceInMeter,
-  averageSpeedInKmPerHour: length.averageSpeedInKmPerHour,
-  strokes: length.strokes,
-  strokeType: length.strokeType,
-  swolf: length.swolf
-})
-
-const SPLIT_UNITS: Readonly<Record<StoredSplit["unit"], Split["unit"]>> = { metric: "km", imperial: "mile", "100m": "100m", "100yd": "100yd" }
-
-const splitOf = (split: StoredSplit): Split => ({
-  unit: SPLIT_UNITS[split.unit] ?? "km",
-  splitIndex: split.splitIndex,
-  distanceInMeter: split.distanceInMeter,
-  elevationDifferenceInMeter: split.elevationDifferenceInMeter,
-  movingTimeInSeconds: split.movingTimeInSeconds,
-  elapsedTimeInSeconds: split.elapsedTimeInSeconds,
-  averageSpeedInKmPerHour: split.averageSpeedInKmPerHour,
-  averageHeartRate: split.averageHeartRate
-})
-
-export const bestEffortOf = (effort: StoredBestEffort): BestEffort => ({
+/** A best effort with what follows from it: its name and its end. */
+const bestEffortOf = (effort: DraftBestEffort): BestEffort => ({
   name: effortName(effort.distanceInMeter),
-  distanceInMeter: effort.distanceInMeter,
-  elapsedTimeInSeconds: effort.timeInSeconds,
-  startOffsetInSeconds: effort.startOffsetSeconds,
-  endOffsetInSeconds: effort.startOffsetSeconds + effort.timeInSeconds
+  ...effort,
+  endOffsetInSeconds: effort.startOffsetInSeconds + effort.elapsedTimeInSeconds
 })
 
 export class ActivityDetail extends Effect.Service<ActivityDetail>()("services/activities/ActivityDetail", {
@@ -163,17 +120,17 @@ export class ActivityDetail extends Effect.Service<ActivityDetail>()("services/a
 
     const laps = Effect.fn("ActivityDetail.laps")(function*(id: string) {
       const rows = rowsOf(LAPS, id)
-      return rows === null ? null : rows.map((r) => lapOf(JSON.parse(r[0] as string)))
+      return rows === null ? null : rows.map((r) => JSON.parse(r[0] as string) as Lap)
     })
 
     const splits = Effect.fn("ActivityDetail.splits")(function*(id: string) {
       const rows = rowsOf(SPLITS, id)
-      return rows === null ? null : rows.map((r) => splitOf(JSON.parse(r[0] as string)))
+      return rows === null ? null : rows.map((r) => JSON.parse(r[0] as string) as Split)
     })
 
     const lengths = Effect.fn("ActivityDetail.lengths")(function*(id: string) {
       const rows = rowsOf(LENGTHS, id)
-      return rows === null ? null : rows.map((r) => lengthOf(JSON.parse(r[0] as string)))
+      return rows === null ? null : rows.map((r) => JSON.parse(r[0] as string) as Length)
     })
 
     const bestEfforts = Effect.fn("ActivityDetail.bestEfforts")(function*(id: string) {
@@ -181,7 +138,7 @@ export class ActivityDetail extends Effect.Service<ActivityDetail>()("services/a
       return rows === null
         ? null
         : rows.map(([distance, time, start]) =>
-          bestEffortOf({ distanceInMeter: distance as number, timeInSeconds: time as number, startOffsetSeconds: start as number })
+          bestEffortOf({ distanceInMeter: distance as number, elapsedTimeInSeconds: time as number, startOffsetInSeconds: start as number })
         )
     })
 

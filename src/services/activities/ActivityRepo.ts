@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto"
 import type { ActivityStreams, EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
 import { ActivityFields, type ActivitySummary, type MultisportPart } from "../../schema/ActivityFields.ts"
 import type { ActivityImage } from "../../schema/ApiModels.ts"
+import { Lap, Length, Split } from "../../schema/ActivityDetailModels.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { TrainingStore } from "../training/TrainingStore.ts"
 import { type ActivitySearch, ActivityReads } from "./ActivityReads.ts"
@@ -18,6 +19,11 @@ interface ImageRow {
   readonly activity_id: string
   readonly file_name: string
 }
+
+/** The properties of a lap, a split and a length as the API answers them, in its order. */
+const LAP_PROPERTIES = Object.keys(Lap.fields)
+const SPLIT_PROPERTIES = Object.keys(Split.fields)
+const LENGTH_PROPERTIES = Object.keys(Length.fields)
 
 /** Fields of a stored activity to change, in the terms of a computed one (an empty description: none). */
 export type ActivityPatch = Partial<ActivitySummary>
@@ -85,16 +91,17 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activ
     const insert = Effect.fn("ActivityRepo.insert")(function*(id: string, draft: EncodedActivityDraft, externalId: string | null = null) {
       yield* sql`INSERT INTO activities ${sql.insert({ ...activityColumns(id, draft), external_id: externalId, created_at: Date.now() })}`
       yield* sql`INSERT INTO activity_streams ${sql.insert({ activity_id: id, data: draft.encodedStreams })}`
-      yield* insertRows("activity_laps", draft.laps.map((lap) => ({ activity_id: id, lap_index: lap.lapIndex, data: JSON.stringify(lap) })))
+      // stored as the API answers them: its properties, in its order
+      yield* insertRows("activity_laps", draft.laps.map((lap) => ({ activity_id: id, lap_index: lap.lapIndex, data: JSON.stringify(lap, LAP_PROPERTIES) })))
       yield* insertRows("activity_splits", draft.splits.map((split) => ({
-        activity_id: id, unit: split.unit, split_index: split.splitIndex, data: JSON.stringify(split)
+        activity_id: id, unit: split.unit, split_index: split.splitIndex, data: JSON.stringify(split, SPLIT_PROPERTIES)
       })))
       yield* insertRows("activity_best_efforts", draft.bestEfforts.map((effort) => ({
-        activity_id: id, distance: effort.distanceInMeter, time_in_seconds: Math.round(effort.timeInSeconds), start_offset: Math.round(effort.startOffsetSeconds)
+        activity_id: id, distance: effort.distanceInMeter, time_in_seconds: Math.round(effort.elapsedTimeInSeconds), start_offset: Math.round(effort.startOffsetInSeconds)
       })))
       yield* training.insert(id, draft)
       yield* insertRows("activity_lengths", (draft.lengths ?? []).map((length) => ({
-        activity_id: id, length_index: length.lengthIndex, data: JSON.stringify(length)
+        activity_id: id, length_index: length.lengthIndex, data: JSON.stringify(length, LENGTH_PROPERTIES)
       })))
     }, Effect.orDie)
 

@@ -94,9 +94,10 @@ export const writeGpx = (input: GpxInput): string => {
   out.push(`  <type>${escapeXml(input.sportType)}</type>\n`)
   if (input.stats !== undefined) out.push(trackStats(input.stats))
   out.push("  <trkseg>\n")
-  const { time, latlng, altitude, heartrate, cadence, watts, temp } = streams
+  const { time, latlng, altitude, heartrate, cadence, watts, temperature } = streams
   // a route whose times are unknown is written without them
-  for (let i = 0; i < sampleCount(streams); i++) {
+  const n = sampleCount(streams)
+  for (let i = 0; i < n; i++) {
     if (time !== undefined && i > 0 && time[i]! - time[i - 1]! > RECORDING_GAP_S) out.push("  </trkseg>\n  <trkseg>\n")
     const p = latlng?.[i]
     out.push(p ? `   <trkpt lat="${p[0]}" lon="${p[1]}">\n` : "   <trkpt>\n")
@@ -104,7 +105,7 @@ export const writeGpx = (input: GpxInput): string => {
     if (num(ele)) out.push(`    <ele>${ele}</ele>\n`)
     if (time !== undefined) out.push(`    <time>${utc(input.startTime + time[i]! * 1000)}</time>\n`)
     const power = watts?.[i]
-    const atemp = temp?.[i]
+    const atemp = temperature?.[i]
     const hr = heartrate?.[i]
     const cad = cadence?.[i]
     const tpx = num(atemp) || num(hr) || num(cad)

@@ -19,20 +19,29 @@ import { trainingBasisOf } from "../training/TrainingBasis.ts"
  */
 const FORMAT = [0x57, 2] as const
 
-/** The stored streams, in their stored order. */
-const STORED_KEYS = [
-  "time",
-  "latlng",
-  "distance",
-  "altitude",
-  "velocity_smooth",
-  "heartrate",
-  "cadence",
-  "watts",
-  "temp",
-  "moving"
-] as const satisfies ReadonlyArray<keyof ActivityStreams>
-export type StoredKey = (typeof STORED_KEYS)[number]
+/**
+ * Each stream's label in the stored form, in the stored order. The labels are those the
+ * streams had when the form was made (Strava's stream types) and they stay, so that the
+ * activities stored before need no rewrite: this table is where the stored form meets the
+ * streams' names.
+ */
+const STORED_LABELS = {
+  time: "time",
+  latlng: "latlng",
+  distance: "distance",
+  altitude: "altitude",
+  velocity: "velocity_smooth",
+  heartrate: "heartrate",
+  cadence: "cadence",
+  watts: "watts",
+  temperature: "temp",
+  moving: "moving"
+} as const satisfies { readonly [K in keyof ActivityStreams]-?: string }
+export type StreamName = keyof typeof STORED_LABELS
+
+/** the streams, in their stored order */
+const STORED_ORDER = Object.keys(STORED_LABELS) as Array<StreamName>
+const NAME_OF_LABEL: ReadonlyMap<string, StreamName> = new Map(STORED_ORDER.map((name) => [STORED_LABELS[name], name]))
 
 export interface StoredStream {
   /** how many samples it has */
@@ -44,19 +53,20 @@ export interface StoredStream {
 export interface StoredStreams {
   /** the number of samples (of `time`) */
   readonly samples: number
-  readonly streams: ReadonlyMap<StoredKey, StoredStream>
+  readonly streams: ReadonlyMap<StreamName, StoredStream>
 }
 
-type Header = ReadonlyArray<readonly [StoredKey, number, number]>
+/** each stream's stored label, sample count and byte length */
+type Header = ReadonlyArray<readonly [string, number, number]>
 
 export const encodeStreams = (streams: ActivityStreams): Uint8Array => {
-  const header: Array<readonly [StoredKey, number, number]> = []
+  const header: Array<readonly [string, number, number]> = []
   const texts: Array<Buffer> = []
-  for (const key of STORED_KEYS) {
-    const values = streams[key]
+  for (const name of STORED_ORDER) {
+    const values = streams[name]
     if (values === undefined) continue
     const text = Buffer.from(JSON.stringify(values), "latin1")
-    header.push([key, values.length, text.length])
+    header.push([STORED_LABELS[name], values.length, text.length])
     texts.push(text)
   }
   const deflated = zlib.deflateRawSync(Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`, "latin1"), ...texts]), { level: 1 })
@@ -69,17 +79,22 @@ export const encodeStreams = (streams: ActivityStreams): Uint8Array => {
 
 const isCurrent = (data: Uint8Array) => data[0] === FORMAT[0] && data[1] === FORMAT[1]
 
-/** Streams stored in the former form: one JSON object. */
-const legacyStreams = (data: Uint8Array): ActivityStreams => JSON.parse(zlib.inflateRawSync(data).toString("utf8"))
+/** Streams stored in the former form: one JSON object, by stored label. */
+const legacyStreams = (data: Uint8Array): ActivityStreams => {
+  const old = JSON.parse(zlib.inflateRawSync(data).toString("utf8")) as Record<string, unknown>
+  const out: Record<string, unknown> = {}
+  for (const name of STORED_ORDER) if (old[STORED_LABELS[name]] !== undefined) out[name] = old[STORED_LABELS[name]]
+  return out as unknown as ActivityStreams
+}
 
 /** Each stored stream's text, sliced out of the inflated data (an older form is parsed and written again). */
 export const storedStreams = (data: Uint8Array): StoredStreams => {
-  const streams = new Map<StoredKey, StoredStream>()
+  const streams = new Map<StreamName, StoredStream>()
   if (!isCurrent(data)) {
     const old = legacyStreams(data)
-    for (const key of STORED_KEYS) {
-      const values = old[key]
-      if (values !== undefined) streams.set(key, { length: values.length, text: Buffer.from(JSON.stringify(values), "latin1") })
+    for (const name of STORED_ORDER) {
+      const values = old[name]
+      if (values !== undefined) streams.set(name, { length: values.length, text: Buffer.from(JSON.stringify(values), "latin1") })
     }
     return { samples: sampleCount(old), streams }
   }
@@ -87,8 +102,9 @@ export const storedStreams = (data: Uint8Array): StoredStreams => {
   const newline = inflated.indexOf(0x0a)
   const header = JSON.parse(inflated.toString("latin1", 0, newline)) as Header
   let offset = newline + 1
-  for (const [key, length, bytes] of header) {
-    streams.set(key, { length, text: inflated.subarray(offset, offset + bytes) })
+  for (const [label, length, bytes] of header) {
+    const name = NAME_OF_LABEL.get(label)
+    if (name !== undefined) streams.set(name, { length, text: inflated.subarray(offset, offset + bytes) })
     offset += bytes
   }
   // the texts are answered without being parsed: a header that does not account for every byte is damage
@@ -103,7 +119,7 @@ export const parseStream = (stream: StoredStream): Array<any> => JSON.parse(stre
 export const decodeStreams = (data: Uint8Array): ActivityStreams => {
   if (!isCurrent(data)) return legacyStreams(data)
   const out: Record<string, unknown> = {}
-  for (const [key, stream] of storedStreams(data).streams) out[key] = parseStream(stream)
+  for (const [name, stream] of storedStreams(data).streams) out[name] = parseStream(stream)
   return out as unknown as ActivityStreams
 }
 

@@ -1,6 +1,67 @@
+import { type ActivityStreams, sampleCount } from "../../schema/ActivityDraft.ts"
+import { MAX_STORED_SAMPLES } from "../../schema/ActivityLimits.ts"
+
 /**
- * At most `limit` samples of an activity's streams, chosen once for all of them (the streams
- * share one index: a chart of one and the map of another must show the same moments). Each
+ * The two thinnings of an activity's streams, both choosing one index for all of them (the
+ * streams share one index: a chart of one and the map of another must show the same moments):
+ * `thinStreams` for storage, cheap enough for every long recording imported, and
+ * `thinnedIndices` for an answer asked to hold at most so many samples, finer in the shape it
+ * keeps.
+ */
+
+/** The values of `values` at `indices` (ascending). */
+export const pickSamples = <A>(values: ReadonlyArray<A>, indices: ReadonlyArray<number>): Array<A> => {
+  const out = new Array<A>(indices.length)
+  for (let k = 0; k < indices.length; k++) out[k] = values[indices[k]!]!
+  return out
+}
+
+// ---------------------------------------------------------------------------------------
+// For storage: the peaks of equal stretches
+
+/** Index of the largest (or, `lowest`, smallest) value in [from, to). */
+const extreme = (values: ReadonlyArray<number>, from: number, to: number, lowest: boolean): number => {
+  let at = from
+  for (let i = from + 1; i < to; i++) if (lowest ? values[i]! < values[at]! : values[i]! > values[at]!) at = i
+  return at
+}
+
+/**
+ * Streams of at most `max` samples for storage: a longer recording is cut into equal stretches,
+ * each keeping its first sample and its peaks (highest heart rate, power, speed and cadence,
+ * highest and lowest altitude), so that a chart of the stored streams shows every effort and
+ * summit. The last sample is kept. Totals and best efforts are computed before, from every sample.
+ */
+export const thinStreams = (streams: ActivityStreams, max: number = MAX_STORED_SAMPLES): ActivityStreams => {
+  const n = sampleCount(streams)
+  if (n <= max) return streams
+  const highs: Array<ReadonlyArray<number>> = []
+  for (const s of [streams.heartrate, streams.watts, streams.velocity, streams.cadence, streams.altitude]) if (s !== undefined) highs.push(s)
+  const lows: Array<ReadonlyArray<number>> = streams.altitude !== undefined ? [streams.altitude] : []
+  const perStretch = 1 + highs.length + lows.length
+  const stretches = Math.max(1, Math.floor((max - 1) / perStretch))
+  const keep = new Uint8Array(n)
+  for (let k = 0; k < stretches; k++) {
+    const from = Math.floor((k * n) / stretches)
+    const to = Math.floor(((k + 1) * n) / stretches)
+    if (to <= from) continue
+    keep[from] = 1
+    for (const s of highs) keep[extreme(s, from, to, false)] = 1
+    for (const s of lows) keep[extreme(s, from, to, true)] = 1
+  }
+  keep[n - 1] = 1
+  const indices: Array<number> = []
+  for (let i = 0; i < n; i++) if (keep[i]) indices.push(i)
+  const thinned: Record<string, unknown> = {}
+  for (const [key, values] of Object.entries(streams)) thinned[key] = Array.isArray(values) ? pickSamples(values, indices) : values
+  return thinned as unknown as ActivityStreams
+}
+
+// ---------------------------------------------------------------------------------------
+// For an answer: Largest-Triangle-Three-Buckets over every stream at once
+
+/**
+ * At most `limit` samples of an activity's streams, chosen once for all of them. Each
  * stream's highest and lowest samples are kept first (the maximum heart rate or power, the
  * summit), then the rest is chosen by Largest-Triangle-Three-Buckets over every stream at once:
  * the first and last samples stay, and each bucket between keeps the sample that makes the

@@ -1,5 +1,5 @@
-import { type ActivityDraft, type ActivityStreams, type EncodedActivityDraft, sampleCount } from "../../schema/ActivityDraft.ts"
-import { thinStreams } from "./thinStreams.ts"
+import { type ActivityDraft, type ActivityStreams, type EncodedActivityDraft, sampleCount, type SplitUnit } from "../../schema/ActivityDraft.ts"
+import { thinStreams } from "./StreamsThinning.ts"
 import {
   ACTIVITY_BOUNDS as B,
   MAX_DESCRIPTION_LENGTH,
@@ -121,6 +121,9 @@ const summaryProblem = (d: ActivityDraft | EncodedActivityDraft, now: number): s
     }
   )
 
+/** A split's unit as a message names it. */
+const SPLIT_NAMES: Readonly<Record<SplitUnit, string>> = { km: "kilometre", mile: "mile", "100m": "100 m", "100yd": "100 yd" }
+
 /** Speeds of laps and splits are not bounded: one stale GPS fix makes a short split look supersonic. */
 const partsProblem = (d: ActivityDraft | EncodedActivityDraft): string | null => {
   if (d.laps.length > B.maxLaps) return `it has ${formatNumber(d.laps.length)} laps (at most ${formatNumber(B.maxLaps)})`
@@ -131,7 +134,7 @@ const partsProblem = (d: ActivityDraft | EncodedActivityDraft): string | null =>
     const found = first(
       () => durationProblem(lap.elapsedTimeInSeconds, `the elapsed time of ${what}`),
       () => durationProblem(lap.movingTimeInSeconds, `the moving time of ${what}`),
-      () => rangeProblem(lap.startOffsetSeconds, `the start of ${what} at`, " s", -B.maxDurationSeconds, B.maxDurationSeconds),
+      () => rangeProblem(lap.startOffsetInSeconds, `the start of ${what} at`, " s", -B.maxDurationSeconds, B.maxDurationSeconds),
       () => distanceProblem(lap.distanceInMeter, `the distance of ${what}`),
       () => rangeProblem(lap.elevationInMeter, `the elevation gain of ${what}`, " m", 0, B.maxElevationGainMeters),
       () => nonNegative(lap.averageSpeedInKmPerHour, `the average speed of ${what}`, " km/h"),
@@ -142,7 +145,7 @@ const partsProblem = (d: ActivityDraft | EncodedActivityDraft): string | null =>
   }
   const altitudeSpan = B.maxAltitudeMeters - B.minAltitudeMeters
   for (const split of d.splits) {
-    const what = `${split.unit} split ${split.splitIndex}`
+    const what = `${SPLIT_NAMES[split.unit]} split ${split.splitIndex}`
     const found = first(
       () => distanceProblem(split.distanceInMeter, `the distance of ${what}`),
       () => durationProblem(split.elapsedTimeInSeconds, `the elapsed time of ${what}`),
@@ -156,8 +159,8 @@ const partsProblem = (d: ActivityDraft | EncodedActivityDraft): string | null =>
   for (const effort of d.bestEfforts) {
     const found = first(
       () => distanceProblem(effort.distanceInMeter, "the distance of a best effort"),
-      () => durationProblem(effort.timeInSeconds, `the best effort time over ${formatNumber(effort.distanceInMeter)} m`),
-      () => rangeProblem(effort.startOffsetSeconds, "the start of a best effort at", " s", -B.maxDurationSeconds, B.maxDurationSeconds)
+      () => durationProblem(effort.elapsedTimeInSeconds, `the best effort time over ${formatNumber(effort.distanceInMeter)} m`),
+      () => rangeProblem(effort.startOffsetInSeconds, "the start of a best effort at", " s", -B.maxDurationSeconds, B.maxDurationSeconds)
     )
     if (found !== null) return found
   }
@@ -198,7 +201,7 @@ const streamsProblem = (s: ActivityStreams): string | null => {
     // velocity is derived from positions: a stale first fix far away makes a spike, which the
     // summary's maximum speed filters out; only a number is required here
     () => {
-      const velocity = s.velocity_smooth ?? []
+      const velocity = s.velocity ?? []
       for (let i = 0; i < velocity.length; i++) {
         const found = nonNegative(velocity[i]!, "the speed sample", " m/s")
         if (found !== null) return found
@@ -208,7 +211,7 @@ const streamsProblem = (s: ActivityStreams): string | null => {
     () => numericStream(s.heartrate, "heart rate", " bpm", 0, B.maxHeartRate),
     () => numericStream(s.cadence, "cadence", " rpm", 0, B.maxCadence),
     () => numericStream(s.watts, "power", " W", 0, B.maxPowerWatts),
-    () => numericStream(s.temp, "temperature", " °C", B.minTemperatureCelsius, B.maxTemperatureCelsius)
+    () => numericStream(s.temperature, "temperature", " °C", B.minTemperatureCelsius, B.maxTemperatureCelsius)
   )
 }
 

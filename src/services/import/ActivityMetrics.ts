@@ -267,10 +267,10 @@ const movedLapsSeconds = (laps: ReadonlyArray<ParsedActivity["laps"][number]>): 
 }
 
 /** The splits of a sport: a swim's per 100 m and 100 yd, everything else's per kilometre and mile. */
-export const splitUnits = (sport: SportType): ReadonlyArray<SplitUnit> => (SWIMS.has(sport) ? ["100m", "100yd"] : ["metric", "imperial"])
+export const splitUnits = (sport: SportType): ReadonlyArray<SplitUnit> => (SWIMS.has(sport) ? ["100m", "100yd"] : ["km", "mile"])
 
 /** The streams of samples whose times are unknown: what depends on time (the times, speeds, moving) left out. */
-const withoutTimes = ({ time: _time, velocity_smooth: _velocity, moving: _moving, ...rest }: ActivityStreams): ActivityStreams => rest
+const withoutTimes = ({ time: _time, velocity: _velocity, moving: _moving, ...rest }: ActivityStreams): ActivityStreams => rest
 
 /** The race of a leg with its parts' times counted from the race's start, and which part the leg is. */
 const raceOf = (race: ParsedRace, legStart: number): { readonly multisport: Multisport; readonly part: number } => {

@@ -1,55 +1,30 @@
 import { Effect } from "effect"
-import { MAX_IMPORT_MESSAGE_LENGTH, truncateText } from "../../schema/ActivityLimits.ts"
-import type { FileImport, FileImportSource } from "../../schema/ApiModels.ts"
+import type { FileImport } from "../../schema/ApiModels.ts"
 import { placeholders, ReadConnection } from "../platform/ReadConnection.ts"
 import { makeVersionedCache } from "../platform/VersionedCache.ts"
+import { FILE_IMPORT_COLUMNS, type StoredFileImport, storedFileImportOf } from "./FileImportFields.ts"
 
 /**
  * The import log as the API reads it, as a plain synchronous function over the ReadConnection:
  * the HTTP handler calls it through FileImportRepo, and DirectRoutes calls it without a fiber.
  */
 
-export interface FileImportRow {
-  readonly id: string
-  readonly filename: string
-  readonly source: string
-  readonly status: string
-  readonly error_message: string | null
-  readonly activity_id: string | null
-  /** JSON array of the activities the file made, or null */
-  readonly activity_ids: string | null
-  readonly notes: string | null
-  readonly imported_on: number
-}
-
-const isoSeconds = (epochMs: number) => {
-  const date = new Date(Math.floor(epochMs / 1000) * 1000)
-  return Number.isNaN(date.getTime()) ? null : date.toISOString().replace(".000Z", "Z")
-}
-
-/** A reason quoting the file (a name, a number of a million digits) stays readable and small. */
-export const capped = (message: string | null) => (message === null ? null : truncateText(message, MAX_IMPORT_MESSAGE_LENGTH))
-
-const idsOf = (row: FileImportRow): Array<string> =>
-  row.activity_ids !== null ? JSON.parse(row.activity_ids) as Array<string> : row.activity_id !== null ? [row.activity_id] : []
-
 /**
  * `existing` tells which of the activities a row names still exist (any of a multisport file
  * may have been deleted): only those are named, `activityId` being the first of them, or null.
  */
-export const toFileImport = (row: FileImportRow, existing: (id: string) => boolean = () => true): FileImport => {
-  const activityIds = idsOf(row).filter(existing)
+export const toFileImport = (stored: StoredFileImport, existing: (id: string) => boolean = () => true): FileImport => {
+  const activityIds = stored.activityIds.filter(existing)
   return {
-    id: row.id,
-    filename: row.filename,
-    source: row.source as FileImportSource,
-    status: row.status as FileImport["status"],
-    // rows stored before messages were capped are cut when served
-    errorMessage: capped(row.error_message),
+    id: stored.id,
+    filename: stored.filename,
+    source: stored.source,
+    status: stored.status,
+    errorMessage: stored.errorMessage,
     activityId: activityIds[0] ?? null,
     activityIds,
-    notes: capped(row.notes),
-    importedOn: isoSeconds(row.imported_on)
+    notes: stored.notes,
+    importedOn: stored.importedOn
   }
 }
 
@@ -86,7 +61,7 @@ export const fileImportStatements = (search: FileImportSearch) => {
   return {
     count: { sql: `SELECT COUNT(*) FROM file_imports${where}`, params },
     page: {
-      sql: `SELECT id, filename, source, status, error_message, activity_id, activity_ids, notes, imported_on FROM ${listed}${where}
+      sql: `SELECT ${FILE_IMPORT_COLUMNS.join(", ")} FROM ${listed}${where}
         ORDER BY imported_on DESC, rowid DESC LIMIT ? OFFSET ?`,
       params: [...params, search.limit, Math.max(0, search.offset)]
     }
@@ -105,11 +80,9 @@ export class FileImportReads extends Effect.Service<FileImportReads>()("services
       const { count, page } = fileImportStatements(params)
       const total = counts(`${count.sql}\u0000${count.params.join("\u0000")}`, () => Number(db.rows(count.sql, count.params)[0]![0]))!
       if (params.limit <= 0) return { rows: [], total }
-      const stored = db.rows(page.sql, page.params).map(([id, filename, source, status, error_message, activity_id, activity_ids, notes, imported_on]) =>
-        ({ id, filename, source, status, error_message, activity_id, activity_ids, notes, imported_on }) as FileImportRow
-      )
+      const stored = db.rows(page.sql, page.params).map(storedFileImportOf)
       // every activity a row names is looked up: any of a multisport file may have been deleted
-      const named = [...new Set(stored.flatMap(idsOf))]
+      const named = [...new Set(stored.flatMap((row) => row.activityIds))]
       const existing = named.length === 0
         ? new Set<string>()
         : new Set(db.rows(`SELECT id FROM activities WHERE id IN (${placeholders(named.length)})`, named).map(([id]) => id as string))

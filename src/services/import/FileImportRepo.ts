@@ -2,7 +2,8 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import type { FileImportSource } from "../../schema/ApiModels.ts"
-import { capped, type FileImportSearch, FileImportReads } from "./FileImportReads.ts"
+import { fileImportColumns } from "./FileImportFields.ts"
+import { type FileImportSearch, FileImportReads } from "./FileImportReads.ts"
 
 /** The import log: one terminal row per processed file (`success`, `skipped` or `failed`). */
 
@@ -34,21 +35,7 @@ export class FileImportRepo extends Effect.Service<FileImportRepo>()("services/i
     const reads = yield* FileImportReads
 
     const insert = Effect.fn("FileImportRepo.insert")(function*(row: NewFileImport) {
-      yield* sql`INSERT INTO file_imports ${sql.insert({
-        id: row.id,
-        filename: row.filename,
-        source: row.source,
-        status: row.status,
-        error_message: capped(row.errorMessage),
-        activity_id: row.activityId,
-        activity_ids: row.activityId === null ? null : JSON.stringify(row.activityIds ?? [row.activityId]),
-        notes: capped(row.notes ?? null),
-        imported_on: row.importedOn,
-        content_hash: row.contentHash,
-        source_size: row.sourceSize,
-        source_mtime: row.sourceMtime,
-        original_file: row.originalFile
-      })}`
+      yield* sql`INSERT INTO file_imports ${sql.insert(fileImportColumns(row))}`
     }, Effect.orDie)
 
     // the API's read: one code with DirectRoutes, over the read connection

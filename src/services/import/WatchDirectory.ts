@@ -1,4 +1,4 @@
-import { Effect, Queue } from "effect"
+import { Effect, Queue, Stream, SubscriptionRef } from "effect"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -401,6 +401,9 @@ export class WatchDirectory extends Effect.Service<WatchDirectory>()("services/i
     /** What is wrong with the watch folder, in words without its path (the health probe shows it); null while it is watched. */
     let trouble: string | null = null
 
+    /** How many whole scans of the folder the watcher made: the first once its watches are set, then one every minute. */
+    const scans = yield* SubscriptionRef.make(0)
+
     return {
       tidyAfterStop,
       queued,
@@ -414,6 +417,13 @@ export class WatchDirectory extends Effect.Service<WatchDirectory>()("services/i
       settleAgain,
       /** the next name to let settle again (see settleAgain) */
       takeSettleAgain: Queue.take(again),
+      /** counts a whole scan of the folder (the watcher's) */
+      countScan: SubscriptionRef.update(scans, (n) => n + 1),
+      /** the number of whole scans of the folder so far */
+      scans: SubscriptionRef.get(scans),
+      /** waits until the folder has been scanned `count` times (1: it is watched, and what was there before has been seen) */
+      scanned: (count: number = 1): Effect.Effect<void> =>
+        scans.changes.pipe(Stream.takeUntil((n) => n >= count), Stream.runDrain),
       problem: (): string | null => trouble,
       setProblem: (problem: string | null): void => {
         trouble = problem

@@ -1,10 +1,10 @@
 import type { ActivityStreams } from "../../schema/ActivityDraft.ts"
 import type { TrainingBasis } from "../../schema/TrainingBasis.ts"
-import { parseStream, type StoredKey, storedStreams } from "../activities/StreamsCodec.ts"
+import { parseStream, type StreamName, storedStreams } from "../activities/StreamsCodec.ts"
 import { trainingBasisOf } from "./TrainingBasis.ts"
 
 /** The streams the basis reads. */
-const BASIS_STREAMS: ReadonlyArray<StoredKey> = ["time", "watts", "heartrate", "distance", "altitude"]
+const BASIS_STREAMS: ReadonlyArray<StreamName> = ["time", "watts", "heartrate", "distance", "altitude"]
 
 /**
  * The streams of a stored blob that the basis reads, parsed (the others are left as text); none

@@ -68,14 +68,14 @@ describe("StravaImport", () => {
 
         const track = yield* repo.track(`activity-${ride.id}`)
         assert.strictEqual(track!.streams!.time!.length, 1801)
-        for (const key of ["latlng", "distance", "altitude", "velocity_smooth", "heartrate", "cadence", "watts", "temp", "moving"]) {
+        for (const key of ["latlng", "distance", "altitude", "velocity", "heartrate", "cadence", "watts", "temperature", "moving"]) {
           assert.isDefined((track!.streams as any)[key], key)
         }
         assert.strictEqual(yield* count("activity_laps", `activity-${ride.id}`), 1)
         const sql = yield* SqlClient.SqlClient
         const splits = yield* sql<{ unit: string; n: number }>`SELECT unit, COUNT(*) AS n FROM activity_splits
           WHERE activity_id = ${`activity-${ride.id}`} GROUP BY unit ORDER BY unit`.pipe(Effect.orDie)
-        assert.deepStrictEqual(splits.map((s) => s.unit), ["imperial", "metric"])
+        assert.deepStrictEqual(splits.map((s) => s.unit), ["km", "mile"])
         assert.isAbove(yield* count("activity_best_efforts", `activity-${ride.id}`), 0)
 
         const virtual = yield* repo.findById(`activity-${zwift.id}`)

@@ -260,10 +260,12 @@ describe("StravaModeLive", () => {
   it.live("starts the scheduled import and the webhook drain in externalApi mode", () =>
     withHarness((h) =>
       Effect.gen(function*() {
-        yield* Effect.sleep("200 millis")
-        const daemon = channel(h.logs, "daemon").map((l) => l.message)
-        assert.isTrue(daemon.some((m) => m.startsWith('scheduled Strava import: "30 2 * * *"')), daemon.join("\n"))
-        assert.isTrue(daemon.includes("webhook events are processed every 5 minutes"))
+        const daemon = () => channel(h.logs, "daemon").map((l) => l.message)
+        const started = () =>
+          daemon().some((m) => m.startsWith('scheduled Strava import: "30 2 * * *"')) && daemon().includes("webhook events are processed every 5 minutes")
+        yield* Effect.gen(function*() {
+          while (!started()) yield* Effect.sleep("20 millis")
+        }).pipe(Effect.timeoutFail({ duration: "15 seconds", onTimeout: () => new Error(`not both started:\n${daemon().join("\n")}`) }))
         // nothing imported before the cron fires
         assert.strictEqual(h.fake.apiRequests.length, 0)
       }), { fibers: true, env: { WEBHOOKS_CHECK_INTERVAL_MINUTES: "5" } }))

@@ -106,7 +106,7 @@ const streamsOf = (seconds: number, speed: (s: number) => number, options: { rea
   return {
     distance: d,
     streams: {
-      time, distance, velocity_smooth: velocity, heartrate, cadence,
+      time, distance, velocity, heartrate, cadence,
       ...(options.power === true ? { watts } : {}),
       ...(options.indoor === true ? {} : { altitude, latlng })
     }
@@ -131,9 +131,9 @@ const seedAll = Effect.gen(function*() {
     distanceInMeter: Math.round(ride.distance), movingTimeInSeconds: 7200, elapsedTimeInSeconds: 7300, averageSpeedInKmPerHour: ride.distance / 7200 * 3.6,
     streams: ride.streams,
     bestEfforts: [
-      { distanceInMeter: 8046.72, timeInSeconds: 840, startOffsetSeconds: 30 },
-      { distanceInMeter: 20_000, timeInSeconds: 2200, startOffsetSeconds: 1800 },
-      { distanceInMeter: 40_000, timeInSeconds: 4500, startOffsetSeconds: 4200 }
+      { distanceInMeter: 8046.72, elapsedTimeInSeconds: 840, startOffsetInSeconds: 30 },
+      { distanceInMeter: 20_000, elapsedTimeInSeconds: 2200, startOffsetInSeconds: 1800 },
+      { distanceInMeter: 40_000, elapsedTimeInSeconds: 4500, startOffsetInSeconds: 4200 }
     ]
   })
   const indoor = streamsOf(1800, () => 9, { cadence: 90, power: true, indoor: true })

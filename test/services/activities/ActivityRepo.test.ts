@@ -1,7 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import type { Split } from "../../../src/schema/ActivityDraft.ts"
+import { NOT_SWUM, type Split } from "../../../src/schema/ActivityDraft.ts"
 import { Activity } from "../../../src/schema/ApiModels.ts"
 import { ActivityRepo, SQLITE_MAX_VARIABLES } from "../../../src/services/activities/ActivityRepo.ts"
 import { activityColumns } from "../../../src/services/activities/ActivityRow.ts"
@@ -48,13 +48,13 @@ describe("ActivityRepo", () => {
 
     it.effect("stores activities with more splits, laps and best efforts than one SQLite statement can bind", () =>
       Effect.gen(function*() {
-        // 4 values per split: 10,000 metric + 6,214 imperial splits need several statements
-        const metric = Array.from({ length: 10_000 }, (_, i) => split("metric", i + 1))
-        const imperial = Array.from({ length: 6_214 }, (_, i) => split("imperial", i + 1))
+        // 4 values per split: 10,000 kilometre + 6,214 mile splits need several statements
+        const metric = Array.from({ length: 10_000 }, (_, i) => split("km", i + 1))
+        const imperial = Array.from({ length: 6_214 }, (_, i) => split("mile", i + 1))
         expect((metric.length + imperial.length) * 4).toBeGreaterThan(SQLITE_MAX_VARIABLES)
         const laps = Array.from({ length: 10_000 }, (_, i) => ({
-          lapIndex: i + 1, name: `Lap ${i + 1}`, startOffsetSeconds: i * 60, elapsedTimeInSeconds: 60, movingTimeInSeconds: 60,
-          distanceInMeter: 600, elevationInMeter: 0, averageSpeedInKmPerHour: 36, maxSpeedInKmPerHour: 40, averageHeartRate: null
+          lapIndex: i + 1, name: `Lap ${i + 1}`, startOffsetInSeconds: i * 60, elapsedTimeInSeconds: 60, movingTimeInSeconds: 60,
+          distanceInMeter: 600, elevationInMeter: 0, averageSpeedInKmPerHour: 36, maxSpeedInKmPerHour: 40, averageHeartRate: null, ...NOT_SWUM
         }))
         const id = yield* seedActivity({ splits: [...metric, ...imperial], laps, distanceInMeter: 10_000_000, elapsedTimeInSeconds: 600_000, movingTimeInSeconds: 600_000 })
         const sql = yield* SqlClient.SqlClient

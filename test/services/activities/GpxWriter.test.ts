@@ -17,7 +17,7 @@ const input = {
     heartrate: [120, 121, 122],
     cadence: [80, 81, 82],
     watts: [200, 210, 220],
-    temp: [21, 21, 22]
+    temperature: [21, 21, 22]
   }
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import type { ActivityDraft, Split } from "../../../src/schema/ActivityDraft.ts"
+import { type ActivityDraft, type Lap, NOT_SWUM, type Split } from "../../../src/schema/ActivityDraft.ts"
 import { ACTIVITY_BOUNDS, MAX_DEVICE_NAME_LENGTH, MAX_NAME_LENGTH, MAX_SAMPLES, MAX_SPLITS } from "../../../src/schema/ActivityLimits.ts"
 import { encodeDraft } from "../../../src/services/activities/StreamsCodec.ts"
 import { validateActivity } from "../../../src/services/activities/validateActivity.ts"
@@ -11,18 +11,18 @@ const reasonOf = (draft: ActivityDraft) => {
   return checked._tag === "Impossible" ? checked.reason : null
 }
 
-const lap = {
-  lapIndex: 1, name: "Lap 1", startOffsetSeconds: 0, elapsedTimeInSeconds: 1900, movingTimeInSeconds: 1800,
-  distanceInMeter: 10_000, elevationInMeter: 100, averageSpeedInKmPerHour: 20, maxSpeedInKmPerHour: 40, averageHeartRate: 140
+const lap: Lap = {
+  lapIndex: 1, name: "Lap 1", startOffsetInSeconds: 0, elapsedTimeInSeconds: 1900, movingTimeInSeconds: 1800,
+  distanceInMeter: 10_000, elevationInMeter: 100, averageSpeedInKmPerHour: 20, maxSpeedInKmPerHour: 40, averageHeartRate: 140, ...NOT_SWUM
 }
 const split = (i: number): Split => ({
-  unit: "metric", splitIndex: i, distanceInMeter: 1000, elapsedTimeInSeconds: 180, movingTimeInSeconds: 180,
+  unit: "km", splitIndex: i, distanceInMeter: 1000, elapsedTimeInSeconds: 180, movingTimeInSeconds: 180,
   elevationDifferenceInMeter: 1, averageSpeedInKmPerHour: 20, averageHeartRate: 140
 })
 
 describe("validateActivity", () => {
   it("lets a plausible activity through unchanged", () => {
-    const draft = makeDraft({ laps: [lap], splits: [split(1)], bestEfforts: [{ distanceInMeter: 5000, timeInSeconds: 900, startOffsetSeconds: 10 }] })
+    const draft = makeDraft({ laps: [lap], splits: [split(1)], bestEfforts: [{ distanceInMeter: 5000, elapsedTimeInSeconds: 900, startOffsetInSeconds: 10 }] })
     const checked = validateActivity(draft, NOW)
     expect(checked).toEqual({ _tag: "Valid", draft })
     if (checked._tag === "Valid") expect(checked.draft).toBe(draft)
@@ -71,16 +71,16 @@ describe("validateActivity", () => {
   it("checks laps, splits, best efforts and every stream sample", () => {
     expect(reasonOf(makeDraft({ laps: [{ ...lap, averageHeartRate: Infinity }] }))).toBe("the average heart rate of lap 1 Infinity bpm is impossible (0 to 300 bpm)")
     expect(reasonOf(makeDraft({ laps: [{ ...lap, distanceInMeter: 1e308 }] }))).toBe("the distance of lap 1 1e308 m is impossible (at most 50,000 km)")
-    expect(reasonOf(makeDraft({ splits: [{ ...split(3), averageSpeedInKmPerHour: NaN }] }))).toBe("the average speed of metric split 3 NaN km/h is impossible")
-    expect(reasonOf(makeDraft({ bestEfforts: [{ distanceInMeter: 1000, timeInSeconds: -Infinity, startOffsetSeconds: 0 }] })))
+    expect(reasonOf(makeDraft({ splits: [{ ...split(3), averageSpeedInKmPerHour: NaN }] }))).toBe("the average speed of kilometre split 3 NaN km/h is impossible")
+    expect(reasonOf(makeDraft({ bestEfforts: [{ distanceInMeter: 1000, elapsedTimeInSeconds: -Infinity, startOffsetInSeconds: 0 }] })))
       .toBe("the best effort time over 1,000 m -Infinity s is impossible (at most 100 days)")
     const streams = makeDraft().streams
     expect(reasonOf(makeDraft({ streams: { ...streams, altitude: [10, Infinity, 12] } }))).toBe("the altitude sample Infinity m is impossible (-2,000 to 15,000 m)")
     expect(reasonOf(makeDraft({ streams: { ...streams, heartrate: [130, 1e300, 132] } }))).toBe("the heart rate sample 1e300 bpm is impossible (0 to 300 bpm)")
     expect(reasonOf(makeDraft({ streams: { ...streams, latlng: [[51, 3], [91, 3], null] } }))).toBe("the position sample [91, 3] is impossible")
-    expect(reasonOf(makeDraft({ streams: { ...streams, velocity_smooth: [1, NaN, 2] } }))).toBe("the speed sample NaN m/s is impossible")
+    expect(reasonOf(makeDraft({ streams: { ...streams, velocity: [1, NaN, 2] } }))).toBe("the speed sample NaN m/s is impossible")
     // a speed spike from a stale GPS fix is not a reason to refuse the file
-    expect(reasonOf(makeDraft({ streams: { ...streams, velocity_smooth: [1, 90_000, 2] } }))).toBeNull()
+    expect(reasonOf(makeDraft({ streams: { ...streams, velocity: [1, 90_000, 2] } }))).toBeNull()
     expect(reasonOf(makeDraft({ streams: { ...streams, watts: [1, 2] } }))).toBe("its watts stream has 2 samples for 3 times")
   })
 

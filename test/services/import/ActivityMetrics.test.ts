@@ -285,17 +285,17 @@ describe("computeActivity: laps, splits, best efforts", () => {
     })
     const laps = computeActivity(parsed, context).laps
     expect(laps).toHaveLength(2)
-    expect(laps[0]).toMatchObject({ lapIndex: 1, startOffsetSeconds: 0, elapsedTimeInSeconds: 300, averageHeartRate: 120 })
+    expect(laps[0]).toMatchObject({ lapIndex: 1, startOffsetInSeconds: 0, elapsedTimeInSeconds: 300, averageHeartRate: 120 })
     expect(laps[0]!.distanceInMeter).toBeCloseTo(1500, -1)
     expect(laps[0]!.averageSpeedInKmPerHour).toBeCloseTo(18, 0)
-    expect(laps[1]).toMatchObject({ lapIndex: 2, startOffsetSeconds: 300, averageHeartRate: 150 })
+    expect(laps[1]).toMatchObject({ lapIndex: 2, startOffsetInSeconds: 300, averageHeartRate: 150 })
     expect(laps[1]!.distanceInMeter).toBeCloseTo(3000, -1)
   })
 
   it("splits per kilometre and per mile with the final partial split", () => {
     const draft = computeActivity(syntheticActivity({ sportType: "Run", samples: 1001, speed: () => 4 }), context)
-    const metric = draft.splits.filter((s) => s.unit === "metric")
-    const imperial = draft.splits.filter((s) => s.unit === "imperial")
+    const metric = draft.splits.filter((s) => s.unit === "km")
+    const imperial = draft.splits.filter((s) => s.unit === "mile")
     expect(metric).toHaveLength(4) // 4000 m ≈ 4 full km (last one may be the rounding remainder)
     expect(metric[0]).toMatchObject({ splitIndex: 1, distanceInMeter: 1000, elapsedTimeInSeconds: 250 })
     expect(metric[0]!.averageSpeedInKmPerHour).toBeCloseTo(14.4, 1)
@@ -314,9 +314,9 @@ describe("computeActivity: laps, splits, best efforts", () => {
     })
     const efforts = computeActivity(parsed, context).bestEfforts
     const km = efforts.find((e) => e.distanceInMeter === 1000)!
-    expect(km.timeInSeconds).toBe(200)
-    expect(km.startOffsetSeconds).toBe(500)
-    expect(efforts.find((e) => e.distanceInMeter === 400)!.timeInSeconds).toBe(80)
+    expect(km.elapsedTimeInSeconds).toBe(200)
+    expect(km.startOffsetInSeconds).toBe(500)
+    expect(efforts.find((e) => e.distanceInMeter === 400)!.elapsedTimeInSeconds).toBe(80)
     expect(efforts.some((e) => e.distanceInMeter > 5400)).toBe(false)
     expect(computeActivity({ ...parsed, sportType: "Walk" }, context).bestEfforts).toEqual([])
   })

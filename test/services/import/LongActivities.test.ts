@@ -55,8 +55,8 @@ describe("activities with thousands of splits", () => {
         dropFile(watchDir, "behind.fit", fitActivity({ start: dayStart(30), seconds: 600 }))
         const row = yield* waitForRow("across.gpx", "60 seconds")
         expect([row.status, row.error_message]).toEqual(["success", null])
-        // 6,000 km: 6,000 metric splits and 3,729 imperial ones, over several statements
-        expect(yield* splitCounts(row.activity_id!)).toEqual({ imperial: 3_729, metric: 6_000 })
+        // 6,000 km: 6,000 kilometre splits and 3,729 mile ones, over several statements
+        expect(yield* splitCounts(row.activity_id!)).toEqual({ km: 6_000, mile: 3_729 })
         const served = yield* send("GET", `/api/v1/activities/${row.activity_id}`)
         expect(served.status).toBe(200)
         expect(Math.round(served.json.distanceInMeter / 1000)).toBe(6_000)

@@ -64,11 +64,11 @@ describe.skipIf(!CORPUS_DIR)("every number right for every sport", () => {
         // the run of the Ironman ends at its 42 km, not at the race's 227 km
         expect(Math.abs(distance!.at(-1)! - leg.distanceInMeter), label).toBeLessThanOrEqual(leg.distanceInMeter * 0.01)
         expect(time!.at(-1)!, label).toBeLessThanOrEqual(leg.elapsedTimeInSeconds + 1)
-        expect(leg.laps[0]!.startOffsetSeconds, label).toBe(0)
+        expect(leg.laps[0]!.startOffsetInSeconds, label).toBe(0)
         for (const split of leg.splits.filter((s) => s.splitIndex === 1)) expect(split.elapsedTimeInSeconds, label).toBeLessThan(leg.elapsedTimeInSeconds)
         for (const effort of leg.bestEfforts) {
-          expect(effort.startOffsetSeconds, label).toBeGreaterThanOrEqual(0)
-          expect(effort.startOffsetSeconds + effort.timeInSeconds, label).toBeLessThanOrEqual(leg.elapsedTimeInSeconds + 1)
+          expect(effort.startOffsetInSeconds, label).toBeGreaterThanOrEqual(0)
+          expect(effort.startOffsetInSeconds + effort.elapsedTimeInSeconds, label).toBeLessThanOrEqual(leg.elapsedTimeInSeconds + 1)
         }
         // the race as the device recorded it: every session, legs and transitions, in order
         const parts = leg.multisport!.parts
@@ -222,10 +222,10 @@ describe.skipIf(!CORPUS_DIR)("every number right for every sport", () => {
       for (const a of await corpus(file)) {
         if (!a.hasTimes) continue
         const label = `${file} ${a.sportType}`
-        expect(a.laps[0]!.startOffsetSeconds, label).toBe(0)
+        expect(a.laps[0]!.startOffsetInSeconds, label).toBe(0)
         expect(Math.abs(a.laps.reduce((s, l) => s + l.elapsedTimeInSeconds, 0) - a.elapsedTimeInSeconds), label).toBeLessThanOrEqual(1)
         for (const [k, lap] of a.laps.entries()) {
-          if (k > 0) expect(lap.startOffsetSeconds, label).toBe(a.laps[k - 1]!.startOffsetSeconds + a.laps[k - 1]!.elapsedTimeInSeconds)
+          if (k > 0) expect(lap.startOffsetInSeconds, label).toBe(a.laps[k - 1]!.startOffsetInSeconds + a.laps[k - 1]!.elapsedTimeInSeconds)
           expect(lap.elapsedTimeInSeconds > 0 || lap.distanceInMeter > 0, label).toBe(true)
           expect(lap.movingTimeInSeconds, label).toBeLessThanOrEqual(lap.elapsedTimeInSeconds)
           expect(lap.averageSpeedInKmPerHour, label).toBeLessThanOrEqual(a.maxSpeedInKmPerHour)
@@ -249,8 +249,8 @@ describe.skipIf(!CORPUS_DIR)("every number right for every sport", () => {
       .replace(/<Lap StartTime="([^"]+)"/g, (_m, t: string) => `<Lap StartTime="${new Date(Date.parse(t) - 186_000).toISOString()}"`)
     const [run] = await compute(utf8(doc), "early-laps.tcx")
     const [plain] = await corpus("tcx/garmin-fr410-run-3-laps.tcx")
-    expect(run!.laps.map((l) => l.startOffsetSeconds)[0]).toBe(0)
-    expect(run!.laps.every((l) => l.startOffsetSeconds >= 0 && l.elapsedTimeInSeconds > 0)).toBe(true)
+    expect(run!.laps.map((l) => l.startOffsetInSeconds)[0]).toBe(0)
+    expect(run!.laps.every((l) => l.startOffsetInSeconds >= 0 && l.elapsedTimeInSeconds > 0)).toBe(true)
     expect(run!.laps.reduce((s, l) => s + l.elapsedTimeInSeconds, 0)).toBe(run!.elapsedTimeInSeconds)
     expect(run!.elapsedTimeInSeconds).toBe(plain!.elapsedTimeInSeconds)
     for (const lap of run!.laps) expect(lap.averageSpeedInKmPerHour).toBeLessThanOrEqual(run!.maxSpeedInKmPerHour)

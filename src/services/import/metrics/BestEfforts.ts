@@ -36,7 +36,7 @@ export const computeBestEfforts = (
       }
     }
     if (Number.isFinite(best) && best > 0) {
-      out.push({ distanceInMeter: L, timeInSeconds: Math.round(best), startOffsetSeconds: Math.round(bestStart) })
+      out.push({ distanceInMeter: L, elapsedTimeInSeconds: Math.round(best), startOffsetInSeconds: Math.round(bestStart) })
     }
   }
   return out

@@ -1,5 +1,5 @@
 import type { ParsedLap } from "../../../schema/ParsedActivity.ts"
-import type { Lap, Length } from "../../../schema/ActivityDraft.ts"
+import { type Lap, type Length, NOT_SWUM } from "../../../schema/ActivityDraft.ts"
 import { hysteresisGain } from "./Elevation.ts"
 import { type Motion, movingWithinTimer } from "./Motion.ts"
 import { isNum, kmh, lastIndexAtOrBefore, meanOf, round } from "./Numbers.ts"
@@ -78,7 +78,7 @@ export const computeLaps = (
     const has = n > 0 && a < n && to >= a
     const elapsed = end - start
     const own = (v: number | null | undefined): v is number => lap !== null && !clipped && isNum(v)
-    const mine = lengths.filter((l) => l.startOffsetSeconds >= start && (last || l.startOffsetSeconds < end))
+    const mine = lengths.filter((l) => l.startOffsetInSeconds >= start && (last || l.startOffsetInSeconds < end))
     for (const { seconds: _seconds, ...l } of mine) assigned.push({ ...l, lapIndex: laps.length + 1 })
     const swim = mine.length > 0 ? swimFigures(mine) : null
 
@@ -107,7 +107,7 @@ export const computeLaps = (
     laps.push({
       lapIndex: laps.length + 1,
       name: `Lap ${laps.length + 1}`,
-      startOffsetSeconds: start,
+      startOffsetInSeconds: start,
       elapsedTimeInSeconds: elapsed,
       movingTimeInSeconds: moving,
       distanceInMeter: round(distance, 1),
@@ -128,7 +128,7 @@ export const computeLaps = (
           swolf: swim?.swolf ?? null,
           strokeType: (lap !== null && !clipped ? lap.strokeType ?? null : null) ?? swim?.strokeType ?? null
         }
-        : {})
+        : NOT_SWUM)
     })
   }
   return { laps, lengths: assigned }

@@ -4,7 +4,7 @@ import { kmh, meanOf, round } from "./Numbers.ts"
 
 export const MILE_M = 1609.344
 /** The metres of each unit of split: a kilometre, a mile, and a swim's 100 metres and 100 yards. */
-export const SPLIT_METERS: Readonly<Record<SplitUnit, number>> = { metric: 1000, imperial: MILE_M, "100m": 100, "100yd": 91.44 }
+export const SPLIT_METERS: Readonly<Record<SplitUnit, number>> = { km: 1000, mile: MILE_M, "100m": 100, "100yd": 91.44 }
 /** A final partial split shorter than this share of its unit (10 m of a kilometre) is dropped. */
 const MIN_PARTIAL_SHARE = 0.01
 

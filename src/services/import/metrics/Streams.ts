@@ -64,8 +64,8 @@ const movingFlags = (movingSample: Uint8Array): Array<boolean> | undefined => {
 
 /**
  * The stored streams, one entry per sample: time (s since start, 1 decimal), latlng (6 decimals),
- * distance (m, 1 decimal), altitude (m, 1 decimal), velocity_smooth (m/s, 2 decimals), heartrate,
- * cadence, watts (integers), temp (1 decimal), moving. Nulls are gap-filled; a stream without
+ * distance (m, 1 decimal), altitude (m, 1 decimal), velocity (m/s, 2 decimals), heartrate,
+ * cadence, watts (integers), temperature (1 decimal), moving. Nulls are gap-filled; a stream without
  * any truthy value is left out. Each loop is a function of its own: the optimizing compiler
  * takes them one by one, and a file unlike the ones before sends only the loop it changes back
  * to be compiled again.
@@ -80,15 +80,15 @@ export const buildStreams = (samples: ParsedSamples, motion: Motion): ActivitySt
   const altitude = numeric(samples.altitude, 1)
   if (altitude) streams.altitude = altitude
   const velocity = motion.hasVelocity ? numeric(motion.velocity, 2) : undefined
-  if (velocity) streams.velocity_smooth = velocity
+  if (velocity) streams.velocity = velocity
   const heartrate = numeric(samples.heartRate, 0)
   if (heartrate) streams.heartrate = heartrate
   const cadence = numeric(samples.cadence, 0)
   if (cadence) streams.cadence = cadence
   const watts = numeric(samples.power, 0)
   if (watts) streams.watts = watts
-  const temp = numeric(samples.temperature, 1)
-  if (temp) streams.temp = temp
+  const temperature = numeric(samples.temperature, 1)
+  if (temperature) streams.temperature = temperature
   const moving = motion.hasVelocity ? movingFlags(motion.movingSample) : undefined
   if (moving) streams.moving = moving
   return streams

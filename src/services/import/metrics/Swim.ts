@@ -23,7 +23,7 @@ export const computeLengths = (lengths: ReadonlyArray<ParsedLength>, poolLengthM
     .sort((a, b) => a.startTime - b.startTime)
     .map((l, i) => ({
       lengthIndex: i + 1,
-      startOffsetSeconds: Math.round((l.startTime - startTime) / 1000),
+      startOffsetInSeconds: Math.round((l.startTime - startTime) / 1000),
       elapsedTimeInSeconds: Math.round(l.elapsedSeconds),
       distanceInMeter: poolLengthMeters,
       averageSpeedInKmPerHour: kmh(poolLengthMeters / l.elapsedSeconds),
