@@ -186,9 +186,25 @@ export const chokidarWatcher = (chokidar: Chokidar, dir: string, handlers: Watch
     .on("add", (full) => handlers.look(relativeOf(full)))
     .on("change", (full) => handlers.look(relativeOf(full)))
     .on("unlink", (full) => handlers.gone(relativeOf(full)))
+    // chokidar enters no folder below its depth: what lies there is named, as the walk names it
+    .on("addDir", (full) => {
+      const relative = relativeOf(full)
+      const depth = relative === "" ? 0 : relative.split("/").length
+      if (depth > MAX_FOLDER_DEPTH) return handlers.notices.tooDeep?.(relative)
+      if (depth === MAX_FOLDER_DEPTH) for (const sub of subfoldersOf(full)) handlers.notices.tooDeep?.(`${relative}/${sub}`)
+    })
     .on("error", (e) => handlers.warn(`the watch folder's watcher reported a problem (${e instanceof Error ? e.message : String(e)}); the scan every minute still finds new files`))
     .on("ready", handlers.scan)
   return { close: () => watcher.close() }
+}
+
+/** The names of the folders in `full` (none when it cannot be read). */
+const subfoldersOf = (full: string): Array<string> => {
+  try {
+    return fs.readdirSync(full, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name)
+  } catch {
+    return []
+  }
 }
 
 /** The watcher of the watch folder on this Node, with its name for the log. */
