@@ -6,7 +6,7 @@ import type { FileFormat } from "../../schema/ParsedActivity.ts"
 import { formatOf, isZipName, splitExtension } from "./ActivityFileName.ts"
 import { type FileIdentity, identityOf, sameIdentity } from "./FileIdentity.ts"
 import { linkUnderFreeName, publishFileAsync, suffixedName } from "./PublishFile.ts"
-import { removeStaleStaging } from "./ZipArchive.ts"
+import { removeStaleStaging } from "./archives/ZipArchive.ts"
 import { inChannel } from "../platform/Logs.ts"
 import { StoragePaths } from "../platform/StoragePaths.ts"
 

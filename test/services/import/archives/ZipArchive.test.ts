@@ -1,10 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { unpackZip, ZipChanged, ZipProblem } from "../../../src/services/import/ZipArchive.ts"
-import { dayStart, fitActivity, gpxActivity } from "../../support/ImportHarness.ts"
-import { tempDirs } from "../../support/tempDirs.ts"
-import { zipOf } from "../../support/zipOf.ts"
+import { unpackZip, ZipChanged, ZipProblem } from "../../../../src/services/import/archives/ZipArchive.ts"
+import { dayStart, fitActivity, gpxActivity } from "../../../support/ImportHarness.ts"
+import { tempDirs } from "../../../support/tempDirs.ts"
+import { zipOf } from "../../../support/zipOf.ts"
 
 /** unpackZip on its own: what enters the folder, and when nothing does. */
 

@@ -3,8 +3,8 @@ import * as path from "node:path"
 import { pipeline } from "node:stream/promises"
 import { Transform } from "node:stream"
 import * as yauzl from "yauzl"
-import { type FileIdentity, identityOf, sameIdentity } from "./FileIdentity.ts"
-import { formatOf } from "./ActivityFileName.ts"
+import { type FileIdentity, identityOf, sameIdentity } from "../FileIdentity.ts"
+import { formatOf } from "../ActivityFileName.ts"
 
 /**
  * Unpacks a zip of activity files (a Strava bulk export, or a plain zip) into a folder, each

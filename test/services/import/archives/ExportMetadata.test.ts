@@ -3,9 +3,9 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { ExportMetadata } from "../../../src/services/import/ExportMetadata.ts"
-import { send } from "../../support/TestDaemon.ts"
-import { daemonLayer, dayStart, gpxActivity, scopedRoot, servicesLayer, waitFor, waitForRow } from "../../support/ImportHarness.ts"
+import { ExportMetadata } from "../../../../src/services/import/archives/ExportMetadata.ts"
+import { send } from "../../../support/TestDaemon.ts"
+import { daemonLayer, dayStart, gpxActivity, scopedRoot, servicesLayer, waitFor, waitForRow } from "../../../support/ImportHarness.ts"
 
 /**
  * What a Strava export's activities.csv says about its files outlives the process: a daemon

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import * as path from "node:path"
-import { SportType } from "../../schema/ApiModels.ts"
-import { resolveSportName } from "./parsers/sportNames.ts"
+import { SportType } from "../../../schema/ApiModels.ts"
+import { resolveSportName } from "../parsers/sportNames.ts"
 
 /**
  * What a Strava bulk export's `activities.csv` says about each of its files, keyed by the
