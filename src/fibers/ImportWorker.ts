@@ -1,7 +1,6 @@
 import { Cause, Clock, Duration, Effect, Either, Exit, Layer, LogLevel, Scheduler, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import * as path from "node:path"
-import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import { formatOf, isZipName } from "../services/import/ActivityFileName.ts"
 import { ImportQueue } from "../services/import/ImportQueue.ts"
@@ -19,7 +18,7 @@ import { ExportMetadata } from "../services/import/archives/ExportMetadata.ts"
 import { KeptOriginals } from "../services/import/KeptOriginals.ts"
 import { type ExportedActivity, readActivitiesCsv } from "../services/import/archives/StravaExportCsv.ts"
 import { ActivityRepo } from "../services/activities/ActivityRepo.ts"
-import { GearRepo } from "../services/activities/GearRepo.ts"
+import { exportedGearId, GearRepo } from "../services/activities/GearRepo.ts"
 import { ImportProgress } from "./ImportProgress.ts"
 import { annotateOutcome, type ImportSpan, startImportSpan } from "./ImportSpan.ts"
 import { supervise } from "./supervise.ts"
@@ -58,7 +57,7 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
       if (exported === null) return
       let gearId: string | undefined
       if (exported.gear !== null) {
-        gearId = `gear-${createHash("sha256").update(exported.gear).digest("hex").slice(0, 16)}`
+        gearId = exportedGearId(exported.gear)
         yield* gear.upsert({ id: gearId, name: exported.gear, type: "imported", isRetired: false })
       }
       for (const id of activityIds) {

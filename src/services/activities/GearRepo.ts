@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { randomUUID } from "node:crypto"
+import { createHash, randomUUID } from "node:crypto"
 import type { Gear } from "../../schema/ApiModels.ts"
 
 interface GearRow {
@@ -12,7 +12,15 @@ interface GearRow {
   readonly activities: number
 }
 
+/**
+ * Every gear id is minted here, `gear-` and a key telling where the gear came from: custom gear
+ * gets a fresh one; gear an export names (Strava's activities.csv, a peer's export) is keyed by
+ * its name, so that every file and every export naming it finds the same gear; the external
+ * platform's gear keeps the platform's own id.
+ */
 export const newGearId = () => `gear-${randomUUID()}`
+export const exportedGearId = (name: string) => `gear-${createHash("sha256").update(name).digest("hex").slice(0, 16)}`
+export const platformGearId = (platformId: string) => `gear-${platformId}`
 
 /** Gear, with distance and activity count derived from the linked activities. */
 export class GearRepo extends Effect.Service<GearRepo>()("services/activities/GearRepo", {
