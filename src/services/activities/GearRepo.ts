@@ -68,14 +68,24 @@ export class GearRepo extends Effect.Service<GearRepo>()("services/activities/Ge
     }, Effect.orDie)
 
     /**
-     * Gear as an import names it: new, or renamed as its source names it now. Retirement only
-     * grows: gear retired here stays retired when its source still lists it in use (the
+     * Gear as an import names it: new, or renamed as its source names it now; its brand, model
+     * and kind (bike, shoes, other) as the source gives them, kept when it gives none. Retirement
+     * only grows: gear retired here stays retired when its source still lists it in use (the
      * athlete's choice here wins), and gear retired at its source is retired here too.
      */
-    const upsert = Effect.fn("GearRepo.upsert")(function*(gear: { readonly id: string; readonly name: string; readonly type: Gear["type"]; readonly isRetired: boolean }) {
-      yield* sql`INSERT INTO gear (id, name, type, is_retired, created_at)
-        VALUES (${gear.id}, ${gear.name}, ${gear.type}, ${gear.isRetired ? 1 : 0}, ${Date.now()})
-        ON CONFLICT(id) DO UPDATE SET name = excluded.name, is_retired = MAX(gear.is_retired, excluded.is_retired)`
+    const upsert = Effect.fn("GearRepo.upsert")(function*(gear: {
+      readonly id: string
+      readonly name: string
+      readonly type: Gear["type"]
+      readonly isRetired: boolean
+      readonly brand?: string | null
+      readonly model?: string | null
+      readonly kind?: "bike" | "shoes" | "other" | null
+    }) {
+      yield* sql`INSERT INTO gear (id, name, type, is_retired, brand, model, kind, created_at)
+        VALUES (${gear.id}, ${gear.name}, ${gear.type}, ${gear.isRetired ? 1 : 0}, ${gear.brand ?? null}, ${gear.model ?? null}, ${gear.kind ?? null}, ${Date.now()})
+        ON CONFLICT(id) DO UPDATE SET name = excluded.name, is_retired = MAX(gear.is_retired, excluded.is_retired),
+          brand = COALESCE(excluded.brand, gear.brand), model = COALESCE(excluded.model, gear.model), kind = COALESCE(excluded.kind, gear.kind)`
     }, Effect.orDie)
 
     return { list, findById, exists, upsert, update, remove } as const
