@@ -101,7 +101,8 @@ export class KeptOriginals extends Effect.Service<KeptOriginals>()("services/imp
         if (shared !== null && fs.existsSync(fileOf(shared))) return { name: shared, own: false } satisfies KeptCopy
       }
       const disk = yield* OriginalsDisk
-      const compress = failure !== undefined && !/(\.gz|\.zip)$/i.test(extension)
+      // the extension is `fit.gz`, `zip`, ...: a compressed file or an archive is kept as it is
+      const compress = failure !== undefined && !/(^|\.)(gz|zip)$/i.test(extension)
       const name = `${id}.${extension}${compress ? ".gz" : ""}`
       const temp = path.join(paths.originalsDir, `.${name}.part`)
       const made = Effect.gen(function*() {
