@@ -11,7 +11,7 @@ import type { ExportedActivity } from "./ExportedActivity.ts"
 import { ExportImages } from "./ExportImages.ts"
 import { type DescribedFile, ExportMetadata } from "./ExportMetadata.ts"
 import { readActivitiesCsv } from "./StravaExportCsv.ts"
-import { freeNameIn, publishStaged, removeStaging, stageZip, type StagedZip, ZipChanged, ZipProblem } from "./ZipArchive.ts"
+import { freeNameIn, placedBefore, publishStaged, removeStaging, stageZip, type StagedZip, ZipChanged, ZipProblem } from "./ZipArchive.ts"
 
 /**
  * A zip dropped into the watch folder (a Strava bulk export, or a plain zip of activity files):
@@ -26,7 +26,9 @@ import { freeNameIn, publishStaged, removeStaging, stageZip, type StagedZip, Zip
  * 4. the zip leaves the folder (if it did not change meanwhile), and its files are queued.
  *
  * A stop before 3 leaves the zip, unpacked again at the next start (what was kept for names no
- * file has is forgotten then); a stop after it leaves files that have what was kept for them.
+ * file has is forgotten then); a stop after it leaves files that have what was kept for them,
+ * and a stop before 4 the zip too: unpacked again, it does not let in a second time the files
+ * it finds in the folder under their own name with their own bytes.
  * A zip that cannot be unpacked gets a `failed` row with the reason and is kept in storage like
  * every failed original; a young one that looks cut short is held in the folder a while, in case
  * it grows. A link or a pipe named `.zip` gets its one `failed` row.
@@ -58,17 +60,22 @@ export class ArchiveImport extends Effect.Service<ArchiveImport>()("services/imp
       Effect.gen(function*() {
         const csv = staged.activitiesCsv === null ? new Map<string, ExportedActivity>() : readActivitiesCsv(staged.activitiesCsv)
         const taken = new Set<string>()
-        const planned = staged.files.map((file) => ({ ...file, wanted: freeNameIn(watch.watchDir, file.name, taken) }))
+        // the files an unpacking of this zip let in before a stop are in the folder already, most with what was kept for them
+        const planned = staged.files.map((file) => {
+          const placed = placedBefore(watch.watchDir, file)
+          return { ...file, placed, wanted: placed ? file.name : freeNameIn(watch.watchDir, file.name, taken) }
+        })
         const described: Array<DescribedFile> = []
         for (const file of planned) {
           const about = csv.get(path.posix.basename(file.entry.replaceAll("\\", "/")))
           if (about === undefined) continue
+          if (file.placed && (yield* exported.find(file.name, file.contentHash)) !== null) continue
           described.push({ filename: file.wanted, contentHash: file.contentHash, metadata: { ...about, images: yield* imagesOf(staged, about) } })
         }
         yield* exported.keep(described)
         const placed: Array<string> = []
         for (const file of planned) {
-          const name = yield* Effect.sync(() => publishStaged(staged, watch.watchDir, file.name, file.wanted))
+          const name = file.placed ? file.name : yield* Effect.sync(() => publishStaged(staged, watch.watchDir, file.name, file.wanted))
           if (name !== file.wanted) yield* exported.rename(file.wanted, name, file.contentHash)
           placed.push(name)
         }

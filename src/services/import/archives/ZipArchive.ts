@@ -230,5 +230,20 @@ export const publishStaged = (staged: StagedZip, destDir: string, name: string, 
   return placed
 }
 
+/**
+ * Whether `destDir` holds the staged file under its own name already, with the same bytes:
+ * let in by an unpacking of the same zip that a stop interrupted before the zip left the folder.
+ */
+export const placedBefore = (destDir: string, file: StagedZip["files"][number]): boolean => {
+  const placed = path.join(destDir, file.name)
+  const stat = fs.lstatSync(placed, { throwIfNoEntry: false })
+  if (stat === undefined || !stat.isFile()) return false
+  try {
+    return createHash("sha256").update(fs.readFileSync(placed)).digest("hex") === file.contentHash
+  } catch {
+    return false
+  }
+}
+
 /** Removes the staging folder (what was let into the folder stays there). */
 export const removeStaging = (staged: StagedZip): void => fs.rmSync(staged.staging, { recursive: true, force: true })

@@ -5,8 +5,10 @@ import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { ExportMetadata } from "../../../../src/services/import/archives/ExportMetadata.ts"
+import { ImportService } from "../../../../src/services/import/ImportService.ts"
 import { send } from "../../../support/TestDaemon.ts"
-import { daemonLayer, dayStart, gpxActivity, scopedRoot, servicesLayer, waitFor, waitForRow } from "../../../support/ImportHarness.ts"
+import { zipOf } from "../../../support/zipOf.ts"
+import { daemonLayer, dayStart, gpxActivity, importRows, listFiles, scopedRoot, servicesLayer, waitFor, waitForRow } from "../../../support/ImportHarness.ts"
 
 /**
  * What an export says about its files outlives the process: a daemon stopped after unpacking a
@@ -74,6 +76,44 @@ describe("export metadata", () => {
         const strangers = (yield* send("GET", `/api/v1/activities/${(yield* waitForRow("taken.gpx", "20 seconds")).activity_id}`)).json
         expect(strangers).toMatchObject({ name: "Test track", isCommute: false })
         yield* waitFor("every kept row taken or forgotten", Effect.map(sql`SELECT filename FROM export_metadata`, (rows) => (rows.length === 0 ? true : undefined)))
+      }).pipe(Effect.provide(daemonLayer(root)))
+    }))
+
+  it.scopedLive("an export unpacked again after a stop that left some of its files in the folder lets none of them in twice", () =>
+    Effect.gen(function*() {
+      const root = yield* scopedRoot()
+      const first = gpxActivity({ start: dayStart(6), seconds: 900 })
+      const second = gpxActivity({ start: dayStart(7), seconds: 900 })
+      const zip = zipOf([
+        { name: "activities/111.gpx", data: first },
+        { name: "activities/222.gpx", data: second },
+        {
+          name: "activities.csv",
+          data: "Activity ID,Activity Name,Commute,Activity Gear,Filename\n111,Morning loop,true,Old steel,activities/111.gpx\n222,Evening loop,false,,activities/222.gpx\n"
+        }
+      ])
+      // the state a stop after the first file entered the folder leaves: that file, what was kept for it, and the zip
+      fs.writeFileSync(path.join(root.watchDir, "111.gpx"), first)
+      fs.writeFileSync(path.join(root.watchDir, "export.zip"), zip)
+      yield* Effect.gen(function*() {
+        const metadata = yield* ExportMetadata
+        yield* metadata.keep([{
+          filename: "111.gpx",
+          contentHash: sha256(first),
+          metadata: { name: "Morning loop", description: null, sportType: null, isCommute: true, gear: null, images: [] }
+        }])
+        yield* (yield* ImportService).prepareEntry("export.zip")
+        expect(listFiles(root.watchDir).filter((name) => !name.startsWith("."))).toEqual(["111.gpx", "222.gpx"])
+        expect((yield* metadata.find("222.gpx", sha256(second)))?.name).toBe("Evening loop")
+      }).pipe(Effect.provide(servicesLayer(root)))
+
+      yield* Effect.gen(function*() {
+        for (const [name, title] of [["111.gpx", "Morning loop"], ["222.gpx", "Evening loop"]] as const) {
+          const row = yield* waitForRow(name, "20 seconds")
+          expect(row.status, name).toBe("success")
+          expect((yield* send("GET", `/api/v1/activities/${row.activity_id}`)).json.name).toBe(title)
+        }
+        expect((yield* importRows()).map((r) => r.filename).sort()).toEqual(["111.gpx", "222.gpx"])
       }).pipe(Effect.provide(daemonLayer(root)))
     }))
 })
