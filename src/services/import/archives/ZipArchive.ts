@@ -16,8 +16,9 @@ import { linkUnderFreeName, suffixedName } from "../PublishFile.ts"
  * (`publishStaged`, never over another file) before it removes the staging (`removeStaging`).
  * Other entries are left out; an archive inside the zip refuses the whole zip (its activities
  * would be lost unseen); the limits below stop a zip bomb while it is unpacked, whatever the
- * headers claim. The zip is opened without following a link, and what it holds is answered
- * only if it did not change while it was read.
+ * headers claim (the images have a `totalBytes` of their own, and one past a limit is left out
+ * rather than the zip refused). The zip is opened without following a link, and what it holds is
+ * answered only if it did not change while it was read.
  */
 export const ZIP_LIMITS = {
   entries: 20_000,
@@ -145,6 +146,7 @@ export const stageZip = async (zipPath: string, destDir: string): Promise<Staged
   const taken = new Set<string>()
   const total = { bytes: 0 }
   let activitiesCsv: string | null = null
+  let imageBytes = 0
   let count = 0
   // a dot-folder of its own (several zips may be unpacked at once), which the watcher ignores
   const staging = fs.mkdtempSync(path.join(destDir, STAGING_PREFIX))
@@ -171,6 +173,8 @@ export const stageZip = async (zipPath: string, destDir: string): Promise<Staged
             }
             return
           }
+          // photos have a budget of their own: one too large, or past it, is left out, never the export with it
+          if (isImage && (entry.uncompressedSize > ZIP_LIMITS.entryBytes || imageBytes + entry.uncompressedSize > ZIP_LIMITS.totalBytes)) return
           if (entry.uncompressedSize > ZIP_LIMITS.entryBytes) throw new ZipProblem(`"${entryName}" unpacks to more than ${ZIP_LIMITS.entryBytes} bytes`)
           const stream = await zip.openReadStreamPromise(entry)
           const counted = { bytes: 0 }
@@ -187,7 +191,8 @@ export const stageZip = async (zipPath: string, destDir: string): Promise<Staged
             if (hash === undefined) images.push({ entry: entryName, name })
             else files.push({ entry: entryName, name, contentHash: hash.digest("hex") })
           }
-          total.bytes += counted.bytes
+          if (isImage) imageBytes += counted.bytes
+          else total.bytes += counted.bytes
           if (total.bytes > ZIP_LIMITS.totalBytes) throw new ZipProblem(`it unpacks to more than ${ZIP_LIMITS.totalBytes} bytes`)
         }
         handle().then(() => zip.readEntry(), reject)
