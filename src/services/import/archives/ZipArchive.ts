@@ -70,7 +70,7 @@ export const removeStaleStaging = (dir: string): number => {
 }
 
 /** `name`, or `stem-1.ext`, `stem-2.ext`, ... when the folder has it already or `taken` holds it. */
-const freeName = (dir: string, name: string, taken: Set<string>) => {
+export const freeNameIn = (dir: string, name: string, taken: Set<string>): string => {
   for (let i = 0; ; i++) {
     const candidate = i === 0 ? name : suffixedName(name, i)
     if (!taken.has(candidate) && !fs.existsSync(path.join(dir, candidate))) {
@@ -185,7 +185,7 @@ export const stageZip = async (zipPath: string, destDir: string): Promise<Staged
             })
             activitiesCsv = Buffer.concat(chunks).toString("utf8")
           } else {
-            const name = freeName(staging, base, taken)
+            const name = freeNameIn(staging, base, taken)
             const hash = isImage ? undefined : createHash("sha256")
             await pipeline(stream, limited(ZIP_LIMITS.entryBytes, counted, entryName, hash), fs.createWriteStream(path.join(staging, name), { flags: "wx" }))
             if (hash === undefined) images.push({ entry: entryName, name })
@@ -218,12 +218,6 @@ export const stageZip = async (zipPath: string, destDir: string): Promise<Staged
     zip.close()
   }
 }
-
-/**
- * The name a staged file would get in `destDir` now: its own, or `name-1.ext`, ... when the
- * folder has it or `taken` (the names given the zip's other files) holds it.
- */
-export const freeNameIn = (destDir: string, name: string, taken: Set<string>): string => freeName(destDir, name, taken)
 
 /**
  * Lets the staged file `name` into `destDir` under `wanted`, or the first free `wanted-1.ext`,
