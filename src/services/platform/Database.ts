@@ -11,6 +11,7 @@ import sortIndexes from "./migrations/0006_sort_indexes.ts"
 import sports from "./migrations/0007_sports.ts"
 import training from "./migrations/0008_training.ts"
 import athleteYear from "./migrations/0009_athlete_year.ts"
+import importShapes from "./migrations/0010_import_shapes.ts"
 import detailNames from "./migrations/0011_detail_names.ts"
 import { StoragePaths } from "./StoragePaths.ts"
 
@@ -25,6 +26,7 @@ export const MIGRATIONS = {
   "0007_sports": sports,
   "0008_training": training,
   "0009_athlete_year": athleteYear,
+  "0010_import_shapes": importShapes,
   "0011_detail_names": detailNames
 }
 
