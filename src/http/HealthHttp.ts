@@ -1,6 +1,6 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Duration, Effect, type Layer } from "effect"
+import { Duration, Effect, Fiber, FiberSet, type Layer } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { configuredSecrets } from "./RequestLog.ts"
@@ -28,10 +28,20 @@ const CHECK_TIMEOUT = Duration.seconds(2)
 
 /**
  * How long one evaluation of the checks answers every probe: a thousand probes a second make
- * one evaluation a second, and probes that arrive while one runs wait for it rather than start
- * their own.
+ * one evaluation a second.
  */
 const CHECKS_FRESH_FOR = Duration.seconds(1)
+
+/**
+ * How old an evaluation may be and still answer a probe at once, while the probe starts the
+ * next one in the background. A probe never waits for the checks (files written through
+ * libuv's threads, behind a burst of uploads' writes and flushes, or an event loop busy with a
+ * thousand connections: seconds, where an orchestrator gives a probe one), except the first
+ * after a long silence: an orchestrator probing every 10 or 30 seconds is answered from the
+ * evaluation its previous probe started. Nothing is evaluated while nobody probes (no file
+ * written every second on a disk that would rather sleep).
+ */
+const CHECKS_ANSWER_FOR = Duration.minutes(1)
 
 interface CheckResult {
   readonly ok: boolean
@@ -65,6 +75,30 @@ const writable = (dirs: ReadonlyArray<string>) =>
       },
       catch: (e) => new Error(`the ${path.basename(dir)} folder does not take a file${e instanceof Error && /folder|disk/.test(e.message) ? `: ${e.message}` : ""}`)
     }), { concurrency: "unbounded", discard: true })
+
+/**
+ * The last result of `evaluate`, renewed when it is older than `freshFor` (one evaluation at a
+ * time, in the background of the caller's scope); a result older than `answerFor`, or none yet,
+ * is waited for.
+ */
+const lastEvaluation = <A>(evaluate: Effect.Effect<A>, freshFor: Duration.Duration, answerFor: Duration.Duration) =>
+  Effect.gen(function*() {
+    const fork = yield* FiberSet.makeRuntime<never, A, never>()
+    let last: { readonly value: A; readonly at: number } | undefined
+    let running: Fiber.RuntimeFiber<A> | undefined
+    const renew = () =>
+      running ??= fork(Effect.tap(evaluate, (value) =>
+        Effect.sync(() => {
+          last = { value, at: Date.now() }
+          running = undefined
+        })))
+    return Effect.suspend(() => {
+      const age = last === undefined ? Infinity : Date.now() - last.at
+      if (age < Duration.toMillis(freshFor)) return Effect.succeed(last!.value)
+      const renewal = renew()
+      return age < Duration.toMillis(answerFor) ? Effect.succeed(last!.value) : Fiber.join(renewal)
+    })
+  })
 
 const fiberView = (fiber: FiberReport, redact: (text: string) => string) => ({
   state: fiber.state,
@@ -104,7 +138,7 @@ const HealthHttpLive = HttpApiBuilder.Router.use((router) =>
         })
       )
 
-    const checks = yield* Effect.cachedWithTTL(Effect.all({
+    const checks = yield* lastEvaluation(Effect.all({
       // the read connection: a probe never waits behind an import's commit
       database: check(Effect.try(() => db.rows("SELECT count(*) FROM sqlite_master", []))),
       storage: check(writable([path.dirname(paths.databaseFile), paths.logsDir, paths.imagesDir, paths.originalsDir])),
@@ -114,7 +148,7 @@ const HealthHttpLive = HttpApiBuilder.Router.use((router) =>
         return problem === null ? writable([paths.watchDir, paths.uploadsDir]) : Effect.fail(new Error(problem))
       })),
       parseWorker: check(Effect.filterOrFail(parseWorker.alive, (up) => up, () => new Error("the parse worker thread is not running")))
-    }, { concurrency: "unbounded" }), CHECKS_FRESH_FOR)
+    }, { concurrency: "unbounded" }), CHECKS_FRESH_FOR, CHECKS_ANSWER_FOR)
 
     yield* router.get(
       HEALTHZ_PATH,
