@@ -15,6 +15,7 @@ import { oncePerPoll } from "./oncePerPoll.ts"
 import { type DirectAnswer, DirectAnswers } from "./NodeListener.ts"
 import { callerSpan, configuredSecrets, logResponse, makeRedactor, requestSpanAttributes, requestSpanName } from "./RequestLog.ts"
 import { type Found, type Route, RouteTable } from "./RouteTable.ts"
+import { ServedAnswers } from "./ServedAnswers.ts"
 
 /**
  * The endpoints annotated `HotRead` answered on the Node request itself, before the HTTP app:
@@ -123,6 +124,7 @@ export class DirectRoutes extends Effect.Service<DirectRoutes>()("http/DirectRou
     const config = yield* AppConfig
     const authorization = yield* ApiAuthorization
     const hot = yield* HotReads
+    const served = yield* ServedAnswers
     const table = yield* RouteTable
     const db = yield* ReadConnection
     const tracer = yield* Effect.tracer
@@ -182,7 +184,25 @@ export class DirectRoutes extends Effect.Service<DirectRoutes>()("http/DirectRou
       const url = request.url
       // a fragment is no part of a request: the app's URL parser drops it, the router would not
       if (request.method !== "GET" || url === undefined || url.includes("#") || hasBody(request)) return false
-      const route = found.handler.method === "GET" ? fast.get(found.handler.path) : undefined
+      if (found.handler.method !== "GET") return false
+      const servedAnswer = Option.isNone(found.handler.endpoint) ? served.answerOf(found.handler.path) : undefined
+      if (servedAnswer !== undefined) {
+        const startTime = clock.unsafeCurrentTimeNanos()
+        // a synchronous answer is written before this returns
+        runFork(servedAnswer, { immediate: true }).addObserver((exit) => {
+          if (Exit.isSuccess(exit)) {
+            send(response, exit.value)
+            return observe(request, url, found.handler, startTime, exit.value.status)
+          }
+          runFork(internalErrorResponse("GET", url, exit.cause)).addObserver((answered) => {
+            if (Exit.isSuccess(answered)) send(response, answered.value)
+            else response.destroy()
+            observe(request, url, found.handler, startTime, 500)
+          })
+        })
+        return true
+      }
+      const route = fast.get(found.handler.path)
       if (route === undefined) return false
       const startTime = clock.unsafeCurrentTimeNanos()
       const done = (status: number) => observe(request, url, route.route, startTime, status)

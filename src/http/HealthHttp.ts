@@ -5,6 +5,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { configuredSecrets } from "./RequestLog.ts"
 import type { ServedRoutes } from "./RouteTable.ts"
+import { ServedAnswers } from "./ServedAnswers.ts"
 import { ImportQueue } from "../services/import/ImportQueue.ts"
 import { ParseWorker } from "../services/import/ParseWorker.ts"
 import { WatchDirectory } from "../services/import/WatchDirectory.ts"
@@ -123,6 +124,7 @@ const HealthHttpLive = HttpApiBuilder.Router.use((router) =>
     const config = yield* AppConfig
     const queue = yield* ImportQueue
     const watch = yield* WatchDirectory
+    const served = yield* ServedAnswers
 
     const secrets = configuredSecrets(config).filter((value) => value.length >= 4)
     const redact = (text: string) =>
@@ -150,7 +152,9 @@ const HealthHttpLive = HttpApiBuilder.Router.use((router) =>
       parseWorker: check(Effect.filterOrFail(parseWorker.alive, (up) => up, () => new Error("the parse worker thread is not running")))
     }, { concurrency: "unbounded" }), CHECKS_FRESH_FOR, CHECKS_ANSWER_FOR)
 
-    yield* router.get(
+    // both answered in front of the app (ServedAnswers): a probe waits behind no fiber of the app
+    yield* served.get(
+      router,
       HEALTHZ_PATH,
       Effect.gen(function*() {
         const [results, fibers, queued] = yield* Effect.all([checks, supervisor.snapshot, queue.size], { concurrency: "unbounded" })
@@ -164,7 +168,7 @@ const HealthHttpLive = HttpApiBuilder.Router.use((router) =>
       })
     )
 
-    yield* router.get(STATUS_PATH, Effect.succeed(HttpServerResponse.unsafeJson({ status: "ok" }, { headers: noStore })))
+    yield* served.get(router, STATUS_PATH, Effect.succeed(HttpServerResponse.unsafeJson({ status: "ok" }, { headers: noStore })))
   })
 )
 
