@@ -25,7 +25,14 @@ import { type FiberReport, reasonOf, Supervisor } from "../services/platform/Sup
  *   configured secrets are blanked out of error messages.
  */
 
-const CHECK_TIMEOUT = Duration.seconds(2)
+/**
+ * How long a check may take before it counts as failed (a disk that hangs, a dead network
+ * mount). No probe waits for it (they are answered from the last evaluation): it only bounds how
+ * long a hung check goes unreported, and leaves room for the few turns of an event loop busy
+ * with a thousand connections that a folder's check needs (at 2 s, such a loop made a healthy
+ * daemon answer 503).
+ */
+const CHECK_TIMEOUT = Duration.seconds(10)
 
 /**
  * How long one evaluation of the checks answers every probe: a thousand probes a second make
