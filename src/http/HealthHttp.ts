@@ -1,8 +1,9 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Duration, Effect, Fiber, FiberSet, type Layer } from "effect"
+import { Duration, Effect, type Layer } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
+import { lastEvaluation } from "./lastEvaluation.ts"
 import { configuredSecrets } from "./RequestLog.ts"
 import type { ServedRoutes } from "./RouteTable.ts"
 import { ServedAnswers } from "./ServedAnswers.ts"
@@ -83,30 +84,6 @@ const writable = (dirs: ReadonlyArray<string>) =>
       },
       catch: (e) => new Error(`the ${path.basename(dir)} folder does not take a file${e instanceof Error && /folder|disk/.test(e.message) ? `: ${e.message}` : ""}`)
     }), { concurrency: "unbounded", discard: true })
-
-/**
- * The last result of `evaluate`, renewed when it is older than `freshFor` (one evaluation at a
- * time, in the background of the caller's scope); a result older than `answerFor`, or none yet,
- * is waited for.
- */
-const lastEvaluation = <A>(evaluate: Effect.Effect<A>, freshFor: Duration.Duration, answerFor: Duration.Duration) =>
-  Effect.gen(function*() {
-    const fork = yield* FiberSet.makeRuntime<never, A, never>()
-    let last: { readonly value: A; readonly at: number } | undefined
-    let running: Fiber.RuntimeFiber<A> | undefined
-    const renew = () =>
-      running ??= fork(Effect.tap(evaluate, (value) =>
-        Effect.sync(() => {
-          last = { value, at: Date.now() }
-          running = undefined
-        })))
-    return Effect.suspend(() => {
-      const age = last === undefined ? Infinity : Date.now() - last.at
-      if (age < Duration.toMillis(freshFor)) return Effect.succeed(last!.value)
-      const renewal = renew()
-      return age < Duration.toMillis(answerFor) ? Effect.succeed(last!.value) : Fiber.join(renewal)
-    })
-  })
 
 const fiberView = (fiber: FiberReport, redact: (text: string) => string) => ({
   state: fiber.state,
