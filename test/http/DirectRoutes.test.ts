@@ -38,6 +38,14 @@ const DirectRoutesLive = Layer.merge(DirectRoutes.Default, TableLive).pipe(
 )
 
 
+/** The app alone: a second daemon over the daemon's storage, whose listener has no direct routes. */
+const appAlone = Effect.flatMap(TestDaemon, (daemon) =>
+  Layer.build(TestDaemon.layer({
+    apiKey: daemon.apiKey,
+    directRoutes: false,
+    env: { STORAGE_DIR: daemon.storageDir, WATCH_DIR: daemon.watchDir }
+  }).pipe(Layer.provide(UnlimitedWrongKeys))))
+
 const LEFT_TO_THE_APP = 599
 
 /** A server whose only handler is the direct routes' `answer` (over the route table's lookup): 599 marks a request they left to the app. */
@@ -100,12 +108,7 @@ describe("direct routes", () => {
       Effect.gen(function*() {
         const ids = yield* seedHistory
         const daemon = yield* TestDaemon
-        // the app alone: a second daemon over the same storage, whose listener has no direct routes
-        const appOnly = yield* Layer.build(TestDaemon.layer({
-          apiKey: daemon.apiKey,
-          directRoutes: false,
-          env: { STORAGE_DIR: daemon.storageDir, WATCH_DIR: daemon.watchDir }
-        }).pipe(Layer.provide(UnlimitedWrongKeys)))
+        const appOnly = yield* appAlone
         // the router is the app's: a trailing slash and the case of the path do not matter to either;
         // what each answers with the key, itself or left to the app (parameters its schema refuses)
         const directly: ReadonlyArray<readonly [string, number]> = [
@@ -266,12 +269,7 @@ describe("direct routes", () => {
 
     it.scoped("answer the probes with the app's status, headers and bytes", () =>
       Effect.gen(function*() {
-        const daemon = yield* TestDaemon
-        const appOnly = yield* Layer.build(TestDaemon.layer({
-          apiKey: daemon.apiKey,
-          directRoutes: false,
-          env: { STORAGE_DIR: daemon.storageDir, WATCH_DIR: daemon.watchDir }
-        }).pipe(Layer.provide(UnlimitedWrongKeys)))
+        const appOnly = yield* appAlone
         for (const options of [{}, { key: null }]) {
           const direct = yield* send("GET", "/status", options)
           const app = yield* send("GET", "/status", options).pipe(Effect.provide(appOnly))
@@ -314,6 +312,7 @@ describe("direct routes", () => {
         expect((yield* statusAt(base, "/probe", { method: "HEAD" })).status).toBe(LEFT_TO_THE_APP)
         expect((yield* statusAt(base, "/probe", { method: "POST", body: "{}" })).status).toBe(LEFT_TO_THE_APP)
       }))
+
     it.effect("answer what was committed last: an edit, a new activity, a change by another process, a deletion", () =>
       Effect.gen(function*() {
         const daemon = yield* TestDaemon
