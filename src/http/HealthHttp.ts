@@ -42,13 +42,19 @@ const CHECK_TIMEOUT = Duration.seconds(10)
 const CHECKS_FRESH_FOR = Duration.seconds(1)
 
 /**
- * How old an evaluation may be and still answer a probe at once, while the probe starts the
- * next one in the background. A probe never waits for the checks (files written through
- * libuv's threads, behind a burst of uploads' writes and flushes, or an event loop busy with a
- * thousand connections: seconds, where an orchestrator gives a probe one), except the first
- * after a long silence: an orchestrator probing every 10 or 30 seconds is answered from the
- * evaluation its previous probe started. Nothing is evaluated while nobody probes (no file
- * written every second on a disk that would rather sleep).
+ * How long a probe that found the last evaluation older than CHECKS_FRESH_FOR waits for the one
+ * it starts: a quiet daemon evaluates in a few milliseconds, and the probe says what is true now.
+ */
+const CHECKS_WAITED_FOR = Duration.millis(20)
+
+/**
+ * How old an evaluation may be and still answer a probe whose own evaluation is late, while
+ * that one goes on in the background. A probe never waits long for the checks (files written
+ * through libuv's threads, behind a burst of uploads' writes and flushes, or an event loop
+ * busy with a thousand connections: seconds, where an orchestrator gives a probe one), except
+ * the first after a long silence: an orchestrator probing every 10 or 30 seconds of a busy
+ * daemon is answered from the evaluation its previous probe started. Nothing is evaluated
+ * while nobody probes (no file written every second on a disk that would rather sleep).
  */
 const CHECKS_ANSWER_FOR = Duration.minutes(1)
 
@@ -66,7 +72,9 @@ const PROBE_FILE = ".healthz-probe"
  * Whether each folder takes a file: a folder (not a file in its place), whose disk has room
  * (blocks and inodes), in which a small file can be written. The probe file is removed whatever
  * failed (a write that fails after its file was created, on a full disk), and has the same name
- * every time: no probe, nor a thousand, leaves anything behind.
+ * every time: no probe, nor a thousand, leaves anything behind. The folders are tried in turn:
+ * the first that does not take a file is the one named (the watch folder before its `.uploads`,
+ * on the same full disk), whichever answers first.
  */
 const writable = (dirs: ReadonlyArray<string>) =>
   Effect.forEach(dirs, (dir) =>
@@ -83,7 +91,7 @@ const writable = (dirs: ReadonlyArray<string>) =>
         }
       },
       catch: (e) => new Error(`the ${path.basename(dir)} folder does not take a file${e instanceof Error && /folder|disk/.test(e.message) ? `: ${e.message}` : ""}`)
-    }), { concurrency: "unbounded", discard: true })
+    }), { discard: true })
 
 const fiberView = (fiber: FiberReport, redact: (text: string) => string) => ({
   state: fiber.state,
@@ -134,7 +142,7 @@ const HealthHttpLive = HttpApiBuilder.Router.use((router) =>
         return problem === null ? writable([paths.watchDir, paths.uploadsDir]) : Effect.fail(new Error(problem))
       })),
       parseWorker: check(Effect.filterOrFail(parseWorker.alive, (up) => up, () => new Error("the parse worker thread is not running")))
-    }, { concurrency: "unbounded" }), CHECKS_FRESH_FOR, CHECKS_ANSWER_FOR)
+    }, { concurrency: "unbounded" }), { freshFor: CHECKS_FRESH_FOR, waitFor: CHECKS_WAITED_FOR, answerFor: CHECKS_ANSWER_FOR })
 
     // both answered in front of the app (ServedAnswers): a probe waits behind no fiber of the app
     yield* served.get(
