@@ -19,6 +19,8 @@ declare module "autocannon" {
     readonly connections?: number
     readonly duration?: number
     readonly headers?: Record<string, string>
+    /** worker threads that make the requests (none: the caller's thread) */
+    readonly workers?: number
   }
   function autocannon(options: Options): Promise<Result>
   export default autocannon

@@ -46,7 +46,7 @@ export const cpuMillisOf = (pid: number): number => {
   }
 }
 
-/** A plain node:http server in its own process, answering each path with the given bytes. */
+/** A plain node:http server in its own process, answering each path with the given bytes once the request's body is read. */
 export const startPlainServer = async (bodies: ReadonlyMap<string, Buffer>) => {
   const file = path.join(os.tmpdir(), `waymark-bench-bodies-${process.pid}.json`)
   fs.writeFileSync(file, JSON.stringify(Object.fromEntries([...bodies].map(([k, v]) => [k, v.toString("base64")]))))
@@ -54,10 +54,13 @@ export const startPlainServer = async (bodies: ReadonlyMap<string, Buffer>) => {
     const http = require("node:http")
     const bodies = new Map(Object.entries(JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8"))).map(([k, v]) => [k, Buffer.from(v, "base64")]))
     const server = http.createServer((req, res) => {
-      const body = bodies.get(req.url)
-      if (body === undefined) { res.writeHead(404); res.end(); return }
-      res.writeHead(200, { "content-type": "application/json", "content-length": body.length })
-      res.end(body)
+      req.resume()
+      req.on("end", () => {
+        const body = bodies.get(req.url)
+        if (body === undefined) { res.writeHead(404); res.end(); return }
+        res.writeHead(200, { "content-type": "application/json", "content-length": body.length })
+        res.end(body)
+      })
     })
     server.listen(0, "127.0.0.1", () => console.log(server.address().port))
   `

@@ -1,51 +1,144 @@
 /**
- * `npm run bench:probes`: how fast the probes answer while the daemon is loaded. Starts the
- * daemon (from source), imports 50 activities, then measures `GET /status` and `GET /healthz`,
- * one probe at a time on a connection of their own, (a) while 1,000 connections read the
- * activity list (autocannon), (b) during a burst of 200 uploads sent at once. Prints p50, p99
- * and the worst answer of each probe, and the machine's load average beside them. The target:
- * p99 under 250 ms in both, the worst `/status` of the upload burst under 250 ms.
+ * `npm run bench:probes`: how fast the probes answer while the daemon is loaded, beside a plain
+ * node:http server measured in the same run. Starts the daemon (from source), imports 50
+ * activities, then measures `GET /status` and `GET /healthz`, one probe at a time on a
+ * connection of their own (each probe loop in a worker thread of its own, so that the load the
+ * bench makes does not delay the probes' own timing), (a) while 1,000 connections read the
+ * activity list (autocannon, in a worker thread), (b) during a burst of 200 uploads sent at once.
+ * The plain server, in its own process, answers the same paths with the daemon's bytes (an
+ * upload once its body is read) and goes through the same two scenarios just before the
+ * daemon. Prints p50, p95, p99 and the worst answer of each probe, and the machine's load
+ * average before each scenario. The target: p99 under 250 ms in both, the worst `/status` of
+ * the upload burst under 250 ms.
+ *
+ * Environment:
+ *   BENCH_PROFILE_DIR=dir  write a CPU profile of the daemon's main thread there (bench/cpuProfile.mjs)
  */
 import autocannon from "autocannon"
 import { Effect, Exit, Scope } from "effect"
-import * as http from "node:http"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { Worker } from "node:worker_threads"
 import { startChildDaemon } from "../test/support/ChildDaemon.ts"
 import { dayStart, gpxActivity, makeRoot } from "../test/support/ImportHarness.ts"
+import { printTable, quantile, sleep, startPlainServer } from "./measure.ts"
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-const quantile = (xs: Array<number>, q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? NaN
+const TARGET_MS = 250
+const LIST_URL = "/api/v1/activities?pagination[size]=25"
+const UPLOAD_URL = "/api/v1/activity/upload"
 
-/** Probes `url` one request at a time on one kept-alive connection until `until` resolves. */
-const probeWhile = async (base: string, url: string, until: Promise<unknown>) => {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
-  const latencies: Array<number> = []
-  let running = true
-  void until.finally(() => (running = false))
-  while (running) {
-    const t0 = performance.now()
-    await new Promise<void>((resolve) => {
-      const request = http.get(base + url, { agent }, (response) => {
-        response.resume()
-        response.on("end", () => resolve())
-      })
-      request.on("error", () => resolve())
-    })
-    latencies.push(performance.now() - t0)
-    await sleep(20)
-  }
-  agent.destroy()
-  return latencies
+/** One probe's answer: how long it took, its status (0: no answer). */
+interface Probe {
+  readonly ms: number
+  readonly status: number
 }
 
-const report = (what: string, url: string, xs: Array<number>) =>
-  console.log(`  ${what} ${url}: ${xs.length} probes, p50 ${quantile(xs, 0.5).toFixed(1)} ms, p99 ${quantile(xs, 0.99).toFixed(1)} ms, worst ${Math.max(...xs).toFixed(1)} ms`)
+/**
+ * Probes `url` one request at a time on one kept-alive connection, 20 ms apart, in a worker
+ * thread, until `stop` is called; resolves each probe's time and status.
+ */
+const probeLoop = (base: string, url: string) => {
+  const worker = new Worker(
+    `
+    const http = require("node:http")
+    const { parentPort, workerData } = require("node:worker_threads")
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+    const probes = []
+    let running = true
+    parentPort.once("message", () => (running = false))
+    const once = () => new Promise((resolve) => {
+      const t0 = performance.now()
+      const request = http.get(workerData.base + workerData.url, { agent }, (response) => {
+        response.resume()
+        response.on("end", () => resolve([performance.now() - t0, response.statusCode]))
+      })
+      request.on("error", () => resolve([performance.now() - t0, 0]))
+    })
+    ;(async () => {
+      while (running) {
+        probes.push(await once())
+        await new Promise((r) => setTimeout(r, 20))
+      }
+      agent.destroy()
+      parentPort.postMessage(probes)
+    })()
+    `,
+    { eval: true, workerData: { base, url } }
+  )
+  const done = new Promise<Array<Probe>>((resolve, reject) => {
+    worker.once("message", (probes: Array<[number, number]>) => resolve(probes.map(([ms, status]) => ({ ms, status }))))
+    worker.once("error", reject)
+  })
+  return {
+    stop: async () => {
+      worker.postMessage("stop")
+      const probes = await done
+      await worker.terminate()
+      return probes
+    }
+  }
+}
+
+/** Probes both probes while `load` runs. */
+const probedDuring = async <A>(base: string, load: () => Promise<A>) => {
+  const health = probeLoop(base, "/healthz")
+  const status = probeLoop(base, "/status")
+  await sleep(100)
+  const result = await load()
+  return { result, health: await health.stop(), status: await status.stop() }
+}
+
+const loadAverage = () => os.loadavg().map((l) => l.toFixed(1)).join(", ")
+const ms = (x: number) => `${x.toFixed(1)} ms`
+
+interface Row {
+  readonly scenario: string
+  readonly server: string
+  readonly probe: string
+  readonly probes: ReadonlyArray<Probe>
+  readonly worstMatters: boolean
+}
+
+const rows: Array<Row> = []
+const notes: Array<string> = []
+
+const reads = async (server: string, base: string, headers: Record<string, string>) => {
+  const load = `load average ${loadAverage()}`
+  const { result, health, status } = await probedDuring(base, () =>
+    Promise.resolve(autocannon({ url: base + LIST_URL, connections: 1000, duration: 10, headers, workers: 1 })))
+  notes.push(`1,000 concurrent reads, ${server} (${load}): ${result.requests.average.toFixed(0)} req/s, ${result.non2xx} non-2xx, ${result.errors} errors`)
+  rows.push({ scenario: "1,000 reads", server, probe: "/healthz", probes: health, worstMatters: false })
+  rows.push({ scenario: "1,000 reads", server, probe: "/status", probes: status, worstMatters: false })
+}
+
+const uploads = async (server: string, base: string, headers: Record<string, string>, body: string) => {
+  const load = `load average ${loadAverage()}`
+  const t0 = performance.now()
+  const { result, health, status } = await probedDuring(base, () =>
+    Promise.all(Array.from({ length: 200 }, async (_, i) => {
+      const form = new FormData()
+      form.append("file", new Blob([body.replace("<name>", `<name>${i} `)]), `burst-${i}.gpx`)
+      const response = await fetch(base + UPLOAD_URL, { method: "POST", headers, body: form })
+      await response.arrayBuffer()
+      return response.status
+    })))
+  const answered = result.filter((s) => s >= 200 && s < 300).length
+  notes.push(`200 uploads (${(body.length / 1024).toFixed(0)} KB each) at once, ${server} (${load}): ${answered} answered 2xx in ${(performance.now() - t0).toFixed(0)} ms`)
+  rows.push({ scenario: "200 uploads", server, probe: "/healthz", probes: health, worstMatters: false })
+  rows.push({ scenario: "200 uploads", server, probe: "/status", probes: status, worstMatters: true })
+}
 
 const main = async () => {
   const scope = Effect.runSync(Scope.make())
-  const root = makeRoot({ LOG_LEVEL: "warning", WATCH_SETTLE: "300ms" })
+  const profileDir = process.env.BENCH_PROFILE_DIR
+  const root = makeRoot({
+    LOG_LEVEL: "warning",
+    WATCH_SETTLE: "300ms",
+    ...(profileDir
+      ? { NODE_OPTIONS: `--import ${path.join(import.meta.dirname, "cpuProfile.mjs")}`, BENCH_PROFILE_DIR: path.resolve(profileDir) }
+      : {})
+  })
   const daemon = await Effect.runPromise(Scope.extend(startChildDaemon({ env: root.env, apiKey: root.apiKey, readyTimeout: "300 seconds" }), scope))
   const auth = { authorization: `Bearer ${root.apiKey}` }
   for (let i = 0; i < 50; i++) fs.writeFileSync(path.join(root.watchDir, `seed-${i}.gpx`), gpxActivity({ start: dayStart(i), seconds: 1800 }))
@@ -54,29 +147,52 @@ const main = async () => {
     if (listed.pagination.total >= 50) break
     await sleep(500)
   }
-  console.log(`probes (load average ${os.loadavg().map((l) => l.toFixed(1)).join(", ")} on ${os.availableParallelism()} cores)`)
-
-  // (a) 1,000 concurrent reads
-  const readsDone = Promise.resolve(autocannon({ url: `${daemon.baseUrl}/api/v1/activities?pagination[size]=25`, connections: 1000, duration: 10, headers: auth }))
-  const [healthA, statusA, r] = await Promise.all([probeWhile(daemon.baseUrl, "/healthz", readsDone), probeWhile(daemon.baseUrl, "/status", readsDone), readsDone])
-  console.log(`  1,000 concurrent reads: ${r.requests.average.toFixed(0)} req/s, ${r.non2xx} non-2xx, ${r.errors} errors`)
-  report("reads", "/healthz", healthA)
-  report("reads", "/status", statusA)
-
-  // (b) 200 uploads at once
+  const bytesOf = async (url: string, init?: RequestInit) => Buffer.from(await (await fetch(daemon.baseUrl + url, init)).arrayBuffer())
   const body = gpxActivity({ start: dayStart(500), seconds: 7200 })
-  const uploads = Promise.all(Array.from({ length: 200 }, async (_, i) => {
-    const form = new FormData()
-    form.append("file", new Blob([body.replace("<name>", `<name>${i} `)]), `burst-${i}.gpx`)
-    const response = await fetch(`${daemon.baseUrl}/api/v1/activity/upload`, { method: "POST", headers: auth, body: form })
-    await response.arrayBuffer()
-    return response.status
-  }))
-  const t0 = performance.now()
-  const [healthB, statusB, statuses] = await Promise.all([probeWhile(daemon.baseUrl, "/healthz", uploads), probeWhile(daemon.baseUrl, "/status", uploads), uploads])
-  console.log(`  200 uploads (${(body.length / 1024).toFixed(0)} KB each) at once: ${statuses.filter((s) => s === 202).length} answered 202 in ${(performance.now() - t0).toFixed(0)} ms`)
-  report("upload burst", "/healthz", healthB)
-  report("upload burst", "/status", statusB)
+  const uploadForm = new FormData()
+  uploadForm.append("file", new Blob([body]), "sample.gpx")
+  const plain = await startPlainServer(
+    new Map([
+      ["/healthz", await bytesOf("/healthz")],
+      ["/status", await bytesOf("/status")],
+      [LIST_URL, await bytesOf(LIST_URL, { headers: auth })],
+      [UPLOAD_URL, await bytesOf(UPLOAD_URL, { method: "POST", headers: auth, body: uploadForm })]
+    ])
+  )
+  console.log(`probes on ${os.availableParallelism()} cores (load average ${loadAverage()} at the start)`)
+
+  await reads("plain node:http", plain.base, auth)
+  await reads("daemon", daemon.baseUrl, auth)
+  await uploads("plain node:http", plain.base, auth, body)
+  await uploads("daemon", daemon.baseUrl, auth, body)
+  plain.stop()
+
+  for (const note of notes) console.log(`  ${note}`)
+  console.log()
+  printTable(
+    ["scenario", "server", "probe", "probes", "not 200", "p50", "p95", "p99", "worst", `target < ${TARGET_MS} ms`, "met"],
+    rows.map((row) => {
+      const latencies = row.probes.map((p) => p.ms)
+      const p99 = quantile(latencies, 0.99)
+      const worst = Math.max(...latencies)
+      const daemonRow = row.server === "daemon"
+      const met = row.worstMatters ? p99 < TARGET_MS && worst < TARGET_MS : p99 < TARGET_MS
+      return [
+        row.scenario,
+        row.server,
+        row.probe,
+        String(latencies.length),
+        String(row.probes.filter((p) => p.status !== 200).length),
+        ms(quantile(latencies, 0.5)),
+        ms(quantile(latencies, 0.95)),
+        ms(p99),
+        ms(worst),
+        daemonRow ? (row.worstMatters ? "p99 and worst" : "p99") : "",
+        daemonRow ? (met ? "yes" : "NO") : ""
+      ]
+    })
+  )
+  console.log(`load average at the end: ${loadAverage()}`)
 
   await Effect.runPromise(daemon.kill("SIGTERM"))
   await Effect.runPromise(Scope.close(scope, Exit.void))

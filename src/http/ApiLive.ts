@@ -23,6 +23,7 @@ import { FileImportsHttpLive } from "./FileImportsHttp.ts"
 import { RequestBodyLive } from "./RequestBody.ts"
 import { configuredSecrets, makeRedactor, makeRequestLog } from "./RequestLog.ts"
 import { RouteTable, servedLive, type ServedRoutes } from "./RouteTable.ts"
+import { ServedAnswers } from "./ServedAnswers.ts"
 import { GearHttpLive } from "./GearHttp.ts"
 import { SystemHttpLive } from "./SystemHttp.ts"
 import { TrainingHttpLive } from "./TrainingHttp.ts"
@@ -55,7 +56,8 @@ const serveDeclared = (redact: (url: string) => string) =>
 /**
  * The whole HTTP app: the API and the routes the composition serves beside it (the probes,
  * the dashboard, the metrics, a connector's webhook), whose paths the route table holds; the
- * error mapping and the body limits; and the direct routes, in front of it in the listener.
+ * error mapping and the body limits; and the direct routes, in front of it in the listener
+ * (the hot reads, and the served routes' answers that need nothing of the request).
  */
 export const makeHttpApp = <const S extends ReadonlyArray<ServedRoutes<any, any>>>(served: S) =>
   Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
@@ -65,6 +67,8 @@ export const makeHttpApp = <const S extends ReadonlyArray<ServedRoutes<any, any>
       Layer.provide([ErrorResponsesLive, RequestBodyLive, servedLive(served)]),
       Layer.provide(ApiLive),
       Layer.merge(DirectRoutesLive),
+      // one set of answers for the routes served beside the API and the direct routes
+      Layer.provide(ServedAnswers.Default),
       // one authorization for the app and the direct routes, over one set of dashboard sessions
       Layer.provide(ApiAuthorization.Default),
       Layer.provide(DashboardSessions.Default)

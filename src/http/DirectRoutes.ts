@@ -11,10 +11,12 @@ import { ApiAuthorization } from "./AuthorizationLive.ts"
 import { errorResponse, internalErrorResponse } from "./ErrorResponses.ts"
 import type { HotReadName } from "./HotRead.ts"
 import { HotReads } from "./HotReads.ts"
+import { inSlices } from "./inSlices.ts"
 import { oncePerPoll } from "./oncePerPoll.ts"
 import { type DirectAnswer, DirectAnswers } from "./NodeListener.ts"
 import { callerSpan, configuredSecrets, logResponse, makeRedactor, requestSpanAttributes, requestSpanName } from "./RequestLog.ts"
 import { type Found, type Route, RouteTable } from "./RouteTable.ts"
+import { ServedAnswers } from "./ServedAnswers.ts"
 
 /**
  * The endpoints annotated `HotRead` answered on the Node request itself, before the HTTP app:
@@ -38,14 +40,26 @@ import { type Found, type Route, RouteTable } from "./RouteTable.ts"
  * status, duration; through the tracer in place, so exported and sampled as configured), and
  * its log line at debug.
  *
+ * A read taken is read and answered in a slice of the event loop (inSlices) after the requests
+ * ready with it are taken in: under a thousand connections, a probe waits for one slice rather
+ * than for every read ready before it. The routes served beside the API whose feature gives an
+ * answer that needs nothing of the request (ServedAnswers: the probes) are answered where they
+ * are taken in.
+ *
  * An answer of a read kept until the next commit is kept, by URL, until the next commit to the
  * database (a client polling its list is answered once per change), within ANSWERS_CAPACITY
- * characters. Whether the database changed is asked once per poll of the event loop
+ * characters. Whether the database changed is asked once per turn of the event loop
  * (`oncePerPoll`).
  */
 
 /** Characters of answers kept: about 200 pages of the list, or 5,000 activities. */
 const ANSWERS_CAPACITY = 4 * 1024 * 1024
+
+/**
+ * How long the reads' answers may hold the event loop at a time (inSlices): a probe taken in
+ * meanwhile waits for at most this and the taking in of the other requests ready.
+ */
+const SLICE_MILLIS = 5
 
 /** Redacted URLs kept. */
 const REDACTED_URLS = 4096
@@ -123,6 +137,7 @@ export class DirectRoutes extends Effect.Service<DirectRoutes>()("http/DirectRou
     const config = yield* AppConfig
     const authorization = yield* ApiAuthorization
     const hot = yield* HotReads
+    const served = yield* ServedAnswers
     const table = yield* RouteTable
     const db = yield* ReadConnection
     const tracer = yield* Effect.tracer
@@ -178,11 +193,56 @@ export class DirectRoutes extends Effect.Service<DirectRoutes>()("http/DirectRou
       return text === undefined ? Either.left(refused!) : Either.right(text)
     }
 
+    /** Answers a taken read (a task of `answerInSlices`: it never throws). */
+    const respond = (route: FastRoute, url: string, input: unknown, response: ServerResponse, done: (status: number) => void) => {
+      // the client went away while the read waited for its turn
+      if (response.destroyed) return
+      try {
+        const answered = read(route, url, input)
+        if (Either.isRight(answered)) {
+          const body = answered.right
+          response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
+          response.end(body)
+          done(200)
+        } else {
+          const refusal = errorResponse(answered.left)
+          send(response, refusal)
+          done(refusal.status)
+        }
+      } catch (error) {
+        // a database error: a 500 with its reference in the errors log, as the app answers it
+        runFork(internalErrorResponse("GET", url, Cause.die(error))).addObserver((exit) => {
+          if (Exit.isSuccess(exit)) send(response, exit.value)
+          else response.destroy()
+          done(500)
+        })
+      }
+    }
+    const answerInSlices = inSlices(SLICE_MILLIS)
+
     const answer: DirectAnswer = (request, response, found) => {
       const url = request.url
       // a fragment is no part of a request: the app's URL parser drops it, the router would not
       if (request.method !== "GET" || url === undefined || url.includes("#") || hasBody(request)) return false
-      const route = found.handler.method === "GET" ? fast.get(found.handler.path) : undefined
+      if (found.handler.method !== "GET") return false
+      const servedAnswer = Option.isNone(found.handler.endpoint) ? served.answerOf(found.handler.path) : undefined
+      if (servedAnswer !== undefined) {
+        const startTime = clock.unsafeCurrentTimeNanos()
+        // a synchronous answer is written before this returns
+        runFork(servedAnswer, { immediate: true }).addObserver((exit) => {
+          if (Exit.isSuccess(exit)) {
+            send(response, exit.value)
+            return observe(request, url, found.handler, startTime, exit.value.status)
+          }
+          runFork(internalErrorResponse("GET", url, exit.cause)).addObserver((answered) => {
+            if (Exit.isSuccess(answered)) send(response, answered.value)
+            else response.destroy()
+            observe(request, url, found.handler, startTime, 500)
+          })
+        })
+        return true
+      }
+      const route = fast.get(found.handler.path)
       if (route === undefined) return false
       const startTime = clock.unsafeCurrentTimeNanos()
       const done = (status: number) => observe(request, url, route.route, startTime, status)
@@ -206,28 +266,8 @@ export class DirectRoutes extends Effect.Service<DirectRoutes>()("http/DirectRou
       }
       const input = route.decode(found)
       if (Option.isNone(input)) return false
-      let answered: Answered
-      try {
-        answered = read(route, url, input.value)
-      } catch (error) {
-        // a database error: a 500 with its reference in the errors log, as the app answers it
-        runFork(internalErrorResponse("GET", url, Cause.die(error))).addObserver((exit) => {
-          if (Exit.isSuccess(exit)) send(response, exit.value)
-          else response.destroy()
-          done(500)
-        })
-        return true
-      }
-      if (Either.isRight(answered)) {
-        const body = answered.right
-        response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
-        response.end(body)
-        done(200)
-      } else {
-        const refusal = errorResponse(answered.left)
-        send(response, refusal)
-        done(refusal.status)
-      }
+      // read and written in a slice of the loop, after the connections' other requests are taken in
+      answerInSlices(() => respond(route, url, input.value, response, done))
       return true
     }
 

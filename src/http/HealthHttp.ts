@@ -3,8 +3,10 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Duration, Effect, type Layer } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
+import { lastEvaluation } from "./lastEvaluation.ts"
 import { configuredSecrets } from "./RequestLog.ts"
 import type { ServedRoutes } from "./RouteTable.ts"
+import { ServedAnswers } from "./ServedAnswers.ts"
 import { ImportQueue } from "../services/import/ImportQueue.ts"
 import { ParseWorker } from "../services/import/ParseWorker.ts"
 import { WatchDirectory } from "../services/import/WatchDirectory.ts"
@@ -24,14 +26,37 @@ import { type FiberReport, reasonOf, Supervisor } from "../services/platform/Sup
  *   configured secrets are blanked out of error messages.
  */
 
-const CHECK_TIMEOUT = Duration.seconds(2)
+/**
+ * How long a check may take before it counts as failed (a disk that hangs, a dead network
+ * mount). No probe waits for it (they are answered from the last evaluation): it only bounds how
+ * long a hung check goes unreported, and leaves room for the few turns of an event loop busy
+ * with a thousand connections that a folder's check needs (at 2 s, such a loop made a healthy
+ * daemon answer 503).
+ */
+const CHECK_TIMEOUT = Duration.seconds(10)
 
 /**
  * How long one evaluation of the checks answers every probe: a thousand probes a second make
- * one evaluation a second, and probes that arrive while one runs wait for it rather than start
- * their own.
+ * one evaluation a second.
  */
 const CHECKS_FRESH_FOR = Duration.seconds(1)
+
+/**
+ * How long a probe that found the last evaluation older than CHECKS_FRESH_FOR waits for the one
+ * it starts: a quiet daemon evaluates in a few milliseconds, and the probe says what is true now.
+ */
+const CHECKS_WAITED_FOR = Duration.millis(20)
+
+/**
+ * How old an evaluation may be and still answer a probe whose own evaluation is late, while
+ * that one goes on in the background. A probe never waits long for the checks (files written
+ * through libuv's threads, behind a burst of uploads' writes and flushes, or an event loop
+ * busy with a thousand connections: seconds, where an orchestrator gives a probe one), except
+ * the first after a long silence: an orchestrator probing every 10 or 30 seconds of a busy
+ * daemon is answered from the evaluation its previous probe started. Nothing is evaluated
+ * while nobody probes (no file written every second on a disk that would rather sleep).
+ */
+const CHECKS_ANSWER_FOR = Duration.minutes(1)
 
 interface CheckResult {
   readonly ok: boolean
@@ -47,7 +72,9 @@ const PROBE_FILE = ".healthz-probe"
  * Whether each folder takes a file: a folder (not a file in its place), whose disk has room
  * (blocks and inodes), in which a small file can be written. The probe file is removed whatever
  * failed (a write that fails after its file was created, on a full disk), and has the same name
- * every time: no probe, nor a thousand, leaves anything behind.
+ * every time: no probe, nor a thousand, leaves anything behind. The folders are tried in turn:
+ * the first that does not take a file is the one named (the watch folder before its `.uploads`,
+ * on the same full disk), whichever answers first.
  */
 const writable = (dirs: ReadonlyArray<string>) =>
   Effect.forEach(dirs, (dir) =>
@@ -64,7 +91,7 @@ const writable = (dirs: ReadonlyArray<string>) =>
         }
       },
       catch: (e) => new Error(`the ${path.basename(dir)} folder does not take a file${e instanceof Error && /folder|disk/.test(e.message) ? `: ${e.message}` : ""}`)
-    }), { concurrency: "unbounded", discard: true })
+    }), { discard: true })
 
 const fiberView = (fiber: FiberReport, redact: (text: string) => string) => ({
   state: fiber.state,
@@ -89,6 +116,7 @@ const HealthHttpLive = HttpApiBuilder.Router.use((router) =>
     const config = yield* AppConfig
     const queue = yield* ImportQueue
     const watch = yield* WatchDirectory
+    const served = yield* ServedAnswers
 
     const secrets = configuredSecrets(config).filter((value) => value.length >= 4)
     const redact = (text: string) =>
@@ -104,7 +132,7 @@ const HealthHttpLive = HttpApiBuilder.Router.use((router) =>
         })
       )
 
-    const checks = yield* Effect.cachedWithTTL(Effect.all({
+    const checks = yield* lastEvaluation(Effect.all({
       // the read connection: a probe never waits behind an import's commit
       database: check(Effect.try(() => db.rows("SELECT count(*) FROM sqlite_master", []))),
       storage: check(writable([path.dirname(paths.databaseFile), paths.logsDir, paths.imagesDir, paths.originalsDir])),
@@ -114,9 +142,11 @@ const HealthHttpLive = HttpApiBuilder.Router.use((router) =>
         return problem === null ? writable([paths.watchDir, paths.uploadsDir]) : Effect.fail(new Error(problem))
       })),
       parseWorker: check(Effect.filterOrFail(parseWorker.alive, (up) => up, () => new Error("the parse worker thread is not running")))
-    }, { concurrency: "unbounded" }), CHECKS_FRESH_FOR)
+    }, { concurrency: "unbounded" }), { freshFor: CHECKS_FRESH_FOR, waitFor: CHECKS_WAITED_FOR, answerFor: CHECKS_ANSWER_FOR })
 
-    yield* router.get(
+    // both answered in front of the app (ServedAnswers): a probe waits behind no fiber of the app
+    yield* served.get(
+      router,
       HEALTHZ_PATH,
       Effect.gen(function*() {
         const [results, fibers, queued] = yield* Effect.all([checks, supervisor.snapshot, queue.size], { concurrency: "unbounded" })
@@ -130,7 +160,7 @@ const HealthHttpLive = HttpApiBuilder.Router.use((router) =>
       })
     )
 
-    yield* router.get(STATUS_PATH, Effect.succeed(HttpServerResponse.unsafeJson({ status: "ok" }, { headers: noStore })))
+    yield* served.get(router, STATUS_PATH, Effect.succeed(HttpServerResponse.unsafeJson({ status: "ok" }, { headers: noStore })))
   })
 )
 

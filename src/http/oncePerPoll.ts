@@ -10,7 +10,10 @@
  * 16 connections), and asking SQLite (`PRAGMA data_version`, a WAL read lock taken and
  * released: three system calls) was a sixth of the CPU of an answer.
  *
- * Only request handlers call it, and they run in the poll phase. A request pipelined behind
+ * Request handlers call it in the poll phase, and the direct routes in the slices that answer
+ * their reads (inSlices), among the immediates of the same turn or a later one. Either way every
+ * request answered was taken in before the read: `forget`, queued at the read, runs before the
+ * next slice, which is queued after it. A request pipelined behind
  * others on its connection is handled without waiting for them (a read pipelined behind a
  * write reads before the write commits), in the app as in the direct routes: pipelining
  * orders the answers, not the commits.

@@ -1,5 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import Database from "better-sqlite3"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, HashMap, Layer, Logger, LogLevel, Tracer } from "effect"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -8,6 +10,7 @@ import { DashboardSessions } from "../../src/http/dashboard/DashboardSessions.ts
 import { DirectRoutes } from "../../src/http/DirectRoutes.ts"
 import { HotReads } from "../../src/http/HotReads.ts"
 import { RouteTable } from "../../src/http/RouteTable.ts"
+import { ServedAnswers } from "../../src/http/ServedAnswers.ts"
 import { WrongKeys, WrongKeysPolicy } from "../../src/http/WrongKeys.ts"
 import { ActivityRepo } from "../../src/services/activities/ActivityRepo.ts"
 import { FileImportRepo } from "../../src/services/import/FileImportRepo.ts"
@@ -27,13 +30,21 @@ const TableLive = RouteTable.layer([])
 const UnlimitedWrongKeys = Layer.succeed(WrongKeysPolicy, { free: Infinity, refuseAt: Infinity })
 
 const DirectRoutesLive = Layer.merge(DirectRoutes.Default, TableLive).pipe(
-  Layer.provide(HotReads.Default),
+  Layer.provide([HotReads.Default, ServedAnswers.Default]),
   Layer.provide(TableLive),
   Layer.provide(ApiAuthorization.Default),
   Layer.provide([DashboardSessions.Default, WrongKeys.Default]),
   Layer.provide(UnlimitedWrongKeys)
 )
 
+
+/** The app alone: a second daemon over the daemon's storage, whose listener has no direct routes. */
+const appAlone = Effect.flatMap(TestDaemon, (daemon) =>
+  Layer.build(TestDaemon.layer({
+    apiKey: daemon.apiKey,
+    directRoutes: false,
+    env: { STORAGE_DIR: daemon.storageDir, WATCH_DIR: daemon.watchDir }
+  }).pipe(Layer.provide(UnlimitedWrongKeys))))
 
 const LEFT_TO_THE_APP = 599
 
@@ -97,12 +108,7 @@ describe("direct routes", () => {
       Effect.gen(function*() {
         const ids = yield* seedHistory
         const daemon = yield* TestDaemon
-        // the app alone: a second daemon over the same storage, whose listener has no direct routes
-        const appOnly = yield* Layer.build(TestDaemon.layer({
-          apiKey: daemon.apiKey,
-          directRoutes: false,
-          env: { STORAGE_DIR: daemon.storageDir, WATCH_DIR: daemon.watchDir }
-        }).pipe(Layer.provide(UnlimitedWrongKeys)))
+        const appOnly = yield* appAlone
         // the router is the app's: a trailing slash and the case of the path do not matter to either;
         // what each answers with the key, itself or left to the app (parameters its schema refuses)
         const directly: ReadonlyArray<readonly [string, number]> = [
@@ -246,7 +252,7 @@ describe("direct routes", () => {
         const logger = Logger.make(({ annotations, message }) => void lines.push({ message, ...Object.fromEntries(HashMap.toEntries(annotations)) }))
         const routes = yield* Effect.provide(
           DirectRoutes,
-          DirectRoutes.Default.pipe(Layer.provide([failing, TableLive, ApiAuthorization.Default.pipe(Layer.provide([DashboardSessions.Default, WrongKeys.Default]))]))
+          DirectRoutes.Default.pipe(Layer.provide([failing, TableLive, ServedAnswers.Default, ApiAuthorization.Default.pipe(Layer.provide([DashboardSessions.Default, WrongKeys.Default]))]))
         ).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
         const base = yield* serverOf(routes)
         const answer = yield* statusAt(base, "/api/v1/activities/activity-1", { headers: { authorization: `Bearer ${daemon.apiKey}` } })
@@ -260,6 +266,52 @@ describe("direct routes", () => {
           expect.objectContaining({ reference, method: "GET", path: "/api/v1/activities/activity-1", stack: expect.stringContaining("disk I/O error") })
         ])
       }).pipe(Effect.provide(TableLive)))
+
+    it.scoped("answer the probes with the app's status, headers and bytes", () =>
+      Effect.gen(function*() {
+        const appOnly = yield* appAlone
+        for (const options of [{}, { key: null }]) {
+          const direct = yield* send("GET", "/status", options)
+          const app = yield* send("GET", "/status", options).pipe(Effect.provide(appOnly))
+          expect({ status: direct.status, headers: headersOf(direct), text: direct.text }).toEqual({ status: app.status, headers: headersOf(app), text: app.text })
+          const directHealth = yield* send("GET", "/healthz", options)
+          const appHealth = yield* send("GET", "/healthz", options).pipe(Effect.provide(appOnly))
+          // two daemons: their fibers started at other instants, the rest is alike
+          expect({ status: directHealth.status, headers: headersOf(directHealth) }).toEqual({ status: appHealth.status, headers: { ...headersOf(appHealth), "content-length": directHealth.headers["content-length"] } })
+          const { fibers: directFibers, ...directBody } = JSON.parse(directHealth.text)
+          const { fibers: appFibers, ...appBody } = JSON.parse(appHealth.text)
+          expect(directBody).toEqual(appBody)
+          expect(Object.keys(directFibers).sort()).toEqual(Object.keys(appFibers).sort())
+        }
+      }))
+
+    it.scoped("answer a served route whose feature gave its answer, with that answer (a defect: 500 with a reference); leave to the app another method and a served route without one", () =>
+      Effect.gen(function*() {
+        class ProbeRouter extends HttpRouter.Tag("test/ProbeRouter")<ProbeRouter>() {}
+        const servedLive = ProbeRouter.use((router) =>
+          Effect.gen(function*() {
+            const served = yield* ServedAnswers
+            yield* served.get(router, "/probe", Effect.succeed(HttpServerResponse.unsafeJson({ probed: true }, { headers: { "cache-control": "no-store" } })))
+            yield* served.get(router, "/broken", Effect.die(new Error("the probe broke")))
+            yield* router.get("/left", Effect.succeed(HttpServerResponse.empty()))
+          }))
+        const table = RouteTable.layer([{ method: "GET", path: "/probe" }, { method: "GET", path: "/broken" }, { method: "GET", path: "/left" }])
+        const routes = yield* Effect.provide(
+          DirectRoutes,
+          Layer.merge(DirectRoutes.Default, servedLive).pipe(
+            Layer.provide([HotReads.Default, table, ServedAnswers.Default, ApiAuthorization.Default.pipe(Layer.provide([DashboardSessions.Default, WrongKeys.Default]))])
+          )
+        ).pipe(Logger.withMinimumLogLevel(LogLevel.None))
+        const base = yield* serverOf(routes).pipe(Effect.provide(table))
+        const probed = yield* Effect.promise(() => fetch(base + "/probe").then(async (r) => ({ status: r.status, cache: r.headers.get("cache-control"), text: await r.text() })))
+        expect(probed).toEqual({ status: 200, cache: "no-store", text: '{"probed":true}' })
+        const broken = yield* statusAt(base, "/broken")
+        expect(broken.status).toBe(500)
+        expect(JSON.parse(broken.text).error).toBe("internal_error")
+        expect((yield* statusAt(base, "/left")).status).toBe(LEFT_TO_THE_APP)
+        expect((yield* statusAt(base, "/probe", { method: "HEAD" })).status).toBe(LEFT_TO_THE_APP)
+        expect((yield* statusAt(base, "/probe", { method: "POST", body: "{}" })).status).toBe(LEFT_TO_THE_APP)
+      }))
 
     it.effect("answer what was committed last: an edit, a new activity, a change by another process, a deletion", () =>
       Effect.gen(function*() {
