@@ -1,0 +1,68 @@
+import { Schema } from "effect"
+import { SportType } from "../../../schema/ApiModels.ts"
+
+/**
+ * What a peer's export says about one of its activities, whichever peer it came from: the
+ * same shape for a Garmin Connect, Strava, FitTrackee or Endurain archive, so that the import
+ * writes it with the activity the same way (and keeps it, as JSON, until then).
+ */
+
+export const GEAR_KINDS = ["bike", "shoes", "other"] as const
+
+/** Gear as an export lists it: its name (what activities name it by), brand, model and kind. */
+export const ExportedGear = Schema.Struct({
+  name: Schema.String,
+  brand: Schema.NullOr(Schema.String),
+  model: Schema.NullOr(Schema.String),
+  kind: Schema.Literal(...GEAR_KINDS)
+})
+export type ExportedGear = typeof ExportedGear.Type
+
+/** What the export says about one activity file, null where it says nothing. */
+export const ExportedActivity = Schema.Struct({
+  name: Schema.NullOr(Schema.String),
+  /** the description and, after a blank line, the athlete's private note when the export has both */
+  description: Schema.NullOr(Schema.String),
+  /** what the athlete chose on the platform, in our vocabulary; null when it names none of it */
+  sportType: Schema.NullOr(SportType),
+  isCommute: Schema.Boolean,
+  gear: Schema.NullOr(ExportedGear),
+  /** entries of the archive (full paths) holding the activity's photos */
+  images: Schema.Array(Schema.String)
+})
+export type ExportedActivity = typeof ExportedActivity.Type
+
+/** Trimmed text, null when empty or not a string. */
+export const textOf = (value: unknown): string | null => {
+  if (typeof value !== "string" && typeof value !== "number") return null
+  const text = String(value).trim()
+  return text === "" ? null : text
+}
+
+/** A description and a private note as one text: either alone, or both a blank line apart. */
+export const describedWith = (description: string | null, note: string | null): string | null =>
+  description !== null && note !== null && note !== description ? `${description}\n\n${note}` : description ?? note
+
+/** A lookup by name that forgives case and surrounding blanks ("Trek Domane " finds "trek domane"). */
+export const byName = <T>(items: ReadonlyArray<T>, nameOf: (item: T) => string): (name: string) => T | undefined => {
+  const index = new Map<string, T>()
+  for (const item of items) {
+    const key = nameOf(item).trim().toLowerCase()
+    if (!index.has(key)) index.set(key, item)
+  }
+  return (name) => index.get(name.trim().toLowerCase())
+}
+
+/** The JSON of a metadata file, or undefined when it is not JSON (a damaged export says nothing). */
+export const parseJsonText = (text: string | undefined): unknown => {
+  if (text === undefined) return undefined
+  try {
+    return JSON.parse(text.startsWith("\uFEFF") ? text.slice(1) : text)
+  } catch {
+    return undefined
+  }
+}
+
+/** The records of a JSON array (objects only), empty for anything else. */
+export const recordsOf = (value: unknown): Array<Record<string, unknown>> =>
+  Array.isArray(value) ? value.filter((v): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)) : []
