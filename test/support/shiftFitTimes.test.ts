@@ -31,7 +31,7 @@ describe.skipIf(!CORPUS_DIR)("shiftFitTimes", () => {
       compared++
     }
     expect(compared).toBeGreaterThan(35)
-  })
+  }, 120_000)
 
   it("refuses a shift that compressed timestamps cannot follow", () => {
     expect(() => shiftFitTimes(readCorpusFile("fit/garmin-fenix5-run.fit"), 60)).toThrow(/multiple of 32/)
