@@ -1,6 +1,6 @@
 import type { SportType } from "../../../schema/SportType.ts"
 import { describedWith, type ExportedActivity, type ExportedGear, parseJsonText, recordsOf, textOf } from "./ExportedActivity.ts"
-import { archivedFormatOf, areaOf, entryBase, type ExportPlan, isHiddenEntry, normalEntry, SkippedAreas } from "./ExportPlan.ts"
+import { entryBase, type ExportPlan, normalEntry, sortEntries } from "./ExportPlan.ts"
 
 /**
  * Endurain's profile export (Settings, "Export": `user_<user id>_export.zip`), laid out as:
@@ -82,18 +82,11 @@ export const planEndurain = (entries: ReadonlyArray<string>, texts: ReadonlyMap<
     })
   }
 
-  const images = new Set([...described.values()].flatMap((a) => a.images))
-  const metadata = new Set(endurainMetadataEntries)
-  const activities: Array<ExportPlan["activities"][number]> = []
-  const skipped = new SkippedAreas()
-  for (const entry of entries) {
-    const normal = normalEntry(entry)
-    if (isHiddenEntry(entry) || metadata.has(normal) || images.has(entry)) continue
-    const format = archivedFormatOf(normal)
-    if (format !== null && normal.startsWith("activity_files/")) {
-      const id = integer(entryBase(normal).replace(/\..*$/, ""))
-      activities.push({ entry, format, metadata: id === null ? null : described.get(id) ?? null })
-    } else skipped.add(areaOf(normal))
-  }
-  return { kind: "endurain", activities, parts: [], gear: [...gearById.values()], summaries: [], skipped: skipped.list(), nested: [] }
+  const sorted = sortEntries(entries, {
+    root: "",
+    used: new Set([...endurainMetadataEntries, ...[...described.values()].flatMap((a) => a.images.map(normalEntry))]),
+    isActivity: (normal) => normal.startsWith("activity_files/"),
+    metadataOf: (normal) => described.get(integer(entryBase(normal).replace(/\..*$/, "")) ?? NaN) ?? null
+  })
+  return { kind: "endurain", ...sorted, parts: [], gear: [...gearById.values()], summaries: [], nested: [] }
 }

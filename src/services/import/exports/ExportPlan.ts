@@ -75,3 +75,41 @@ export const areaOf = (entry: string, depth = 1): string => {
   const parts = normalEntry(entry).split("/")
   return parts.length === 1 ? "." : parts.slice(0, Math.min(depth, parts.length - 1)).join("/")
 }
+
+/**
+ * The root of an export among `entries`: the folder holding its `marker` file, at the top or
+ * one folder down (an export zipped again from the folder it was unpacked to): `""` or
+ * `export_123/`; null when no entry is the marker.
+ */
+export const exportRoot = (entries: ReadonlyArray<string>, marker: string): string | null => {
+  for (const entry of entries) {
+    const normal = normalEntry(entry)
+    if (normal === marker) return ""
+    if (normal.endsWith(`/${marker}`) && normal.split("/").length === 2) return normal.slice(0, -marker.length)
+  }
+  return null
+}
+
+/**
+ * The activity files of an export rooted at `root`, each with what its metadata says, and the
+ * rest counted by area: the entries already `used` (metadata files read, the activities'
+ * photos) are neither.
+ */
+export const sortEntries = (entries: ReadonlyArray<string>, options: {
+  readonly root: string
+  readonly used: ReadonlySet<string>
+  /** whether an activity file is one of the export's activities (not a planned route, not a copy) */
+  readonly isActivity: (normal: string) => boolean
+  readonly metadataOf: (normal: string) => ExportedActivity | null
+}): Pick<ExportPlan, "activities" | "skipped"> => {
+  const activities: Array<ExportPlan["activities"][number]> = []
+  const skipped = new SkippedAreas()
+  for (const entry of entries) {
+    const normal = normalEntry(entry)
+    if (isHiddenEntry(entry) || options.used.has(normal)) continue
+    const format = archivedFormatOf(normal)
+    if (format !== null && options.isActivity(normal)) activities.push({ entry, format, metadata: options.metadataOf(normal) })
+    else skipped.add(areaOf(normal.slice(options.root.length)))
+  }
+  return { activities, skipped: skipped.list() }
+}

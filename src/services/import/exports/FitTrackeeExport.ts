@@ -1,7 +1,7 @@
 import type { SportType } from "../../../schema/SportType.ts"
 import { resolveSportName } from "../parsers/sportNames.ts"
 import { describedWith, type ExportedActivity, type ExportedGear, parseJsonText, recordsOf, textOf } from "./ExportedActivity.ts"
-import { archivedFormatOf, areaOf, entryBase, type ExportPlan, isHiddenEntry, normalEntry, SkippedAreas } from "./ExportPlan.ts"
+import { entryBase, type ExportPlan, exportRoot, sortEntries } from "./ExportPlan.ts"
 
 /**
  * FitTrackee's data export (account, "Export data": `archive_<token>.zip`), laid out at its
@@ -25,14 +25,7 @@ export const FITTRACKEE_WORKOUTS = "user_workouts_data.json"
 const EQUIPMENTS = "user_equipments_data.json"
 
 /** The root of a FitTrackee export among `entries` (`""`, or one folder down), null when it is none. */
-export const fitTrackeeRoot = (entries: ReadonlyArray<string>): string | null => {
-  for (const entry of entries) {
-    const normal = normalEntry(entry)
-    if (normal === FITTRACKEE_WORKOUTS) return ""
-    if (normal.endsWith(`/${FITTRACKEE_WORKOUTS}`) && normal.split("/").length === 2) return normal.slice(0, -FITTRACKEE_WORKOUTS.length)
-  }
-  return null
-}
+export const fitTrackeeRoot = (entries: ReadonlyArray<string>): string | null => exportRoot(entries, FITTRACKEE_WORKOUTS)
 
 export const fitTrackeeMetadataEntries = (root: string): ReadonlyArray<string> => [root + FITTRACKEE_WORKOUTS, root + EQUIPMENTS]
 
@@ -86,16 +79,11 @@ export const planFitTrackee = (root: string, entries: ReadonlyArray<string>, tex
 
   // the GPX made of a workout's FIT, TCX or KML by versions before 1.1: the same workout again
   const madeGpx = new Set([...described.keys()].filter((f) => !/\.gpx$/i.test(f)).map((f) => f.replace(/\.[^./]+$/, ".gpx")))
-  const metadata = new Set(fitTrackeeMetadataEntries(root))
-  const activities: Array<ExportPlan["activities"][number]> = []
-  const skipped = new SkippedAreas()
-  for (const entry of entries) {
-    const normal = normalEntry(entry)
-    if (isHiddenEntry(entry) || metadata.has(normal)) continue
-    const format = archivedFormatOf(normal)
-    if (format !== null && normal.startsWith(`${root}workout_files/`) && !madeGpx.has(normal)) {
-      activities.push({ entry, format, metadata: described.get(normal) ?? null })
-    } else skipped.add(areaOf(normal.slice(root.length)))
-  }
-  return { kind: "fittrackee", activities, parts: [], gear, summaries: [], skipped: skipped.list(), nested: [] }
+  const sorted = sortEntries(entries, {
+    root,
+    used: new Set(fitTrackeeMetadataEntries(root)),
+    isActivity: (normal) => normal.startsWith(`${root}workout_files/`) && !madeGpx.has(normal),
+    metadataOf: (normal) => described.get(normal) ?? null
+  })
+  return { kind: "fittrackee", ...sorted, parts: [], gear, summaries: [], nested: [] }
 }

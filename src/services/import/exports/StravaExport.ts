@@ -1,7 +1,7 @@
 import { csvRows } from "../StravaExportCsv.ts"
 import { resolveSportName } from "../parsers/sportNames.ts"
 import { byName, describedWith, type ExportedActivity, type ExportedGear, textOf } from "./ExportedActivity.ts"
-import { archivedFormatOf, areaOf, type ExportPlan, isHiddenEntry, normalEntry, SkippedAreas } from "./ExportPlan.ts"
+import { type ExportPlan, exportRoot, normalEntry, sortEntries } from "./ExportPlan.ts"
 
 /**
  * Strava's bulk export ("Download or Delete Your Account", `export_<athlete id>.zip`), laid
@@ -29,14 +29,7 @@ import { archivedFormatOf, areaOf, type ExportPlan, isHiddenEntry, normalEntry, 
 const CSV = "activities.csv"
 
 /** The root of a Strava export among `entries` (`""`, or `export_123/`), null when it is none. */
-export const stravaRoot = (entries: ReadonlyArray<string>): string | null => {
-  for (const entry of entries) {
-    const normal = normalEntry(entry)
-    if (normal === CSV) return ""
-    if (normal.endsWith(`/${CSV}`) && normal.split("/").length === 2) return normal.slice(0, -CSV.length)
-  }
-  return null
-}
+export const stravaRoot = (entries: ReadonlyArray<string>): string | null => exportRoot(entries, CSV)
 
 /** The metadata files of a Strava export rooted at `root`, to be read for `planStrava`. */
 export const stravaMetadataEntries = (root: string): ReadonlyArray<string> => ["activities.csv", "bikes.csv", "shoes.csv"].map((f) => root + f)
@@ -84,17 +77,8 @@ export const planStrava = (root: string, entries: ReadonlyArray<string>, texts: 
     })
   }
 
-  const images = new Set([...described.values()].flatMap((a) => a.images))
-  const metadata = new Set(stravaMetadataEntries(root))
-  const activities: Array<ExportPlan["activities"][number]> = []
-  const skipped = new SkippedAreas()
-  for (const entry of entries) {
-    const normal = normalEntry(entry)
-    if (isHiddenEntry(entry) || metadata.has(normal) || images.has(normal)) continue
-    const format = archivedFormatOf(normal)
-    // what lies in activities/ is a recorded activity, described or not; routes/ holds planned routes
-    if (format !== null && normal.startsWith(`${root}activities/`)) activities.push({ entry, format, metadata: described.get(normal) ?? null })
-    else skipped.add(areaOf(normal.slice(root.length)))
-  }
-  return { kind: "strava", activities, parts: [], gear, summaries: [], skipped: skipped.list(), nested: [] }
+  const used = new Set([...stravaMetadataEntries(root), ...[...described.values()].flatMap((a) => a.images)])
+  // what lies in activities/ is a recorded activity, described or not; routes/ holds planned routes
+  const sorted = sortEntries(entries, { root, used, isActivity: (normal) => normal.startsWith(`${root}activities/`), metadataOf: (normal) => described.get(normal) ?? null })
+  return { kind: "strava", ...sorted, parts: [], gear, summaries: [], nested: [] }
 }
