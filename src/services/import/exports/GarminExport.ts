@@ -9,9 +9,9 @@ import { archivedFormatOf, areaOf, type ExportPlan, isArchiveEntry, isHiddenEntr
  *
  * - `DI_CONNECT/DI-Connect-Uploaded-Files/UploadedFiles_0-_Part1.zip` (`_Part2.zip`, ...):
  *   zips inside the zip holding every file the devices uploaded, as recorded:
- *   `<account email>_<upload id>.fit` (a `.tcx` or `.gpx` for a file uploaded by hand). Older
- *   exports have the parts under `DI-Connect-Fitness/`, and an unpacked part is a folder
- *   `UploadedFiles_0-_Part1/` of the same files.
+ *   `<account email>_<upload id>.fit` (a `.tcx` or `.gpx` for a file uploaded by hand). A part
+ *   is known by its name wherever it lies (some exports had them under `DI-Connect-Fitness/`),
+ *   and the files of a part unpacked by hand are imported where they lie.
  * - `DI_CONNECT/DI-Connect-Fitness/<account email>_0_summarizedActivities.json` (`_1_`, ... for
  *   long histories): `[{"summarizedActivitiesExport": [...]}]`, an object per activity with
  *   `activityId`, `name`, `description`, `activityType` (a type key: `running`,
