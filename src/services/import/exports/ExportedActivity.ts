@@ -66,3 +66,10 @@ export const parseJsonText = (text: string | undefined): unknown => {
 /** The records of a JSON array (objects only), empty for anything else. */
 export const recordsOf = (value: unknown): Array<Record<string, unknown>> =>
   Array.isArray(value) ? value.filter((v): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)) : []
+
+/** The gear an export lists and the gear its activities name, once per name (the list's first). */
+export const allGear = (listed: ReadonlyArray<ExportedGear>, activities: Iterable<ExportedActivity>): Array<ExportedGear> => {
+  const byGearName = new Map<string, ExportedGear>()
+  for (const g of [...listed, ...[...activities].flatMap((a) => a.gear ?? [])]) if (!byGearName.has(g.name)) byGearName.set(g.name, g)
+  return [...byGearName.values()]
+}

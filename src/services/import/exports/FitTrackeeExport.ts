@@ -1,6 +1,6 @@
 import type { SportType } from "../../../schema/SportType.ts"
 import { resolveSportName } from "../parsers/sportNames.ts"
-import { describedWith, type ExportedActivity, type ExportedGear, parseJsonText, recordsOf, textOf } from "./ExportedActivity.ts"
+import { allGear, describedWith, type ExportedActivity, type ExportedGear, parseJsonText, recordsOf, textOf } from "./ExportedActivity.ts"
 import { entryBase, type ExportPlan, exportRoot, sortEntries } from "./ExportPlan.ts"
 
 /**
@@ -75,7 +75,7 @@ export const planFitTrackee = (root: string, entries: ReadonlyArray<string>, tex
     })
   }
   const listed = recordsOf(parseJsonText(texts.get(root + EQUIPMENTS))).flatMap((e) => gearOf(e) ?? [])
-  const gear = [...new Map([...listed, ...[...described.values()].flatMap((a) => a.gear ?? [])].map((g) => [g.name, g])).values()]
+  const gear = allGear(listed, described.values())
 
   // the GPX made of a workout's FIT, TCX or KML by versions before 1.1: the same workout again
   const madeGpx = new Set([...described.keys()].filter((f) => !/\.gpx$/i.test(f)).map((f) => f.replace(/\.[^./]+$/, ".gpx")))

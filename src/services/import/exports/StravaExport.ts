@@ -1,6 +1,6 @@
 import { csvRows } from "../StravaExportCsv.ts"
 import { resolveSportName } from "../parsers/sportNames.ts"
-import { byName, describedWith, type ExportedActivity, type ExportedGear, textOf } from "./ExportedActivity.ts"
+import { allGear, byName, describedWith, type ExportedActivity, type ExportedGear, textOf } from "./ExportedActivity.ts"
 import { type ExportPlan, exportRoot, normalEntry, sortEntries } from "./ExportPlan.ts"
 
 /**
@@ -56,9 +56,9 @@ const gearOf = (text: string | undefined, prefix: "Bike" | "Shoe", kind: Exporte
   })
 
 export const planStrava = (root: string, entries: ReadonlyArray<string>, texts: ReadonlyMap<string, string>): ExportPlan => {
-  const gear = [...gearOf(texts.get(`${root}bikes.csv`), "Bike", "bike"), ...gearOf(texts.get(`${root}shoes.csv`), "Shoe", "shoes")]
-  const gearNamed = byName(gear, (g) => g.name)
-  const gearByMake = byName(gear.filter((g) => g.brand !== null || g.model !== null), (g) => [g.brand, g.model].filter((t) => t !== null).join(" "))
+  const listed = [...gearOf(texts.get(`${root}bikes.csv`), "Bike", "bike"), ...gearOf(texts.get(`${root}shoes.csv`), "Shoe", "shoes")]
+  const gearNamed = byName(listed, (g) => g.name)
+  const gearByMake = byName(listed.filter((g) => g.brand !== null || g.model !== null), (g) => [g.brand, g.model].filter((t) => t !== null).join(" "))
   const present = new Set(entries.map(normalEntry))
 
   const described = new Map<string, ExportedActivity>()
@@ -77,6 +77,8 @@ export const planStrava = (root: string, entries: ReadonlyArray<string>, texts: 
     })
   }
 
+  // the gear of the two files, and what activities name that they do not list
+  const gear = allGear(listed, described.values())
   const used = new Set([...stravaMetadataEntries(root), ...[...described.values()].flatMap((a) => a.images)])
   // what lies in activities/ is a recorded activity, described or not; routes/ holds planned routes
   const sorted = sortEntries(entries, { root, used, isActivity: (normal) => normal.startsWith(`${root}activities/`), metadataOf: (normal) => described.get(normal) ?? null })

@@ -69,8 +69,8 @@ describe("Strava activities.csv", () => {
     ])
     expect(plan.activities[0]!.metadata!.images).toEqual(["media/a.jpg"])
     expect(plan.activities[0]!.metadata!.gear).toEqual({ name: "Old bike", brand: null, model: null, kind: "other" })
-    // an export without its gear files lists none
-    expect(plan.gear).toEqual([])
+    // an export without its gear files lists the gear its activities name
+    expect(plan.gear).toEqual([{ name: "Old bike", brand: null, model: null, kind: "other" }])
   })
 
   it("imports the files of a damaged or missing activities.csv without metadata", () => {
