@@ -5,7 +5,10 @@
 #   docker exec ... waymark-cli <command>       the command line, e.g. app:api-key:generate
 # PUID, PGID, UMASK and TZ are applied by docker/entrypoint.sh; no program runs as root.
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+# Node 26, the Active LTS line (20 reached its end of life in April 2026), at the release CI
+# tests (.ci/run reads it here); on it the watch folder is watched by chokidar 6, installed
+# by npm ci as an optional dependency that only Node 22.22 and later take
+ARG NODE_IMAGE=node:26.12.1-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app

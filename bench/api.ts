@@ -39,7 +39,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { type ChildDaemon, startChildDaemon } from "../test/support/ChildDaemon.ts"
 import { gpxActivity, makeRoot, type Root } from "../test/support/ImportHarness.ts"
-import { mb, memoryOf, printTable, sleep } from "./measure.ts"
+import { mb, memoryOf, printTable, sleep, startPlainServer } from "./measure.ts"
 
 const DIST_MAIN = path.join(import.meta.dirname, "..", "dist", "main.js")
 const SEED_ONLY = process.argv.includes("--seed-only")
@@ -193,35 +193,6 @@ const drive = async (base: string, row: Row, apiKey: string, seconds: number): P
     ...(paths === undefined ? {} : { requests: [{ setupRequest: (request: any) => ({ ...request, path: paths[next++ % paths.length] }) }] })
   })
   return { sent: result.requests.sent, reqPerSec: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, failures: result.errors + result.timeouts + result.non2xx }
-}
-
-/** A plain node:http server in its own process, answering each path with the given bytes. */
-const startPlainServer = async (bodies: ReadonlyMap<string, Buffer>) => {
-  const file = path.join(os.tmpdir(), `waymark-bench-bodies-${process.pid}.json`)
-  fs.writeFileSync(file, JSON.stringify(Object.fromEntries([...bodies].map(([k, v]) => [k, v.toString("base64")]))))
-  const script = `
-    const http = require("node:http")
-    const bodies = new Map(Object.entries(JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8"))).map(([k, v]) => [k, Buffer.from(v, "base64")]))
-    const server = http.createServer((req, res) => {
-      const body = bodies.get(req.url)
-      if (body === undefined) { res.writeHead(404); res.end(); return }
-      res.writeHead(200, { "content-type": "application/json", "content-length": body.length })
-      res.end(body)
-    })
-    server.listen(0, "127.0.0.1", () => console.log(server.address().port))
-  `
-  const child = spawn(process.execPath, ["-e", script, file], { stdio: ["ignore", "pipe", "inherit"] })
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout.once("data", (chunk: Buffer) => resolve(Number(chunk.toString().trim())))
-    child.once("exit", (code) => reject(new Error(`the plain server exited (${code})`)))
-  })
-  return {
-    base: `http://127.0.0.1:${port}`,
-    stop: () => {
-      child.kill("SIGKILL")
-      fs.rmSync(file, { force: true })
-    }
-  }
 }
 
 /**

@@ -24,70 +24,21 @@ import { encodeDraft } from "../src/services/activities/StreamsCodec.ts"
 import { DASHBOARD_OUT } from "../scripts/buildDashboard.ts"
 import { startChildDaemon } from "../test/support/ChildDaemon.ts"
 import { makeRoot, servicesLayer } from "../test/support/ImportHarness.ts"
-import { makeDraft } from "../test/support/TestDaemon.ts"
+import { seedGenerated } from "../test/support/generatedActivities.ts"
 import { CHROMIUM, CHROMIUM_MISSING, chromiumAvailable, DESKTOP, launchChromium } from "../test/http/dashboard/browser.ts"
+import { generatedRide } from "./generatedActivities.ts"
 import { printTable, quantile } from "./measure.ts"
 
 const COUNT = Number(process.env.BENCH_ACTIVITIES ?? 10_000)
 const RUNS = Number(process.env.BENCH_RUNS ?? 7)
 const TARGET_MS = 1000
 const TARGET_KB = 300
-const SPORTS = ["Ride", "Run", "Walk", "Hike", "Swim", "GravelRide", "TrailRun"] as const
-
-/** A one-hour ride at 1 s: a loop of about 30 km with hills, efforts and a few stops. */
-const oneHourRide = () => {
-  const n = 3600
-  const time: Array<number> = []
-  const latlng: Array<[number, number]> = []
-  const distance: Array<number> = []
-  const altitude: Array<number> = []
-  const velocity: Array<number> = []
-  const heartrate: Array<number> = []
-  const cadence: Array<number> = []
-  const watts: Array<number> = []
-  let d = 0
-  for (let i = 0; i < n; i++) {
-    const stopped = i % 900 > 880
-    const v = stopped ? 0 : 8 + 2 * Math.sin(i / 120) + Math.sin(i / 7) * 0.5
-    d += v
-    const angle = (2 * Math.PI * i) / n
-    time.push(i)
-    latlng.push([51.05 + 0.05 * Math.sin(angle) + 0.004 * Math.sin(angle * 9), 3.72 + 0.08 * Math.cos(angle)])
-    distance.push(Math.round(d * 10) / 10)
-    altitude.push(20 + 40 * Math.sin(angle * 3) ** 2)
-    velocity.push(Math.round(v * 100) / 100)
-    heartrate.push(Math.round(stopped ? 110 : 140 + 15 * Math.sin(i / 300)))
-    cadence.push(stopped ? 0 : Math.round(85 + 5 * Math.sin(i / 50)))
-    watts.push(stopped ? 0 : Math.round(220 + 80 * Math.sin(i / 40) + 40 * Math.sin(i / 3)))
-  }
-  return makeDraft({
-    name: "One-hour ride",
-    startTime: Date.parse("2025-06-01T07:00:00Z"),
-    startDateLocal: "2025-06-01T09:00:00",
-    distanceInMeter: Math.round(d),
-    movingTimeInSeconds: 3540,
-    elapsedTimeInSeconds: 3600,
-    streams: { time, latlng, distance, altitude, velocity_smooth: velocity, heartrate, cadence, watts }
-  })
-}
 
 const seed = async (root: ReturnType<typeof makeRoot>): Promise<string> => {
   const rideId = "activity-bench-one-hour-ride"
   await Effect.runPromise(Effect.gen(function*() {
-    const repo = yield* ActivityRepo
-    const day = 86_400_000
-    for (let i = 0; i < COUNT - 1; i++) {
-      const sport = SPORTS[i % SPORTS.length]!
-      const startTime = Date.parse("2024-12-31T07:00:00Z") - i * (day / 3)
-      yield* repo.insert(`activity-bench-${i}`, encodeDraft(makeDraft({
-        name: `${sport} number ${i}`,
-        sportType: sport,
-        startTime,
-        startDateLocal: new Date(startTime).toISOString().slice(0, 19),
-        distanceInMeter: 5_000 + (i * 7919) % 60_000
-      })))
-    }
-    yield* repo.insert(rideId, encodeDraft(oneHourRide()))
+    yield* seedGenerated(COUNT - 1)
+    yield* (yield* ActivityRepo).insert(rideId, encodeDraft(generatedRide()))
   }).pipe(Effect.provide(servicesLayer(root).pipe(Layer.orDie))))
   return rideId
 }

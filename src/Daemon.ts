@@ -8,8 +8,10 @@ import { Effect, Layer } from "effect"
 import { StravaModeLive, StravaWebhookRoutesLive } from "./connectors/strava/StravaMode.ts"
 import { HttpServerRegistrationLive } from "./fibers/HttpServerRegistration.ts"
 import { WEBHOOK_MAX_BODY, WEBHOOK_PATH } from "./connectors/strava/StravaWebhookRoutes.ts"
+import { GearMaintenanceLive } from "./fibers/GearMaintenance.ts"
 import { ImportWorkerLive } from "./fibers/ImportWorker.ts"
 import { LogRetentionLive } from "./fibers/LogRetention.ts"
+import { TrainingUpkeepLive } from "./fibers/TrainingUpkeep.ts"
 import { WatchFolderLive } from "./fibers/WatchFolder.ts"
 import { makeHttpApp } from "./http/ApiLive.ts"
 import { DaemonMetricsLive, observeRequest } from "./http/MetricsHttp.ts"
@@ -43,8 +45,10 @@ export const makeDaemon = <E, R>(server: Layer.Layer<ServerServices, E, R>) =>
       )
     ),
     LogRetentionLive,
+    GearMaintenanceLive,
     WatchFolderLive,
     ImportWorkerLive,
+    TrainingUpkeepLive,
     StravaModeLive
   ).pipe(
     Layer.provide(DaemonMetricsLive),

@@ -3,6 +3,7 @@ import { ParseWorker } from "./services/import/ParseWorker.ts"
 import { ActivityReads } from "./services/activities/ActivityReads.ts"
 import { ActivityRepo } from "./services/activities/ActivityRepo.ts"
 import { ActivityRemoval } from "./services/activities/ActivityRemoval.ts"
+import { WrongKeys } from "./http/WrongKeys.ts"
 import { ApiKey } from "./services/platform/ApiKey.ts"
 import { AppConfig } from "./services/platform/AppConfig.ts"
 import { DatabaseLive } from "./services/platform/Database.ts"
@@ -10,15 +11,21 @@ import { ReadConnection } from "./services/platform/ReadConnection.ts"
 import { FileImportReads } from "./services/import/FileImportReads.ts"
 import { FileImportRepo } from "./services/import/FileImportRepo.ts"
 import { GearRepo } from "./services/activities/GearRepo.ts"
+import { GearComponents } from "./services/gear/GearComponents.ts"
 import { ImageStore } from "./services/activities/ImageStore.ts"
 import { ExportMetadata } from "./services/import/ExportMetadata.ts"
 import { ImportQueue } from "./services/import/ImportQueue.ts"
+import { ActivityReprocess } from "./services/import/ActivityReprocess.ts"
 import { ImportService } from "./services/import/ImportService.ts"
+import { KeptOriginals } from "./services/import/KeptOriginals.ts"
 import { LogsLive } from "./services/platform/Logs.ts"
 import { StoragePaths } from "./services/platform/StoragePaths.ts"
 import { Supervisor } from "./services/platform/Supervisor.ts"
 import { WatchDirectory } from "./services/import/WatchDirectory.ts"
 import { WeightRepo } from "./services/activities/WeightRepo.ts"
+import { ThresholdsRepo } from "./services/training/ThresholdsRepo.ts"
+import { TrainingRecompute } from "./services/training/TrainingRecompute.ts"
+import { TrainingStore } from "./services/training/TrainingStore.ts"
 
 /**
  * The services every program over the storage folder shares, composed once: configuration,
@@ -32,21 +39,33 @@ const StorageLive = ReadConnection.Default.pipe(Layer.provideMerge(DatabaseLive)
 
 const ReadsLive = Layer.merge(ActivityReads.Default, FileImportReads.Default).pipe(Layer.provideMerge(StorageLive))
 
+// the training analysis' writer, which the activities' repository writes through
+const TrainingLive = ThresholdsRepo.Default.pipe(
+  Layer.provideMerge(TrainingRecompute.Default),
+  Layer.provideMerge(TrainingStore.Default),
+  Layer.provideMerge(StorageLive)
+)
+
 const RepositoriesLive = Layer.mergeAll(
   ActivityRepo.Default,
   FileImportRepo.Default,
   GearRepo.Default,
+  GearComponents.Default,
   WeightRepo.Default,
   ApiKey.DefaultWithoutDependencies,
+  WrongKeys.Default,
   ImageStore.DefaultWithoutDependencies,
   WatchDirectory.DefaultWithoutDependencies,
   ParseWorker.Default,
   ImportQueue.Default,
   ExportMetadata.Default,
   Supervisor.Default
-).pipe(Layer.provideMerge(ReadsLive))
+).pipe(Layer.provideMerge(ReadsLive), Layer.provideMerge(TrainingLive))
 
-export const ServicesLive = Layer.mergeAll(ImportService.Default, ActivityRemoval.Default).pipe(Layer.provideMerge(RepositoriesLive))
+export const ServicesLive = Layer.mergeAll(ImportService.Default, ActivityRemoval.Default, ActivityReprocess.Default).pipe(
+  Layer.provideMerge(KeptOriginals.Default),
+  Layer.provideMerge(RepositoriesLive)
+)
 
 /** The daemon's logging: stdout at LOG_LEVEL as LOG_FORMAT says, and the channel files under the storage folder. */
 export const LoggingLive = Layer.unwrapEffect(

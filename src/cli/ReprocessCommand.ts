@@ -1,7 +1,8 @@
 import { Args, Command, Options } from "@effect/cli"
-import { Console, Effect, Layer } from "effect"
+import { Console, Effect } from "effect"
 import { ServicesLive } from "../Layers.ts"
 import { ActivityReprocess, ReprocessError } from "../services/import/ActivityReprocess.ts"
+import { TrainingRecompute } from "../services/training/TrainingRecompute.ts"
 import { UsageError } from "./CliRuntime.ts"
 
 /** A progress line at most this often, so that a long run shows it is going on. */
@@ -45,7 +46,12 @@ const reprocessAll = (all: boolean, ids: ReadonlyArray<string>) =>
     }
     for (const problem of problems) yield* Console.error(problem)
     yield* Console.log(`Reprocessed ${done - problems.length} of ${targets.length}; ${problems.length} left as they were.`)
+    // a reprocessed activity keeps the sport its athlete chose: its training load follows it now
+    const training = yield* (yield* TrainingRecompute).run()
+    if (training.analysed + training.recomputed > 0) {
+      yield* Console.log(`Training analysis: ${training.analysed} computed from stored streams, ${training.recomputed} training loads recomputed.`)
+    }
     if (problems.length > 0 && problems.length === targets.length) {
       return yield* new ReprocessError({ message: "No activity could be reprocessed." })
     }
-  }).pipe(Effect.provide(ActivityReprocess.Default.pipe(Layer.provide(ServicesLive))))
+  }).pipe(Effect.provide(ServicesLive))

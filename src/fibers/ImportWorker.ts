@@ -16,6 +16,7 @@ import { type QueuedFile, WatchDirectory } from "../services/import/WatchDirecto
 import { unpackZip, ZipChanged, ZipProblem } from "../services/import/ZipArchive.ts"
 import { zipLooksTruncated } from "../services/import/looksTruncated.ts"
 import { ExportMetadata } from "../services/import/ExportMetadata.ts"
+import { KeptOriginals } from "../services/import/KeptOriginals.ts"
 import { type ExportedActivity, readActivitiesCsv } from "../services/import/StravaExportCsv.ts"
 import { ActivityRepo } from "../services/activities/ActivityRepo.ts"
 import { GearRepo } from "../services/activities/GearRepo.ts"
@@ -70,7 +71,15 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
       }
     })
 
-  yield* imports.removeOrphanOriginals()
+  // originals no row names are activities the database lost: back into the watch folder,
+  // before the import takes files (so that an import a stop interrupted is told apart)
+  yield* (yield* KeptOriginals).recover().pipe(
+    Effect.catchAllCause((cause) =>
+      Effect.logError("the originals without an import row could not all be put back into the watch folder; they stay where they are", cause).pipe(
+        inChannel("daemon")
+      )
+    )
+  )
   // what an export said about files that have left the watch folder (while the daemon was stopped) is of no use
   yield* exportMetadata.keepOnly(() => watchDir.waiting().map((file) => file.filename))
 

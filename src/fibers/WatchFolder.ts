@@ -1,16 +1,17 @@
-import * as chokidar from "chokidar"
 import { Duration, Effect, Layer, Runtime, Stream } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { SUPPORTED_EXTENSIONS } from "../services/import/ActivityFileName.ts"
 import { ImportQueue } from "../services/import/ImportQueue.ts"
 import { FAILED_RECHECK_SETTLES } from "../services/import/ImportService.ts"
+import { renameUnreadableNames } from "../services/import/unreadableNames.ts"
 import {
-  EMPTIED_FOLDER_SETTLES, isCandidateName, isHiddenName, isHiddenPath, MAX_FOLDER_DEPTH, walkFolder, WatchDirectory
+  EMPTIED_FOLDER_SETTLES, filesTooDeep, isCandidateName, isHiddenName, isHiddenPath, MAX_FOLDER_DEPTH, walkFolder, type WalkNotices, WatchDirectory
 } from "../services/import/WatchDirectory.ts"
 import { AppConfig } from "../services/platform/AppConfig.ts"
 import { inChannel } from "../services/platform/Logs.ts"
 import { describeHolder, HeldLocks, lockHolderOf } from "../services/platform/StorageLock.ts"
+import { chooseWatcher } from "./FolderWatcher.ts"
 import { SettlingFiles } from "./SettlingFiles.ts"
 import { supervise } from "./supervise.ts"
 
@@ -22,15 +23,9 @@ import { supervise } from "./supervise.ts"
  * offered whatever their name, to be refused with a row; regular files of other types are
  * named once in the log. Files the import hands back (WatchDirectory.settleAgain) settle again.
  *
- * The events are the operating system's, one watch per folder (folderEvents). chokidar 4 and
- * 5 (6 needs Node 22) re-read and lstat every entry of a folder once a second while files
- * arrive or leave, and watch each file on its own: with 10,000 files waiting that took most of
- * the main thread and slowed their import five times, whatever its options. It serves
- * WATCH_POLLING=true (NFS and SMB send no events), configured for a folder that may hold
- * many files: no stats of its own (`alwaysStat: false`), no `awaitWriteFinish` (its polling
- * of every new file is what SettlingFiles does with one timer), no initial events (the scan
- * of our own offers the files already there), dot-files and dot-folders (`.uploads`) not
- * entered, and subfolders down to MAX_FOLDER_DEPTH.
+ * The watcher is the one FolderWatcher's measurements chose: chokidar 6 where Node runs it
+ * (22.22 and later, the image's), else the folders' own change events, one watch per folder;
+ * WATCH_POLLING=true (NFS and SMB send no events) is chokidar 5's polling.
  *
  * The folder itself is checked every few seconds. A folder that is missing, is not a folder,
  * cannot be read, or was a mount point at start and no longer is (unmounted: what is left is
@@ -68,91 +63,6 @@ const lookAtFolder = (dir: string): FolderLook => {
   }
 }
 
-interface FolderWatcher {
-  readonly close: () => Promise<void> | void
-  /** called before each scan every minute */
-  readonly rescanned?: () => void
-}
-
-/**
- * The operating system's change events (inotify), one watch per folder (the watch folder and
- * each subfolder down to MAX_FOLDER_DEPTH, dot-folders left out), each event naming the entry
- * that changed; a new subfolder is watched and scanned. Folders that went away are dropped and
- * new ones watched at each scan every minute.
- */
-const folderEvents = (dir: string, look: (relative: string) => void, log: (level: "Warning", message: string) => void, scan: () => void): FolderWatcher => {
-  const watchers = new Map<string, fs.FSWatcher>()
-  let mentioned = false
-  const watchFolder = (relative: string) => {
-    if (watchers.has(relative) || (relative !== "" && (isHiddenPath(relative) || relative.split("/").length > MAX_FOLDER_DEPTH))) return
-    let watcher: fs.FSWatcher
-    try {
-      watcher = fs.watch(relative === "" ? dir : path.join(dir, relative), { persistent: false }, (_event, name) => {
-        // a dot-entry (the lock's heartbeat, a producer's staging) is neither looked at nor
-        // watched: no status call for it
-        if (name === null || name.startsWith(".")) return
-        const entry = relative === "" ? name : `${relative}/${name}`
-        let isFolder = false
-        try {
-          isFolder = fs.lstatSync(path.join(dir, entry)).isDirectory()
-        } catch {
-          return
-        }
-        if (!isFolder) return look(entry)
-        // a folder moved or made here: watched, and what it holds already looked at
-        watchFolder(entry)
-        walkFolder(path.join(dir, entry), (inside) => look(`${entry}/${inside}`))
-        watchSubfolders(entry)
-      })
-    } catch (e) {
-      // a folder gone meanwhile, or the system's limit of watches reached: the scans go on finding files
-      if (!mentioned && (e as NodeJS.ErrnoException).code !== "ENOENT") {
-        mentioned = true
-        log("Warning", `a folder of the watch folder cannot be watched (${(e as Error).message}); the scan every minute still finds its files`)
-      }
-      return
-    }
-    watcher.on("error", () => {
-      watcher.close()
-      watchers.delete(relative)
-    })
-    watchers.set(relative, watcher)
-  }
-  const watchSubfolders = (relative: string) => {
-    let entries: Array<fs.Dirent> = []
-    try {
-      entries = fs.readdirSync(relative === "" ? dir : path.join(dir, relative), { withFileTypes: true })
-    } catch {
-      return
-    }
-    for (const entry of entries) {
-      if (!entry.isDirectory() || entry.name.startsWith(".")) continue
-      const sub = relative === "" ? entry.name : `${relative}/${entry.name}`
-      watchFolder(sub)
-      if (watchers.has(sub)) watchSubfolders(sub)
-    }
-  }
-  watchFolder("")
-  watchSubfolders("")
-  // what arrived before the watches began has no event
-  scan()
-  return {
-    close: () => {
-      for (const watcher of watchers.values()) watcher.close()
-      watchers.clear()
-    },
-    rescanned: () => {
-      for (const [relative, watcher] of watchers) {
-        if (relative !== "" && !fs.existsSync(path.join(dir, relative))) {
-          watcher.close()
-          watchers.delete(relative)
-        }
-      }
-      watchSubfolders("")
-    }
-  }
-}
-
 /** The watched folder went wrong or was replaced: the watching stops, and the folder is looked at again. */
 class FolderChanged {}
 
@@ -165,7 +75,7 @@ export const WatchFolderLive = Layer.scopedDiscard(Effect.gen(function*() {
   const locks = yield* HeldLocks
   const dir = watchDir.watchDir
   const settleMs = Duration.toMillis(config.watchSettle)
-  const interval = Duration.toMillis(config.watchPollingInterval)
+  const watcherChoice = yield* Effect.promise(() => chooseWatcher(config.watchPolling ? Duration.toMillis(config.watchPollingInterval) : null))
   const mentioned = new Set<string>()
 
   const daemonLog = (level: "Warning" | "Error", message: string) =>
@@ -188,6 +98,8 @@ export const WatchFolderLive = Layer.scopedDiscard(Effect.gen(function*() {
               if (relative === "" || isHiddenPath(relative)) return
               const name = path.posix.basename(relative)
               if (name.startsWith(".")) return
+              // a name that is not UTF-8 reaches a watcher's event with replacement characters: renamed to one that is
+              if (relative.includes("\uFFFD")) return notices.unreadable?.(path.posix.dirname(relative) === "." ? "" : path.posix.dirname(relative))
               if (isCandidateName(relative)) return settling.observe(relative)
               const stat = fs.lstatSync(path.join(dir, relative), { throwIfNoEntry: false })
               if (stat === undefined || stat.isDirectory()) return
@@ -197,9 +109,31 @@ export const WatchFolderLive = Layer.scopedDiscard(Effect.gen(function*() {
               mentioned.add(relative)
               log("Warning", `"${relative}" in the watch folder is not imported: only ${supportedTypes} are. It is left where it is.`)
             }
-            const relativeOf = (full: string) => path.relative(dir, full).split(path.sep).join("/")
-            const scan = () => walkFolder(dir, (relative) => look(relative))
-            const watcher = config.watchPolling ? pollingWatcher(dir, relativeOf, look, settling, log, scan) : folderEvents(dir, look, log, scan)
+            const notices: WalkNotices = {
+              // each file of a folder too deep is named once, with what to do
+              tooDeep: (folder) => {
+                for (const relative of filesTooDeep(dir, folder)) {
+                  if (mentioned.has(relative) || mentioned.size >= MAX_MENTIONED) continue
+                  mentioned.add(relative)
+                  log("Warning", `"${relative}" in the watch folder is not imported: it lies deeper than ${MAX_FOLDER_DEPTH} folders. Move it up.`)
+                }
+              },
+              unreadable: (folder) => {
+                for (const [escaped, placed] of renameUnreadableNames(folder === "" ? dir : path.join(dir, folder))) {
+                  const at = (name: string) => (folder === "" ? name : `${folder}/${name}`)
+                  log(
+                    "Warning",
+                    `"${at(escaped)}" in the watch folder has a name that is not UTF-8 text: renamed "${at(placed)}" (each byte that is not UTF-8 written %XX) to be imported.`
+                  )
+                  // the rename's own event may not come (polling): looked at now
+                  walkFolder(dir, look, notices, at(placed), at(placed).split("/").length)
+                  look(at(placed))
+                }
+              }
+            }
+            const scan = () => walkFolder(dir, look, notices)
+            const handlers = { look, scan, notices, gone: (relative: string) => settling.forget(relative), warn: (message: string) => log("Warning", message) }
+            const watcher = watcherChoice.watch(dir, handlers)
             const rescan = setInterval(() => {
               watcher.rescanned?.()
               scan()
@@ -227,41 +161,6 @@ export const WatchFolderLive = Layer.scopedDiscard(Effect.gen(function*() {
         )
       })
     )
-
-  /**
-   * WATCH_POLLING=true: chokidar polls the folder (NFS and SMB send no change events). Events
-   * name files; a scan follows once chokidar has read the folder.
-   */
-  const pollingWatcher = (
-    dir: string,
-    relativeOf: (full: string) => string,
-    look: (relative: string) => void,
-    settling: SettlingFiles,
-    log: (level: "Warning", message: string) => void,
-    scan: () => void
-  ): FolderWatcher => {
-    const watcher = chokidar.watch(dir, {
-      ignoreInitial: true,
-      alwaysStat: false,
-      followSymlinks: false,
-      depth: MAX_FOLDER_DEPTH,
-      ignorePermissionErrors: true,
-      usePolling: true,
-      interval,
-      binaryInterval: interval,
-      ignored: (full: string) => {
-        const relative = relativeOf(full)
-        return relative !== "" && isHiddenPath(relative)
-      }
-    })
-    watcher
-      .on("add", (full) => look(relativeOf(full)))
-      .on("change", (full) => look(relativeOf(full)))
-      .on("unlink", (full) => settling.forget(relativeOf(full)))
-      .on("error", (e) => log("Warning", `the watch folder's watcher reported a problem (${e instanceof Error ? e.message : String(e)}); the scan every minute still finds new files`))
-      .on("ready", scan)
-    return { close: () => watcher.close() }
-  }
 
   // what the loop knows of the folder, kept across its restarts
   /** the reason said at error level, until the folder is back */
@@ -327,5 +226,6 @@ export const WatchFolderLive = Layer.scopedDiscard(Effect.gen(function*() {
   // what a stop left behind: unfinished uploads, half-unpacked zips, files half removed
   yield* watchDir.tidyAfterStop
   yield* supervise("WatchFolder", loop)
-  yield* Effect.logInfo(`watching ${dir}${config.watchPolling ? ` (polling every ${Duration.format(config.watchPollingInterval)})` : ""}`).pipe(inChannel("daemon"))
+  const every = config.watchPolling ? ` every ${Duration.format(config.watchPollingInterval)}` : ""
+  yield* Effect.logInfo(`watching ${dir} (${watcherChoice.name}${every})`).pipe(inChannel("daemon"))
 }))

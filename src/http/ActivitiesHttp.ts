@@ -18,6 +18,7 @@ import { AppConfig } from "../services/platform/AppConfig.ts"
 import { GearRepo } from "../services/activities/GearRepo.ts"
 import { asciiFallback, gpxFilename, writeGpx } from "../services/activities/GpxWriter.ts"
 import { ImageStore, sniffImage } from "../services/activities/ImageStore.ts"
+import { ActivityReprocess } from "../services/import/ActivityReprocess.ts"
 import { ImportQueue } from "../services/import/ImportQueue.ts"
 import { WatchDirectory } from "../services/import/WatchDirectory.ts"
 import { WaymarkApi } from "./Api.ts"
@@ -40,6 +41,7 @@ export const ActivitiesHttpLive = HttpApiBuilder.group(WaymarkApi, "activities",
     const watch = yield* WatchDirectory
     const queue = yield* ImportQueue
     const hot = yield* HotReads
+    const reprocess = yield* ActivityReprocess
 
     const requireFilesMode = (message: string) =>
       config.importMode === "files" ? Effect.void : Effect.fail(new ImportModeNotFiles({ message }))
@@ -106,7 +108,15 @@ export const ActivitiesHttpLive = HttpApiBuilder.group(WaymarkApi, "activities",
             Effect.catchTag("UnsupportedMediaType", (e) => Effect.fail(new BadRequest({ message: e.message })))
           )
           const patch = yield* patchFrom(body)
+          const before = patch.sportType === undefined ? null : yield* activities.findById(activityId)
           yield* activities.update(activityId, patch)
+          // what depends on the sport (moving time, splits, best efforts and records, cadence) is
+          // computed again at once from the kept original; an activity without one keeps its figures
+          if (before !== null && before.sportType !== patch.sportType) {
+            yield* reprocess.one(activityId).pipe(
+              Effect.catchTag("ReprocessError", (e) => Effect.logInfo(`sport of ${activityId} changed, figures kept: ${e.message}`))
+            )
+          }
           const updated = yield* activities.findById(activityId)
           if (updated === null) return yield* activityNotFound(activityId)
           return activityJson(updated)

@@ -4,7 +4,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import { NotFound, OriginalNotAvailable } from "../schema/ApiErrors.ts"
-import { BestEffortList, LapList, SplitList } from "../schema/ActivityDetailModels.ts"
+import { BestEffortList, LapList, LengthList, SplitList } from "../schema/ActivityDetailModels.ts"
 import { ActivityDetail } from "../services/activities/ActivityDetail.ts"
 import { asciiFallback } from "../services/activities/GpxWriter.ts"
 import { WaymarkApi } from "./Api.ts"
@@ -12,6 +12,7 @@ import { jsonResponder } from "./encode/jsonResponder.ts"
 
 const lapsJson = jsonResponder(LapList)
 const splitsJson = jsonResponder(SplitList)
+const lengthsJson = jsonResponder(LengthList)
 const bestEffortsJson = jsonResponder(BestEffortList)
 
 export const activityNotFound = (id: string) => new NotFound({ message: `Activity "${id}" not found.` })
@@ -41,6 +42,8 @@ export const ActivityDetailHttpLive = HttpApiBuilder.group(WaymarkApi, "activity
         }))
       .handle("laps", ({ path: { activityId } }) =>
         detail.laps(activityId).pipe(Effect.flatMap(orNotFound(activityId)), Effect.map((laps) => lapsJson({ laps }))))
+      .handle("lengths", ({ path: { activityId } }) =>
+        detail.lengths(activityId).pipe(Effect.flatMap(orNotFound(activityId)), Effect.map((lengths) => lengthsJson({ lengths }))))
       .handle("splits", ({ path: { activityId } }) =>
         detail.splits(activityId).pipe(Effect.flatMap(orNotFound(activityId)), Effect.map((splits) => splitsJson({ splits }))))
       .handle("bestEfforts", ({ path: { activityId } }) =>

@@ -39,17 +39,21 @@ import {
 } from "../schema/ApiModels.ts"
 import { CalendarDate } from "../schema/CalendarDate.ts"
 import { GearCreate, GearUpdate } from "../schema/GearInput.ts"
-import { BestEffortList, LapList, SplitList, Streams } from "../schema/ActivityDetailModels.ts"
+import { BestEffortList, LapList, LengthList, SplitList, Streams } from "../schema/ActivityDetailModels.ts"
 import {
   ActivitySearchParams,
   FileImportSearchParams,
+  HeatmapParams,
   SportTypeParams,
   StatsFilterParams,
   StreamsParams,
   TotalsParams
 } from "../schema/QueryParams.ts"
 import { EddingtonAnswer, Heatmap, RecordList, TotalList } from "../schema/StatsModels.ts"
+import { ActivityAnalysis, PowerCurveAnswer, Thresholds, ThresholdsInput, ThresholdsList, TrainingLoadAnswer, TrainingLoadParams } from "../schema/TrainingModels.ts"
+import { AthleteYearGroup } from "./AthleteYearApi.ts"
 import { Authorization } from "./Authorization.ts"
+import { GearComponentsGroup } from "./GearComponentsApi.ts"
 import { HotRead } from "./HotRead.ts"
 import { rewriteOpenApi } from "./OpenApiDocument.ts"
 
@@ -166,10 +170,16 @@ export class ActivityDetailGroup extends HttpApiGroup.make("activityDetail")
       .annotate(OpenApi.Summary, "The laps, in order")
   )
   .add(
+    HttpApiEndpoint.get("lengths")`/activities/${activityId}/lengths`
+      .addSuccess(LengthList)
+      .addError(NotFoundWire)
+      .annotate(OpenApi.Summary, "A pool swim's lengths: time, strokes, stroke and SWOLF of each")
+  )
+  .add(
     HttpApiEndpoint.get("splits")`/activities/${activityId}/splits`
       .addSuccess(SplitList)
       .addError(NotFoundWire)
-      .annotate(OpenApi.Summary, "The splits of every kilometre, then of every mile")
+      .annotate(OpenApi.Summary, "The splits of every kilometre, then of every mile (of every 100 m, then 100 yd, for a swim)")
   )
   .add(
     HttpApiEndpoint.get("bestEfforts")`/activities/${activityId}/best-efforts`
@@ -276,10 +286,15 @@ export class StatsGroup extends HttpApiGroup.make("stats")
   )
   .add(
     HttpApiEndpoint.get("heatmap", "/stats/heatmap")
-      .setUrlParams(StatsFilterParams)
+      .setUrlParams(HeatmapParams)
       .addSuccess(Heatmap)
       .addError(BadRequestWire)
-      .annotate(OpenApi.Summary, "Every route, simplified for a map of the whole history")
+      .annotate(OpenApi.Summary, "Every route of one world (the real one by default), simplified for a map of the whole history")
+      .annotate(
+        OpenApi.Description,
+        "Routes ridden or run in a virtual world (Zwift's Watopia lies in the open sea) are drawn on that world's own map, never among real ones: " +
+          "they answer only `filters[worldType]` of their world, as do activities of a virtual sport (VirtualRide, VirtualRun, VirtualRow)."
+      )
   )
   .middleware(Authorization)
   .annotate(OpenApi.Title, "Statistics") {}
@@ -307,6 +322,55 @@ export class AthleteGroup extends HttpApiGroup.make("athlete")
   .middleware(Authorization)
   .annotate(OpenApi.Title, "Athlete") {}
 
+const thresholdsDate = HttpApiSchema.param("on", CalendarDate("on"))
+
+export class TrainingGroup extends HttpApiGroup.make("training")
+  .add(
+    HttpApiEndpoint.get("thresholds", "/athlete/thresholds")
+      .addSuccess(ThresholdsList)
+      .annotate(OpenApi.Summary, "The dated sets of thresholds (FTPs, heart rates), newest first")
+  )
+  .add(
+    HttpApiEndpoint.post("saveThresholds", "/athlete/thresholds")
+      .setPayload(ThresholdsInput)
+      .addSuccess(Thresholds)
+      .addError(BadRequestWire)
+      .addError(UnsupportedMediaTypeWire)
+      .annotate(OpenApi.Summary, "Create or replace the set of thresholds in force from a date until the next set's")
+      .annotate(
+        OpenApi.Description,
+        "The training figures of the activities it governs are recomputed in the background: the answer does not wait for them."
+      )
+  )
+  .add(
+    HttpApiEndpoint.del("deleteThresholds")`/athlete/thresholds/${thresholdsDate}`
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(BadRequestWire)
+      .annotate(OpenApi.Summary, "Delete the set of thresholds of a date, if there is one (the set before it then governs its days)")
+  )
+  .add(
+    HttpApiEndpoint.get("analysis")`/activities/${activityId}/analysis`
+      .addSuccess(ActivityAnalysis)
+      .addError(NotFoundWire)
+      .annotate(OpenApi.Summary, "Training analysis: normalized power, IF, TSS, training load, power curve, time in zones, grade-adjusted or swim pace")
+  )
+  .add(
+    HttpApiEndpoint.get("powerCurve", "/stats/power-curve")
+      .setUrlParams(StatsFilterParams)
+      .addSuccess(PowerCurveAnswer)
+      .addError(BadRequestWire)
+      .annotate(OpenApi.Summary, "The best mean power at each duration over the selected activities, with an estimated FTP")
+  )
+  .add(
+    HttpApiEndpoint.get("trainingLoad", "/stats/training-load")
+      .setUrlParams(TrainingLoadParams)
+      .addSuccess(TrainingLoadAnswer)
+      .addError(BadRequestWire)
+      .annotate(OpenApi.Summary, "Training load per day with fitness (42 days), fatigue (7 days) and form")
+  )
+  .middleware(Authorization)
+  .annotate(OpenApi.Title, "Training") {}
+
 export class WaymarkApi extends HttpApi.make("waymark")
   .add(SystemGroup)
   .add(ActivitiesGroup)
@@ -315,6 +379,9 @@ export class WaymarkApi extends HttpApi.make("waymark")
   .add(GearGroup)
   .add(StatsGroup)
   .add(AthleteGroup)
+  .add(TrainingGroup)
+  .add(AthleteYearGroup)
+  .add(GearComponentsGroup)
   .addError(InvalidTokenWire)
   .addError(PayloadTooLargeWire)
   .addError(InsufficientStorageWire)

@@ -10,6 +10,9 @@ import { FileImportActions } from "../services/import/FileImportActions.ts"
 import { StatsHttpLive } from "./StatsHttp.ts"
 import { WaymarkApi } from "./Api.ts"
 import { AthleteHttpLive } from "./AthleteHttp.ts"
+import { AthleteYearHttpLive } from "./AthleteYearHttp.ts"
+import { AthleteYear } from "../services/year/AthleteYear.ts"
+import { GearComponentsHttpLive } from "./GearComponentsHttp.ts"
 import { AuthorizationLive } from "./AuthorizationLive.ts"
 import { DashboardRoutesLive } from "./dashboard/DashboardRoutes.ts"
 import { DashboardSessions } from "./dashboard/DashboardSessions.ts"
@@ -25,14 +28,17 @@ import { HealthHttpLive } from "./HealthHttp.ts"
 import { MetricsHttpLive } from "./MetricsHttp.ts"
 import { PublicRoutesLive } from "./PublicRoutes.ts"
 import { SystemHttpLive } from "./SystemHttp.ts"
+import { TrainingHttpLive } from "./TrainingHttp.ts"
+import { TrainingReads } from "../services/training/TrainingReads.ts"
 
 /** Every route of the JSON API as one layer, without the listener (tests add their own). */
 export const ApiLive = HttpApiBuilder.api(WaymarkApi).pipe(
-  Layer.provide([SystemHttpLive, ActivitiesHttpLive, ActivityDetailHttpLive, FileImportsHttpLive, GearHttpLive, StatsHttpLive, AthleteHttpLive]),
+  Layer.provide([SystemHttpLive, ActivitiesHttpLive, ActivityDetailHttpLive, FileImportsHttpLive, GearHttpLive, StatsHttpLive, AthleteHttpLive, TrainingHttpLive]),
+  Layer.provide([AthleteYearHttpLive, GearComponentsHttpLive]),
   Layer.provide([AuthorizationLive, HotReads.Default]),
   Layer.provide(DashboardSessions.Default),
   // the services of the detail, statistics and import-log routes, over the daemon's storage
-  Layer.provide([ActivityDetail.Default, Stats.Default, FileImportActions.Default])
+  Layer.provide([ActivityDetail.Default, Stats.Default, FileImportActions.Default, TrainingReads.Default, AthleteYear.Default])
 )
 
 /**

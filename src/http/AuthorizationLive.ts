@@ -4,6 +4,7 @@ import { InvalidToken } from "../schema/ApiErrors.ts"
 import { ApiKey } from "../services/platform/ApiKey.ts"
 import { AppConfig } from "../services/platform/AppConfig.ts"
 import { Authorization } from "./Authorization.ts"
+import { WrongKeys } from "./WrongKeys.ts"
 import { DashboardSessions, isSafeMethod, sameOrigin } from "./dashboard/DashboardSessions.ts"
 
 /**
@@ -19,6 +20,7 @@ export const AuthorizationLive = Layer.effect(
     const apiKey = yield* ApiKey
     const sessions = yield* DashboardSessions
     const config = yield* AppConfig
+    const wrongKeys = yield* WrongKeys
     const bySession = (request: HttpServerRequest.HttpServerRequest): Either.Either<void, string> | undefined => {
       if (request.headers["authorization"] !== undefined || !apiKey.isConfigured) return undefined
       if (!sessions.isSignedIn(request.headers["cookie"])) return undefined
@@ -32,8 +34,11 @@ export const AuthorizationLive = Layer.effect(
           Effect.flatMap((request) => {
             const header = Option.getOrUndefined(Option.flatMapNullable(request, (r) => r.headers["authorization"]))
             const session = Option.getOrUndefined(Option.map(request, bySession))
+            const address = Option.getOrUndefined(Option.flatMap(request, (r) => r.remoteAddress))
             return Either.match(session ?? apiKey.check(header), {
-              onLeft: (message) => Effect.fail(new InvalidToken({ message })),
+              // a key sent and refused counts against the address; no key at all (a page's first call) does not
+              onLeft: (message) =>
+                (header === undefined || !apiKey.isConfigured ? Effect.void : wrongKeys.wrongKey(address, "API key")).pipe(Effect.zipRight(Effect.fail(new InvalidToken({ message })))),
               onRight: () => Effect.void
             })
           })

@@ -23,6 +23,7 @@ import { ApiKey } from "../services/platform/ApiKey.ts"
 import { causeIsDiskFull, diskFull } from "./DiskFull.ts"
 import { inChannel } from "../services/platform/Logs.ts"
 import { WaymarkApi } from "./Api.ts"
+import { WrongKeys } from "./WrongKeys.ts"
 
 /**
  * Every failure under /api/v1 leaves as `{error, message}` with its status: our tagged
@@ -38,6 +39,7 @@ export const errorResponse = (error: ApiError): HttpServerResponse.HttpServerRes
   const headers: Record<string, string> = {}
   if (error._tag === "InvalidToken") headers["www-authenticate"] = 'Bearer realm="waymark"'
   if (error._tag === "MethodNotAllowed") headers["allow"] = error.allow.join(", ")
+  if (error._tag === "TooManyRequests") headers["retry-after"] = String(error.retryAfterSeconds)
   // the rest of a refused body is never read: the connection cannot carry another request
   if (status === 413) headers["connection"] = "close"
   return HttpServerResponse.unsafeJson({ error: code, message: error.message }, { status, headers })
@@ -87,6 +89,7 @@ const multipartError = (error: Multipart.MultipartError): ApiError =>
 export const ErrorResponsesLive = HttpApiBuilder.middleware(
   Effect.gen(function*() {
     const apiKey = yield* ApiKey
+    const wrongKeys = yield* WrongKeys
     return (app) =>
       Effect.catchAllCause(app, (cause) =>
         Effect.gen(function*() {
@@ -114,7 +117,12 @@ export const ErrorResponsesLive = HttpApiBuilder.middleware(
               return HttpServerResponse.unsafeJson({ error: "not_found", message: "Not found." }, { status: 404 })
             }
             const denied = apiKey.check(request.headers["authorization"])
-            if (Either.isLeft(denied)) return errorResponse(new InvalidToken({ message: denied.left }))
+            if (Either.isLeft(denied)) {
+              const counted = request.headers["authorization"] === undefined || !apiKey.isConfigured
+                ? Effect.void
+                : wrongKeys.wrongKey(Option.getOrUndefined(request.remoteAddress), "API key")
+              return yield* counted.pipe(Effect.as(errorResponse(new InvalidToken({ message: denied.left }))), Effect.catchAll((e) => Effect.succeed(errorResponse(e))))
+            }
             const allow = allowedMethods(request.url.split("?")[0]!)
             return allow.length > 0
               ? errorResponse(new MethodNotAllowed({ message: `The method ${request.method} is not allowed here. Allowed: ${allow.join(", ")}.`, allow }))

@@ -18,7 +18,8 @@ import { MAX_IMPORT_FILE_BYTES } from "../services/import/ImportService.ts"
 import { diskFull, isDiskFull } from "./DiskFull.ts"
 
 /**
- * Reads the `file` part of a multipart/form-data request straight to disk, enforcing the
+ * Reads the `file` part of a multipart/form-data request straight to disk (through a write
+ * stream: nothing synchronous on the event loop while the bytes arrive), enforcing the
  * limits while the bytes arrive: a request declared larger than the post limit is refused
  * before its body is read, and a file that grows past the file limit is cut off and removed.
  */
@@ -106,11 +107,6 @@ const MAX_FIELD_BYTES = 1024 * 1024
 
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/
 
-const writeAll = (fd: number, chunk: Uint8Array) => {
-  let written = 0
-  while (written < chunk.length) written += fs.writeSync(fd, chunk, written)
-}
-
 const nodeRequest = (request: HttpServerRequest.HttpServerRequest): IncomingMessage | undefined => {
   try {
     return NodeHttpServerRequest.toIncomingMessage(request) ?? undefined
@@ -153,14 +149,24 @@ export const receiveFilePart = (request: HttpServerRequest.HttpServerRequest, op
         return resume(Effect.fail(unreadable()))
       }
       let settled = false
-      let file: { name: string; tempPath: string; fd: number | undefined; size: number; head: Buffer; ended: boolean } | undefined
+      // written through a stream: nothing synchronous on the event loop while the bytes arrive
+      let file: { name: string; tempPath: string; out: fs.WriteStream; size: number; head: Buffer; ended: boolean; written: boolean } | undefined
       let bodyBytes = 0
 
-      const closeFile = () => {
-        if (file?.fd !== undefined) {
-          fs.closeSync(file.fd)
-          file.fd = undefined
+      /**
+       * Stops writing the file and removes it once its stream has closed (an open still under
+       * way creates it), then `then`: a refusal is answered once nothing of it is left.
+       */
+      const discardFile = (then: () => void) => {
+        if (file === undefined) return then()
+        const { out, tempPath } = file
+        const removed = () => {
+          removeQuietly(tempPath)
+          then()
         }
+        if (out.closed) return removed()
+        out.once("close", removed)
+        out.destroy()
       }
       const stop = () => {
         settled = true
@@ -174,9 +180,7 @@ export const receiveFilePart = (request: HttpServerRequest.HttpServerRequest, op
       const fail = (error: ReceiveError) => {
         if (settled) return
         stop()
-        closeFile()
-        if (file !== undefined) removeQuietly(file.tempPath)
-        resume(Effect.fail(error))
+        discardFile(() => resume(Effect.fail(error)))
       }
       const onData = (chunk: Buffer) => {
         bodyBytes += chunk.length
@@ -199,25 +203,29 @@ export const receiveFilePart = (request: HttpServerRequest.HttpServerRequest, op
         if (Either.isLeft(checked)) return fail(checked.left)
         if (CONTROL_CHARACTER.test(name)) return fail(invalidName())
         const tempPath = path.join(options.tempDir, `.${randomUUID()}.part`)
-        try {
-          file = { name, tempPath, fd: fs.openSync(tempPath, "wx"), size: 0, head: Buffer.alloc(0), ended: false }
-        } catch (e) {
-          return fail(storeFailure(e))
-        }
-        const current = file!
+        const out = fs.createWriteStream(tempPath, { flags: "wx" })
+        const current = { name, tempPath, out, size: 0, head: Buffer.alloc(0), ended: false, written: false }
+        file = current
+        // a full disk, no permission: the upload is refused, its file removed
+        out.on("error", (e) => fail(storeFailure(e)))
+        out.on("finish", () => {
+          current.written = true
+          finish()
+        })
         stream.on("data", (chunk: Buffer) => {
           if (settled) return
           current.size += chunk.length
           if (current.size > options.maxFileSize) return fail(tooLarge(options, "file"))
           if (current.head.length < HEAD_BYTES) current.head = Buffer.concat([current.head, chunk.subarray(0, HEAD_BYTES - current.head.length)])
-          try {
-            writeAll(current.fd!, chunk)
-          } catch (e) {
-            fail(storeFailure(e))
+          // the part waits while the file's writes catch up
+          if (!out.write(chunk)) {
+            stream.pause()
+            out.once("drain", () => stream.resume())
           }
         })
         stream.on("end", () => {
           current.ended = true
+          out.end()
         })
       })
       parser.on("field", () => {})
@@ -228,14 +236,20 @@ export const receiveFilePart = (request: HttpServerRequest.HttpServerRequest, op
       // the only free text a client puts there is the file name (a NUL, a DEL, a control
       // character); one left unfinished at the end is a body cut short
       parser.on("error", () => fail(parser.writableEnded ? unreadable() : invalidName()))
+      let parsed = false
+      /** Once the body is parsed and the file's bytes are all written: the upload is received. */
+      const finish = () => {
+        if (settled || !parsed || file === undefined || !file.written) return
+        stop()
+        resume(Effect.succeed({ name: file.name, tempPath: file.tempPath, size: file.size, head: new Uint8Array(file.head) }))
+      }
       parser.on("close", () => {
         if (settled) return
         if (file === undefined) return fail(new MissingFile({ message: MISSING_FILE_MESSAGE }))
         if (!file.ended) return fail(unreadable())
         if (file.size === 0) return fail(new MissingFile({ message: "The uploaded file is empty." }))
-        stop()
-        closeFile()
-        resume(Effect.succeed({ name: file.name, tempPath: file.tempPath, size: file.size, head: new Uint8Array(file.head) }))
+        parsed = true
+        finish()
       })
 
       incoming.on("data", onData)
@@ -247,8 +261,7 @@ export const receiveFilePart = (request: HttpServerRequest.HttpServerRequest, op
       return Effect.sync(() => {
         if (settled) return
         stop()
-        closeFile()
-        if (file !== undefined) removeQuietly(file.tempPath)
+        discardFile(() => {})
       })
     })
   })

@@ -1,8 +1,6 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { SqlClient } from "@effect/sql"
 import { Duration, Effect } from "effect"
-import { randomUUID } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { configuredSecrets } from "./RequestLog.ts"
@@ -10,6 +8,7 @@ import { ImportQueue } from "../services/import/ImportQueue.ts"
 import { ParseWorker } from "../services/import/ParseWorker.ts"
 import { WatchDirectory } from "../services/import/WatchDirectory.ts"
 import { AppConfig } from "../services/platform/AppConfig.ts"
+import { ReadConnection } from "../services/platform/ReadConnection.ts"
 import { StoragePaths } from "../services/platform/StoragePaths.ts"
 import { type FiberReport, reasonOf, Supervisor } from "../services/platform/Supervisor.ts"
 
@@ -26,6 +25,13 @@ import { type FiberReport, reasonOf, Supervisor } from "../services/platform/Sup
 
 const CHECK_TIMEOUT = Duration.seconds(2)
 
+/**
+ * How long one evaluation of the checks answers every probe: a thousand probes a second make
+ * one evaluation a second, and probes that arrive while one runs wait for it rather than start
+ * their own.
+ */
+const CHECKS_FRESH_FOR = Duration.seconds(1)
+
 interface CheckResult {
   readonly ok: boolean
   readonly error?: string
@@ -33,14 +39,31 @@ interface CheckResult {
 
 const noStore = { "cache-control": "no-store" }
 
-/** Writes and removes a dot-file (ignored by the watch folder) in each folder. */
+/** The one probe file of a folder: a dot-file (ignored by the watch folder), always the same name. */
+const PROBE_FILE = ".healthz-probe"
+
+/**
+ * Whether each folder takes a file: a folder (not a file in its place), whose disk has room
+ * (blocks and inodes), in which a small file can be written. The probe file is removed whatever
+ * failed (a write that fails after its file was created, on a full disk), and has the same name
+ * every time: no probe, nor a thousand, leaves anything behind.
+ */
 const writable = (dirs: ReadonlyArray<string>) =>
   Effect.forEach(dirs, (dir) =>
-    Effect.tryPromise(async () => {
-      const probe = path.join(dir, `.healthz-${randomUUID()}`)
-      await fs.writeFile(probe, "ok")
-      await fs.rm(probe, { force: true })
-    }).pipe(Effect.mapError(() => new Error(`the ${path.basename(dir)} folder does not take a file`))), { concurrency: "unbounded", discard: true })
+    Effect.tryPromise({
+      try: async () => {
+        if (!(await fs.stat(dir)).isDirectory()) throw new Error("it is not a folder")
+        const room = await fs.statfs(dir)
+        if (room.bavail <= 0 || (room.files > 0 && room.ffree <= 0)) throw new Error("its disk is full")
+        const probe = path.join(dir, PROBE_FILE)
+        try {
+          await fs.writeFile(probe, "ok")
+        } finally {
+          await fs.rm(probe, { force: true }).catch(() => undefined)
+        }
+      },
+      catch: (e) => new Error(`the ${path.basename(dir)} folder does not take a file${e instanceof Error && /folder|disk/.test(e.message) ? `: ${e.message}` : ""}`)
+    }), { concurrency: "unbounded", discard: true })
 
 const fiberView = (fiber: FiberReport, redact: (text: string) => string) => ({
   state: fiber.state,
@@ -55,7 +78,7 @@ const fiberView = (fiber: FiberReport, redact: (text: string) => string) => ({
 
 export const HealthHttpLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const db = yield* ReadConnection
     const paths = yield* StoragePaths
     const parseWorker = yield* ParseWorker
     const supervisor = yield* Supervisor
@@ -77,8 +100,9 @@ export const HealthHttpLive = HttpApiBuilder.Router.use((router) =>
         })
       )
 
-    const checks = Effect.all({
-      database: check(sql`SELECT count(*) AS n FROM sqlite_master`),
+    const checks = yield* Effect.cachedWithTTL(Effect.all({
+      // the read connection: a probe never waits behind an import's commit
+      database: check(Effect.try(() => db.rows("SELECT count(*) FROM sqlite_master", []))),
       storage: check(writable([path.dirname(paths.databaseFile), paths.logsDir, paths.imagesDir, paths.originalsDir])),
       watchFolder: check(Effect.suspend(() => {
         // what the watcher found wrong (unmounted, replaced, taken) though the folder may take a file
@@ -86,7 +110,7 @@ export const HealthHttpLive = HttpApiBuilder.Router.use((router) =>
         return problem === null ? writable([paths.watchDir, paths.uploadsDir]) : Effect.fail(new Error(problem))
       })),
       parseWorker: check(Effect.filterOrFail(parseWorker.alive, (up) => up, () => new Error("the parse worker thread is not running")))
-    }, { concurrency: "unbounded" })
+    }, { concurrency: "unbounded" }), CHECKS_FRESH_FOR)
 
     yield* router.get(
       "/healthz",

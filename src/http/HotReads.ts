@@ -37,6 +37,7 @@ export const searchOf = (params: ActivitySearchParams): ActivitySearch => ({
   sportTypes: params["filters[sportType]"],
   hasGpx: params["filters[hasGpx]"],
   search: params["filters[search]"],
+  sort: params.sort,
   page: params["pagination[page]"],
   size: params["pagination[size]"]
 })

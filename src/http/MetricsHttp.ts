@@ -1,6 +1,6 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import { Effect, Either, Metric, MetricLabel } from "effect"
+import { Effect, Either, Metric, MetricLabel, Option } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { WEBHOOK_PATH } from "../connectors/strava/StravaWebhookRoutes.ts"
 import { InvalidToken } from "../schema/ApiErrors.ts"
@@ -10,6 +10,7 @@ import { ImportQueue } from "../services/import/ImportQueue.ts"
 import { httpRequestDuration, importQueueLength } from "../services/platform/Metrics.ts"
 import { MetricsExport, metricsResponse } from "../services/platform/MetricsExport.ts"
 import { declaredRoutes, errorResponse } from "./ErrorResponses.ts"
+import { WrongKeys } from "./WrongKeys.ts"
 
 /**
  * `GET /metrics`: every metric in the Prometheus text format, behind the API key unless
@@ -29,13 +30,22 @@ export const MetricsHttpLive = HttpApiBuilder.Router.use((router) =>
     const config = yield* AppConfig
     const apiKey = yield* ApiKey
     const metrics = yield* MetricsExport
+    const wrongKeys = yield* WrongKeys
     yield* router.get(
       "/metrics",
       Effect.gen(function*() {
         if (!config.metricsPublic) {
           const request = yield* HttpServerRequest.HttpServerRequest
           const denied = apiKey.check(request.headers["authorization"])
-          if (Either.isLeft(denied)) return errorResponse(new InvalidToken({ message: `${denied.left} (or set METRICS_PUBLIC=true)` }))
+          if (Either.isLeft(denied)) {
+            const counted = request.headers["authorization"] === undefined || !apiKey.isConfigured
+              ? Effect.void
+              : wrongKeys.wrongKey(Option.getOrUndefined(request.remoteAddress), "API key")
+            return yield* counted.pipe(
+              Effect.as(errorResponse(new InvalidToken({ message: `${denied.left} (or set METRICS_PUBLIC=true)` }))),
+              Effect.catchAll((e) => Effect.succeed(errorResponse(e)))
+            )
+          }
         }
         return yield* Effect.provideService(metricsResponse, MetricsExport, metrics)
       })

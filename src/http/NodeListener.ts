@@ -2,6 +2,7 @@ import { Context } from "effect"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { Socket } from "node:net"
 import { type BodyLimit, declaredLength } from "./BodyLimits.ts"
+import { urlEncodingProblem } from "./urlEncodingProblem.ts"
 
 /**
  * The Node server under the HTTP app.
@@ -9,6 +10,8 @@ import { type BodyLimit, declaredLength } from "./BodyLimits.ts"
  * It answers `Expect: 100-continue` itself: a body declared over its route's limit is not
  * invited (no `100 Continue`), and the app refuses it with 413 before reading a byte; any
  * other request is invited and handed on as usual.
+ *
+ * A URL whose encoding is wrong (urlEncodingProblem) is answered 400 here, whatever its route.
  *
  * A request a direct route answers (DirectRoutes) never reaches the app: the server's
  * "request" event goes to the app only when `direct` leaves the request alone. The direct
@@ -70,6 +73,36 @@ const lingeringClose = (socket: Socket, request: () => IncomingMessage | undefin
   else socket.once("finish", drain)
 }
 
+/** A URL whose encoding is wrong is answered 400 in the API's error shape, on every route, before any route reads it. */
+const refuseBadEncoding = (request: IncomingMessage, response: ServerResponse): boolean => {
+  const problem = urlEncodingProblem(request.url ?? "/")
+  if (problem === null) return false
+  const body = JSON.stringify({ error: "bad_request", message: problem })
+  response.writeHead(400, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
+  response.end(body)
+  // a body is read and dropped, so that the connection can carry the next request
+  request.resume()
+  return true
+}
+
+/**
+ * What Node's own HTTP parser refuses before there is a request (a raw byte outside ASCII in the
+ * URL, a malformed head, headers too large, a head that never ends) is answered in the API's
+ * error shape too, as Node would by status, and the connection closed.
+ */
+const answerClientError = (error: NodeJS.ErrnoException & { readonly bytesParsed?: number }, socket: Socket) => {
+  if (error.code === "ECONNRESET" || !socket.writable) return void socket.destroy()
+  const [status, reason, message] = error.code === "HPE_HEADER_OVERFLOW"
+    ? [431, "Request Header Fields Too Large", "The request's headers are too large."]
+    : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+    ? [408, "Request Timeout", "The request's head did not arrive in time."]
+    : error.code === "HPE_INVALID_URL"
+    ? [400, "Bad Request", "The URL is not valid: it holds a byte that is not percent-encoded (send every byte outside printable ASCII as %XX)."]
+    : [400, "Bad Request", "The request is not valid HTTP."]
+  const body = JSON.stringify({ error: "bad_request", message })
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
+}
+
 export const makeNodeServer = (
   limitOf: (method: string, url: string) => BodyLimit,
   direct: DirectAnswer = () => false,
@@ -80,10 +113,12 @@ export const makeNodeServer = (
   server.emit = function(this: Server, event: string | symbol, ...args: Array<any>) {
     if (event === "request") {
       observe(args[0], args[1])
+      if (refuseBadEncoding(args[0], args[1])) return true
       if (direct(args[0], args[1])) return true
     }
     return emit.apply(this, [event, ...args] as Parameters<typeof emit>)
   } as typeof emit
+  server.on("clientError", answerClientError)
   const current = new WeakMap<Socket, IncomingMessage>()
   server.on("connection", (socket: Socket) => {
     socket.destroySoon = () => lingeringClose(socket, () => current.get(socket))

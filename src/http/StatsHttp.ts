@@ -14,7 +14,7 @@ const eddingtonJson = jsonResponder(EddingtonAnswer)
 const heatmapJson = jsonResponder(Heatmap)
 
 /** The activities a statistic covers, as the list selects them; a 400 for a range that ends before it starts. */
-const filterOf = (params: StatsFilterParams): Effect.Effect<ActivityFilter, BadRequest> => {
+export const filterOf = (params: StatsFilterParams): Effect.Effect<ActivityFilter, BadRequest> => {
   const problem = searchProblem(params)
   if (problem !== undefined) return Effect.fail(new BadRequest({ message: problem }))
   return Effect.succeed({
@@ -40,6 +40,9 @@ export const StatsHttpLive = HttpApiBuilder.group(WaymarkApi, "stats", (handlers
       .handle("eddington", ({ urlParams }) =>
         Effect.map(stats.eddington(urlParams["filters[sportType]"]), (eddington) => eddingtonJson({ eddington })))
       .handle("heatmap", ({ urlParams }) =>
-        filterOf(urlParams).pipe(Effect.flatMap((filter) => stats.heatmap(filter)), Effect.map((routes) => heatmapJson({ routes }))))
+        filterOf(urlParams).pipe(
+          Effect.flatMap((filter) => stats.heatmap(filter, urlParams["filters[worldType]"] ?? "realWorld")),
+          Effect.map((routes) => heatmapJson({ routes }))
+        ))
   })
 )

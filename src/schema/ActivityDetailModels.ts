@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { StrokeType } from "./SwimStroke.ts"
 
 /** Response bodies of an activity's detail: its streams, laps, splits and best efforts. */
 
@@ -20,7 +21,7 @@ export type StreamType = keyof typeof STREAM_TYPES
 
 export const Streams = Schema.Struct({
   streams: Schema.Struct({
-    time: numbers("Seconds since the start"),
+    time: numbers("Seconds since the start; absent when the activity's times are unknown (hasTimes false)"),
     distance: numbers("Metres since the start"),
     latlng: Schema.optional(Schema.Array(Schema.NullOr(Schema.Tuple(Schema.Number, Schema.Number))).annotations({
       description: "[latitude, longitude]; null where the position is unknown"
@@ -28,7 +29,7 @@ export const Streams = Schema.Struct({
     altitude: numbers("Metres above sea level"),
     velocity: numbers("Metres per second"),
     heartrate: numbers("Beats per minute"),
-    cadence: numbers("Revolutions (steps) per minute"),
+    cadence: numbers("Steps per minute on foot (runs, walks, hikes), strokes per minute for swims and rows, revolutions per minute otherwise"),
     watts: numbers("Power in watts"),
     temperature: numbers("Degrees Celsius")
   }).annotations({ description: "Only the recorded streams; every array has one entry per sample" })
@@ -45,14 +46,23 @@ export const Lap = Schema.Struct({
   elapsedTimeInSeconds: Schema.Int,
   averageSpeedInKmPerHour: Schema.Number,
   maxSpeedInKmPerHour: Schema.Number,
-  averageHeartRate: Schema.NullOr(Schema.Int)
-}).annotations({ identifier: "Lap" })
+  averageHeartRate: Schema.NullOr(Schema.Int),
+  strokes: Schema.NullOr(Schema.Int).annotations({ description: "A swim lap's strokes, where the device counted them" }),
+  numberOfLengths: Schema.NullOr(Schema.Int).annotations({ description: "A pool swim lap's lengths swum (0 for a rest)" }),
+  swolf: Schema.NullOr(Schema.Int).annotations({ description: "A pool swim lap's SWOLF: seconds plus strokes per length, averaged over its lengths" }),
+  strokeType: Schema.NullOr(StrokeType).annotations({ description: "A swim lap's stroke, where recorded (mixed when its lengths differ)" })
+}).annotations({
+  identifier: "Lap",
+  description: "The laps run from the activity's start to its end, one after the other: their elapsed times add up to the activity's"
+})
 export type Lap = typeof Lap.Type
 
 export const LapList = Schema.Struct({ laps: Schema.Array(Lap) }).annotations({ identifier: "LapList" })
 
 export const Split = Schema.Struct({
-  unit: Schema.Literal("km", "mile").annotations({ description: "A split of one kilometre or of one mile (the last one may be shorter)" }),
+  unit: Schema.Literal("km", "mile", "100m", "100yd").annotations({
+    description: "A split of one kilometre or of one mile, for a swim of 100 metres or of 100 yards (the last one may be shorter)"
+  }),
   splitIndex: Schema.Int.annotations({ description: "1 for the first split of its unit" }),
   distanceInMeter: Schema.Number,
   elevationDifferenceInMeter: Schema.Number,
@@ -65,7 +75,25 @@ export type Split = typeof Split.Type
 
 export const SplitList = Schema.Struct({ splits: Schema.Array(Split) }).annotations({
   identifier: "SplitList",
-  description: "Kilometre splits first, then mile splits"
+  description: "Kilometre splits first, then mile splits; for a swim, 100 m splits, then 100 yd splits"
+})
+
+export const Length = Schema.Struct({
+  lengthIndex: Schema.Int.annotations({ description: "1 for the first length swum" }),
+  lapIndex: Schema.Int.annotations({ description: "The lap it was swum in" }),
+  startOffsetInSeconds: Schema.Int.annotations({ description: "Seconds from the activity's start to the length's" }),
+  elapsedTimeInSeconds: Schema.Int,
+  distanceInMeter: Schema.Number.annotations({ description: "The pool's length" }),
+  averageSpeedInKmPerHour: Schema.Number,
+  strokes: Schema.NullOr(Schema.Int),
+  strokeType: Schema.NullOr(StrokeType),
+  swolf: Schema.NullOr(Schema.Int).annotations({ description: "Seconds plus strokes; null without strokes" })
+}).annotations({ identifier: "Length" })
+export type Length = typeof Length.Type
+
+export const LengthList = Schema.Struct({ lengths: Schema.Array(Length) }).annotations({
+  identifier: "LengthList",
+  description: "A pool swim's lengths, in order (the rests between them left out); empty for any other activity"
 })
 
 export const BestEffort = Schema.Struct({

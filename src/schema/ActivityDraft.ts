@@ -1,15 +1,20 @@
 import type { ActivitySummary, ImportSource } from "./ActivityFields.ts"
 import type { FileFormat } from "./ParsedActivity.ts"
+import type { TrainingBasis } from "./TrainingBasis.ts"
+import type { StrokeType } from "./SwimStroke.ts"
 
-export type { ImportSource, Location, WorldType } from "./ActivityFields.ts"
+export type { ImportSource, Location, Multisport, WorldType } from "./ActivityFields.ts"
 
 export const importSourceOfFormat = (format: FileFormat): ImportSource =>
   format === "fit" ? "fitFile" : format === "tcx" ? "tcxFile" : "gpxFile"
 
-/** Streams, keyed by Strava stream type; every array has one entry per `time` sample. */
+/**
+ * Streams, keyed by Strava stream type; every array has one entry per sample. `time` is absent
+ * only where the samples' times are unknown (a route converted without them).
+ */
 export interface ActivityStreams {
   /** seconds since the start */
-  readonly time: Array<number>
+  readonly time?: Array<number>
   readonly latlng?: Array<[number, number] | null>
   readonly distance?: Array<number>
   readonly altitude?: Array<number>
@@ -19,6 +24,13 @@ export interface ActivityStreams {
   readonly watts?: Array<number>
   readonly temp?: Array<number>
   readonly moving?: Array<boolean>
+}
+
+/** How many samples the streams hold. */
+export const sampleCount = (streams: ActivityStreams): number => {
+  if (streams.time !== undefined) return streams.time.length
+  for (const values of Object.values(streams)) if (Array.isArray(values)) return values.length
+  return 0
 }
 
 export interface Lap {
@@ -33,10 +45,34 @@ export interface Lap {
   readonly averageSpeedInKmPerHour: number
   readonly maxSpeedInKmPerHour: number
   readonly averageHeartRate: number | null
+  /** a swim lap's strokes, active lengths, SWOLF (seconds plus strokes per length) and stroke, where recorded */
+  readonly strokes?: number | null
+  readonly numberOfLengths?: number | null
+  readonly swolf?: number | null
+  readonly strokeType?: StrokeType | null
 }
 
+/** One active length of a pool swim (the rests between lengths are not lengths). */
+export interface Length {
+  readonly lengthIndex: number
+  /** the lap it belongs to */
+  readonly lapIndex: number
+  /** seconds since the activity start */
+  readonly startOffsetSeconds: number
+  readonly elapsedTimeInSeconds: number
+  readonly distanceInMeter: number
+  readonly averageSpeedInKmPerHour: number
+  readonly strokes: number | null
+  readonly strokeType: StrokeType | null
+  /** seconds plus strokes; null without strokes */
+  readonly swolf: number | null
+}
+
+/** The unit of a split: a kilometre or a mile, or for swims 100 metres or 100 yards. */
+export type SplitUnit = "metric" | "imperial" | "100m" | "100yd"
+
 export interface Split {
-  readonly unit: "metric" | "imperial"
+  readonly unit: SplitUnit
   readonly splitIndex: number
   readonly distanceInMeter: number
   readonly elapsedTimeInSeconds: number
@@ -64,14 +100,24 @@ export interface ActivityDraft extends ActivitySummary {
   readonly laps: ReadonlyArray<Lap>
   readonly splits: ReadonlyArray<Split>
   readonly bestEfforts: ReadonlyArray<BestEffort>
+  /** a pool swim's lengths */
+  readonly lengths?: ReadonlyArray<Length>
   /** what was dropped from its file as impossible, in plain words; absent when nothing was */
   readonly repairs?: ReadonlyArray<string>
+  /** its training basis when computed before its streams were thinned for storage (else from the stored streams) */
+  readonly training?: TrainingBasis
+  /**
+   * which part of `multisport` this activity is: the import names the activity of each leg there
+   * once it has given them their ids (see linkRaceLegs)
+   */
+  readonly racePart?: number
 }
 
 /**
  * An ActivityDraft whose streams are already in their stored form (see StreamsCodec): what the
  * parse worker hands over, so that encoding a long activity's streams never blocks the daemon.
  */
-export interface EncodedActivityDraft extends Omit<ActivityDraft, "streams"> {
+export interface EncodedActivityDraft extends Omit<ActivityDraft, "streams" | "training"> {
   readonly encodedStreams: Uint8Array
+  readonly training: TrainingBasis
 }

@@ -28,11 +28,31 @@ export const SportType = Schema.Literal(...SPORT_TYPES).annotations({
 
 export const WorldType = Schema.Literal("realWorld", "zwift", "rouvy", "myWhoosh").annotations({ identifier: "WorldType" })
 export type WorldType = typeof WorldType.Type
+type SportType = typeof SportType.Type
 
 export const ImportSource = Schema.Literal("fitFile", "tcxFile", "gpxFile", "stravaApi").annotations({ identifier: "ImportSource" })
 export type ImportSource = typeof ImportSource.Type
 
 export const WorkoutType = Schema.Literal("race", "workout", "longRun")
+
+export const MultisportPart = Schema.Struct({
+  kind: Schema.Literal("leg", "transition"),
+  activityId: Schema.NullOr(Schema.String).annotations({
+    description: "The leg's activity; null for a transition, and for a leg that is not stored (impossible as recorded, or deleted)"
+  }),
+  sportType: Schema.NullOr(SportType).annotations({ description: "The leg's sport; null for a transition" }),
+  startOffsetInSeconds: Schema.Int.annotations({ description: "Seconds from the race's start to the part's" }),
+  elapsedTimeInSeconds: Schema.Int
+}).annotations({ identifier: "MultisportPart" })
+export type MultisportPart = typeof MultisportPart.Type
+
+export const Multisport = Schema.Struct({
+  parts: Schema.Array(MultisportPart).annotations({ description: "The legs and the transitions between them, in order" })
+}).annotations({
+  identifier: "MultisportRace",
+  description: "The race (a triathlon, a duathlon) this activity is a leg of: every leg, each its own activity, and every transition"
+})
+export type Multisport = typeof Multisport.Type
 
 export const Location = Schema.Struct({
   countryCode: Schema.NullOr(Schema.String).annotations({ description: "Lowercased ISO 3166-1 alpha-2" }),
@@ -80,6 +100,38 @@ const latLng = (lat: unknown, lng: unknown): readonly [number, number] | null =>
 /** Location names come from the offline city data; this only bounds what an old row may hold. */
 const MAX_PLACE_LENGTH = 255
 const place = textOrNull(MAX_PLACE_LENGTH)
+
+const sportTypes: ReadonlySet<unknown> = new Set(SPORT_TYPES)
+const sportTypeOrNull = (v: unknown): SportType | null => (sportTypes.has(v) ? (v as SportType) : null)
+
+/** One part of a stored race, within its type; null for what is not one. */
+const racePart = (v: unknown): MultisportPart | null => {
+  if (typeof v !== "object" || v === null) return null
+  const p = v as Record<string, unknown>
+  if (p["kind"] !== "leg" && p["kind"] !== "transition") return null
+  return {
+    kind: p["kind"],
+    activityId: typeof p["activityId"] === "string" ? p["activityId"] : null,
+    sportType: sportTypeOrNull(p["sportType"]),
+    startOffsetInSeconds: int(p["startOffsetInSeconds"]),
+    elapsedTimeInSeconds: int(p["elapsedTimeInSeconds"])
+  }
+}
+
+/** A race as stored (JSON), or null: a text that is not one reads as none. Only multisport legs have one. */
+const multisport = (v: unknown): Multisport | null => {
+  if (typeof v !== "string") return null
+  try {
+    const parsed = JSON.parse(v) as { parts?: unknown }
+    if (!Array.isArray(parsed.parts)) return null
+    return { parts: parsed.parts.map(racePart).filter((p): p is MultisportPart => p !== null) }
+  } catch {
+    return null
+  }
+}
+
+/** A number with 2 decimals, or null when not a finite number. */
+const decimalOrNull = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? Math.round(v * 100) / 100 : null)
 
 /** An instant a Date can show (epoch ms), else 0: rows written before starts were checked may hold 1e300. */
 const instant = (v: unknown): number => (typeof v === "number" && Number.isFinite(new Date(v).getTime()) ? v : 0)
@@ -221,7 +273,44 @@ export const ActivityFields = {
     Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true }),
     (v) => (typeof v === "string" && v !== "" ? v : null)
   ),
-  hasGpx: column("has_gpx", Schema.Boolean.annotations({ description: "True when the GPX download will return a file" }), readFlag, writeFlag)
+  hasGpx: column("has_gpx", Schema.Boolean.annotations({ description: "True when the GPX download will return a file" }), readFlag, writeFlag),
+  hasTimes: column(
+    "has_times",
+    Schema.Boolean.annotations({
+      description: "False when the file's points carried no usable times (a route converted without them): its distance, " +
+        "elevation and route are kept, its times, speeds, splits and best efforts are unknown (0 or empty)"
+    }),
+    readFlag,
+    writeFlag
+  ),
+  poolLengthInMeter: column(
+    "pool_length",
+    Schema.optionalWith(Schema.NullOr(Schema.Number), { exact: true }).annotations({ description: "A pool swim's pool length" }),
+    decimalOrNull
+  ),
+  numberOfLengths: column(
+    "number_of_lengths",
+    Schema.optionalWith(Schema.NullOr(Schema.Int), { exact: true }).annotations({ description: "A pool swim's lengths swum (rests left out)" }),
+    intOrNull
+  ),
+  strokes: column(
+    "strokes",
+    Schema.optionalWith(Schema.NullOr(Schema.Int), { exact: true }).annotations({ description: "A swim's strokes, where the device counted them" }),
+    intOrNull
+  ),
+  swolf: column(
+    "swolf",
+    Schema.optionalWith(Schema.NullOr(Schema.Int), { exact: true }).annotations({
+      description: "A pool swim's SWOLF: the seconds plus the strokes of a length, averaged over its lengths"
+    }),
+    intOrNull
+  ),
+  multisport: column(
+    "multisport",
+    Schema.optionalWith(Schema.NullOr(Multisport), { exact: true }),
+    multisport,
+    (race) => (race === null ? null : JSON.stringify(race))
+  )
 } as const
 
 type Fields = typeof ActivityFields

@@ -25,6 +25,11 @@ export class OriginalNotAvailable extends Schema.TaggedError<OriginalNotAvailabl
 export class GearIsImported extends Schema.TaggedError<GearIsImported>()("GearIsImported", { message: Schema.String }) {}
 export class FileImportStatusConflict extends Schema.TaggedError<FileImportStatusConflict>()("FileImportStatusConflict", { message: Schema.String }) {}
 export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", { message: Schema.String }) {}
+/** Too many wrong keys from the client's address: answered with `Retry-After`. */
+export class TooManyRequests extends Schema.TaggedError<TooManyRequests>()("TooManyRequests", {
+  message: Schema.String,
+  retryAfterSeconds: Schema.Number
+}) {}
 
 export type ApiError =
   | InvalidToken
@@ -43,13 +48,14 @@ export type ApiError =
   | OriginalNotAvailable
   | GearIsImported
   | FileImportStatusConflict
+  | TooManyRequests
   | InternalError
 
 export const ERROR_CODES = [
   "invalid_token", "missing_file", "unsupported_media_type", "unsupported_file_type", "file_too_large",
   "import_mode_not_files", "gpx_not_available", "not_found", "method_not_allowed", "bad_request", "forbidden",
   "payload_too_large", "insufficient_storage", "original_not_available", "gear_is_imported", "file_import_status_conflict",
-  "internal_error"
+  "too_many_requests", "internal_error"
 ] as const
 
 /** Wire code and HTTP status of each error. */
@@ -70,6 +76,7 @@ export const errorWire: { readonly [K in ApiError["_tag"]]: { readonly code: (ty
   OriginalNotAvailable: { code: "original_not_available", status: 404 },
   GearIsImported: { code: "gear_is_imported", status: 409 },
   FileImportStatusConflict: { code: "file_import_status_conflict", status: 409 },
+  TooManyRequests: { code: "too_many_requests", status: 429 },
   InternalError: { code: "internal_error", status: 500 }
 }
 
@@ -123,4 +130,5 @@ export const InsufficientStorageWire = wire(InsufficientStorage, "InsufficientSt
 export const OriginalNotAvailableWire = wire(OriginalNotAvailable, "OriginalNotAvailable", (message) => new OriginalNotAvailable({ message }))
 export const GearIsImportedWire = wire(GearIsImported, "GearIsImported", (message) => new GearIsImported({ message }))
 export const FileImportStatusConflictWire = wire(FileImportStatusConflict, "FileImportStatusConflict", (message) => new FileImportStatusConflict({ message }))
+export const TooManyRequestsWire = wire(TooManyRequests, "TooManyRequests", (message) => new TooManyRequests({ message, retryAfterSeconds: 0 }))
 export const InternalErrorWire = wire(InternalError, "InternalError", (message) => new InternalError({ message }))

@@ -1,5 +1,6 @@
 import type { WorldType } from "./ActivityDraft.ts"
 import type { SportType } from "./SportType.ts"
+import type { StrokeType } from "./SwimStroke.ts"
 
 /**
  * What a parser reads from one activity file, before any computation: the device's own
@@ -41,6 +42,38 @@ export interface ParsedLap {
   readonly averageHeartRate: number | null
   readonly maxHeartRate: number | null
   readonly calories: number | null
+  /** a swim lap's strokes, and its stroke when the device recorded one */
+  readonly strokes?: number | null
+  readonly strokeType?: StrokeType | null
+}
+
+/** One length of a pool swim as the device recorded it (a FIT `length` message). */
+export interface ParsedLength {
+  /** epoch ms */
+  readonly startTime: number
+  readonly elapsedSeconds: number
+  /** false for a rest at the wall (an idle length) */
+  readonly active: boolean
+  readonly strokes: number | null
+  readonly strokeType: StrokeType | null
+}
+
+/**
+ * One part of a multisport race (a triathlon) as its file recorded it: a sport leg, or the
+ * transition between two legs. Every activity of the race carries all of them.
+ */
+export interface ParsedRacePart {
+  /** null for a transition */
+  readonly sportType: SportType | null
+  /** epoch ms */
+  readonly startTime: number
+  readonly elapsedSeconds: number
+}
+
+export interface ParsedRace {
+  readonly parts: ReadonlyArray<ParsedRacePart>
+  /** which of `parts` this activity is */
+  readonly part: number
 }
 
 export interface DeviceTotals {
@@ -60,6 +93,8 @@ export interface DeviceTotals {
   /** m/s */
   readonly averageSpeed: number | null
   readonly maxSpeed: number | null
+  /** a swim's strokes (FIT total_cycles) */
+  readonly strokes?: number | null
 }
 
 export interface ParsedActivity {
@@ -83,4 +118,14 @@ export interface ParsedActivity {
   readonly worldType?: WorldType
   /** what was dropped from the file as impossible, in plain words (see repairSamples) */
   readonly repairs?: ReadonlyArray<string>
+  /** a pool swim's pool length (m) and its lengths */
+  readonly poolLengthMeters?: number | null
+  readonly lengths?: ReadonlyArray<ParsedLength>
+  /** the race this activity is a leg of (a multisport file) */
+  readonly race?: ParsedRace
+  /**
+   * the samples carry no usable time (a route converted without its times): only their order is
+   * known, and `time` holds the start, then one second more for each sample after it
+   */
+  readonly timesUnknown?: boolean
 }

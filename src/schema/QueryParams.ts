@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { FILE_IMPORT_SOURCES, FILE_IMPORT_STATUSES, type FileImportSource, type FileImportStatus } from "./ApiModels.ts"
 import { SPORT_TYPES, type SportType } from "./SportType.ts"
+import { WorldType } from "./ActivityFields.ts"
 import { CalendarDate } from "./CalendarDate.ts"
 import { oneOf } from "./OneOf.ts"
 
@@ -29,7 +30,7 @@ const integerParam = (name: string, min: number, max: number | undefined, fallba
   integerString(name, min, max, fallback).pipe(Schema.optionalWith({ default: () => fallback }))
 
 /** A comma-separated list whose items must all be allowed values. */
-const commaListOf = <A extends string>(name: string, what: string, allowed: ReadonlyArray<A>) => {
+export const commaListOf = <A extends string>(name: string, what: string, allowed: ReadonlyArray<A>) => {
   const set: ReadonlySet<string> = new Set(allowed)
   return Schema.String.pipe(
     Schema.filter((raw) => raw.split(",").map((s) => s.trim()).every((s) => s === "" || set.has(s)), {
@@ -51,7 +52,7 @@ const commaListOf = <A extends string>(name: string, what: string, allowed: Read
   }) as unknown as Schema.Schema<ReadonlyArray<A>, string>
 }
 
-const sportTypeList = commaListOf<SportType>("filters[sportType]", "sport type", SPORT_TYPES)
+export const sportTypeList = commaListOf<SportType>("filters[sportType]", "sport type", SPORT_TYPES)
 
 const booleanParam = (name: string) =>
   Schema.String.pipe(
@@ -72,7 +73,7 @@ const paginationFields = {
  * them is refused by name: a misspelt filter would otherwise be ignored and answer more than
  * was asked for. Other names are left alone (a client's cache buster, for one).
  */
-const bracketParams = <Fields extends Schema.Struct.Fields>(fields: Fields) => {
+export const bracketParams = <Fields extends Schema.Struct.Fields>(fields: Fields) => {
   const known = Object.keys(fields)
   const unknownName = Schema.String.pipe(Schema.filter((name) => /^(filters|pagination)\[/.test(name) && !known.includes(name)))
   return Schema.Struct(fields, Schema.Record({
@@ -84,7 +85,7 @@ const bracketParams = <Fields extends Schema.Struct.Fields>(fields: Fields) => {
 const SEARCH_MAX_LENGTH = 200
 
 /** The activity list's filters: also those of the statistics over the same activities. */
-const activityFilterFields = {
+export const activityFilterFields = {
   "filters[from]": Schema.optional(CalendarDate("filters[from]").annotations({ description: "Only activities that started on this day or later" })),
   "filters[to]": Schema.optional(CalendarDate("filters[to]").annotations({ description: "Only activities that started on this day or earlier" })),
   "filters[sportType]": Schema.optional(sportTypeList),
@@ -98,7 +99,31 @@ const activityFilterFields = {
   )
 }
 
-export const ActivitySearchParams = bracketParams({ ...activityFilterFields, ...paginationFields })
+/**
+ * The orders the list can be read in: a field of the Activity, smallest (earliest, A to Z)
+ * first, or after a `-` largest first; activities that tie are in the same direction by their
+ * start. The start date orders by the instant the activity started.
+ */
+export const ACTIVITY_SORT_FIELDS = [
+  "startDateLocal", "name", "sportType", "distanceInMeter", "movingTimeInSeconds", "elevationInMeter", "averageSpeedInKmPerHour"
+] as const
+export type ActivitySortField = typeof ACTIVITY_SORT_FIELDS[number]
+export type ActivitySort = ActivitySortField | `-${ActivitySortField}`
+export const ACTIVITY_SORTS: ReadonlyArray<ActivitySort> = ACTIVITY_SORT_FIELDS.flatMap((f) => [f, `-${f}` as const])
+export const ACTIVITY_SORT_DEFAULT: ActivitySort = "-startDateLocal"
+
+const sortParam = oneOf(
+  ACTIVITY_SORTS,
+  (actual) => `"sort" must be one of ${ACTIVITY_SORT_FIELDS.join(", ")}, with a "-" before it for the largest or latest first, not ${actual}.`,
+  {
+    type: "string",
+    enum: [...ACTIVITY_SORTS],
+    default: ACTIVITY_SORT_DEFAULT,
+    description: "The order of the list: a field, smallest (earliest, A to Z) first, or after a \"-\" largest first; ties by their start in the same direction"
+  }
+).pipe(Schema.optionalWith({ default: () => ACTIVITY_SORT_DEFAULT }))
+
+export const ActivitySearchParams = bracketParams({ ...activityFilterFields, sort: sortParam, ...paginationFields })
 export type ActivitySearchParams = typeof ActivitySearchParams.Type
 
 export const FileImportSearchParams = bracketParams({
@@ -127,6 +152,19 @@ const periodMessage = `"filters[period]" is required: one of ${STATS_PERIODS.joi
 /** The activities a statistic covers: the list's filters. */
 export const StatsFilterParams = bracketParams(activityFilterFields)
 export type StatsFilterParams = typeof StatsFilterParams.Type
+
+const WORLD_TYPES = WorldType.literals
+
+/** The heatmap's activities: the list's filters, in one world (the real one unless another is asked for). */
+export const HeatmapParams = bracketParams({
+  ...activityFilterFields,
+  "filters[worldType]": Schema.optional(
+    oneOf(WORLD_TYPES, (actual) => `"filters[worldType]" must be one of ${WORLD_TYPES.join(", ")}, not ${actual}.`).annotations({
+      description: "The world whose routes are drawn: realWorld (the default) or a virtual one (zwift, rouvy, myWhoosh), whose maps are its own"
+    })
+  )
+})
+export type HeatmapParams = typeof HeatmapParams.Type
 
 export const TotalsParams = bracketParams({
   "filters[period]": Schema.propertySignature(

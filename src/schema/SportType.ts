@@ -22,6 +22,7 @@ export const RUN_EFFORT_DISTANCES = [400, MILE / 2, 1000, MILE, 2 * MILE, 5000, 
 
 export const RIDES: ReadonlySet<SportType> = new Set(["Ride", "MountainBikeRide", "GravelRide", "VirtualRide", "EMountainBikeRide"])
 export const RUNS: ReadonlySet<SportType> = new Set(["Run", "TrailRun", "VirtualRun"])
+export const SWIMS: ReadonlySet<SportType> = new Set(["Swim", "OpenWaterSwim"])
 
 export const bestEffortDistances = (sport: SportType): ReadonlyArray<number> =>
   RIDES.has(sport) ? RIDE_EFFORT_DISTANCES : RUNS.has(sport) ? RUN_EFFORT_DISTANCES : []

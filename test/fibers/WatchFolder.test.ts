@@ -104,6 +104,22 @@ describe("WatchFolder", () => {
       }).pipe(Effect.provide(watching(root)))
     }))
 
+  it.scopedLive("offers the files of a folder moved in whole, its subfolders' too, long before the scan every minute", () =>
+    Effect.gen(function*() {
+      const root = yield* rootSettling()
+      const outside = path.join(root.root, "elsewhere", "2023")
+      fs.mkdirSync(path.join(outside, "june"), { recursive: true })
+      fs.writeFileSync(path.join(outside, "a.gpx"), GPX)
+      fs.writeFileSync(path.join(outside, "june", "b.gpx"), GPX)
+      yield* Effect.gen(function*() {
+        yield* Effect.sleep("200 millis")
+        fs.renameSync(outside, path.join(root.watchDir, "2023"))
+        const offered = [yield* nextOffered("5 seconds"), yield* nextOffered("5 seconds")]
+        expect(offered.sort()).toEqual(["2023/a.gpx", "2023/june/b.gpx"])
+        expect(yield* nextOffered(Duration.millis(SETTLE_MS * 3))).toBeUndefined()
+      }).pipe(Effect.provide(watching(root)))
+    }))
+
   it.scopedLive("a file the import hands back (held, tried later) is offered again only once it has held still for the settle time", () =>
     Effect.gen(function*() {
       const root = yield* rootSettling()

@@ -13,7 +13,7 @@ import {
 } from "../support/ImportHarness.ts"
 import { zipOf } from "../support/zipOf.ts"
 import { ImportQueue } from "../../src/services/import/ImportQueue.ts"
-import { copyRegularFile, OriginalsDisk } from "../../src/services/import/OriginalsDisk.ts"
+import { compressRegularFile, copyRegularFile, OriginalsDisk } from "../../src/services/import/OriginalsDisk.ts"
 import { WATCH_LOCK_FILE_NAME } from "../../src/services/platform/StorageLock.ts"
 import { runDaemonToExit } from "../cli/runDaemon.ts"
 
@@ -132,6 +132,7 @@ describe("watch folder: a file that changes while it is read", () => {
   let grown = false
   /** The disk under the originals: while the first copy of the file is made, its writer adds the rest. */
   const growingWhileCopied = {
+    compressFile: compressRegularFile,
     copyFile(from: string, to: string) {
       copyRegularFile(from, to)
       if (!grown && path.basename(from) === "written-on.gpx") {

@@ -107,7 +107,7 @@ layer(TestDaemon.layer(), { excludeTestServices: true })("an activity's detail",
 
   it.effect("an unknown activity is a 404 for each detail", () =>
     Effect.gen(function*() {
-      for (const detail of ["streams", "laps", "splits", "best-efforts"]) {
+      for (const detail of ["streams", "laps", "lengths", "splits", "best-efforts"]) {
         const answer = yield* send("GET", `/api/v1/activities/activity-nope/${detail}`)
         expectError(answer, 404, "not_found")
       }
@@ -123,7 +123,7 @@ layer(TestDaemon.layer(), { excludeTestServices: true })("an activity's detail",
       expect(laps.map((l: any) => l.lapIndex)).toEqual(laps.map((_: unknown, i: number) => i + 1))
       expect(Object.keys(laps[0]).sort()).toEqual([
         "averageHeartRate", "averageSpeedInKmPerHour", "distanceInMeter", "elapsedTimeInSeconds", "elevationInMeter", "lapIndex",
-        "maxSpeedInKmPerHour", "movingTimeInSeconds", "name", "startOffsetInSeconds"
+        "maxSpeedInKmPerHour", "movingTimeInSeconds", "name", "numberOfLengths", "startOffsetInSeconds", "strokeType", "strokes", "swolf"
       ])
       const lapDistance = laps.reduce((sum: number, l: any) => sum + l.distanceInMeter, 0)
       expect(Math.abs(lapDistance - activity.distanceInMeter)).toBeLessThan(50)

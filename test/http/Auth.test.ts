@@ -1,5 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
+import { WrongKeysPolicy } from "../../src/http/WrongKeys.ts"
 import { generateApiKey } from "../../src/services/platform/ApiKey.ts"
 import { allLogText, fileForm, send, snapshot, TestDaemon } from "../support/TestDaemon.ts"
 import { ENDPOINTS } from "./endpoints.ts"
@@ -12,7 +13,8 @@ const expectInvalidToken = (answer: { status: number; headers: Record<string, st
 }
 
 describe("bearer authentication", () => {
-  layer(TestDaemon.layer(), { excludeTestServices: true })("with a configured key", (it) => {
+  // every wrong token of every endpoint, from one address: none slowed here (WrongKeys.test.ts tests that)
+  layer(TestDaemon.layer().pipe(Layer.provide(Layer.succeed(WrongKeysPolicy, { free: Infinity, refuseAt: Infinity }))), { excludeTestServices: true })("with a configured key", (it) => {
     const badAuthorizations = (key: string): ReadonlyArray<[string, Record<string, string> | null]> => [
       ["no Authorization header", null],
       ["an empty header", { authorization: "" }],

@@ -57,8 +57,26 @@ layer(TestDaemon.layer(), { excludeTestServices: true })("GET /api/openapi.yaml"
         "get /api/v1/stats/heatmap": ["200", "400", "401"],
         "get /api/v1/athlete/weights": ["200", "401"],
         "post /api/v1/athlete/weights": ["200", "400", "401", "415"],
-        "delete /api/v1/athlete/weights/{on}": ["204", "400", "401"]
+        "delete /api/v1/athlete/weights/{on}": ["204", "400", "401"],
+        "get /api/v1/athlete/thresholds": ["200", "401"],
+        "post /api/v1/athlete/thresholds": ["200", "400", "401", "415"],
+        "delete /api/v1/athlete/thresholds/{on}": ["204", "400", "401"],
+        "get /api/v1/activities/{activityId}/analysis": ["200", "401", "404"],
+        "get /api/v1/stats/power-curve": ["200", "400", "401"],
+        "get /api/v1/stats/training-load": ["200", "400", "401"],
+        "get /api/v1/stats/calendar": ["200", "400", "401"],
+        "get /api/v1/stats/streaks": ["200", "401"],
+        "get /api/v1/stats/year-in-review": ["200", "400", "401"],
+        "get /api/v1/milestones": ["200", "400", "401"],
+        "get /api/v1/gear/{gearId}/components": ["200", "401", "404"],
+        "post /api/v1/gear/{gearId}/components": ["201", "400", "401", "404", "415"],
+        "get /api/v1/gear/{gearId}/components/{componentId}": ["200", "401", "404"],
+        "patch /api/v1/gear/{gearId}/components/{componentId}": ["200", "400", "401", "404", "415"],
+        "delete /api/v1/gear/{gearId}/components/{componentId}": ["204", "401", "404"],
+        "post /api/v1/gear/{gearId}/components/{componentId}/service": ["201", "400", "401", "404", "415"]
       }
+      // a service without a body is one done today
+      expect(doc.paths["/api/v1/gear/{gearId}/components/{componentId}/service"].post.requestBody.required).toBe(false)
       expect(Object.keys(expected)).toHaveLength(ENDPOINTS.length)
       for (const [key, statuses] of Object.entries(expected)) {
         const [method, path] = key.split(" ") as [string, string]

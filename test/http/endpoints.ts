@@ -27,5 +27,21 @@ export const ENDPOINTS = [
   { method: "GET", path: "/api/v1/stats/heatmap" },
   { method: "GET", path: "/api/v1/athlete/weights" },
   { method: "POST", path: "/api/v1/athlete/weights" },
-  { method: "DELETE", path: "/api/v1/athlete/weights/2024-01-01" }
+  { method: "DELETE", path: "/api/v1/athlete/weights/2024-01-01" },
+  { method: "GET", path: "/api/v1/athlete/thresholds" },
+  { method: "POST", path: "/api/v1/athlete/thresholds" },
+  { method: "DELETE", path: "/api/v1/athlete/thresholds/2024-01-01" },
+  { method: "GET", path: "/api/v1/activities/activity-x/analysis" },
+  { method: "GET", path: "/api/v1/stats/power-curve" },
+  { method: "GET", path: "/api/v1/stats/training-load" },
+  { method: "GET", path: "/api/v1/stats/calendar?filters[month]=2024-03" },
+  { method: "GET", path: "/api/v1/stats/streaks" },
+  { method: "GET", path: "/api/v1/stats/year-in-review?filters[year]=2024" },
+  { method: "GET", path: "/api/v1/milestones" },
+  { method: "GET", path: "/api/v1/gear/gear-x/components" },
+  { method: "POST", path: "/api/v1/gear/gear-x/components" },
+  { method: "GET", path: "/api/v1/gear/gear-x/components/gearComponent-x" },
+  { method: "PATCH", path: "/api/v1/gear/gear-x/components/gearComponent-x" },
+  { method: "DELETE", path: "/api/v1/gear/gear-x/components/gearComponent-x" },
+  { method: "POST", path: "/api/v1/gear/gear-x/components/gearComponent-x/service" }
 ] as const

@@ -5,7 +5,8 @@ import { syncBuiltinESMExports } from "node:module"
 
 /**
  * A full disk, for the daemon running in this process: while armed, file writes fail with
- * ENOSPC the way the kernel reports it (node's fs.writeSync / fs.writeFileSync throw it), and
+ * ENOSPC the way the kernel reports it (node's fs.writeSync / fs.writeFileSync throw it,
+ * fs.write / fs.writev call back with it), and
  * SQLite writes fail with SQLITE_FULL the way better-sqlite3 reports it. Reads keep working,
  * as they do on a full disk.
  */
@@ -35,15 +36,24 @@ const arm = (options: FullDiskOptions) =>
   Effect.sync(() => {
     const restore: Array<() => void> = []
     if (options.files ?? true) {
-      const { writeSync, writeFileSync } = fs
+      const { write, writev, writeSync, writeFileSync } = fs
       fs.writeSync = (() => {
         throw enospc("write")
       }) as typeof fs.writeSync
       fs.writeFileSync = (() => {
         throw enospc("write")
       }) as typeof fs.writeFileSync
+      // what a write stream calls (an upload's file)
+      const failing = (...args: Array<unknown>) => {
+        const callback = args.at(-1) as (error: Error) => void
+        process.nextTick(() => callback(enospc("write")))
+      }
+      fs.write = failing as unknown as typeof fs.write
+      fs.writev = failing as unknown as typeof fs.writev
       syncBuiltinESMExports()
       restore.push(() => {
+        fs.write = write
+        fs.writev = writev
         fs.writeSync = writeSync
         fs.writeFileSync = writeFileSync
         syncBuiltinESMExports()

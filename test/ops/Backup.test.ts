@@ -62,7 +62,7 @@ const addImage = (daemon: ChildDaemon, root: Root, activityId: string) =>
 const scopedRoot = Effect.acquireRelease(Effect.sync(() => makeRoot()), (r) => Effect.sync(() => fs.rmSync(r.root, { recursive: true, force: true })))
 
 describe("npm run cli -- app:backup <file>", () => {
-  it.scopedLive("copies the database while the daemon runs; restored into a fresh storage folder with the files, a daemon starts on it with every activity, import and image", () =>
+  it.scopedLive("copies the database while the daemon runs; restored into a fresh storage folder with the files, a daemon starts on it with every activity, import and image, and imports again what was imported after the backup", () =>
     Effect.gen(function*() {
       const original = yield* scopedRoot
       const daemon = yield* startChildDaemon({ env: original.env, apiKey: original.apiKey, readyTimeout: "90 seconds" })
@@ -100,25 +100,39 @@ describe("npm run cli -- app:backup <file>", () => {
       fs.copyFileSync(target, path.join(restored.storageDir, "database", "waymark.sqlite"))
       fs.cpSync(imagesDir, path.join(restored.storageDir, "files", "activities"), { recursive: true })
       fs.cpSync(originalsDir, path.join(restored.storageDir, "files", "originals"), { recursive: true })
+      fs.cpSync(path.join(original.storageDir, "files", "original-names"), path.join(restored.storageDir, "files", "original-names"), { recursive: true })
 
       const again = yield* startChildDaemon({ env: restored.env, apiKey: restored.apiKey, readyTimeout: "90 seconds" })
-      const after = yield* activities(again)
+      // the activities of the copy, as they were (the one imported after the backup comes back beside them)
+      const after = (yield* activities(again)).filter((a) => before.some((b) => b.id === a.id))
       assert.deepStrictEqual(after, before.map((a) => (a.id === before[0].id ? { ...a, images: [image] } : a)).map((a) => ({
         ...a,
         images: a.images.map((i: any) => ({ ...i, url: i.url.replace(daemon.baseUrl, again.baseUrl) }))
       })))
-      const imports = yield* again.get("/api/v1/file-imports")
-      assert.deepStrictEqual(imports.json.fileImports.map((f: any) => [f.filename, f.status]).sort(), [["evening.gpx", "success"], ["morning.gpx", "success"]])
+      const imports = yield* again.get("/api/v1/file-imports?filters[status]=success")
+      assert.includeDeepMembers(imports.json.fileImports.map((f: any) => [f.filename, f.status]), [["evening.gpx", "success"], ["morning.gpx", "success"]])
       const served = yield* Effect.promise(() => fetch(`${again.baseUrl}/files/activities/${imagesAtBackup[0]}`, { headers: { authorization: `Bearer ${restored.apiKey}` } }))
       assert.strictEqual(served.status, 200)
       assert.deepStrictEqual(Buffer.from(yield* Effect.promise(() => served.arrayBuffer())), Buffer.from(PNG_1x1))
       const gpx = yield* again.get(`/api/v1/activities/${before[1].id}/gpx`)
       assert.strictEqual(gpx.status, 200)
-      // the original of the import made after the backup has no row in the copy: the restored daemon drops it
+      // the original of the import made after the backup has no row in the copy: the restored
+      // daemon imports it again under its name, with its row, and keeps it
       const restoredOriginals = path.join(restored.storageDir, "files", "originals")
       assert.strictEqual(fs.readdirSync(originalsDir).length, 3)
-      yield* eventually("the original without a row is still there", () => fs.readdirSync(restoredOriginals).length === 2, again)
+      const all = yield* waitForActivities(again, 3)
+      assert.strictEqual(all.length, 3)
+      const reimported = yield* again.get("/api/v1/file-imports")
+      assert.deepStrictEqual(reimported.json.fileImports.map((f: any) => [f.filename, f.status]).sort(), [
+        ["evening.gpx", "success"],
+        ["later.gpx", "success"],
+        ["morning.gpx", "success"]
+      ])
+      yield* eventually("three originals, each named by a row", () => fs.readdirSync(restoredOriginals).length === 3, again)
       yield* again.kill("SIGTERM")
+      const daemonLog = fs.readdirSync(path.join(restored.storageDir, "files", "logs")).filter((n) => n.startsWith("daemon-"))
+        .map((n) => fs.readFileSync(path.join(restored.storageDir, "files", "logs", n), "utf8")).join("")
+      assert.include(daemonLog, "1 original files in")
     }), { timeout: 300_000 })
 
   it.scopedLive("never overwrites a file, and says so when there is no database where STORAGE_DIR points", () =>

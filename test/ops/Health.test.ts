@@ -7,7 +7,7 @@ import { LogsLive } from "../../src/services/platform/Logs.ts"
 import { scopedRoot } from "../support/ImportHarness.ts"
 import { healthDaemon, logsDirOf, probe, probeUntil } from "./healthDaemon.ts"
 
-const FILES_MODE_FIBERS = ["HttpServer", "ImportWorker", "LogRetention", "WatchFolder"]
+const FILES_MODE_FIBERS = ["GearMaintenance", "HttpServer", "ImportWorker", "LogRetention", "WatchFolder"]
 
 describe("GET /healthz and GET /status", () => {
   it.scopedLive("answer without a key: 200 with every check ok and every supervised fiber running, nothing secret in the body", () =>

@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import selfsigned from "selfsigned"
+import * as semver from "semver"
 
 const ROOT = path.join(import.meta.dirname, "..", "..")
 const DOCKERFILE = fs.readFileSync(path.join(ROOT, "Dockerfile"), "utf8")
@@ -45,8 +46,8 @@ describe("Dockerfile", () => {
     assert.isNotEmpty(validate(DOCKERFILE.replace("--interval=30s", "--interval=30"), STRICT))
   })
 
-  it("builds in two stages on Node 20 Debian slim, compiles better-sqlite3 in the build stage and ships only production packages", () => {
-    assert.match(DOCKERFILE, /^ARG NODE_IMAGE=node:20-bookworm-slim$/m)
+  it("builds in two stages on a pinned release of Node 26 (the Active LTS line) on Debian slim, compiles better-sqlite3 in the build stage and ships only production packages", () => {
+    assert.match(DOCKERFILE, /^ARG NODE_IMAGE=node:26\.\d+\.\d+-bookworm-slim$/m)
     assert.match(DOCKERFILE, /^FROM \$\{NODE_IMAGE\} AS build$/m)
     assert.match(DOCKERFILE, /apt-get install -y --no-install-recommends python3 make g\+\+/)
     // compiled from its sources with npm's node-gyp, never a prebuilt binary fetched by an install script
@@ -63,6 +64,22 @@ describe("Dockerfile", () => {
     assert.include(health?.[1], `CMD ["node", "/usr/local/lib/waymark/healthcheck.mjs"]`)
     // no USER root: the entrypoint starts as the image's user and the program never stays root
     assert.isUndefined(stage.find(([k, a]) => k === "USER" && /^(root|0)(:|$)/.test(a)))
+  })
+
+  it("its Node is one every package of the lock file accepts (the image's, and the development ones CI tests with on it), chokidar 6 included", () => {
+    const version = /^ARG NODE_IMAGE=node:(\d+\.\d+\.\d+)-/m.exec(DOCKERFILE)?.[1]
+    assert.isDefined(version)
+    const lock = JSON.parse(fs.readFileSync(path.join(ROOT, "package-lock.json"), "utf8")) as {
+      packages: Record<string, { name?: string; version?: string; engines?: { node?: string } }>
+    }
+    const refusing = Object.entries(lock.packages)
+      .filter(([, entry]) => entry.engines?.node !== undefined && !semver.satisfies(version!, entry.engines.node))
+      .map(([where, entry]) => `${where} ${entry.version}: ${entry.engines!.node}`)
+    assert.deepStrictEqual(refusing, [])
+    assert.strictEqual(lock.packages["node_modules/chokidar6"]?.name, "chokidar")
+    assert.match(lock.packages["node_modules/chokidar6"]?.version ?? "", /^6\./)
+    // and the check can fail: Node 20 is refused by chokidar 6
+    assert.isFalse(semver.satisfies("20.20.2", lock.packages["node_modules/chokidar6"]!.engines!.node!))
   })
 
   it("copies only files that exist and that .dockerignore lets into the build context", () => {

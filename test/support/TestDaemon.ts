@@ -247,6 +247,12 @@ export const makeDraft = (overrides: Partial<ActivityDraft> = {}): ActivityDraft
       altitude: [10, 11, 12],
       heartrate: [130, 131, 132]
     },
+    hasTimes: true,
+    poolLengthInMeter: null,
+    numberOfLengths: null,
+    strokes: null,
+    swolf: null,
+    multisport: null,
     laps: [],
     splits: [],
     bestEfforts: []

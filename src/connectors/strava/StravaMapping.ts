@@ -53,7 +53,7 @@ const latLngOf = (value: ReadonlyArray<number> | undefined): readonly [number, n
 const intOrNull = (v: number | undefined): number | null => (isNum(v) ? Math.round(v) : null)
 
 /** Strava streams (key_by_type) -> ActivityStreams; every array is cut to the `time` length. */
-export const mapStreams = (streams: ActivityStreams): DraftStreams => {
+export const mapStreams = (streams: ActivityStreams): DraftStreams & { readonly time: Array<number> } => {
   const time = [...(streams.time?.data ?? [])]
   const n = time.length
   if (n === 0) return { time: [] }
@@ -63,7 +63,7 @@ export const mapStreams = (streams: ActivityStreams): DraftStreams => {
     p.length >= 2 && isNum(p[0]) && isNum(p[1]) ? [p[0], p[1]] : null
   )
   const watts = fit(streams.watts?.data)?.map((w) => (isNum(w ?? undefined) ? w! : 0))
-  const out: { -readonly [K in keyof DraftStreams]: DraftStreams[K] } = { time }
+  const out: { -readonly [K in keyof DraftStreams]: DraftStreams[K] } & { time: Array<number> } = { time }
   if (latlng) out.latlng = latlng
   const distance = fit(streams.distance?.data)
   if (distance) out.distance = distance
@@ -180,7 +180,13 @@ export const toActivityDraft = (detail: DetailedActivity, rawStreams: ActivitySt
     streams,
     laps: mapLaps(detail.laps ?? [], startTime, streams.time),
     splits: [...mapSplits(detail.splits_metric ?? [], "metric"), ...mapSplits(detail.splits_standard ?? [], "imperial")],
-    bestEfforts
+    bestEfforts,
+    hasTimes: true,
+    poolLengthInMeter: null,
+    numberOfLengths: null,
+    strokes: null,
+    swolf: null,
+    multisport: null
   }
   return { _tag: "Mapped", draft }
 }

@@ -2,7 +2,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Effect, Either, Redacted } from "effect"
+import { Effect, Either, Option, Redacted } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -10,6 +10,7 @@ import { SPORT_TYPES } from "../../schema/SportType.ts"
 import { ApiKey } from "../../services/platform/ApiKey.ts"
 import { AppConfig } from "../../services/platform/AppConfig.ts"
 import { VERSION } from "../../version.ts"
+import { WrongKeys } from "../WrongKeys.ts"
 import { DashboardSessions, SESSION_COOKIE, SESSION_TTL_SECONDS, sameOrigin } from "./DashboardSessions.ts"
 import { signInPage, shellPage, type ShellConfig } from "./pages.ts"
 
@@ -80,6 +81,7 @@ export const DashboardRoutesLive = HttpApiBuilder.Router.use((router) =>
     const config = yield* AppConfig
     const apiKey = yield* ApiKey
     const sessions = yield* DashboardSessions
+    const wrongKeys = yield* WrongKeys
     const headers = securityHeaders(originOf(config.mapTileUrl))
     const shell: ShellConfig = {
       version: `v${VERSION}`,
@@ -118,6 +120,13 @@ export const DashboardRoutesLive = HttpApiBuilder.Router.use((router) =>
         const form = yield* Effect.orElseSucceed(request.urlParamsBody, () => [] as ReadonlyArray<readonly [string, string]>)
         const key = Redacted.make(form.find(([name]) => name === "key")?.[1]?.trim() ?? "")
         if (Either.isLeft(apiKey.check(`Bearer ${Redacted.value(key)}`))) {
+          // slowed down per address, then refused for a while (WrongKeys)
+          const counted = yield* Effect.either(wrongKeys.wrongKey(Option.getOrUndefined(request.remoteAddress), "sign-in"))
+          if (Either.isLeft(counted)) {
+            return html(signInPage({ configured: true, error: counted.left.message }), 429).pipe(
+              HttpServerResponse.setHeader("retry-after", String(counted.left.retryAfterSeconds))
+            )
+          }
           return html(signInPage({ configured: true, error: "That key is not the service's API key." }), 401)
         }
         return seeOther("/", cookie(request, sessions.open(), SESSION_TTL_SECONDS))

@@ -64,10 +64,15 @@ ${body}
 `
 }
 
-const NAV: ReadonlyArray<readonly [string, string]> = [
+/** The sections of the app, in the order of its menu: the route's name after `#/` and the label. */
+export const NAV: ReadonlyArray<readonly [string, string]> = [
   ["activities", "Activities"],
   ["import", "Import"],
   ["stats", "Statistics"],
+  ["training", "Training"],
+  ["calendar", "Calendar"],
+  ["milestones", "Milestones"],
+  ["year", "Year"],
   ["gear", "Gear & weight"],
   ["system", "System"]
 ]
@@ -79,7 +84,9 @@ export const shellPage = (config: ShellConfig): string => `${head("Waymark")}
 <a class="skip" href="#main">Skip to content</a>
 <header class="top">
 <a class="brand" href="#/activities">${logo} Waymark</a>
-<nav aria-label="Sections"><ul>
+<nav aria-label="Sections">
+<button type="button" id="menu-button" class="menu" aria-expanded="false" aria-controls="sections"><span class="menu-icon" aria-hidden="true"></span>Menu</button>
+<ul id="sections">
 ${NAV.map(([id, label]) => `<li><a href="#/${id}" data-nav="${id}">${label}</a></li>`).join("\n")}
 </ul></nav>
 <form method="post" action="/sign-out"><button type="submit" class="link">Sign out</button></form>

@@ -2,8 +2,8 @@ import { Effect } from "effect"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import type { BestEffort as StoredBestEffort, Lap as StoredLap, Split as StoredSplit } from "../../schema/ActivityDraft.ts"
-import { type BestEffort, type Lap, type Split, STREAM_TYPES, type StreamType, type Streams } from "../../schema/ActivityDetailModels.ts"
+import type { BestEffort as StoredBestEffort, Lap as StoredLap, Length as StoredLength, Split as StoredSplit } from "../../schema/ActivityDraft.ts"
+import { type BestEffort, type Lap, type Length, type Split, STREAM_TYPES, type StreamType, type Streams } from "../../schema/ActivityDetailModels.ts"
 import { effortName } from "../../schema/EffortDistances.ts"
 import { ReadConnection } from "../platform/ReadConnection.ts"
 import { StoragePaths } from "../platform/StoragePaths.ts"
@@ -43,7 +43,8 @@ export interface StreamsAnswer {
 const ONE_STREAMS = `SELECT s.data FROM activities a LEFT JOIN activity_streams s ON s.activity_id = a.id WHERE a.id = ?`
 const EXISTS = `SELECT 1 FROM activities WHERE id = ?`
 const LAPS = `SELECT data FROM activity_laps WHERE activity_id = ? ORDER BY lap_index`
-const SPLITS = `SELECT data FROM activity_splits WHERE activity_id = ? ORDER BY unit = 'imperial', split_index`
+const SPLITS = `SELECT data FROM activity_splits WHERE activity_id = ? ORDER BY unit IN ('imperial', '100yd'), split_index`
+const LENGTHS = `SELECT data FROM activity_lengths WHERE activity_id = ? ORDER BY length_index`
 // a file that made several activities (a triathlon) is the original of each of them
 const ORIGINAL = `SELECT f.filename, f.original_file FROM activities a
   LEFT JOIN file_imports f ON f.original_file IS NOT NULL
@@ -76,7 +77,8 @@ export const streamsBody = (stored: StoredStreams | null, limit: number | undefi
   const indices = thinnedIndices(
     n,
     limit,
-    values.get("time") as Array<number>,
+    // a route whose times are unknown is thinned along its distance
+    (values.get("time") ?? values.get("distance") ?? Array.from({ length: n }, (_, i) => i)) as Array<number>,
     [...values].filter(([name]) => name !== "time" && name !== "latlng" && name !== "distance").map(([, series]) => series as Array<number | null>),
     values.get("latlng") as Array<[number, number] | null> | undefined
   )
@@ -95,11 +97,30 @@ const lapOf = (lap: StoredLap): Lap => ({
   elapsedTimeInSeconds: lap.elapsedTimeInSeconds,
   averageSpeedInKmPerHour: lap.averageSpeedInKmPerHour,
   maxSpeedInKmPerHour: lap.maxSpeedInKmPerHour,
-  averageHeartRate: lap.averageHeartRate
+  averageHeartRate: lap.averageHeartRate,
+  // laps stored before swims were counted have none of these
+  strokes: lap.strokes ?? null,
+  numberOfLengths: lap.numberOfLengths ?? null,
+  swolf: lap.swolf ?? null,
+  strokeType: lap.strokeType ?? null
 })
 
+const lengthOf = (length: StoredLength): Length => ({
+  lengthIndex: length.lengthIndex,
+  lapIndex: length.lapIndex,
+  startOffsetInSeconds: length.startOffsetSeconds,
+  elapsedTimeInSeconds: length.elapsedTimeInSeconds,
+  distanceInMeter: length.distanceInMeter,
+  averageSpeedInKmPerHour: length.averageSpeedInKmPerHour,
+  strokes: length.strokes,
+  strokeType: length.strokeType,
+  swolf: length.swolf
+})
+
+const SPLIT_UNITS: Readonly<Record<StoredSplit["unit"], Split["unit"]>> = { metric: "km", imperial: "mile", "100m": "100m", "100yd": "100yd" }
+
 const splitOf = (split: StoredSplit): Split => ({
-  unit: split.unit === "imperial" ? "mile" : "km",
+  unit: SPLIT_UNITS[split.unit] ?? "km",
   splitIndex: split.splitIndex,
   distanceInMeter: split.distanceInMeter,
   elevationDifferenceInMeter: split.elevationDifferenceInMeter,
@@ -150,6 +171,11 @@ export class ActivityDetail extends Effect.Service<ActivityDetail>()("services/a
       return rows === null ? null : rows.map((r) => splitOf(JSON.parse(r[0] as string)))
     })
 
+    const lengths = Effect.fn("ActivityDetail.lengths")(function*(id: string) {
+      const rows = rowsOf(LENGTHS, id)
+      return rows === null ? null : rows.map((r) => lengthOf(JSON.parse(r[0] as string)))
+    })
+
     const bestEfforts = Effect.fn("ActivityDetail.bestEfforts")(function*(id: string) {
       const rows = rowsOf(BEST_EFFORTS, id)
       return rows === null
@@ -170,6 +196,6 @@ export class ActivityDetail extends Effect.Service<ActivityDetail>()("services/a
       return { path: file, filename, contentType: originalContentType(kept) } satisfies KeptOriginal
     })
 
-    return { streams, laps, splits, bestEfforts, original } as const
+    return { streams, laps, lengths, splits, bestEfforts, original } as const
   })
 }) {}

@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import type { Activity, ActivityImage } from "../../schema/ApiModels.ts"
+import type { ActivitySort, ActivitySortField } from "../../schema/QueryParams.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { placeholders, ReadConnection } from "../platform/ReadConnection.ts"
 import { makeVersionedCache } from "../platform/VersionedCache.ts"
@@ -19,6 +20,8 @@ export interface ActivitySearch {
   readonly hasGpx?: boolean | undefined
   /** words the name or description must contain */
   readonly search?: string | undefined
+  /** newest first when absent */
+  readonly sort?: ActivitySort | undefined
   readonly page: number
   readonly size: number
 }
@@ -73,19 +76,37 @@ export const filterOf = (search: Omit<ActivitySearch, "page" | "size">) => {
   return { where: conditions.length > 0 ? ` WHERE ${conditions.join(" AND ")}` : "", params }
 }
 
+/**
+ * What each sort field orders by ahead of the start, and the index that holds the activities
+ * in that order with the filtered columns (none for the start itself: the list's own indexes).
+ */
+const SORT_KEYS: Record<ActivitySortField, { readonly key: string; readonly index: string } | undefined> = {
+  startDateLocal: undefined,
+  name: { key: "name COLLATE NOCASE", index: "activities_by_name" },
+  sportType: { key: "sport_type", index: "activities_list_by_sport" },
+  distanceInMeter: { key: "distance", index: "activities_by_distance" },
+  movingTimeInSeconds: { key: "moving_time", index: "activities_by_moving_time" },
+  elevationInMeter: { key: "elevation", index: "activities_by_elevation" },
+  averageSpeedInKmPerHour: { key: "average_speed", index: "activities_by_average_speed" }
+}
+
 /** The count and the page of a search, as statement texts and their parameters. */
 export const searchStatements = (search: ActivitySearch) => {
   const { where, params } = filterOf(search)
+  const sort = search.sort ?? "-startDateLocal"
+  const direction = sort.startsWith("-") ? "DESC" : "ASC"
+  const sorted = SORT_KEYS[sort.replace(/^-/, "") as ActivitySortField]
   // Without statistics SQLite would count a date range by walking every activity of the
   // sport type, and read a page by fetching and sorting every activity of the range: the
   // count is named its covering index, and the page the index it is ordered by, where the
   // filters are tested before any row is read and the walk stops at the page's end.
   const counted = search.from !== undefined || search.to !== undefined ? "activities INDEXED BY activities_local_day" : "activities"
-  const listed = search.sportTypes?.length === 1 ? "activities INDEXED BY activities_list_by_sport" : "activities INDEXED BY activities_list"
+  const index = sorted?.index ?? (search.sportTypes?.length === 1 ? "activities_list_by_sport" : "activities_list")
+  const order = [...(sorted === undefined ? [] : [sorted.key]), "start_time", "id"].map((key) => `${key} ${direction}`).join(", ")
   return {
     count: { sql: `SELECT COUNT(*) FROM ${counted}${where}`, params },
     page: {
-      sql: `SELECT ${COLUMNS} FROM ${listed}${where} ORDER BY start_time DESC, id DESC LIMIT ? OFFSET ?`,
+      sql: `SELECT ${COLUMNS} FROM activities INDEXED BY ${index}${where} ORDER BY ${order} LIMIT ? OFFSET ?`,
       params: [...params, search.size, (search.page - 1) * search.size]
     }
   }

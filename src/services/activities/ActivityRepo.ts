@@ -2,14 +2,15 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import type { ActivityStreams, EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
-import { ActivityFields, type ActivitySummary } from "../../schema/ActivityFields.ts"
+import { ActivityFields, type ActivitySummary, type MultisportPart } from "../../schema/ActivityFields.ts"
 import type { ActivityImage } from "../../schema/ApiModels.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
+import { TrainingStore } from "../training/TrainingStore.ts"
 import { type ActivitySearch, ActivityReads } from "./ActivityReads.ts"
 import { activityColumns, changedColumns } from "./ActivityRow.ts"
 import { decodeStreams } from "./StreamsCodec.ts"
 
-/** Activities with their streams, laps, splits, best efforts and images, in SQLite. */
+/** Activities with their streams, laps, splits, best efforts, images and training analysis, in SQLite. */
 
 interface ImageRow {
   readonly id: string
@@ -20,10 +21,9 @@ interface ImageRow {
 /** Fields of a stored activity to change, in the terms of a computed one (an empty description: none). */
 export type ActivityPatch = Partial<ActivitySummary>
 
-/** What must leave the disk once an activity row is gone. */
+/** What must leave the disk once an activity row is gone (its originals: see ActivityRemoval). */
 export interface DeletedActivity {
   readonly imageFiles: ReadonlyArray<string>
-  readonly originalFiles: ReadonlyArray<string>
 }
 
 export interface StoredActivityTrack {
@@ -46,6 +46,7 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activ
     const sql = yield* SqlClient.SqlClient
     const config = yield* AppConfig
     const reads = yield* ActivityReads
+    const training = yield* TrainingStore
     const imageUrl = (fileName: string) => `${config.appUrl}/files/activities/${fileName}`
 
     const toImage = (row: ImageRow): ActivityImage => ({ id: row.id, url: imageUrl(row.file_name) })
@@ -91,6 +92,10 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activ
       yield* insertRows("activity_best_efforts", draft.bestEfforts.map((effort) => ({
         activity_id: id, distance: effort.distanceInMeter, time_in_seconds: Math.round(effort.timeInSeconds), start_offset: Math.round(effort.startOffsetSeconds)
       })))
+      yield* training.insert(id, draft)
+      yield* insertRows("activity_lengths", (draft.lengths ?? []).map((length) => ({
+        activity_id: id, length_index: length.lengthIndex, data: JSON.stringify(length)
+      })))
     }, Effect.orDie)
 
     /** Replaces the computed data of an existing activity (external platform updates); keeps images. */
@@ -101,22 +106,59 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activ
       if (images.length > 0) yield* sql`INSERT INTO activity_images ${sql.insert(images.map((i) => ({ ...i })))}`
     }, Effect.orDie)
 
+    /**
+     * Changes the part of activity `id` in the race it is a leg of, as every leg of the race
+     * stores it (its sport changed, or the leg deleted).
+     */
+    const changeRacePart = (id: string, change: (part: MultisportPart) => MultisportPart) =>
+      Effect.gen(function*() {
+        const own = yield* sql<{ multisport: string | null }>`SELECT multisport FROM activities WHERE id = ${id}`
+        const race = ActivityFields.multisport.read(own[0]?.multisport)
+        if (race === null) return
+        for (const leg of new Set(race.parts.flatMap((p) => (p.activityId === null ? [] : [p.activityId])))) {
+          const rows = yield* sql<{ multisport: string | null }>`SELECT multisport FROM activities WHERE id = ${leg}`
+          const theirs = ActivityFields.multisport.read(rows[0]?.multisport)
+          if (theirs === null) continue
+          const changed = { parts: theirs.parts.map((p) => (p.activityId === id ? change(p) : p)) }
+          yield* sql`UPDATE activities SET ${sql.update(ActivityFields.multisport.write(changed))} WHERE id = ${leg}`
+        }
+      })
+
     const update = Effect.fn("ActivityRepo.update")(function*(id: string, patch: ActivityPatch) {
       const changes = changedColumns(patch)
-      if (Object.keys(changes).length > 0) yield* sql`UPDATE activities SET ${sql.update(changes)} WHERE id = ${id}`
+      if (Object.keys(changes).length === 0) return
+      yield* sql.withTransaction(Effect.gen(function*() {
+        yield* sql`UPDATE activities SET ${sql.update(changes)} WHERE id = ${id}`
+        const sportType = patch.sportType
+        if (sportType !== undefined) yield* changeRacePart(id, (part) => ({ ...part, sportType }))
+      }))
     }, Effect.orDie)
 
-    /** Deletes the activity and, by cascade, its streams, laps, splits, best efforts, images and import rows. */
+    /**
+     * Deletes the activity and, by cascade, its streams, laps, splits, best efforts, images and
+     * import rows. The import row of a file that made other activities still stored (the legs of
+     * a triathlon) stays with them, and so does its original; the race's other legs no longer
+     * name this one.
+     */
     const remove = Effect.fn("ActivityRepo.delete")(function*(id: string) {
       return yield* sql.withTransaction(Effect.gen(function*() {
         const images = yield* sql<{ file_name: string }>`SELECT file_name FROM activity_images WHERE activity_id = ${id}`
-        const originals = yield* sql<{ original_file: string }>`SELECT original_file FROM file_imports
-          WHERE activity_id = ${id} AND original_file IS NOT NULL`
+        const shared = yield* sql<{ id: string; activity_ids: string | null }>`SELECT f.id, f.activity_ids FROM file_imports f
+          WHERE f.activity_id = ${id} OR EXISTS (SELECT 1 FROM json_each(f.activity_ids) j WHERE j.value = ${id})`
+        for (const row of shared) {
+          const named = JSON.parse(row.activity_ids ?? "[]") as Array<string>
+          const others = named.filter((other) => other !== id)
+          const stored = others.length === 0
+            ? []
+            : (yield* sql<{ id: string }>`SELECT id FROM activities WHERE ${sql.in("id", others)}`).map((r) => r.id)
+          const remaining = others.filter((other) => stored.includes(other))
+          if (remaining.length > 0) {
+            yield* sql`UPDATE file_imports SET activity_id = ${remaining[0]!}, activity_ids = ${JSON.stringify(remaining)} WHERE id = ${row.id}`
+          }
+        }
+        yield* changeRacePart(id, (part) => ({ ...part, activityId: null }))
         yield* sql`DELETE FROM activities WHERE id = ${id}`
-        return {
-          imageFiles: images.map((i) => i.file_name),
-          originalFiles: originals.map((o) => o.original_file)
-        } satisfies DeletedActivity
+        return { imageFiles: images.map((i) => i.file_name) } satisfies DeletedActivity
       }))
     }, Effect.orDie)
 

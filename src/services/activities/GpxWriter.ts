@@ -1,4 +1,4 @@
-import type { ActivityStreams } from "../../schema/ActivityDraft.ts"
+import { type ActivityStreams, sampleCount } from "../../schema/ActivityDraft.ts"
 
 /**
  * GPX 1.1 export of an activity's streams: creator "Waymark", one
@@ -95,13 +95,14 @@ export const writeGpx = (input: GpxInput): string => {
   if (input.stats !== undefined) out.push(trackStats(input.stats))
   out.push("  <trkseg>\n")
   const { time, latlng, altitude, heartrate, cadence, watts, temp } = streams
-  for (let i = 0; i < time.length; i++) {
-    if (i > 0 && time[i]! - time[i - 1]! > RECORDING_GAP_S) out.push("  </trkseg>\n  <trkseg>\n")
+  // a route whose times are unknown is written without them
+  for (let i = 0; i < sampleCount(streams); i++) {
+    if (time !== undefined && i > 0 && time[i]! - time[i - 1]! > RECORDING_GAP_S) out.push("  </trkseg>\n  <trkseg>\n")
     const p = latlng?.[i]
     out.push(p ? `   <trkpt lat="${p[0]}" lon="${p[1]}">\n` : "   <trkpt>\n")
     const ele = altitude?.[i]
     if (num(ele)) out.push(`    <ele>${ele}</ele>\n`)
-    out.push(`    <time>${utc(input.startTime + time[i]! * 1000)}</time>\n`)
+    if (time !== undefined) out.push(`    <time>${utc(input.startTime + time[i]! * 1000)}</time>\n`)
     const power = watts?.[i]
     const atemp = temp?.[i]
     const hr = heartrate?.[i]

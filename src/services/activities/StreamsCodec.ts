@@ -1,5 +1,6 @@
 import * as zlib from "node:zlib"
-import type { ActivityDraft, ActivityStreams, EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
+import { type ActivityDraft, type ActivityStreams, type EncodedActivityDraft, sampleCount } from "../../schema/ActivityDraft.ts"
+import { trainingBasisOf } from "../training/TrainingBasis.ts"
 
 /**
  * The stored form of an activity's streams: each stream's JSON text one after the other, behind
@@ -80,7 +81,7 @@ export const storedStreams = (data: Uint8Array): StoredStreams => {
       const values = old[key]
       if (values !== undefined) streams.set(key, { length: values.length, text: Buffer.from(JSON.stringify(values), "latin1") })
     }
-    return { samples: old.time.length, streams }
+    return { samples: sampleCount(old), streams }
   }
   const inflated = zlib.inflateRawSync(data.subarray(FORMAT.length))
   const newline = inflated.indexOf(0x0a)
@@ -92,7 +93,8 @@ export const storedStreams = (data: Uint8Array): StoredStreams => {
   }
   // the texts are answered without being parsed: a header that does not account for every byte is damage
   if (offset !== inflated.length) throw new Error(`stored streams damaged: the header names ${offset} bytes of ${inflated.length}`)
-  return { samples: streams.get("time")?.length ?? 0, streams }
+  // the samples' count: of the times, or of any stream where the times are unknown
+  return { samples: streams.get("time")?.length ?? header[0]?.[1] ?? 0, streams }
 }
 
 /** The values of one stored stream. */
@@ -105,7 +107,8 @@ export const decodeStreams = (data: Uint8Array): ActivityStreams => {
   return out as unknown as ActivityStreams
 }
 
+/** The draft in its stored form: its streams encoded, with its training basis (computed from them when it has none). */
 export const encodeDraft = (draft: ActivityDraft): EncodedActivityDraft => {
-  const { streams, ...rest } = draft
-  return { ...rest, encodedStreams: encodeStreams(streams) }
+  const { streams, training, ...rest } = draft
+  return { ...rest, encodedStreams: encodeStreams(streams), training: training ?? trainingBasisOf(streams) }
 }

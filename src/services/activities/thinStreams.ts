@@ -1,4 +1,4 @@
-import type { ActivityStreams } from "../../schema/ActivityDraft.ts"
+import { type ActivityStreams, sampleCount } from "../../schema/ActivityDraft.ts"
 import { MAX_STORED_SAMPLES } from "../../schema/ActivityLimits.ts"
 
 /** Index of the largest (or, `lowest`, smallest) value in [from, to). */
@@ -15,7 +15,7 @@ const extreme = (values: ReadonlyArray<number>, from: number, to: number, lowest
  * summit. The last sample is kept. Totals and best efforts are computed before, from every sample.
  */
 export const thinStreams = (streams: ActivityStreams, max: number = MAX_STORED_SAMPLES): ActivityStreams => {
-  const n = streams.time.length
+  const n = sampleCount(streams)
   if (n <= max) return streams
   const highs: Array<ReadonlyArray<number>> = []
   for (const s of [streams.heartrate, streams.watts, streams.velocity_smooth, streams.cadence, streams.altitude]) if (s !== undefined) highs.push(s)

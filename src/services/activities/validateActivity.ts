@@ -1,4 +1,4 @@
-import type { ActivityDraft, ActivityStreams, EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
+import { type ActivityDraft, type ActivityStreams, type EncodedActivityDraft, sampleCount } from "../../schema/ActivityDraft.ts"
 import { thinStreams } from "./thinStreams.ts"
 import {
   ACTIVITY_BOUNDS as B,
@@ -180,7 +180,7 @@ const numericStream = (
 }
 
 const streamsProblem = (s: ActivityStreams): string | null => {
-  const n = s.time.length
+  const n = sampleCount(s)
   if (n > MAX_SAMPLES) return `it has ${formatNumber(n)} samples (at most ${formatNumber(MAX_SAMPLES)})`
   for (const [key, values] of Object.entries(s)) {
     if (Array.isArray(values) && values.length !== n) return `its ${key} stream has ${values.length} samples for ${n} times`

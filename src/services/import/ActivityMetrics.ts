@@ -1,9 +1,9 @@
 import polyline from "@mapbox/polyline"
 import simplify from "simplify-js"
-import type { ActivityDraft, Location } from "../../schema/ActivityDraft.ts"
+import type { ActivityDraft, ActivityStreams, Location, Multisport, SplitUnit } from "../../schema/ActivityDraft.ts"
 import { importSourceOfFormat } from "../../schema/ActivityDraft.ts"
-import type { ParsedActivity } from "../../schema/ParsedActivity.ts"
-import { bestEffortDistances } from "../../schema/SportType.ts"
+import type { ParsedActivity, ParsedRace } from "../../schema/ParsedActivity.ts"
+import { bestEffortDistances, type SportType, SWIMS } from "../../schema/SportType.ts"
 import { locate, passedThroughCountries, timeZoneAt } from "./Geography.ts"
 import { computeBestEfforts } from "./metrics/BestEfforts.ts"
 import { climbThreshold, hysteresisGain, smoothAltitude } from "./metrics/Elevation.ts"
@@ -11,10 +11,12 @@ import { computeLaps } from "./metrics/Laps.ts"
 import { isValidTimeZone, localInZone, localWithOffset } from "./metrics/LocalTime.ts"
 import { computeMotion, MAX_RECORDING_GAP_S, movingWithinTimer, robustMaxSpeed } from "./metrics/Motion.ts"
 import { cleanName, defaultName, worldTypeOf } from "./metrics/Naming.ts"
-import { isNum, kmh, maxOf, round, timeWeightedMeanOf } from "./metrics/Numbers.ts"
+import { scaleCadence, stepsFactor } from "./metrics/Cadence.ts"
+import { isNum, kmh, maxOf, round, timeWeightedIntegralOf, timeWeightedMeanOf } from "./metrics/Numbers.ts"
 import { sportProfile } from "./metrics/SportProfile.ts"
 import { computeSplits } from "./metrics/Splits.ts"
 import { buildStreams } from "./metrics/Streams.ts"
+import { computeLengths, swimFigures, withDistanceOfLengths } from "./metrics/Swim.ts"
 import { distanceProblem } from "../activities/validateActivity.ts"
 import { ActivityFileError } from "./parsers/ActivityFileError.ts"
 
@@ -66,10 +68,24 @@ export const encodePolyline = (positions: ReadonlyArray<[number, number] | null>
 }
 
 export const computeActivity = (parsed: ParsedActivity, context: ComputeContext): ActivityDraft => {
-  const { samples, totals, sportType } = parsed
+  const { totals, sportType } = parsed
   const profile = sportProfile(sportType)
-  const motion = computeMotion(samples, parsed.startTime, profile)
+  const swimming = SWIMS.has(sportType)
+  const poolLength = swimming && isNum(parsed.poolLengthMeters) && parsed.poolLengthMeters > 0 ? parsed.poolLengthMeters : null
+  const parsedLengths = poolLength !== null ? parsed.lengths ?? [] : []
+  // a pool swim's records often carry no distance: its lengths tell it
+  const measured = poolLength !== null ? withDistanceOfLengths(parsed.samples, parsedLengths, poolLength) : parsed.samples
+  // steps per minute on foot, whatever the device counted
+  const cadenceFactor = stepsFactor(sportType, measured.cadence, totals.averageCadence)
+  const samples = cadenceFactor === 1 ? measured : { ...measured, cadence: scaleCadence(measured.cadence, cadenceFactor) as Array<number | null> }
+  // the activity starts at its start or at its first sample, whichever is first: its streams and laps start at 0
+  const startTime = samples.time.length > 0 ? Math.min(parsed.startTime, samples.time[0]!) : parsed.startTime
+  const motion = computeMotion(samples, startTime, profile)
   const { n, timeS } = motion
+  const timesKnown = parsed.timesUnknown !== true
+  // a swim in a pool has no altitude to climb, whatever its barometer read
+  const inPool = swimming && motion.positionCount < 2
+  const altitude = inPool ? new Array<number | null>(n).fill(null) : samples.altitude
 
   // identity
   const fileName = cleanName(parsed.name)
@@ -86,23 +102,31 @@ export const computeActivity = (parsed: ParsedActivity, context: ComputeContext)
   // local start time: device offset > zone at the start position > TZ setting > UTC
   const positionZone = realPlace && startLatLng ? timeZoneAt(startLatLng[0], startLatLng[1]) : null
   const startDateLocal = isNum(parsed.utcOffsetSeconds)
-    ? localWithOffset(parsed.startTime, parsed.utcOffsetSeconds)
+    ? localWithOffset(startTime, parsed.utcOffsetSeconds)
     : localInZone(
-      parsed.startTime,
+      startTime,
       positionZone ?? (isValidTimeZone(context.fallbackTimeZone) ? context.fallbackTimeZone : "UTC")
     )
   const name = fileName ?? defaultName(sportType, Number(startDateLocal.slice(11, 13)))
 
+  // a pool swim's lengths
+  const swimLengths = poolLength !== null ? computeLengths(parsedLengths, poolLength, startTime) : []
+  const swim = swimLengths.length > 0 ? swimFigures(swimLengths) : null
+
   // times
   const sampleElapsed = n > 1 ? timeS[n - 1]! - timeS[0]! : 0
-  const elapsed = Math.max(0, Math.round(isNum(totals.elapsedSeconds) ? totals.elapsedSeconds : sampleElapsed))
+  const elapsed = timesKnown ? Math.max(0, Math.round(isNum(totals.elapsedSeconds) ? totals.elapsedSeconds : sampleElapsed)) : 0
   const computedMoving = n > 0 ? motion.movingCum[n - 1]! : 0
-  const timer = isNum(totals.timerSeconds)
+  const timer = swim !== null
+    ? swim.swumSeconds
+    : motion.positionCount < 2 && movedLapsSeconds(parsed.laps) !== null
+    ? movedLapsSeconds(parsed.laps)!
+    : isNum(totals.timerSeconds)
     ? motion.positionCount >= 2 && n > 0
       ? movingWithinTimer(totals.timerSeconds, computedMoving, computedMoving + motion.stoppedCum[n - 1]!)
       : totals.timerSeconds
     : computedMoving
-  const moving = Math.min(elapsed, Math.max(0, Math.round(timer)))
+  const moving = timesKnown ? Math.min(elapsed, Math.max(0, Math.round(timer))) : 0
 
   // distance, elevation, speed
   const streamDistance = motion.hasDistance ? motion.distance[n - 1]! - motion.distance[0]! : 0
@@ -112,15 +136,17 @@ export const computeActivity = (parsed: ParsedActivity, context: ComputeContext)
     distanceProblem(motion.hasDistance ? motion.distance[n - 1]! : 0, "the distance recorded")
   if (absurdDistance !== null) throw impossibleActivity(context.filename, absurdDistance)
   const distance = Math.max(0, Math.trunc(isNum(totals.distanceMeters) ? totals.distanceMeters : streamDistance))
-  const smoothedAltitude = smoothAltitude(timeS, samples.altitude, motion.segments)
-  const threshold = climbThreshold(samples.altitude, smoothedAltitude)
-  const elevation = Math.max(0, Math.round(isNum(totals.ascentMeters) ? totals.ascentMeters : hysteresisGain(smoothedAltitude, 0, n, threshold)))
-  const averageSpeedKmh = isNum(totals.averageSpeed)
-    ? kmh(totals.averageSpeed)
-    : moving > 0
-    ? kmh(distance / moving)
-    : 0
-  const maxSpeedKmh = isNum(totals.maxSpeed) ? kmh(totals.maxSpeed) : kmh(robustMaxSpeed(motion.velocity, profile.maxPlausible))
+  const smoothedAltitude = smoothAltitude(timeS, altitude, motion.segments)
+  const threshold = climbThreshold(altitude, smoothedAltitude)
+  const elevation = inPool
+    ? 0
+    : Math.max(0, Math.round(isNum(totals.ascentMeters) ? totals.ascentMeters : hysteresisGain(smoothedAltitude, 0, n, threshold)))
+  // the average is over the moving time, as every platform shows it (a device's own average
+  // is over its timer, which counts the stops when auto-pause is off)
+  const averageSpeedKmh = moving > 0 ? kmh(distance / moving) : timesKnown && isNum(totals.averageSpeed) ? kmh(totals.averageSpeed) : 0
+  const maxSpeedKmh = !timesKnown
+    ? 0
+    : Math.max(averageSpeedKmh, isNum(totals.maxSpeed) ? kmh(totals.maxSpeed) : kmh(robustMaxSpeed(motion.velocity, profile.maxPlausible)))
 
   // physiology and power
   const averageOf = (values: ReadonlyArray<number | null>, keepZeros: boolean) =>
@@ -139,6 +165,12 @@ export const computeActivity = (parsed: ParsedActivity, context: ComputeContext)
     : lapCalories.length > 0
     ? Math.round(lapCalories.reduce((a, b) => a + b, 0))
     : null
+  // the work of the power stream where the device wrote no total: each reading held as for the average
+  const work = isNum(totals.workJoules)
+    ? totals.workJoules
+    : timesKnown
+    ? timeWeightedIntegralOf(samples.power, timeS, motion.segmentStart, true, MAX_RECORDING_GAP_S, MAX_HOLD_S)?.integral ?? null
+    : null
 
   // geography
   // whatever the sport: a Workout or a court game recorded with GPS was somewhere
@@ -151,7 +183,23 @@ export const computeActivity = (parsed: ParsedActivity, context: ComputeContext)
     countries.unshift(location.countryCode)
   }
 
+  const averageCadence = isNum(totals.averageCadence) && totals.averageCadence > 0
+    ? Math.round(totals.averageCadence * cadenceFactor)
+    : averageOf(samples.cadence, true)
+  const { laps, lengths } = timesKnown
+    ? computeLaps(parsed.laps, motion, smoothedAltitude, threshold, samples.heartRate, startTime, {
+      elapsed,
+      moving,
+      distance,
+      elevation,
+      averageSpeedKmh,
+      maxSpeedKmh,
+      averageHeartRate
+    }, swimming, swimLengths)
+    : { laps: [], lengths: [] }
   const efforts = bestEffortDistances(sportType)
+  const race = parsed.race !== undefined ? raceOf(parsed.race, startTime) : null
+  const streams = buildStreams({ ...samples, altitude }, motion)
   return {
     sportType,
     name,
@@ -159,7 +207,7 @@ export const computeActivity = (parsed: ParsedActivity, context: ComputeContext)
     workoutType: null,
     worldType,
     importSource: importSourceOfFormat(parsed.format),
-    startTime: parsed.startTime,
+    startTime,
     startDateLocal,
     distanceInMeter: distance,
     elevationInMeter: elevation,
@@ -168,12 +216,12 @@ export const computeActivity = (parsed: ParsedActivity, context: ComputeContext)
     averageSpeedInKmPerHour: averageSpeedKmh,
     maxSpeedInKmPerHour: maxSpeedKmh,
     calories,
-    kilojoules: parsed.format === "fit" && isNum(totals.workJoules) ? Math.round(totals.workJoules / 1000) : null,
+    kilojoules: isNum(work) && work > 0 ? Math.round(work / 1000) : null,
     averageHeartRate,
     maxHeartRate: intOrNull(isNum(totals.maxHeartRate) ? totals.maxHeartRate : maxOf(samples.heartRate)),
     averagePower,
     maxPower: intOrNull(isNum(totals.maxPower) ? totals.maxPower : maxOf(samples.power)),
-    averageCadence: isNum(totals.averageCadence) ? Math.round(totals.averageCadence) : averageOf(samples.cadence, true),
+    averageCadence,
     isCommute: false,
     deviceName: parsed.deviceName,
     gearId: null,
@@ -182,21 +230,61 @@ export const computeActivity = (parsed: ParsedActivity, context: ComputeContext)
     startLatLng,
     encodedPolyline: encodePolyline(motion.positions),
     hasGpx: motion.positionCount >= 2,
-    streams: buildStreams(samples, motion),
-    laps: computeLaps(parsed.laps, motion, smoothedAltitude, threshold, samples.heartRate, parsed.startTime, {
-      elapsed,
-      moving,
-      distance,
-      elevation,
-      averageSpeedKmh,
-      maxSpeedKmh,
-      averageHeartRate
-    }),
-    splits: [
-      ...computeSplits("metric", motion, smoothedAltitude, samples.heartRate),
-      ...computeSplits("imperial", motion, smoothedAltitude, samples.heartRate)
-    ],
-    bestEfforts: efforts.length > 0 && motion.hasDistance ? computeBestEfforts(efforts, motion.distance, timeS) : [],
+    hasTimes: timesKnown,
+    poolLengthInMeter: poolLength,
+    numberOfLengths: swim?.numberOfLengths ?? null,
+    strokes: swim?.strokes ?? (swimming && isNum(totals.strokes) && totals.strokes > 0 ? Math.round(totals.strokes) : null),
+    swolf: swim?.swolf ?? null,
+    multisport: race?.multisport ?? null,
+    streams: timesKnown ? streams : withoutTimes(streams),
+    laps,
+    splits: timesKnown ? splitUnits(sportType).flatMap((unit) => computeSplits(unit, motion, smoothedAltitude, samples.heartRate)) : [],
+    bestEfforts: timesKnown && efforts.length > 0 && motion.hasDistance ? computeBestEfforts(efforts, motion.distance, timeS) : [],
+    ...(lengths.length > 0 ? { lengths } : {}),
+    ...(race !== null ? { racePart: race.part } : {}),
     ...(parsed.repairs !== undefined && parsed.repairs.length > 0 ? { repairs: parsed.repairs } : {})
+  }
+}
+
+/**
+ * The timer of the laps that moved, when some lap did not (0 m while the timer ran: a rest at a
+ * pool's wall, a standing rest between intervals on a treadmill); null otherwise. Without GPS to
+ * tell the stops, those laps are the device's own account of them.
+ */
+const movedLapsSeconds = (laps: ReadonlyArray<ParsedActivity["laps"][number]>): number | null => {
+  let moved = 0
+  let movedAny = false
+  let restAny = false
+  for (const lap of laps) {
+    const seconds = lap.timerSeconds ?? lap.elapsedSeconds
+    if (!isNum(seconds) || seconds <= 0 || !isNum(lap.distanceMeters)) continue
+    if (lap.distanceMeters > 0) {
+      moved += seconds
+      movedAny = true
+    } else restAny = true
+  }
+  return movedAny && restAny ? moved : null
+}
+
+/** The splits of a sport: a swim's per 100 m and 100 yd, everything else's per kilometre and mile. */
+export const splitUnits = (sport: SportType): ReadonlyArray<SplitUnit> => (SWIMS.has(sport) ? ["100m", "100yd"] : ["metric", "imperial"])
+
+/** The streams of samples whose times are unknown: what depends on time (the times, speeds, moving) left out. */
+const withoutTimes = ({ time: _time, velocity_smooth: _velocity, moving: _moving, ...rest }: ActivityStreams): ActivityStreams => rest
+
+/** The race of a leg with its parts' times counted from the race's start, and which part the leg is. */
+const raceOf = (race: ParsedRace, legStart: number): { readonly multisport: Multisport; readonly part: number } => {
+  const raceStart = Math.min(race.parts[0]?.startTime ?? legStart, legStart)
+  return {
+    part: race.part,
+    multisport: {
+      parts: race.parts.map((p) => ({
+        kind: p.sportType === null ? "transition" : "leg",
+        activityId: null,
+        sportType: p.sportType,
+        startOffsetInSeconds: Math.round((p.startTime - raceStart) / 1000),
+        elapsedTimeInSeconds: Math.round(p.elapsedSeconds)
+      }))
+    }
   }
 }

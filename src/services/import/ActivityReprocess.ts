@@ -13,8 +13,11 @@ import { ParseWorker } from "./ParseWorker.ts"
 
 export class ReprocessError extends Data.TaggedError("ReprocessError")<{ readonly message: string }> {}
 
-/** The start of an activity, and what a person set on it (as stored), which is kept when it is computed again. */
-const START_AND_PERSONAL = `SELECT start_time, ${PERSONAL_COLUMNS.join(", ")} FROM activities WHERE id = ?`
+/**
+ * The start of an activity, and what is kept when it is computed again (as stored): what a
+ * person set on it, and the race it is a leg of (which names the other legs' activities).
+ */
+const START_AND_KEPT = `SELECT start_time, ${[...PERSONAL_COLUMNS, ...ActivityFields.multisport.columns].join(", ")} FROM activities WHERE id = ?`
 
 /** The draft of a file that is this activity: the one starting closest to it (a file may hold several). */
 const closestTo = (drafts: ReadonlyArray<EncodedActivityDraft>, startTime: number) =>
@@ -25,9 +28,11 @@ const closestTo = (drafts: ReadonlyArray<EncodedActivityDraft>, startTime: numbe
 
 /**
  * Computes activities again from the original files kept at import (after an upgrade that
- * improves parsing or metrics). The user's edits stay: name, description, sport, gear and
- * commute; so do images and the import log. An activity without a kept original (one from
- * Strava, or imported before originals were kept) is reported and left as it is.
+ * improves parsing or metrics, or once its sport was changed by hand). The user's edits stay:
+ * name, description, sport, gear and commute, and the activity is computed as the sport it has
+ * now (moving time, splits, best efforts and records are the sport's); so do images, the import
+ * log and the race it is a leg of. An activity without a kept original (one from Strava, or
+ * imported before originals were kept) is reported and left as it is.
  */
 export class ActivityReprocess extends Effect.Service<ActivityReprocess>()("services/import/ActivityReprocess", {
   effect: Effect.gen(function*() {
@@ -36,19 +41,24 @@ export class ActivityReprocess extends Effect.Service<ActivityReprocess>()("serv
     const files = yield* ParseWorker
     const paths = yield* StoragePaths
 
-    /** Ids of every activity that has a kept original, oldest first. */
+    /** Ids of every activity that has a kept original (every leg of a multisport file), oldest first. */
     const allWithOriginals = Effect.map(
       sql<{ id: string }>`SELECT a.id FROM activities a
-        WHERE EXISTS (SELECT 1 FROM file_imports f WHERE f.activity_id = a.id AND f.original_file IS NOT NULL)
+        WHERE EXISTS (SELECT 1 FROM file_imports f WHERE f.original_file IS NOT NULL
+          AND (f.activity_id = a.id OR EXISTS (SELECT 1 FROM json_each(f.activity_ids) j WHERE j.value = a.id)))
         ORDER BY a.start_time`,
       (rows) => rows.map((r) => r.id)
     ).pipe(Effect.orDie)
 
     const one = Effect.fn("ActivityReprocess.one")(function*(id: string) {
-      const current = (yield* sql.unsafe<Record<string, SqlValue>>(START_AND_PERSONAL, [id]).pipe(Effect.orDie))[0]
+      const current = (yield* sql.unsafe<Record<string, SqlValue>>(START_AND_KEPT, [id]).pipe(Effect.orDie))[0]
       if (current === undefined) return yield* new ReprocessError({ message: `Activity "${id}" not found.` })
+      // the rows that name it first go with the row replaced, and are put back; a later leg of a
+      // multisport file is named in its file's row among the others
       const imports = yield* sql<Record<string, unknown> & { original_file: string | null }>`SELECT * FROM file_imports WHERE activity_id = ${id}`.pipe(Effect.orDie)
-      const original = imports.find((row) => row.original_file !== null)?.original_file
+      const naming = yield* sql<{ original_file: string | null }>`SELECT original_file FROM file_imports
+        WHERE original_file IS NOT NULL AND (activity_id = ${id} OR EXISTS (SELECT 1 FROM json_each(activity_ids) j WHERE j.value = ${id}))`.pipe(Effect.orDie)
+      const original = naming[0]?.original_file
       if (original === undefined || original === null) {
         return yield* new ReprocessError({ message: `Activity "${id}" has no kept original file (imported from Strava, or before originals were kept): left as it is.` })
       }
@@ -64,17 +74,19 @@ export class ActivityReprocess extends Effect.Service<ActivityReprocess>()("serv
         },
         catch: (e) => new ReprocessError({ message: `The original file of activity "${id}" cannot be read: ${String(e)}.` })
       })
-      const drafts = yield* files.parse(raw, format, original).pipe(
+      const { start_time: storedStart, ...kept } = current
+      const startTime = ActivityFields.startTime.read(storedStart)
+      const sport = ActivityFields.sportType.read(kept["sport_type"])
+      const drafts = yield* files.parse(raw, format, original, sport, startTime).pipe(
         Effect.mapError((e) => new ReprocessError({ message: `Activity "${id}" left as it is: ${e.message}` }))
       )
-      const { start_time: startTime, ...personal } = current
-      const draft = closestTo(drafts, ActivityFields.startTime.read(startTime))
+      const draft = closestTo(drafts, startTime)
       if (draft === undefined) return yield* new ReprocessError({ message: `Activity "${id}" left as it is: its original holds no activity now.` })
       yield* sql.withTransaction(Effect.gen(function*() {
         // replacing the row removes its import rows by cascade: they are put back as they were
         yield* activities.replace(id, draft, null)
         if (imports.length > 0) yield* sql`INSERT INTO file_imports ${sql.insert(imports.map((row) => ({ ...row })))}`
-        yield* sql`UPDATE activities SET ${sql.update(personal)} WHERE id = ${id}`
+        yield* sql`UPDATE activities SET ${sql.update(kept)} WHERE id = ${id}`
       })).pipe(Effect.orDie)
     })
 

@@ -4,13 +4,14 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { StoragePaths } from "../platform/StoragePaths.ts"
 import { ImportQueue } from "./ImportQueue.ts"
+import { KeptOriginals } from "./KeptOriginals.ts"
 import { WatchDirectory } from "./WatchDirectory.ts"
 
 /**
  * What the athlete can do with a row of the import log: import a failed file again from its
  * kept original, or remove a failed or skipped row with its original (a successful import goes
- * with its activity). A row's original file is removed only after its row is gone, so that a
- * crash between the two leaves an orphan the next start removes, never a row without its file.
+ * with its activity). A row's original is set aside while its row is deleted and removed once
+ * no row names it (KeptOriginals): never a row without its file, never an original lost.
  */
 
 /** Why an action on an import row cannot be done. */
@@ -32,6 +33,7 @@ export class FileImportActions extends Effect.Service<FileImportActions>()("serv
     const paths = yield* StoragePaths
     const watch = yield* WatchDirectory
     const queue = yield* ImportQueue
+    const kept = yield* KeptOriginals
 
     const find = (id: string) =>
       Effect.flatMap(
@@ -41,13 +43,9 @@ export class FileImportActions extends Effect.Service<FileImportActions>()("serv
 
     const originalPath = (row: Row) => (row.original_file === null ? null : path.join(paths.originalsDir, path.basename(row.original_file)))
 
-    /** Deletes the row, then its original file. */
+    /** Deletes the row, and its original unless another row shares it. */
     const removeRow = (row: Row) =>
-      Effect.gen(function*() {
-        yield* sql`DELETE FROM file_imports WHERE id = ${row.id}`.pipe(Effect.orDie)
-        const file = originalPath(row)
-        if (file !== null) yield* Effect.sync(() => fs.rmSync(file, { force: true }))
-      })
+      kept.removingRows(row.original_file === null ? [] : [row.original_file], sql`DELETE FROM file_imports WHERE id = ${row.id}`.pipe(Effect.orDie))
 
     /**
      * Puts the kept original of a failed import back into the watch folder under its file name
@@ -71,8 +69,10 @@ export class FileImportActions extends Effect.Service<FileImportActions>()("serv
         // the failed file itself may still wait in the folder, in case it grows: the retry replaces it
         watch.takeHeld(row.filename)
         fs.mkdirSync(watch.uploadsDir, { recursive: true })
-        fs.copyFileSync(original, temp)
+        fs.rmSync(temp, { force: true })
       })
+      // the bytes as they were dropped (a failure's original may be kept compressed)
+      yield* kept.restoreTo(row.original_file!, row.filename, temp)
       const queued = yield* watch.deliver(temp, row.filename).pipe(
         Effect.ensuring(Effect.sync(() => fs.rmSync(temp, { force: true }))),
         Effect.orDie

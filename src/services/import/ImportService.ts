@@ -18,7 +18,9 @@ import { inChannel } from "../platform/Logs.ts"
 import { StoragePaths } from "../platform/StoragePaths.ts"
 import { isStorageFull } from "./isStorageFull.ts"
 import { repairNote } from "./parsers/repairSamples.ts"
+import { KeptOriginals } from "./KeptOriginals.ts"
 import { OriginalsDisk } from "./OriginalsDisk.ts"
+import { linkRaceLegs } from "./RaceLegs.ts"
 import { type QueuedFile, WatchDirectory } from "./WatchDirectory.ts"
 import { type FileIdentity, identityOf, sameIdentity } from "./FileIdentity.ts"
 import { looksTruncated } from "./looksTruncated.ts"
@@ -172,6 +174,7 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
     const watchDirectory = yield* WatchDirectory
     const recheckAfter = Duration.times((yield* AppConfig).watchSettle, FAILED_RECHECK_SETTLES)
     const readAhead = yield* Effect.makeSemaphore(READ_AHEAD_MIB)
+    const kept = yield* KeptOriginals
 
     const duplicateOf = (draft: EncodedActivityDraft) =>
       Effect.gen(function*() {
@@ -191,30 +194,51 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
           ? `"${id}"`
           : `"${activity.name}" of ${activity.startDateLocal.slice(0, 10)} at ${activity.startDateLocal.slice(11, 16)} ("${id}")`)
 
-    /** Copies `source` into storage as `<id>.<extension>`; a copy that cannot be made dies, leaving no partial copy. */
-    const keepOriginal = (source: string, id: string, extension: string) =>
-      Effect.flatMap(OriginalsDisk, (disk) =>
-        Effect.sync(() => {
-          const name = `${id}.${extension}`
-          const temp = path.join(paths.originalsDir, `.${name}.part`)
-          try {
-            disk.copyFile(source, temp)
-          } catch (e) {
-            // a full disk leaves a partial copy behind
-            fs.rmSync(temp, { force: true })
-            throw e
-          }
-          fs.renameSync(temp, path.join(paths.originalsDir, name))
-          return name
-        }))
+    /**
+     * Copies `source` (the file `filename`) into storage as `<id>.<extension>`, its name
+     * recorded beside it first (KeptOriginals); a copy that cannot be made dies, leaving no
+     * partial copy. A failure's (`failed`) is kept gzipped, unless it is a compressed file or
+     * an archive already, and shares the original of an earlier failure of the same bytes:
+     * what failed costs at most about what was dropped. Answers the original's name and whether
+     * this import made it (a shared one is never removed with this import).
+     */
+    const keepOriginal = (source: string, id: string, extension: string, filename: string, failure?: { readonly contentHash: string }) =>
+      Effect.gen(function*() {
+        if (failure !== undefined && failure.contentHash !== "") {
+          const shared = yield* fileImports.failedOriginalOf(failure.contentHash)
+          if (shared !== null && fs.existsSync(path.join(paths.originalsDir, shared))) return { name: shared, own: false }
+        }
+        const disk = yield* OriginalsDisk
+        const compress = failure !== undefined && !/(\.gz|\.zip)$/i.test(extension)
+        const name = `${id}.${extension}${compress ? ".gz" : ""}`
+        const temp = path.join(paths.originalsDir, `.${name}.part`)
+        const made = Effect.gen(function*() {
+          yield* Effect.sync(() => kept.recordName(name, filename))
+          if (compress) yield* Effect.promise(() => disk.compressFile(source, temp))
+          else yield* Effect.sync(() => disk.copyFile(source, temp))
+          yield* Effect.sync(() => fs.renameSync(temp, path.join(paths.originalsDir, name)))
+        })
+        // a full disk leaves a partial copy behind
+        yield* made.pipe(Effect.tapDefect(() => Effect.sync(() => {
+          fs.rmSync(temp, { force: true })
+          kept.discard(name)
+        })))
+        return { name, own: true }
+      })
 
     /** keepOriginal, failing with OriginalNotKept (the file then stays in the watch folder) when the copy cannot be made. */
-    const keepOriginalOrStay = (filename: string, source: string, id: string, extension: string) =>
-      keepOriginal(source, id, extension).pipe(
+    const keepOriginalOrStay = (filename: string, source: string, id: string, extension: string, failure?: { readonly contentHash: string }) =>
+      keepOriginal(source, id, extension, filename, failure).pipe(
         Effect.catchAllDefect((defect) =>
           Effect.fail(new OriginalNotKept({ filename, reason: defect instanceof Error ? defect.message : String(defect) }))
         )
       )
+
+    /** Removes the copy this import made, which no row names (`own` false: another row's, left alone). */
+    const dropCopy = (original: { readonly name: string; readonly own: boolean } | null) =>
+      Effect.sync(() => {
+        if (original !== null && original.own) kept.discard(original.name)
+      })
 
     /** The entry itself (a link is not followed); null when it is gone or is a folder. */
     const statIfPresent = (file: string) =>
@@ -374,21 +398,31 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
         status: StoredStatus,
         errorMessage: string | null,
         drafts: ReadonlyArray<EncodedActivityDraft>,
-        options: { readonly keepCopy: boolean; readonly truncated: boolean }
+        options: {
+          readonly keepCopy: boolean
+          readonly truncated: boolean
+          /** legs of the file's race that duplicate activities stored before, with their ids */
+          readonly storedLegs?: ReadonlyArray<{ readonly leg: EncodedActivityDraft; readonly id: string }>
+        }
       ) =>
         Effect.gen(function*() {
-          const originalFile = options.keepCopy ? yield* keepOriginal(file.path, row.id, extension) : null
+          const original = options.keepCopy
+            ? yield* keepOriginal(file.path, row.id, extension, file.filename, status === "failed" ? { contentHash } : undefined)
+            : null
+          const originalFile = original?.name ?? null
           // the original kept must be the bytes that were read: a file still being written is not taken
-          if (originalFile !== null && !(yield* stillSame(file.path, identity))) {
-            yield* Effect.sync(() => fs.rmSync(path.join(paths.originalsDir, originalFile), { force: true }))
+          if (original !== null && !(yield* stillSame(file.path, identity))) {
+            yield* dropCopy(original)
             return yield* changed
           }
           const activityIds = drafts.map(() => newActivityId())
+          // the legs of a race name each other
+          const linked = linkRaceLegs(drafts.map((leg, i) => ({ leg, id: activityIds[i]! })), options.storedLegs)
           // SQLite may roll a transaction back by itself when the database is full; the ROLLBACK
           // that follows then fails too and would hide the full disk: keep that cause in front
           let full: Cause.Cause<unknown> | null = null
           yield* sql.withTransaction(Effect.gen(function*() {
-            for (const [i, draft] of drafts.entries()) yield* activities.insert(activityIds[i]!, draft)
+            for (const [i, draft] of linked.entries()) yield* activities.insert(activityIds[i]!, draft)
             yield* fileImports.insert({
               ...row, status, errorMessage, contentHash, originalFile, activityId: activityIds[0] ?? null, activityIds,
               notes: repairNote(drafts.flatMap((draft) => draft.repairs ?? []))
@@ -398,7 +432,7 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
           })))).pipe(
             Effect.catchAllCause((cause) => Effect.failCause(full === null ? cause : Cause.sequential(full, cause))),
             Effect.orDie,
-            Effect.tapDefect(() => Effect.sync(() => originalFile && fs.rmSync(path.join(paths.originalsDir, originalFile), { force: true })))
+            Effect.tapDefect(() => dropCopy(original))
           )
           const outcome: ImportOutcome = { fileImportId: row.id, status, activityIds, errorMessage }
           // what changed after the read is a new version of the file, imported as such once it holds still
@@ -430,11 +464,15 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
       if (drafts.length === 0) return yield* finish("failed", `"${file.filename}" contains no activity.`, [], { keepCopy: true, truncated: false })
 
       const fresh: Array<EncodedActivityDraft> = []
+      const storedLegs: Array<{ readonly leg: EncodedActivityDraft; readonly id: string }> = []
       let firstDuplicate: string | null = null
       for (const draft of drafts) {
         const duplicate = yield* duplicateOf(draft)
         if (duplicate === null) fresh.push(draft)
-        else firstDuplicate ??= duplicate
+        else {
+          firstDuplicate ??= duplicate
+          storedLegs.push({ leg: draft, id: duplicate })
+        }
       }
       if (fresh.length === 0) {
         // other bytes than the activity's (another device, another format): kept with its row
@@ -445,7 +483,7 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
           { keepCopy: true, truncated: false }
         )
       }
-      return yield* finish("success", null, fresh, { keepCopy: true, truncated: false })
+      return yield* finish("success", null, fresh, { keepCopy: true, truncated: false, storedLegs })
     })
 
     /** Whether a file of this identity was modified so recently that it may still be being written. */
@@ -501,14 +539,14 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
           yield* removeFromWatch(filename, identity)
           return null
         }
-        const originalFile = yield* keepOriginalOrStay(filename, file, row.id, extension)
+        const original = yield* keepOriginalOrStay(filename, file, row.id, extension, { contentHash })
         if (!(yield* stillSame(file, identity))) {
           // still being written: recorded once it holds still
-          yield* Effect.sync(() => fs.rmSync(path.join(paths.originalsDir, originalFile), { force: true }))
+          yield* dropCopy(original)
           return null
         }
-        yield* fileImports.insert({ ...row, status: "failed", errorMessage: message, contentHash, originalFile, activityId: null }).pipe(
-          Effect.tapDefect(() => Effect.sync(() => fs.rmSync(path.join(paths.originalsDir, originalFile), { force: true })))
+        yield* fileImports.insert({ ...row, status: "failed", errorMessage: message, contentHash, originalFile: original.name, activityId: null }).pipe(
+          Effect.tapDefect(() => dropCopy(original))
         )
         const outcome: ImportOutcome = { fileImportId: row.id, status: "failed", activityIds: [], errorMessage: message }
         if (truncated && (yield* isYoung(identity))) return { ...outcome, held: { after: recheckAfter, identity } }
@@ -520,16 +558,6 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
     const importFile = (file: QueuedFile) =>
       prepare(file).pipe(Effect.flatMap((prepared) => (prepared === null ? Effect.succeed(null) : commit(prepared))))
 
-    /** Originals no row refers to (a crash between copying and committing). */
-    const removeOrphanOriginals = Effect.fn("ImportService.removeOrphanOriginals")(function*() {
-      const referenced = yield* fileImports.originalFiles()
-      yield* Effect.sync(() => {
-        for (const name of fs.readdirSync(paths.originalsDir)) {
-          if (!referenced.has(name)) fs.rmSync(path.join(paths.originalsDir, name), { force: true })
-        }
-      })
-    })
-
-    return { prepare, commit, importFile, abandon, refuseArchive, refuseNotRegular, removeFromWatch, removeOrphanOriginals } as const
+    return { prepare, commit, importFile, abandon, refuseArchive, refuseNotRegular, removeFromWatch } as const
   })
 }) {}

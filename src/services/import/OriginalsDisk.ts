@@ -1,5 +1,7 @@
 import { Context } from "effect"
 import * as fs from "node:fs"
+import { pipeline } from "node:stream/promises"
+import * as zlib from "node:zlib"
 
 /**
  * Copies the regular file `from` to `to`, without following a link
@@ -28,12 +30,31 @@ export const copyRegularFile = (from: string, to: string): void => {
 }
 
 /**
- * The file-system call that keeps a file's original bytes under `files/originals`: the first
+ * `copyRegularFile`, gzipped on the way (zlib on libuv's threads: the event loop stays free):
+ * how a failed import's original is kept, so that a file of zeros or a zip of a thousand
+ * refused entries costs about what was dropped.
+ */
+export const compressRegularFile = async (from: string, to: string): Promise<void> => {
+  const source = await fs.promises.open(from, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK)
+  try {
+    if (!(await source.stat()).isFile()) throw new Error(`${from} is not a regular file`)
+    await pipeline(source.createReadStream({ autoClose: false }), zlib.createGzip(), fs.createWriteStream(to))
+  } finally {
+    await source.close()
+  }
+}
+
+/**
+ * The file-system calls that keep a file's original bytes under `files/originals`: the first
  * write of an import, where a full disk shows first (ENOSPC). A reference, so that tests can
  * give the import a disk that is full and then has room again.
  */
 export class OriginalsDisk extends Context.Reference<OriginalsDisk>()("services/import/OriginalsDisk", {
-  defaultValue: () => ({
-    copyFile: copyRegularFile
+  defaultValue: (): {
+    readonly copyFile: (from: string, to: string) => void
+    readonly compressFile: (from: string, to: string) => Promise<void>
+  } => ({
+    copyFile: copyRegularFile,
+    compressFile: compressRegularFile
   })
 }) {}

@@ -6,18 +6,45 @@ import type { SportType } from "../../schema/SportType.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { inChannel } from "../platform/Logs.ts"
 import { ActivityFileError } from "./parsers/ActivityFileError.ts"
+import { threadCpuMillis } from "./threadCpuTime.ts"
 import type { ParseRequest, ParseResponse } from "./ParseWorkerThread.ts"
 
 /**
- * How long one file may take in the worker, the worker's heap, and how long a worker that has
- * parsed files may idle before it is replaced by a fresh one (its heap, grown by the largest file
- * it parsed, would otherwise stay resident while the daemon idles: hundreds of MB after a bulk
- * import). The largest corpus file takes 0.4 s and a 72-hour FIT 1.5 s. Read when a worker
- * starts (heap, idle) and for each file (time), so that tests can drive the real worker over them.
+ * How much processor time one file may take in the worker, the worker's heap, and how long a
+ * worker that has parsed files may idle before it is replaced by a fresh one (its heap, grown
+ * by the largest file it parsed, would otherwise stay resident while the daemon idles: hundreds
+ * of MB after a bulk import). Read when a worker starts (heap, idle) and for each file (time),
+ * so that tests can drive the real worker over them.
+ *
+ * The time is a budget of the parse thread's own processor time, `timeout` plus `timeoutPerMiB`
+ * for each MiB of the file, never of the clock: on a machine whose cores are busy (the parse
+ * thread yields to everything else, see ParseWorkerThread) a file takes longer by the clock
+ * and exactly as much processor time, so the same file has the same outcome whatever the load.
+ * The largest corpus file takes 0.4 s, a 72-hour FIT 1.5 s and a GPX of 420,000 points (58 MB)
+ * 4 s of processor time; a 64 MiB file may take 42 s. Where the thread's time cannot be read
+ * (not Linux), the budget is counted on the clock, tripled.
  */
 export class ParseLimits extends Context.Reference<ParseLimits>()("services/import/ParseLimits", {
-  defaultValue: () => ({ timeout: Duration.seconds(10), heapMb: 512, recycleAfterIdle: Duration.seconds(10) })
+  defaultValue: (): {
+    readonly timeout: Duration.Duration
+    readonly timeoutPerMiB?: Duration.Duration
+    readonly heapMb: number
+    readonly recycleAfterIdle: Duration.Duration
+  } => ({ timeout: Duration.seconds(10), timeoutPerMiB: Duration.millis(500), heapMb: 512, recycleAfterIdle: Duration.seconds(10) })
 }) {}
+
+/** The processor time a file of `bytes` may take: the base and a share per MiB. */
+export const parseBudget = (limits: ParseLimits["Type"], bytes: number): Duration.Duration =>
+  Duration.sum(limits.timeout, Duration.times(limits.timeoutPerMiB ?? Duration.zero, bytes / 1048576))
+
+/** How often the parse thread's processor time is read while it parses. */
+const BUDGET_CHECK_MS = 200
+
+/**
+ * A file may take this many times its budget by the clock before it is abandoned even though
+ * its thread is within its processor time: a parse starved that long is stuck, not slow.
+ */
+const CLOCK_CEILING_FACTOR = 30
 
 /**
  * Built (dist/, `npm start`), the worker runs its compiled entry directly; from source (tests,
@@ -29,7 +56,8 @@ const workerData = fromSource ? { entry: new URL("./ParseWorkerThread.ts", impor
 
 interface Running {
   readonly worker: Worker
-  readonly ready: Promise<void>
+  /** resolves with the thread's system id once it started (null where it has none to read its time by) */
+  readonly ready: Promise<number | null>
   /** set once the worker timed out, crashed or ran out of memory */
   lost: boolean
   /** when the worker last finished a file; null while it has parsed none */
@@ -57,11 +85,12 @@ const spawn = (heapMb: number): Running => {
     resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB }
   })
   worker.unref()
-  const ready = new Promise<void>((resolve, reject) => {
+  const ready = new Promise<number | null>((resolve, reject) => {
     const onMessage = (m: unknown) => {
       if (typeof m === "object" && m !== null && "ready" in m) {
         worker.off("message", onMessage)
-        resolve()
+        const tid = (m as { tid?: unknown }).tid
+        resolve(typeof tid === "number" ? tid : null)
       }
     }
     worker.on("message", onMessage)
@@ -117,15 +146,29 @@ export class ParseWorker extends Effect.Service<ParseWorker>()("services/import/
         (slot) => Effect.sync(() => (slot.busy = false))
       ))
 
+    const tooLong = (filename: string, budget: Duration.Duration) =>
+      `"${filename}" took more than ${Duration.format(Duration.millis(Math.ceil(Duration.toMillis(budget))))} of processor time to parse and was abandoned.`
+
     const discard = (slot: Slot, running: Running) =>
       Effect.gen(function*() {
         if (slot.current === running) slot.current = null
         yield* Effect.promise(() => running.worker.terminate().catch(() => 0))
       })
 
-    const exchange = (running: Running, request: ParseRequest) =>
+    /**
+     * Sends the file and waits for the answer; the parse thread's processor time is read every
+     * BUDGET_CHECK_MS, and past `budget` the answer is the failure saying so (the thread is
+     * then lost, replaced by the caller).
+     */
+    const exchange = (running: Running, request: ParseRequest, tid: number | null, budget: Duration.Duration) =>
       Effect.gen(function*() {
         const answer = yield* Deferred.make<ReadonlyArray<EncodedActivityDraft>, ActivityFileError>()
+        const overBudget = () => {
+          running.lost = true
+          Deferred.unsafeDone(answer, Effect.fail(new ActivityFileError({ message: tooLong(request.filename, budget) })))
+        }
+        const cpuAtStart = tid === null ? null : threadCpuMillis(tid)
+        let watch: NodeJS.Timeout | undefined
         const onMessage = (m: ParseResponse) => {
           if (m.id !== request.id) return
           Deferred.unsafeDone(answer, "drafts" in m ? Effect.succeed(m.drafts) : Effect.fail(new ActivityFileError({ message: m.error })))
@@ -143,20 +186,38 @@ export class ParseWorker extends Effect.Service<ParseWorker>()("services/import/
           running.lost = true
           Deferred.unsafeDone(answer, Effect.fail(new ActivityFileError({ message: `"${request.filename}" could not be imported: the parser stopped.` })))
         }
+        // by the clock: the budget itself where the thread's time cannot be read, else a ceiling far above it
+        const clockLimit = Duration.times(budget, cpuAtStart === null ? 3 : CLOCK_CEILING_FACTOR)
         return yield* Effect.acquireUseRelease(
           Effect.sync(() => {
             running.worker.on("message", onMessage)
             running.worker.on("error", onError)
             running.worker.on("exit", onExit)
             running.worker.ref()
+            if (cpuAtStart !== null) {
+              watch = setInterval(() => {
+                const now = threadCpuMillis(tid!)
+                if (now !== null && now - cpuAtStart > Duration.toMillis(budget)) overBudget()
+              }, BUDGET_CHECK_MS)
+            }
             // the bytes move to the worker (the caller keeps no use for them) unless they are a
             // view into a larger buffer, which is then copied
             const own = request.bytes.byteOffset === 0 && request.bytes.byteLength === request.bytes.buffer.byteLength
             running.worker.postMessage(request, own ? [request.bytes.buffer as ArrayBuffer] : [])
           }),
-          () => Deferred.await(answer),
+          () =>
+            Deferred.await(answer).pipe(
+              Effect.timeoutFail({
+                duration: clockLimit,
+                onTimeout: () => {
+                  running.lost = true
+                  return new ActivityFileError({ message: tooLong(request.filename, budget) })
+                }
+              })
+            ),
           () =>
             Effect.sync(() => {
+              clearInterval(watch)
               running.worker.off("message", onMessage)
               running.worker.off("error", onError)
               running.worker.off("exit", onExit)
@@ -167,11 +228,12 @@ export class ParseWorker extends Effect.Service<ParseWorker>()("services/import/
 
     /**
      * The computed activities of a file, their streams encoded; `sportType`, the sport the
-     * athlete chose for it (a Strava export's), is its sport from the start. The bytes are
-     * handed over to the worker: the caller must not use them afterwards.
+     * athlete chose for it (a Strava export's, or one changed by hand), is its sport from the
+     * start: of the file's one activity, or of the one starting nearest `sportAt` (epoch ms).
+     * The bytes are handed over to the worker: the caller must not use them afterwards.
      */
-    const parse = Effect.fn("ParseWorker.parse")(function*(bytes: Uint8Array, format: FileFormat, filename: string, sportType?: SportType) {
-      return yield* withSlot((slot) => parseAlone(slot, bytes, format, filename, sportType))
+    const parse = Effect.fn("ParseWorker.parse")(function*(bytes: Uint8Array, format: FileFormat, filename: string, sportType?: SportType, sportAt?: number) {
+      return yield* withSlot((slot) => parseAlone(slot, bytes, format, filename, sportType, sportAt))
     })
 
     /**
@@ -183,22 +245,22 @@ export class ParseWorker extends Effect.Service<ParseWorker>()("services/import/
       return { result, millis: Math.round(Duration.toMillis(duration)) }
     })
 
-    const parseAlone = (slot: Slot, bytes: Uint8Array, format: FileFormat, filename: string, sportType: SportType | undefined) => Effect.gen(function*() {
+    const parseAlone = (
+      slot: Slot,
+      bytes: Uint8Array,
+      format: FileFormat,
+      filename: string,
+      sportType: SportType | undefined,
+      sportAt?: number
+    ) => Effect.gen(function*() {
       const limits = yield* ParseLimits
       const running = yield* worker(slot)
-      yield* Effect.tryPromise({
+      const tid = yield* Effect.tryPromise({
         try: () => running.ready,
         catch: (e) => new ActivityFileError({ message: `"${filename}" could not be imported: the parser did not start (${String(e)}).` })
       }).pipe(Effect.tapError(() => discard(slot, running)))
-      const request: ParseRequest = { id: nextId++, bytes, format, filename, fallbackTimeZone: config.timeZone, sportType }
-      return yield* exchange(running, request).pipe(
-        Effect.timeoutFail({
-          duration: limits.timeout,
-          onTimeout: () => {
-            running.lost = true
-            return new ActivityFileError({ message: `"${filename}" took more than ${Duration.format(limits.timeout)} to parse and was abandoned.` })
-          }
-        }),
+      const request: ParseRequest = { id: nextId++, bytes, format, filename, fallbackTimeZone: config.timeZone, sportType, sportAt }
+      return yield* exchange(running, request, tid, parseBudget(limits, bytes.byteLength)).pipe(
         // after a timeout, a crash or running out of memory the worker is not reused
         Effect.tapError((e) =>
           running.lost || running.worker.threadId === -1

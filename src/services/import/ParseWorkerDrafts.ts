@@ -2,6 +2,7 @@ import type { EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
 import type { FileFormat } from "../../schema/ParsedActivity.ts"
 import type { SportType } from "../../schema/SportType.ts"
 import { encodeDraft } from "../activities/StreamsCodec.ts"
+import { trainingBasisOf } from "../training/TrainingBasis.ts"
 import { formatNumber, validateActivity } from "../activities/validateActivity.ts"
 import { computeActivity, impossibleActivity } from "./ActivityMetrics.ts"
 import { ActivityFileError } from "./parsers/ActivityFileError.ts"
@@ -14,8 +15,9 @@ export interface DraftsRequest {
   readonly format: FileFormat
   readonly filename: string
   readonly fallbackTimeZone: string
-  /** the sport the athlete chose for the file (a Strava export's activities.csv) */
+  /** the sport the athlete chose for the file (a Strava export's activities.csv), or for its activity starting nearest `sportAt` (epoch ms) */
   readonly sportType?: SportType | undefined
+  readonly sportAt?: number | undefined
 }
 
 /**
@@ -27,15 +29,17 @@ export interface DraftsRequest {
  */
 export const fileDrafts = async (request: DraftsRequest): Promise<ReadonlyArray<EncodedActivityDraft>> => {
   const { filename } = request
-  const parsed = await parseActivityFile(request.bytes, request.format, filename, request.sportType)
+  const parsed = await parseActivityFile(request.bytes, request.format, filename, request.sportType, request.sportAt)
   const kept: Array<ReturnType<typeof computeActivity>> = []
   const dropped: Array<string> = []
   let firstError: ActivityFileError | null = null
   for (const [i, activity] of parsed.entries()) {
     try {
-      const checked = validateActivity(computeActivity(activity, { filename, fallbackTimeZone: request.fallbackTimeZone }))
+      const computed = computeActivity(activity, { filename, fallbackTimeZone: request.fallbackTimeZone })
+      const checked = validateActivity(computed)
       if (checked._tag === "Impossible") throw impossibleActivity(filename, checked.reason)
-      kept.push(checked.draft)
+      // from every sample: a long recording's streams are thinned for storage
+      kept.push({ ...checked.draft, training: trainingBasisOf(computed.streams) })
     } catch (error) {
       if (!(error instanceof ActivityFileError)) throw error
       firstError ??= error

@@ -1,6 +1,5 @@
-import * as fs from "node:fs"
-import * as os from "node:os"
 import { parentPort } from "node:worker_threads"
+import { currentThreadId, lowerThreadPriority } from "../platform/ThreadPriority.ts"
 import type { EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
 import { MAX_IMPORT_MESSAGE_LENGTH, truncateText } from "../../schema/ActivityLimits.ts"
 import { ActivityFileError } from "./parsers/ActivityFileError.ts"
@@ -19,25 +18,12 @@ export type ParseResponse =
   | { readonly id: number; readonly drafts: ReadonlyArray<EncodedActivityDraft> }
   | { readonly id: number; readonly error: string }
 
-/**
- * Linux's nice value of this thread: parsing yields to the daemon's event loop, so that when
- * every core is busy (a bulk import on a small machine) the API's requests and the commits are
- * served first and the parse takes what is left, as fast as before on an idle core. Nice is per
- * thread on Linux (this thread's id is the last part of /proc/thread-self); elsewhere, or where
- * it is not allowed, the thread keeps the process's priority.
- */
+/** Parsing yields to the daemon's event loop (see lowerThreadPriority). */
 const PARSE_NICE = 10
 
-const lowerPriority = () => {
-  try {
-    const tid = Number(fs.readlinkSync("/proc/thread-self").split("/").pop())
-    if (Number.isSafeInteger(tid) && tid > 0) os.setPriority(tid, Math.max(os.getPriority(tid), PARSE_NICE))
-  } catch {
-    // not Linux: the thread runs at the process's priority
-  }
-}
-
-lowerPriority()
+// the thread's id tells the daemon where to read the processor time it spends (its parse budget)
+const tid = currentThreadId()
+lowerThreadPriority(PARSE_NICE)
 const port = parentPort!
 
 port.on("message", async (request: ParseRequest) => {
@@ -53,4 +39,4 @@ port.on("message", async (request: ParseRequest) => {
   }
   port.postMessage(response, "drafts" in response ? response.drafts.map((d) => d.encodedStreams.buffer as ArrayBuffer) : [])
 })
-port.postMessage({ ready: true })
+port.postMessage({ ready: true, tid })

@@ -55,7 +55,7 @@ export const suffixedName = (name: string, i: number): string => {
  * entry but a folder can be linked (a link is linked itself, not followed), and nothing is
  * opened: a pipe is placed as well as a file.
  */
-export const linkUnderFreeName = (from: string, dir: string, name: string, tries = MAX_SUFFIX): string | null => {
+export const linkUnderFreeName = (from: string | Buffer, dir: string, name: string, tries = MAX_SUFFIX): string | null => {
   for (let i = 0; i < tries; i++) {
     const candidate = i === 0 ? name : suffixedName(name, i)
     try {
@@ -90,4 +90,29 @@ export const publishFile = (tempPath: string, dir: string, name: string, onClash
     return { _tag: "Exists", name }
   }
   throw new Error(`no free name for ${name} in ${dir}`)
+}
+
+/** fsync of a file or folder by path, on libuv's threads (the event loop goes on meanwhile). */
+const syncPathAsync = async (target: string): Promise<void> => {
+  const handle = await fs.promises.open(target, "r")
+  try {
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+}
+
+/**
+ * `publishFile` with `suffix`, its flushes (the file's, then the folder's) off the event loop:
+ * for the uploads, whose bursts must leave the daemon free to answer (a flush of a real disk
+ * takes milliseconds, a burst of two hundred of them the event loop's whole second).
+ */
+export const publishFileAsync = async (tempPath: string, dir: string, name: string): Promise<string> => {
+  await syncPathAsync(tempPath)
+  const placed = linkUnderFreeName(tempPath, dir, name)
+  if (placed === null) throw new Error(`no free name for ${name} in ${dir}`)
+  await fs.promises.rm(tempPath, { force: true })
+  // the new name made durable; best effort (some filesystems refuse a folder fsync)
+  await syncPathAsync(path.join(dir, path.dirname(placed))).catch(() => undefined)
+  return placed
 }

@@ -5,7 +5,7 @@ import * as path from "node:path"
 import type { FileFormat } from "../../schema/ParsedActivity.ts"
 import { formatOf, isZipName, splitExtension } from "./ActivityFileName.ts"
 import { type FileIdentity, identityOf, sameIdentity } from "./FileIdentity.ts"
-import { linkUnderFreeName, publishFile, suffixedName } from "./PublishFile.ts"
+import { linkUnderFreeName, publishFileAsync, suffixedName } from "./PublishFile.ts"
 import { removeStaleStaging } from "./ZipArchive.ts"
 import { inChannel } from "../platform/Logs.ts"
 import { StoragePaths } from "../platform/StoragePaths.ts"
@@ -41,27 +41,73 @@ export const isHiddenPath = (relative: string): boolean => {
   return parts.length > MAX_FOLDER_DEPTH + 1 || parts.some((part) => part.startsWith("."))
 }
 
+/** What a walk of the folder says besides the entries it visits. */
+export interface WalkNotices {
+  /** a folder that lies deeper than MAX_FOLDER_DEPTH (not entered) */
+  readonly tooDeep?: (relative: string) => void
+  /** a folder ("" for the root) holding a name that is not UTF-8 (read with replacement characters, see unreadableNames) */
+  readonly unreadable?: (relative: string) => void
+}
+
 /**
  * The paths under `root` of every entry that is not a folder (regular files, links, pipes, ...)
  * and not a dot-file, down to MAX_FOLDER_DEPTH; dot-folders are not entered. A folder that
- * cannot be read is passed over.
+ * cannot be read is passed over. `notices` hear of what the walk cannot enter or name.
  */
-export const walkFolder = (root: string, visit: (relative: string, entry: fs.Dirent) => void, relative = "", depth = 0): void => {
+export const walkFolder = (
+  root: string,
+  visit: (relative: string, entry: fs.Dirent) => void,
+  notices: WalkNotices = {},
+  relative = "",
+  depth = 0
+): void => {
   let entries: Array<fs.Dirent> = []
   try {
     entries = fs.readdirSync(relative === "" ? root : path.join(root, relative), { withFileTypes: true })
   } catch {
     return
   }
+  if (notices.unreadable !== undefined && entries.some((entry) => entry.name.includes("\uFFFD"))) notices.unreadable(relative)
   for (const entry of entries) {
     if (entry.name.startsWith(".")) continue
     const rel = relative === "" ? entry.name : `${relative}/${entry.name}`
     if (entry.isDirectory()) {
-      if (depth < MAX_FOLDER_DEPTH) walkFolder(root, visit, rel, depth + 1)
+      if (depth < MAX_FOLDER_DEPTH) walkFolder(root, visit, notices, rel, depth + 1)
+      else notices.tooDeep?.(rel)
     } else {
       visit(rel, entry)
     }
   }
+}
+
+/** At most this many files of a folder too deep are named, one by one, in the log. */
+const MAX_TOO_DEEP_NAMED = 100
+
+/**
+ * The files (paths under `root`, not dot-files) in the folder `relative` and its subfolders,
+ * which lie deeper than MAX_FOLDER_DEPTH: at most `limit` of them.
+ */
+export const filesTooDeep = (root: string, relative: string, limit = MAX_TOO_DEEP_NAMED): Array<string> => {
+  const found: Array<string> = []
+  const walk = (rel: string, depth: number) => {
+    let entries: Array<fs.Dirent> = []
+    try {
+      entries = fs.readdirSync(path.join(root, rel), { withFileTypes: true })
+    } catch {
+      return
+    }
+    for (const entry of entries) {
+      if (found.length >= limit) return
+      if (entry.name.startsWith(".")) continue
+      if (entry.isDirectory()) {
+        if (depth < 20) walk(`${rel}/${entry.name}`, depth + 1)
+      } else {
+        found.push(`${rel}/${entry.name}`)
+      }
+    }
+  }
+  walk(relative, 0)
+  return found
 }
 
 /**
@@ -300,7 +346,7 @@ export class WatchDirectory extends Effect.Service<WatchDirectory>()("services/i
      * when taken; a file already there is never replaced.
      */
     const deliver = Effect.fn("WatchDirectory.deliver")(function*(tempPath: string, name: string) {
-      return yield* Effect.try(() => publishFile(tempPath, paths.watchDir, name, "suffix").name)
+      return yield* Effect.tryPromise(() => publishFileAsync(tempPath, paths.watchDir, name))
     })
 
     /** Subfolders the import emptied (paths under the folder), with their modification time and since when they are so. */

@@ -7,12 +7,20 @@ import readIndexes from "./migrations/0002_read_indexes.ts"
 import exportMetadata from "./migrations/0003_export_metadata.ts"
 import fileImportActivities from "./migrations/0004_file_import_activities.ts"
 import statsIndexes from "./migrations/0005_stats_indexes.ts"
+import sortIndexes from "./migrations/0006_sort_indexes.ts"
+import sports from "./migrations/0007_sports.ts"
+import training from "./migrations/0008_training.ts"
+import athleteYear from "./migrations/0009_athlete_year.ts"
 import { StoragePaths } from "./StoragePaths.ts"
 
 /** Migrations, statically imported (a file-system loader breaks when bundled). */
 export const migrations = SqliteMigrator.fromRecord({ "0001_initial": initial, "0002_read_indexes": readIndexes, "0003_export_metadata": exportMetadata,
   "0004_file_import_activities": fileImportActivities,
-  "0005_stats_indexes": statsIndexes
+  "0005_stats_indexes": statsIndexes,
+  "0006_sort_indexes": sortIndexes,
+  "0007_sports": sports,
+  "0008_training": training,
+  "0009_athlete_year": athleteYear
 })
 
 const pragmas = Layer.effectDiscard(Effect.gen(function*() {

@@ -21,9 +21,32 @@ export const utcDay = (date: Date): string =>
 
 export const logFileName = (channel: string, day: string) => `${channel}-${day}.log`
 
+/**
+ * Characters that would let a text written into a log line (a file name, a client's value)
+ * act on the line or the terminal showing it: C0 and C1 control characters (a newline that
+ * starts a forged line, an ANSI escape), DEL, the Unicode line and paragraph separators, and
+ * the bidirectional overrides that make a text read other than it is.
+ */
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
+
+const SHORT_ESCAPES: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" }
+
+/** `text` with every unsafe character written as an escape (`\n`, `\x1b`, `\u2028`): one line, shown as it is. */
+export const escapeControl = (text: string): string =>
+  text.replace(UNSAFE, (c) => {
+    const code = c.charCodeAt(0)
+    return SHORT_ESCAPES[c] ?? (code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`)
+  })
+
+/** A stack or a cause over several lines: each line escaped (a text shows them indented under its entry, see `indented`). */
+export const escapeLines = (text: string): string => text.split("\n").map(escapeControl).join("\n")
+
+/** The lines after the first indented: no line of an entry's stack or cause starts where an entry does. */
+export const indented = (text: string): string => text.replaceAll("\n", "\n    ")
+
 const toText = (message: unknown): string => {
   const parts = Array.isArray(message) ? message : [message]
-  return parts.map((p) => (typeof p === "string" ? p : Inspectable.toStringUnknown(p))).join(" ")
+  return escapeControl(parts.map((p) => (typeof p === "string" ? p : Inspectable.toStringUnknown(p))).join(" "))
 }
 
 interface Entry {
@@ -45,7 +68,8 @@ const currentSpan = (options: Logger.Logger.Options<unknown>) =>
 const toEntry = (options: Logger.Logger.Options<unknown>): Entry => {
   const annotations: Record<string, unknown> = {}
   for (const [key, value] of options.annotations) {
-    if (key !== "channel") annotations[key] = value
+    // a stack keeps its lines (each escaped); any other text is one line
+    if (key !== "channel") annotations[key] = typeof value !== "string" ? value : key === "stack" ? escapeLines(value) : escapeControl(value)
   }
   const spans: Record<string, number> = {}
   const now = options.date.getTime()
@@ -60,7 +84,7 @@ const toEntry = (options: Logger.Logger.Options<unknown>): Entry => {
     annotations,
     spans,
     ...(span !== undefined ? { traceId: span.traceId, spanId: span.spanId } : {}),
-    ...(Cause.isEmpty(options.cause) ? {} : { cause: Cause.pretty(options.cause, { renderErrorCause: true }) })
+    ...(Cause.isEmpty(options.cause) ? {} : { cause: escapeLines(Cause.pretty(options.cause, { renderErrorCause: true })) })
   }
 }
 
@@ -108,9 +132,9 @@ export const stdoutLogger = (format: LogFormat) =>
     const line = format === "json"
       ? JSON.stringify(entry)
       : `${entry.timestamp} ${entry.level.padEnd(5)}${entry.channel ? ` [${entry.channel}]` : ""} ${entry.message}` +
-        Object.entries(entry.annotations).map(([k, v]) => ` ${k}=${typeof v === "string" ? v : JSON.stringify(v)}`).join("") +
+        Object.entries(entry.annotations).map(([k, v]) => ` ${k}=${typeof v === "string" ? indented(v) : JSON.stringify(v)}`).join("") +
         (entry.traceId !== undefined ? ` traceId=${entry.traceId}` : "") +
-        (entry.cause ? `\n${entry.cause}` : "")
+        (entry.cause ? `\n    ${indented(entry.cause)}` : "")
     process.stdout.write(line + "\n")
   })
 

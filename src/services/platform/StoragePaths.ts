@@ -13,18 +13,29 @@ export class StoragePaths extends Effect.Service<StoragePaths>()("services/platf
       logsDir: path.join(config.storageDir, "files", "logs"),
       imagesDir: path.join(config.storageDir, "files", "activities"),
       originalsDir: path.join(config.storageDir, "files", "originals"),
+      /** beside each kept original, under the same name, the name of the file it was (KeptOriginals) */
+      originalNamesDir: path.join(config.storageDir, "files", "original-names"),
       watchDir: config.watchDir,
       uploadsDir: path.join(config.watchDir, ".uploads")
     }
+    // what the database file was before this program opened it (opening creates it): a database
+    // missing or empty beside kept originals is rebuilt from them, and said (KeptOriginals)
+    const databaseAtStart: "present" | "missing" | "empty" = (() => {
+      try {
+        return fs.statSync(paths.databaseFile).size === 0 ? "empty" : "present"
+      } catch {
+        return "missing"
+      }
+    })()
     yield* Effect.try({
       try: () => {
-        for (const dir of [path.dirname(paths.databaseFile), paths.logsDir, paths.imagesDir, paths.originalsDir, paths.uploadsDir]) {
+        for (const dir of [path.dirname(paths.databaseFile), paths.logsDir, paths.imagesDir, paths.originalsDir, paths.originalNamesDir, paths.uploadsDir]) {
           fs.mkdirSync(dir, { recursive: true })
         }
       },
       catch: (cause) => new Error(`cannot create the storage folders: ${String(cause)}`)
     }).pipe(Effect.orDie)
-    return paths
+    return { ...paths, databaseAtStart }
   }),
   dependencies: [AppConfig.Default]
 }) {}

@@ -3,7 +3,8 @@ import { Effect } from "effect"
 import simplify from "simplify-js"
 import { RECORD_DISTANCES, effortName } from "../../schema/EffortDistances.ts"
 import type { StatsPeriod } from "../../schema/QueryParams.ts"
-import { MILE, RIDES, RUNS, type SportType } from "../../schema/SportType.ts"
+import type { WorldType } from "../../schema/ActivityFields.ts"
+import { MILE, RIDES, RUNS, SPORT_TYPES, type SportType } from "../../schema/SportType.ts"
 import type { Eddington, HeatmapRoute, PersonalRecord, Total } from "../../schema/StatsModels.ts"
 import { type ActivitySearch, ActivityReads, filterOf } from "../activities/ActivityReads.ts"
 import { placeholders, ReadConnection } from "../platform/ReadConnection.ts"
@@ -22,6 +23,9 @@ const PERIOD_SQL: Record<StatsPeriod, string> = {
   month: "substr(start_date_local, 1, 7)",
   year: "substr(start_date_local, 1, 4)"
 }
+
+/** The sports done in a virtual world, whose coordinates are no real place. */
+const VIRTUAL_SPORTS: ReadonlyArray<SportType> = SPORT_TYPES.filter((s) => s.startsWith("Virtual"))
 
 /** Douglas-Peucker tolerance of the heatmap's routes, in degrees (about 20 m). */
 export const HEATMAP_TOLERANCE_DEG = 0.0002
@@ -43,7 +47,7 @@ export const heatmapPolyline = (encoded: string): string => {
   return polyline.encode(kept.map((p) => [p.y, p.x] as [number, number]), 5)
 }
 
-const DISCIPLINES = [
+export const DISCIPLINES = [
   { discipline: "run", sports: RUNS, distances: RECORD_DISTANCES.run },
   { discipline: "ride", sports: RIDES, distances: RECORD_DISTANCES.ride }
 ] as const
@@ -117,12 +121,20 @@ export class Stats extends Effect.Service<Stats>()("services/stats/Stats", {
     })
 
     const kept = new Map<string, KeptRoute>()
-    const heatmap = Effect.fn("Stats.heatmap")(function*(filter: ActivityFilter) {
+    /**
+     * The routes of one world: the real one draws no route of a virtual world (Zwift's Watopia
+     * lies in the open sea) nor of a virtual sport whose world was not recognised (a trainer's
+     * made-up coordinates); a virtual world draws its own.
+     */
+    const heatmap = Effect.fn("Stats.heatmap")(function*(filter: ActivityFilter, worldType: WorldType = "realWorld") {
       const { where, params } = filterOf(filter)
+      const world = worldType === "realWorld"
+        ? `world_type = 'realWorld' AND sport_type NOT IN (${VIRTUAL_SPORTS.map((s) => `'${s}'`).join(", ")})`
+        : "world_type = ?"
       const rows = db.rows(
         `SELECT id, sport_type, encoded_polyline FROM activities${where === "" ? " WHERE" : `${where} AND`} encoded_polyline IS NOT NULL
-          ORDER BY start_time DESC, id DESC`,
-        params
+          AND ${world} ORDER BY start_time DESC, id DESC`,
+        worldType === "realWorld" ? params : [...params, worldType]
       )
       const seen = new Set<string>()
       const routes = rows.map(([id, sportType, encoded]): HeatmapRoute => {
@@ -136,8 +148,11 @@ export class Stats extends Effect.Service<Stats>()("services/stats/Stats", {
         }
         return { activityId, sportType: sportType as SportType, encodedPolyline: route.simplified }
       })
-      // a whole-history answer: what it did not name is gone (or filtered out, and cheap to redo)
-      if (filter.from === undefined && filter.to === undefined && filter.sportTypes === undefined && filter.hasGpx === undefined && filter.search === undefined) {
+      // a whole-history answer of the real world: what it did not name is gone (or filtered out, and cheap to redo)
+      if (
+        worldType === "realWorld" && filter.from === undefined && filter.to === undefined && filter.sportTypes === undefined &&
+        filter.hasGpx === undefined && filter.search === undefined
+      ) {
         for (const id of kept.keys()) if (!seen.has(id)) kept.delete(id)
       }
       return routes

@@ -67,7 +67,7 @@ describe("StravaImport", () => {
         assert.strictEqual(fs.readdirSync(h.imagesDir).filter((f) => f.endsWith(".jpg")).length, 2)
 
         const track = yield* repo.track(`activity-${ride.id}`)
-        assert.strictEqual(track!.streams!.time.length, 1801)
+        assert.strictEqual(track!.streams!.time!.length, 1801)
         for (const key of ["latlng", "distance", "altitude", "velocity_smooth", "heartrate", "cadence", "watts", "temp", "moving"]) {
           assert.isDefined((track!.streams as any)[key], key)
         }

@@ -2,14 +2,13 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import { afterAll, beforeAll, describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
-import { createRequire } from "node:module"
 import * as path from "node:path"
 import type { Browser, BrowserContext, Page } from "playwright-core"
-import { buildDashboard } from "../../../scripts/buildDashboard.ts"
 import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, readCorpusFile } from "../../support/corpus.ts"
 import { daemonLayer, dropFile, makeRoot, waitForRow } from "../../support/ImportHarness.ts"
 import { send } from "../../support/TestDaemon.ts"
-import { CHROMIUM_MISSING, chromiumAvailable, DESKTOP, launchChromium, PHONE } from "./browser.ts"
+import { CHROMIUM_MISSING, chromiumAvailable, dashboardHelpers, openDashboardBrowser } from "./browser.ts"
+import { open } from "./pageTools.ts"
 
 /**
  * The dashboard in a real browser: sign in, the imported corpus in the list, filters, an
@@ -29,7 +28,6 @@ const CORPUS_FILES = [
 const DROPPED = "tcx/garmin-fenix6-run.tcx"
 const HOSTILE = "<img src=x onerror=alert(1)>"
 const ARTIFACTS = path.resolve("test-artifacts/dashboard")
-const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
 
 const skipReason = !chromiumAvailable ? CHROMIUM_MISSING : CORPUS_DIR === undefined ? CORPUS_MISSING_MESSAGE : undefined
 if (skipReason !== undefined) console.warn(`[dashboard browser test] skipped: ${skipReason}`)
@@ -43,19 +41,7 @@ const problems: Array<string> = []
 
 beforeAll(async () => {
   if (skipReason !== undefined) return
-  await buildDashboard()
-  fs.mkdirSync(ARTIFACTS, { recursive: true })
-  browser = await launchChromium()
-  context = await browser.newContext({ viewport: DESKTOP })
-  page = await context.newPage()
-  page.on("console", (m) => {
-    if (m.type() === "error" && !/Failed to load resource/.test(m.text())) problems.push(`console: ${m.text()} at ${JSON.stringify(m.location())} on ${page.url()}`)
-  })
-  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`))
-  page.on("dialog", (d) => {
-    problems.push(`a script opened a dialog: ${d.message()}`)
-    void d.dismiss()
-  })
+  ;({ browser, context, page } = await openDashboardBrowser(ARTIFACTS, problems))
 }, 120_000)
 
 afterAll(async () => {
@@ -63,46 +49,9 @@ afterAll(async () => {
   fs.rmSync(root.root, { recursive: true, force: true })
 })
 
-const shoot = async (name: string) => {
-  for (const [size, viewport] of [["desktop", DESKTOP], ["phone", PHONE]] as const) {
-    await page.setViewportSize(viewport)
-    await page.evaluate(() => (globalThis as any).scrollTo(0, 0))
-    await page.waitForTimeout(150)
-    await page.screenshot({ path: path.join(ARTIFACTS, `${name}-${size}.png`), fullPage: true })
-  }
-  await page.setViewportSize(DESKTOP)
-}
+const { shoot, axe, redrawn } = dashboardHelpers(() => page, ARTIFACTS)
 
-const axe = async (name: string) => {
-  await page.evaluate(AXE_SOURCE)
-  const result = await page.evaluate(async () => {
-    const browser = globalThis as any
-    const r: { violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: Array<string> }> }> } = await browser.axe.run(browser.document, { resultTypes: ["violations"] })
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }))
-  })
-  const serious = result.filter((v) => v.impact === "serious" || v.impact === "critical")
-  expect(serious, `axe on the ${name} page`).toEqual([])
-}
-
-/**
- * Runs an action that leads to a page being drawn (a navigation, a submitted filter, a change
- * that reloads the page) and waits until a page was drawn after it: the router marks each
- * drawn page, so the test never reads the page it is leaving.
- */
-const redrawn = async (action: () => Promise<unknown>) => {
-  const before = await page.evaluate(() => performance.timeOrigin + performance.now()).catch(() => 0)
-  await action()
-  await page.waitForFunction(
-    (t) => performance.getEntriesByType("mark").some((m) => m.name.startsWith("waymark:") && performance.timeOrigin + m.startTime > t),
-    before,
-    { timeout: 15_000 }
-  )
-}
-
-const go = async (hash: string, ready: string) => {
-  await redrawn(() => page.goto(`${base}/${hash}`))
-  await page.locator(ready).first().waitFor({ timeout: 15_000 })
-}
+const go = (hash: string, ready: string) => open(page, base, hash, ready)
 
 describe.skipIf(skipReason !== undefined)("the dashboard in Chromium", () => {
   layer(daemonLayer(root), { excludeTestServices: true })("over the imported corpus", (it) => {
@@ -143,7 +92,8 @@ describe.skipIf(skipReason !== undefined)("the dashboard in Chromium", () => {
     it.effect("filters the list by sport and by GPS", () =>
       Effect.promise(async () => {
         await go("#/activities", "#activity-list")
-        await page.selectOption("select[name=sport]", "Run")
+        await page.locator("details.picker summary").click()
+        await page.getByRole("checkbox", { name: "Run", exact: true }).check()
         await redrawn(() => page.click("form[role=search] button[type=submit]"))
         expect(page.url()).toMatch(/sport=Run/)
         const sports = await page.locator("#activity-list tbody tr td:nth-child(3)").allTextContents()
@@ -313,7 +263,7 @@ describe.skipIf(skipReason !== undefined)("the dashboard in Chromium", () => {
         await axe("stats")
         await page.selectOption("select[name=period]", "week")
         await page.waitForURL(/period=week/)
-        await page.locator("#totals tbody tr td:first-child").first().getByText(/^\d{4}-W\d{2}$/).waitFor()
+        await page.locator("#totals tbody tr td:first-child").first().getByText(/^Week \d{1,2}, \d{4}$/).waitFor()
       }), 60_000)
 
     it.effect("shows the health checks, the supervised loops and the version", () =>

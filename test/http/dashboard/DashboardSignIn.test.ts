@@ -1,6 +1,7 @@
-import { describe, expect, layer } from "@effect/vitest"
+import { beforeAll, describe, expect, layer } from "@effect/vitest"
 import * as HttpBody from "@effect/platform/HttpBody"
 import { Effect } from "effect"
+import { buildDashboard } from "../../../scripts/buildDashboard.ts"
 import { send, TestDaemon } from "../../support/TestDaemon.ts"
 
 /**
@@ -16,6 +17,9 @@ const signIn = (key: string, origin = ORIGIN) =>
   send("POST", "/sign-in", { key: null, headers: { origin }, body: form({ key }) })
 
 const sessionOf = (setCookie: string | undefined) => /waymark_session=([^;]*)/.exec(setCookie ?? "")?.[1] ?? ""
+
+// the app's shell names the built script: built here, not left to another test file
+beforeAll(() => buildDashboard(), 120_000)
 
 describe("dashboard sign-in", () => {
   layer(TestDaemon.layer(), { excludeTestServices: true })("with a configured key", (it) => {

@@ -75,7 +75,13 @@ const activityRow: fc.Arbitrary<Record<ShownColumn, unknown>> = fc.record({
   start_lat: nullableNumber,
   start_lng: nullableNumber,
   encoded_polyline: fc.option(fc.oneof(edgeText, fc.constant("")), { nil: null }),
-  has_gpx: fc.constantFrom(0, 1)
+  has_gpx: fc.constantFrom(0, 1),
+  has_times: fc.constantFrom(0, 1, null),
+  pool_length: nullableNumber,
+  number_of_lengths: nullableNumber,
+  strokes: nullableNumber,
+  swolf: nullableNumber,
+  multisport: fc.option(fc.oneof(edgeText, fc.constantFrom("{\"parts\":[]}", "{\"parts\":[{\"kind\":\"leg\",\"activityId\":null,\"sportType\":\"Run\",\"startOffsetInSeconds\":0,\"elapsedTimeInSeconds\":60}]}", "[]", "{\"parts\":7}")), { nil: null })
 })
 
 const images = fc.array(fc.record({ id: edgeText.map((s) => `activityImage-${s}`), url: edgeText }), { maxLength: 3 })

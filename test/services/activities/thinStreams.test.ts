@@ -19,16 +19,16 @@ describe("thinStreams", () => {
 
   it("thins a longer recording to the stored size, every stream alike, keeping its first and last samples and every peak", () => {
     const thinned = thinStreams(streams)
-    const m = thinned.time.length
+    const m = thinned.time!.length
     expect(m).toBeLessThanOrEqual(MAX_STORED_SAMPLES)
     // one stretch per six samples kept (first, four peaks and the lowest altitude), fewer where they coincide
     expect(m).toBeGreaterThan(MAX_STORED_SAMPLES / 6)
     for (const values of Object.values(thinned)) expect(values).toHaveLength(m)
-    expect([thinned.time[0], thinned.time[m - 1]]).toEqual([0, n - 1])
+    expect([thinned.time![0], thinned.time![m - 1]]).toEqual([0, n - 1])
     expect(Math.max(...thinned.heartrate!)).toBe(201)
     expect(Math.max(...thinned.watts!)).toBe(1_450)
     expect([Math.min(...thinned.altitude!), Math.max(...thinned.altitude!)]).toEqual([-12, 2_962])
     // the samples kept are those of their times
-    expect(thinned.time[thinned.heartrate!.indexOf(201)]).toBe(123_457)
+    expect(thinned.time![thinned.heartrate!.indexOf(201)]).toBe(123_457)
   })
 })

@@ -196,12 +196,18 @@ describe("computeActivity: heart rate, power, cadence", () => {
     expect(computeActivity(syntheticActivity({ power, totals: { averagePower: 190 } }), context).averagePower).toBe(190)
   })
 
-  it("gives null metrics without data and kilojoules only for FIT work", () => {
-    const none = computeActivity(syntheticActivity({ totals: { workJoules: 500_400 } }), context)
+  it("gives null metrics without data, and kilojoules from the device's work, else from the power stream", () => {
+    const none = computeActivity(syntheticActivity({}), context)
     expect(none.averageHeartRate).toBeNull()
     expect(none.averagePower).toBeNull()
     expect(none.kilojoules).toBeNull()
     expect(none.calories).toBeNull()
+    // 200 W held for 10 minutes (601 samples a second apart) is 200 × 600 J
+    const powered = computeActivity(syntheticActivity({ format: "gpx", samples: 601, power: () => 200 }), context)
+    expect(powered.kilojoules).toBe(120)
+    // a pause of 5 minutes does no work
+    const paused = computeActivity(syntheticActivity({ format: "gpx", samples: 601, power: () => 200, pauseBefore: new Map([[300, 300]]) }), context)
+    expect(paused.kilojoules).toBe(120)
     const fit = computeActivity(syntheticActivity({ format: "fit", totals: { workJoules: 500_600, calories: 321.4 } }), context)
     expect(fit.kilojoules).toBe(501)
     expect(fit.calories).toBe(321)

@@ -36,6 +36,10 @@ const disk = {
     }
     fs.copyFileSync(from, to)
   },
+  // a failure's original, kept compressed: the same faults
+  async compressFile(from: string, to: string) {
+    disk.copyFile(from, to)
+  },
   reset() {
     disk.fault = null
     disk.faultsLeft = Infinity

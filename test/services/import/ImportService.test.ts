@@ -6,6 +6,7 @@ import * as path from "node:path"
 import * as zlib from "node:zlib"
 import { formatOf } from "../../../src/services/import/ActivityFileName.ts"
 import { ImportService, MAX_IMPORT_FILE_BYTES } from "../../../src/services/import/ImportService.ts"
+import { KeptOriginals } from "../../../src/services/import/KeptOriginals.ts"
 import { OriginalsDisk } from "../../../src/services/import/OriginalsDisk.ts"
 import { countActivities, fitActivity, gpxActivity, importRows, listFiles, type Root, scopedRoot, servicesLayer, tcxActivity } from "../../support/ImportHarness.ts"
 
@@ -109,19 +110,37 @@ describe("ImportService.importFile", () => {
       })
     ))
 
-  it.scopedLive("removes originals no row refers to (a crash between copying and committing), and keeps the referenced ones", () =>
+  it.scopedLive("at start, an original no row names goes back into the watch folder under its name; a copy cut short, the copy of an import a stop interrupted and a removal a stop cut short go; the named ones stay", () =>
     withServices((root) =>
       Effect.gen(function*() {
         yield* importBytes(root, "kept.gpx", gpxActivity({ start: T, seconds: 600 }))
         const [row] = yield* importRows("kept.gpx")
-        fs.writeFileSync(path.join(root.originalsDir, "fileImport-orphan.fit"), "orphan")
+        const lost = Buffer.from(gpxActivity({ start: new Date(T.getTime() + 86_400_000), seconds: 600 }))
+        const interrupted = Buffer.from(gpxActivity({ start: new Date(T.getTime() + 2 * 86_400_000), seconds: 600 }))
+        const namesDir = path.join(root.storageDir, "files", "original-names")
+        // an activity the database lost, with its name; one without a name (kept by an older version)
+        fs.writeFileSync(path.join(root.originalsDir, "fileImport-lost.gpx"), lost)
+        fs.writeFileSync(path.join(namesDir, "fileImport-lost.gpx"), "2024/lost ride.gpx")
+        fs.writeFileSync(path.join(root.originalsDir, "fileImport-nameless.fit"), "nameless")
+        // the copy of an import a kill interrupted: the same bytes still wait under that name
+        fs.writeFileSync(path.join(root.originalsDir, "fileImport-interrupted.gpx"), interrupted)
+        fs.writeFileSync(path.join(namesDir, "fileImport-interrupted.gpx"), "waiting.gpx")
+        fs.writeFileSync(path.join(root.watchDir, "waiting.gpx"), interrupted)
         fs.writeFileSync(path.join(root.originalsDir, ".fileImport-half.fit.part"), "half")
-        yield* (yield* ImportService).removeOrphanOriginals()
+        // removals a stop cut short: one whose row stayed (put back), one whose row went (removed)
+        fs.renameSync(path.join(root.originalsDir, row!.original_file!), path.join(root.originalsDir, `.removing-${row!.original_file}`))
+        fs.writeFileSync(path.join(root.originalsDir, ".removing-fileImport-deleted.fit"), "deleted")
+        fs.writeFileSync(path.join(namesDir, "fileImport-deleted.fit"), "deleted.fit")
+        expect(yield* (yield* KeptOriginals).recover()).toBe(2)
         expect(listFiles(root.originalsDir)).toEqual([row!.original_file])
+        expect(fs.readFileSync(path.join(root.watchDir, "2024", "lost ride.gpx"))).toEqual(lost)
+        expect(fs.readFileSync(path.join(root.watchDir, "fileImport-nameless.fit"), "utf8")).toBe("nameless")
+        expect(fs.readFileSync(path.join(root.watchDir, "waiting.gpx"))).toEqual(interrupted)
+        expect(listFiles(namesDir)).toEqual([row!.original_file])
       })
     ))
 
-  it.scopedLive("fails a file over the size limit without parsing it, keeps it whole as its original, and removes it", () =>
+  it.scopedLive("fails a file over the size limit without parsing it, keeps it whole as its original (compressed), and removes it", () =>
     withServices((root) =>
       Effect.gen(function*() {
         const full = path.join(root.watchDir, "huge.gpx")
@@ -138,7 +157,10 @@ describe("ImportService.importFile", () => {
         expect(listFiles(root.watchDir).filter((f) => !f.startsWith("."))).toEqual([])
         // nothing dropped is deleted without a complete copy
         expect(listFiles(root.originalsDir)).toEqual([row!.original_file])
-        expect(fs.statSync(path.join(root.originalsDir, row!.original_file!)).size).toBe(MAX_IMPORT_FILE_BYTES + 1)
+        // a failure's original is kept compressed: the 64 MiB of zeros take a few dozen KB
+        const kept = fs.readFileSync(path.join(root.originalsDir, row!.original_file!))
+        expect(kept.length).toBeLessThan(100_000)
+        expect(zlib.gunzipSync(kept).length).toBe(MAX_IMPORT_FILE_BYTES + 1)
       })
     ))
 
@@ -214,10 +236,12 @@ describe("ImportService.importFile", () => {
         const full = path.join(root.watchDir, "kept.fit")
         fs.writeFileSync(full, fitActivity({ start: T, seconds: 600 }))
         fs.utimesSync(full, LONG_AGO, LONG_AGO)
+        const refuse = (from: string) => Object.assign(new Error(`EACCES: permission denied, copyfile '${from}'`), { code: "EACCES" })
         const denied = {
           copyFile: (from: string) => {
-            throw Object.assign(new Error(`EACCES: permission denied, copyfile '${from}'`), { code: "EACCES" })
-          }
+            throw refuse(from)
+          },
+          compressFile: (from: string) => Promise.reject(refuse(from))
         }
         const abandoned = yield* Effect.either(imports.abandon({ filename: "kept.fit", format: "fit", path: full, mtimeMs: 0 }, "could not be stored").pipe(
           Effect.provideService(OriginalsDisk, denied)
@@ -233,7 +257,7 @@ describe("ImportService.importFile", () => {
         // once the copy can be made: recorded, kept, removed
         expect((yield* imports.abandon({ filename: "kept.fit", format: "fit", path: full, mtimeMs: 0 }, "could not be stored"))?.status).toBe("failed")
         const [row] = yield* importRows("kept.fit")
-        expect(fs.readFileSync(path.join(root.originalsDir, row!.original_file!))).toEqual(Buffer.from(fitActivity({ start: T, seconds: 600 })))
+        expect(zlib.gunzipSync(fs.readFileSync(path.join(root.originalsDir, row!.original_file!)))).toEqual(Buffer.from(fitActivity({ start: T, seconds: 600 })))
         expect(fs.existsSync(full)).toBe(false)
       })
     ))

@@ -1,26 +1,60 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Logger, LogLevel } from "effect"
+import { Duration, Effect, Either, Logger, LogLevel } from "effect"
+import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import { ParseWorker, ParseLimits } from "../../../src/services/import/ParseWorker.ts"
 import { dayStart, fitActivity, scopedRoot, servicesLayer } from "../../support/ImportHarness.ts"
 import { loggedMessages } from "../../support/loggedMessages.ts"
 
-const DEFAULTS = { timeout: Duration.seconds(10), heapMb: 512, recycleAfterIdle: Duration.seconds(10) }
+const DEFAULTS = { timeout: Duration.seconds(10), timeoutPerMiB: Duration.millis(500), heapMb: 512, recycleAfterIdle: Duration.seconds(10) }
+/** The processor time all threads of this process spent while `parse` ran (the parse thread's, the others idle). */
+const threadCpuOf = <A, E, R>(parse: Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const before = process.cpuUsage()
+    yield* parse
+    const used = process.cpuUsage(before)
+    return { millis: (used.user + used.system) / 1000 }
+  })
+
+/**
+ * Four busy loops pinned to the first core, each spinning once this succeeds, and every thread
+ * this process started since `before` (the parse thread) pinned there with them, until the
+ * scope closes: the parse thread (nice 10) then gets a few percent of that core, whatever the
+ * rest of the machine does.
+ */
+const crowdedCore = (before: ReadonlySet<string>) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const children = await Promise.all(Array.from({ length: 4 }, () =>
+        new Promise<childProcess.ChildProcess>((resolve) => {
+          const child = childProcess.spawn("taskset", ["-c", "0", process.execPath, "-e", "require('fs').writeSync(1, 'spinning\\n');for(;;){}"], {
+            stdio: ["ignore", "pipe", "ignore"]
+          })
+          child.stdout!.once("data", () => resolve(child))
+        })))
+      for (const tid of fs.readdirSync("/proc/self/task").filter((t) => !before.has(t))) childProcess.execFileSync("taskset", ["-p", "-c", "0", tid], { stdio: "ignore" })
+      return children
+    }),
+    (children) => Effect.sync(() => children.forEach((c) => c.kill("SIGKILL")))
+  )
+
+const hasTaskset = process.platform === "linux" && childProcess.spawnSync("taskset", ["-V"]).status === 0
+
 const smallRide = () => fitActivity({ start: dayStart(1), seconds: 600 })
 const longRide = (hours: number) => fitActivity({ start: dayStart(2), seconds: hours * 3600 })
 
 describe("ParseWorker (the parse worker)", () => {
-  it.scopedLive("a file over the time limit fails with a message saying so and the replacement is logged; a fresh worker parses the next file", () =>
+  it.scopedLive("a file over its time budget fails with a message saying so and the replacement is logged; a fresh worker parses the next file", () =>
     Effect.gen(function*() {
       const root = yield* scopedRoot()
       const { logged, layer: collectLogs } = loggedMessages()
       yield* Effect.gen(function*() {
         const files = yield* ParseWorker
         const slow = yield* files.parse(longRide(10), "fit", "ten-hours.fit").pipe(
-          Effect.provideService(ParseLimits, { ...DEFAULTS, timeout: Duration.millis(1) }),
+          Effect.provideService(ParseLimits, { ...DEFAULTS, timeout: Duration.millis(1), timeoutPerMiB: Duration.zero }),
           Effect.flip
         )
-        expect(slow.message).toBe(`"ten-hours.fit" took more than 1ms to parse and was abandoned.`)
+        expect(slow.message).toBe(`"ten-hours.fit" took more than 1ms of processor time to parse and was abandoned.`)
         expect(logged).toEqual([`parse worker replaced: ${slow.message}`])
         const next = yield* files.parse(smallRide(), "fit", "next.fit").pipe(Effect.provideService(ParseLimits, DEFAULTS))
         expect(next).toHaveLength(1)
@@ -28,6 +62,35 @@ describe("ParseWorker (the parse worker)", () => {
         expect(logged).toHaveLength(1)
       }).pipe(Effect.provide(servicesLayer(root)), Effect.provide(collectLogs))
     }), { timeout: 60_000 })
+
+  it.scopedLive.skipIf(!hasTaskset)(
+    "the budget is the parse thread's processor time, not the clock's: on a crowded core a file parses slower and succeeds, and one over its processor time fails",
+    () =>
+      Effect.gen(function*() {
+        const root = yield* scopedRoot()
+        const bytes = longRide(24)
+        const before = new Set(fs.readdirSync("/proc/self/task"))
+        yield* Effect.gen(function*() {
+          const files = yield* ParseWorker
+          // what the file costs on this machine: the threads' time, warm (the parse thread's own is less)
+          yield* files.parse(bytes.slice(), "fit", "warm-up.fit")
+          const cpu = yield* threadCpuOf(files.parse(bytes.slice(), "fit", "measured.fit"))
+          const budget = Duration.millis(Math.max(300, Math.round(2 * cpu.millis)))
+          yield* crowdedCore(before)
+          const limits = { ...DEFAULTS, timeout: budget, timeoutPerMiB: Duration.zero }
+          const [took, loaded] = yield* Effect.timed(files.parse(bytes.slice(), "fit", "loaded.fit").pipe(Effect.provideService(ParseLimits, limits)))
+          expect(loaded.length).toBe(1)
+          expect(Duration.toMillis(took), `the crowded parse took ${Duration.format(took)} by the clock, budget ${Duration.format(budget)}`).toBeGreaterThan(Duration.toMillis(budget))
+          // a fifth of what it needs: refused, whatever the clock says
+          const fifth = Duration.millis(Math.max(10, Math.round(cpu.millis / 5)))
+          const refused = yield* Effect.either(files.parse(bytes.slice(), "fit", "fifth.fit").pipe(
+            Effect.provideService(ParseLimits, { ...DEFAULTS, timeout: fifth, timeoutPerMiB: Duration.zero })
+          ))
+          expect(Either.isLeft(refused) ? refused.left.message : "parsed").toBe(`"fifth.fit" took more than ${Duration.format(fifth)} of processor time to parse and was abandoned.`)
+        }).pipe(Effect.provide(servicesLayer(root)), Effect.scoped)
+      }),
+    { timeout: 120_000 }
+  )
 
   it.scopedLive.skipIf(process.platform !== "linux")("the parse thread runs at a lower priority (nice 10) than the daemon's event loop", () =>
     Effect.gen(function*() {

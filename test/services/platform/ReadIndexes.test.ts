@@ -3,6 +3,7 @@ import { SqlClient, Statement } from "@effect/sql"
 import { Effect } from "effect"
 import { imagesStatement, ONE_ACTIVITY, searchStatements } from "../../../src/services/activities/ActivityReads.ts"
 import { ActivityRepo } from "../../../src/services/activities/ActivityRepo.ts"
+import { ACTIVITY_SORTS } from "../../../src/schema/QueryParams.ts"
 import { fileImportStatements } from "../../../src/services/import/FileImportReads.ts"
 import { FileImportRepo } from "../../../src/services/import/FileImportRepo.ts"
 import { makeDraft, seedActivity, TestDaemon } from "../../support/TestDaemon.ts"
@@ -72,7 +73,7 @@ const explainAll = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
 
 describe("read indexes", () => {
   layer(TestDaemon.layer(), { excludeTestServices: true })((it) => {
-    it.effect("the activity list, each of its filters, its count and one activity are read through indexes, the counts from the index alone", () =>
+    it.effect("the activity list in each of its orders, each of its filters, its count and one activity are read through indexes, the counts from the index alone", () =>
       Effect.gen(function*() {
         for (let i = 0; i < 30; i++) {
           yield* seedActivity(makeDraft({ startTime: Date.parse("2017-01-01T08:00:00Z") + i * 86_400_000 * 40, sportType: i % 3 === 0 ? "Run" : "Ride" }))
@@ -83,7 +84,9 @@ describe("read indexes", () => {
           { page: 2, size: 25, from: "2018-01-01", to: "2019-12-31" },
           { page: 1, size: 25, sportTypes: ["Ride"] as const },
           { page: 1, size: 25, hasGpx: true },
-          { page: 3, size: 10, sportTypes: ["Ride"] as const, hasGpx: false, to: "2020-01-01" }
+          { page: 3, size: 10, sportTypes: ["Ride"] as const, hasGpx: false, to: "2020-01-01" },
+          // every order of the list, filtered or not
+          ...ACTIVITY_SORTS.map((sort, i) => ({ page: 1 + (i % 3), size: 10, sort, ...(i % 2 === 0 ? { sportTypes: ["Ride"] as const, from: "2018-01-01" } : {}) }))
         ]
         // the reads of the API run on the read connection: their statements are explained here
         for (const search of searches) {

@@ -59,15 +59,27 @@ export const confirmDialog = (question: string, confirmLabel: string): Promise<b
     dialog.showModal()
   })
 
-/** A short message announced to screen readers. */
-export const toast = (message: string, kind: "ok" | "error" = "ok"): void => {
+/**
+ * A short message announced to screen readers. It belongs to the page it is shown on and goes
+ * when the athlete leaves it, unless `next` says it is about the page being opened (a save
+ * that redraws the page, a deletion that leads to the list).
+ */
+export const toast = (message: string, kind: "ok" | "error" = "ok", options: { readonly next?: boolean } = {}): void => {
   let region = document.getElementById("toasts")
   if (region === null) {
     region = h("div", { id: "toasts", role: "status", "aria-live": "polite" })
     document.body.appendChild(region)
   }
-  const item = h("p", { class: `toast ${kind}` }, message)
+  const item = h("p", { class: `toast ${kind}`, "data-next": options.next === true }, message)
   region.appendChild(item)
   while (region.children.length > 3) region.firstElementChild?.remove()
   setTimeout(() => item.remove(), 4000)
+}
+
+/** On each navigation: the messages of the page left go, those meant for the page opened stay (once). */
+export const leaveToasts = (): void => {
+  for (const item of [...(document.getElementById("toasts")?.children ?? [])]) {
+    if (item instanceof HTMLElement && item.dataset["next"] !== undefined) delete item.dataset["next"]
+    else item.remove()
+  }
 }

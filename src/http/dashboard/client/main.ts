@@ -1,15 +1,21 @@
 import { ApiError } from "./api.ts"
-import { h, replace } from "./dom.ts"
+import { h, leaveToasts, replace } from "./dom.ts"
+import { closeMenu, wireMenu } from "./menu.ts"
 import { activitiesPage } from "./pages/activitiesPage.ts"
 import { activityPage } from "./pages/activityPage.ts"
+import { calendarPage } from "./pages/calendarPage.ts"
 import { gearPage } from "./pages/gearPage.ts"
 import { importPage } from "./pages/importPage.ts"
+import { milestonesPage } from "./pages/milestonesPage.ts"
 import { statsPage } from "./pages/statsPage.ts"
 import { systemPage } from "./pages/systemPage.ts"
+import { trainingPage } from "./pages/trainingPage.ts"
+import { yearPage } from "./pages/yearPage.ts"
 
 /**
  * The dashboard's router: the part of the address after `#` names the page
- * (`#/activities?filters…`, `#/activity/<id>`, `#/import`, `#/stats`, `#/gear`, `#/system`).
+ * (`#/activities?filters…`, `#/activity/<id>`, `#/import`, `#/stats`, `#/training`, `#/calendar?month=…`,
+ * `#/milestones`, `#/year?year=…`, `#/gear`, `#/system`).
  * A page draws itself into a view of its own inside <main> and returns what to stop when the
  * athlete leaves it. Each navigation replaces the view, so a page still waiting for its
  * answers when the athlete has moved on draws into a view that is no longer shown, never over
@@ -24,6 +30,10 @@ const PAGES: Record<string, readonly [Page, string]> = {
   activity: [activityPage, "Activity"],
   import: [importPage, "Import"],
   stats: [statsPage, "Statistics"],
+  training: [trainingPage, "Training"],
+  calendar: [calendarPage, "Calendar"],
+  milestones: [milestonesPage, "Milestones"],
+  year: [yearPage, "Year in review"],
   gear: [gearPage, "Gear & weight"],
   system: [systemPage, "System"]
 }
@@ -39,6 +49,8 @@ const route = async () => {
   const [page, title] = PAGES[name] ?? PAGES["activities"]!
   cleanup?.()
   cleanup = undefined
+  leaveToasts()
+  closeMenu()
   const mine = ++generation
   document.title = `${title} · Waymark`
   for (const link of document.querySelectorAll<HTMLAnchorElement>("[data-nav]")) {
@@ -62,6 +74,7 @@ const route = async () => {
   }
 }
 
+wireMenu()
 addEventListener("hashchange", () => {
   void route().then(() => {
     scrollTo(0, 0)

@@ -12,6 +12,7 @@ export type Weight = typeof Models.Weight.Type
 export type Status = typeof Models.Status.Type
 export type Streams = typeof Detail.Streams.Type
 export type Lap = typeof Detail.Lap.Type
+export type Length = typeof Detail.Length.Type
 export type Split = typeof Detail.Split.Type
 export type BestEffort = typeof Detail.BestEffort.Type
 export type Total = typeof Stats.Total.Type

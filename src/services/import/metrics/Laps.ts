@@ -1,8 +1,9 @@
 import type { ParsedLap } from "../../../schema/ParsedActivity.ts"
-import type { Lap } from "../../../schema/ActivityDraft.ts"
+import type { Lap, Length } from "../../../schema/ActivityDraft.ts"
 import { hysteresisGain } from "./Elevation.ts"
 import { type Motion, movingWithinTimer } from "./Motion.ts"
 import { isNum, kmh, lastIndexAtOrBefore, meanOf, round } from "./Numbers.ts"
+import { type SwimLength, swimFigures } from "./Swim.ts"
 
 export interface ActivitySummary {
   readonly elapsed: number
@@ -20,11 +21,22 @@ const firstIndexAtOrAfter = (timeS: Float64Array, t: number): number => {
   return i >= 0 && timeS[i] === t ? i : i + 1
 }
 
+/** A lap's bounds moved by more than this (s) to fit the activity: its device totals no longer describe it. */
+const CLIPPED_S = 1
+
 /**
- * Laps from the file's laps; values the device stored win, the rest comes from the samples in
- * the lap's time range: moving = min(elapsed, moving seconds of the lap's samples, i.e. intervals
- * of at most 60 s at or above the stop speed), elevation = hysteresis gain in the lap.
- * Without file laps: one lap for the whole activity.
+ * Laps that are true to the activity: each file lap runs from its start to the next lap's
+ * (the last to the activity's end, the first from its start), clipped to the activity, so that
+ * no lap starts before it and the laps' times add up to its elapsed time. A lap left with no
+ * time (one recorded before the activity began, or a second lap at the same instant) is
+ * dropped. The device's totals of a lap win (its distance, timer, ascent, heart rate) unless the
+ * lap was clipped, when they count what lies outside: its samples in range then tell them. Its
+ * moving time follows the activity's rule (the samples' moving seconds, bounded by the lap's
+ * timer; a pool swim's lap, the time of its lengths), its speed is its own distance over its own
+ * moving time, and no lap is faster than the activity's own maximum speed: a lap that would be
+ * (a few seconds of samples under a lap's distance) is given the time that speed needs.
+ * Without file laps: one lap for the whole activity. A pool swim's lengths go to the lap they
+ * start in: its strokes, lengths, SWOLF and stroke.
  */
 export const computeLaps = (
   parsedLaps: ReadonlyArray<ParsedLap>,
@@ -33,71 +45,91 @@ export const computeLaps = (
   climbThreshold: number,
   heartRate: ReadonlyArray<number | null>,
   startTime: number,
-  whole: ActivitySummary
-): Array<Lap> => {
-  if (parsedLaps.length === 0) {
-    return [{
-      lapIndex: 1,
-      name: "Lap 1",
-      startOffsetSeconds: 0,
-      elapsedTimeInSeconds: whole.elapsed,
-      movingTimeInSeconds: whole.moving,
-      distanceInMeter: round(whole.distance, 1),
-      elevationInMeter: round(whole.elevation, 1),
-      averageSpeedInKmPerHour: whole.averageSpeedKmh,
-      maxSpeedInKmPerHour: whole.maxSpeedKmh,
-      averageHeartRate: whole.averageHeartRate
-    }]
-  }
+  whole: ActivitySummary,
+  swimming = false,
+  lengths: ReadonlyArray<SwimLength> = []
+): { readonly laps: Array<Lap>; readonly lengths: Array<Length> } => {
   const { n, timeS } = motion
-  const laps = [...parsedLaps].sort((a, b) => a.startTime - b.startTime)
-  return laps.map((lap, k) => {
-    const startS = (lap.startTime - startTime) / 1000
-    const next = laps[k + 1]
-    const endS = next !== undefined
-      ? (next.startTime - startTime) / 1000
-      : isNum(lap.elapsedSeconds)
-      ? startS + lap.elapsedSeconds
-      : n > 0
-      ? timeS[n - 1]!
-      : startS
-    const a = Math.min(firstIndexAtOrAfter(timeS, startS), n)
+  const ordered = [...parsedLaps].sort((a, b) => a.startTime - b.startTime)
+  const bounds = ordered.map((lap, k) => {
+    const rawStart = (lap.startTime - startTime) / 1000
+    const next = ordered[k + 1]
+    const rawEnd = isNum(lap.elapsedSeconds) ? rawStart + lap.elapsedSeconds : next !== undefined ? (next.startTime - startTime) / 1000 : whole.elapsed
+    const start = k === 0 ? 0 : Math.min(whole.elapsed, Math.max(0, Math.round(rawStart)))
+    const end = next !== undefined ? Math.min(whole.elapsed, Math.max(0, Math.round((next.startTime - startTime) / 1000))) : whole.elapsed
+    const clipped = rawStart < -CLIPPED_S || rawEnd > whole.elapsed + CLIPPED_S
+    return { lap, start, end: Math.max(start, end), clipped }
+  }).filter((b) => b.end > b.start)
+  const tiles = bounds.length > 0
+    ? bounds
+    : [{ lap: null, start: 0, end: whole.elapsed, clipped: false }]
+  // a lap before the activity took the first's start: the first kept starts with the activity
+  tiles[0] = { ...tiles[0]!, start: 0 }
+
+  const laps: Array<Lap> = []
+  const assigned: Array<Length> = []
+  for (const [k, { lap, start, end, clipped }] of tiles.entries()) {
+    const next = tiles[k + 1]
+    const last = next === undefined
+    const a = Math.min(firstIndexAtOrAfter(timeS, start), n)
     // the lap owns samples [a, b); its distance and moving time run up to the next lap's first sample
-    const b = Math.min(next !== undefined ? firstIndexAtOrAfter(timeS, endS) : lastIndexAtOrBefore(timeS, endS) + 1, n)
-    const last = next !== undefined ? Math.min(b, n - 1) : b - 1
-    const has = n > 0 && a < n && last >= a
-    const elapsed = Math.max(0, Math.round(isNum(lap.elapsedSeconds) ? lap.elapsedSeconds : endS - startS))
-    const active = has ? motion.movingCum[last]! - motion.movingCum[a]! : 0
+    const b = last ? n : Math.min(firstIndexAtOrAfter(timeS, end), n)
+    const to = last ? b - 1 : Math.min(b, n - 1)
+    const has = n > 0 && a < n && to >= a
+    const elapsed = end - start
+    const own = (v: number | null | undefined): v is number => lap !== null && !clipped && isNum(v)
+    const mine = lengths.filter((l) => l.startOffsetSeconds >= start && (last || l.startOffsetSeconds < end))
+    for (const { seconds: _seconds, ...l } of mine) assigned.push({ ...l, lapIndex: laps.length + 1 })
+    const swim = mine.length > 0 ? swimFigures(mine) : null
+
+    // the whole activity in one lap is the activity
+    const single = tiles.length === 1
+    const active = has ? motion.movingCum[to]! - motion.movingCum[a]! : 0
     // as for the whole activity: a GPS track tells the stops that the device's timer counted
-    const recorded = has ? active + motion.stoppedCum[last]! - motion.stoppedCum[a]! : 0
-    const timer = isNum(lap.timerSeconds)
+    const recorded = has ? active + motion.stoppedCum[to]! - motion.stoppedCum[a]! : 0
+    const timer = own(lap?.timerSeconds)
       ? motion.positionCount >= 2 && has ? movingWithinTimer(lap.timerSeconds, active, recorded) : lap.timerSeconds
       : active
-    const moving = Math.min(elapsed, Math.round(timer))
-    const sampleDistance = has && motion.hasDistance ? motion.distance[last]! - motion.distance[a]! : 0
-    const distance = isNum(lap.distanceMeters) ? lap.distanceMeters : sampleDistance
-    const elevation = isNum(lap.ascentMeters) ? lap.ascentMeters : has ? hysteresisGain(smoothedAltitude, a, b, climbThreshold) : 0
+    const sampleDistance = has && motion.hasDistance ? motion.distance[to]! - motion.distance[a]! : 0
+    const distance = single ? whole.distance : own(lap?.distanceMeters) ? lap.distanceMeters : swim !== null ? swim.numberOfLengths * lengths[0]!.distanceInMeter : sampleDistance
+    let moving = single ? whole.moving : Math.min(elapsed, Math.round(swim !== null || lengths.length > 0 ? swim?.swumSeconds ?? 0 : timer))
+    // no lap is faster than the activity's own maximum: its time is at least what that speed needs
+    const fastest = whole.maxSpeedKmh / 3.6
+    if (fastest > 0 && moving > 0 && distance / moving > fastest) moving = Math.min(elapsed, Math.ceil(distance / fastest))
+    const elevation = single ? whole.elevation : own(lap?.ascentMeters) ? lap.ascentMeters : has ? hysteresisGain(smoothedAltitude, a, b, climbThreshold) : 0
     let maxV = 0
     for (let i = a; i < b; i++) {
       const v = motion.velocity[i]!
       if (!Number.isNaN(v) && v > maxV) maxV = v
     }
-    const avgSpeed = isNum(lap.averageSpeed) ? kmh(lap.averageSpeed) : moving > 0 ? kmh(distance / moving) : 0
-    return {
-      lapIndex: k + 1,
-      name: `Lap ${k + 1}`,
-      startOffsetSeconds: Math.round(startS),
+    const average = moving > 0 ? Math.min(kmh(distance / moving), whole.maxSpeedKmh > 0 ? whole.maxSpeedKmh : Infinity) : 0
+    const max = own(lap?.maxSpeed) ? kmh(lap.maxSpeed) : kmh(maxV)
+    laps.push({
+      lapIndex: laps.length + 1,
+      name: `Lap ${laps.length + 1}`,
+      startOffsetSeconds: start,
       elapsedTimeInSeconds: elapsed,
       movingTimeInSeconds: moving,
       distanceInMeter: round(distance, 1),
       elevationInMeter: round(elevation, 1),
-      averageSpeedInKmPerHour: avgSpeed,
-      maxSpeedInKmPerHour: isNum(lap.maxSpeed) ? kmh(lap.maxSpeed) : kmh(maxV),
-      averageHeartRate: isNum(lap.averageHeartRate)
+      averageSpeedInKmPerHour: average,
+      maxSpeedInKmPerHour: Math.max(average, whole.maxSpeedKmh > 0 ? Math.min(max, whole.maxSpeedKmh) : max),
+      averageHeartRate: single
+        ? whole.averageHeartRate
+        : own(lap?.averageHeartRate)
         ? Math.round(lap.averageHeartRate)
         : has
         ? meanOf(heartRate, false, a, b)
-        : null
-    }
-  })
+        : null,
+      ...(swimming
+        ? {
+          strokes: own(lap?.strokes) && lap.strokes > 0 ? Math.round(lap.strokes) : swim?.strokes ?? null,
+          numberOfLengths: lengths.length > 0 ? swim?.numberOfLengths ?? 0 : null,
+          swolf: swim?.swolf ?? null,
+          strokeType: (lap !== null && !clipped ? lap.strokeType ?? null : null) ?? swim?.strokeType ?? null
+        }
+        : {})
+    })
+  }
+  return { laps, lengths: assigned }
 }

@@ -76,6 +76,9 @@ export const computeMotion = (samples: ParsedSamples, startTime: number, profile
     : distanceSource === "speed"
     ? speedDistance(samples.speed, timeS, segmentStart)
     : new Float64Array(n)
+  // a device's distance counts from its own zero (a leg of a triathlon from the race's start): the
+  // activity's from its first sample
+  if (distanceSource === "device") fromZero(distance)
   const hasDistance = distanceSource !== "none" && n > 0 && distance[n - 1]! > 0
 
   // velocity: device speed where recorded, else the centred-window speed from the distance
@@ -167,6 +170,13 @@ const deviceDistance = (readings: ReadonlyArray<number | null>, timeS: Float64Ar
     distance[i] = prev
   }
   return distance
+}
+
+/** Cumulative metres counted from the first sample's. */
+const fromZero = (distance: Float64Array): void => {
+  const d0 = distance[0]
+  if (d0 === undefined || d0 === 0) return
+  for (let i = 0; i < distance.length; i++) distance[i] = distance[i]! - d0
 }
 
 /** Cumulative metres integrated from the device's speed, never across a recording gap. */

@@ -48,6 +48,25 @@ export const timeWeightedMeanOf = (
   maxHoldS: number = Infinity,
   minCoverage = 0
 ): number | null => {
+  const held = timeWeightedIntegralOf(values, timeS, segmentStart, keepZeros, maxIntervalS, maxHoldS)
+  if (held === null) return null
+  if (held.recordedSeconds > 0 && held.seconds < held.recordedSeconds * minCoverage) return null
+  return Math.round(held.seconds > 0 ? held.integral / held.seconds : held.plainMean)
+}
+
+/**
+ * The integral over time of a stream held as timeWeightedMeanOf holds it (value × seconds, over
+ * the intervals that count), the seconds it covers, the seconds recorded, and the plain mean of
+ * its readings; null when nothing is recorded. Power's integral is the work done (joules).
+ */
+export const timeWeightedIntegralOf = (
+  values: ReadonlyArray<number | null>,
+  timeS: Float64Array,
+  segmentStart: Uint8Array,
+  keepZeros: boolean,
+  maxIntervalS: number,
+  maxHoldS: number = Infinity
+): { readonly integral: number; readonly seconds: number; readonly recordedSeconds: number; readonly plainMean: number } | null => {
   const n = values.length
   const recorded = (v: number | null | undefined): v is number => isNum(v) && (keepZeros || v !== 0)
   // the reading each sample holds (NaN: none within maxHoldS before it)
@@ -89,8 +108,7 @@ export const timeWeightedMeanOf = (
     sum += ((a + b) / 2) * dt
     weights += dt
   }
-  if (recordedTime > 0 && weights < recordedTime * minCoverage) return null
-  return Math.round(weights > 0 ? sum / weights : plain / count)
+  return { integral: sum, seconds: weights, recordedSeconds: recordedTime, plainMean: plain / count }
 }
 
 export const maxOf = (values: ReadonlyArray<number | null>, from = 0, to = values.length): number | null => {

@@ -1,10 +1,12 @@
-import type { Split } from "../../../schema/ActivityDraft.ts"
+import type { Split, SplitUnit } from "../../../schema/ActivityDraft.ts"
 import type { Motion } from "./Motion.ts"
 import { kmh, meanOf, round } from "./Numbers.ts"
 
 export const MILE_M = 1609.344
-/** A final partial split shorter than this is dropped. */
-const MIN_PARTIAL_M = 10
+/** The metres of each unit of split: a kilometre, a mile, and a swim's 100 metres and 100 yards. */
+export const SPLIT_METERS: Readonly<Record<SplitUnit, number>> = { metric: 1000, imperial: MILE_M, "100m": 100, "100yd": 91.44 }
+/** A final partial split shorter than this share of its unit (10 m of a kilometre) is dropped. */
+const MIN_PARTIAL_SHARE = 0.01
 
 /** Linear interpolation of `values` at the point where the cumulative distance reaches `d`, in (i−1, i]. */
 const at = (values: Float64Array, distance: Float64Array, i: number, d: number): number => {
@@ -27,12 +29,12 @@ const altitudeNear = (alt: Float64Array, i: number): number => {
  * one. Boundary times are interpolated; moving time comes from the cumulative moving seconds.
  */
 export const computeSplits = (
-  unit: Split["unit"],
+  unit: SplitUnit,
   motion: Motion,
   smoothedAltitude: Float64Array,
   heartRate: ReadonlyArray<number | null>
 ): Array<Split> => {
-  const unitM = unit === "metric" ? 1000 : MILE_M
+  const unitM = SPLIT_METERS[unit]
   const { n, distance, timeS, movingCum } = motion
   if (!motion.hasDistance || n < 2) return []
   const total = distance[n - 1]!
@@ -46,7 +48,7 @@ export const computeSplits = (
   for (let k = 1; prevD < total; k++) {
     const target = Math.min(distance[0]! + k * unitM, total)
     const partial = target === total && total - prevD < unitM - 1e-6
-    if (partial && total - prevD < MIN_PARTIAL_M) break
+    if (partial && total - prevD < unitM * MIN_PARTIAL_SHARE) break
     while (i < n - 1 && distance[i]! < target) i++
     const t = at(timeS, distance, i, target)
     const m = at(movingCum, distance, i, target)

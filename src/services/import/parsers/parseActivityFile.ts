@@ -15,22 +15,31 @@ export { ActivityFileError } from "./ActivityFileError.ts"
  * ActivityFileError, whose message says what is wrong with that file. Each activity comes
  * repaired (repairSamples): its impossible samples dropped and named; one recorded on an indoor
  * platform is virtual (virtualPlatform). `chosenSport`, the sport the athlete gave the file
- * elsewhere (a Strava export's activities.csv), is the sport of a file of one activity from the
- * start, so that everything is computed as that sport (a "Virtual Ride" is virtual, located
- * nowhere); a multisport file keeps its own sports. Pure and synchronous at
+ * elsewhere (a Strava export's activities.csv) or gave the activity by hand, is the sport of a
+ * file of one activity from the start, so that everything is computed as that sport (a "Virtual
+ * Ride" is virtual, located nowhere); a multisport file keeps its own sports, but for the
+ * activity starting nearest `chosenAt` (epoch ms) when given. Pure and synchronous at
  * heart (safe in a worker thread); every loop is bounded by the input size.
  */
 export const parseActivityFile = (
   bytes: Uint8Array,
   format: FileFormat,
   filename: string,
-  chosenSport?: SportType
+  chosenSport?: SportType,
+  chosenAt?: number
 ): Promise<ReadonlyArray<ParsedActivity>> => {
   try {
     const parse = format === "fit" ? parseFit : format === "tcx" ? parseTcx : format === "gpx" ? parseGpx : null
     if (parse === null) return Promise.reject(new ActivityFileError({ message: `"${filename}" has an unsupported format` }))
     const activities = parse(bytes, filename).map(recogniseVirtual)
-    const chosen = chosenSport !== undefined && activities.length === 1 ? activities.map((a) => withSport(a, chosenSport)) : activities
+    const chosenIndex = chosenSport === undefined
+      ? -1
+      : activities.length === 1
+      ? 0
+      : chosenAt === undefined
+      ? -1
+      : activities.reduce((best, a, i) => (Math.abs(a.startTime - chosenAt) < Math.abs(activities[best]!.startTime - chosenAt) ? i : best), 0)
+    const chosen = activities.map((a, i) => (i === chosenIndex ? withSport(a, chosenSport!) : a))
     // impossible samples are dropped: a file is refused only when nothing usable remains
     const repaired = chosen.map((activity) => repairActivity(activity)).filter(isUsable)
     if (repaired.length === 0) {

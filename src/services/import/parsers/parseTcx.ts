@@ -1,4 +1,4 @@
-import type { DeviceTotals, ParsedActivity, ParsedLap } from "../../../schema/ParsedActivity.ts"
+import type { DeviceTotals, ParsedActivity, ParsedLap, ParsedRacePart } from "../../../schema/ParsedActivity.ts"
 import { ActivityFileError } from "./ActivityFileError.ts"
 import { buildSamples, checkSampleCount, dropBackwardGlitches, emptyRow, parseNumber, type SampleRow } from "./samples.ts"
 import { resolveSportName } from "./sportNames.ts"
@@ -42,7 +42,7 @@ const wallClockSeconds = (
   if (first === undefined || last === undefined) return timerSeconds
   let end = last
   for (const lap of laps) {
-    if (lap.elapsedSeconds !== null && lap.startTime <= last) end = Math.max(end, lap.startTime + lap.elapsedSeconds * 1000)
+    if (lap.timerSeconds !== null && lap.startTime <= last) end = Math.max(end, lap.startTime + lap.timerSeconds * 1000)
   }
   return Math.max((end - first) / 1000, timerSeconds ?? 0)
 }
@@ -88,10 +88,11 @@ const parseActivity = (doc: XmlDocument, activity: XmlNode, author: string | nul
     const firstPointTime = appendLapRows(doc, lap, rows)
     const start = parseIsoTime(text(lap, "@_StartTime")) ?? firstPointTime
     if (start === null) continue
+    // TotalTimeSeconds is the lap's timer (pauses left out); its wall-clock time runs to the next lap
     laps.push({
       startTime: start,
-      elapsedSeconds: num(lap, "TotalTimeSeconds"),
-      timerSeconds: null,
+      elapsedSeconds: null,
+      timerSeconds: num(lap, "TotalTimeSeconds"),
       distanceMeters: num(lap, "DistanceMeters"),
       ascentMeters: null,
       averageSpeed: num(extension(lap, "LX"), "AvgSpeed"),
@@ -117,10 +118,10 @@ const parseActivity = (doc: XmlDocument, activity: XmlNode, author: string | nul
   let hrWeighted = 0
   let hrSeconds = 0
   for (const lap of laps) {
-    if (lap.averageHeartRate === null || lap.averageHeartRate <= 0 || lap.elapsedSeconds === null) continue
+    if (lap.averageHeartRate === null || lap.averageHeartRate <= 0 || lap.timerSeconds === null) continue
     if (moved && !((lap.distanceMeters ?? 0) > 0)) continue
-    hrWeighted += lap.averageHeartRate * lap.elapsedSeconds
-    hrSeconds += lap.elapsedSeconds
+    hrWeighted += lap.averageHeartRate * lap.timerSeconds
+    hrSeconds += lap.timerSeconds
   }
   // Lap TotalTimeSeconds is the device's timer time (pauses excluded): it is also the moving
   // time, as FIT total_timer_time is; samples alone undercount it (pool swims have no
@@ -180,7 +181,43 @@ export const parseTcx = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
   checkSampleCount(trackpoints, name, "trackpoints")
   // the application that wrote the file, when no device is named (Zwift, TrainerRoad)
   const author = text(child(root.node, "Author"), "Name")
-  const parsed = activities.map((a) => parseActivity(doc, a, author)).filter((a): a is ParsedActivity => a !== null)
+  const parsedOf = new Map(activities.map((a) => [a, parseActivity(doc, a, author)]))
+  const races = children(container, "MultiSportSession").map((session) => raceOf(session, parsedOf))
+  const parsed = activities.flatMap((a) => {
+    const activity = parsedOf.get(a)
+    if (activity === null || activity === undefined) return []
+    const race = races.find((r) => r !== null && r.legs.has(a))
+    return [race === undefined || race === null ? activity : { ...activity, race: { parts: race.parts, part: race.legs.get(a)! } }]
+  })
   if (parsed.length === 0) fail(`"${name}" contains no trackpoints with a time`)
   return parsed
+}
+
+/** Legs further apart than this are not one race (Garmin's test files chain a week's runs and rides in one session). */
+const MAX_TRANSITION_MS = 3600 * 1000
+
+/**
+ * A <MultiSportSession> as a race: its legs (FirstSport, then each NextSport's Activity) and the
+ * transitions between them (a NextSport's <Transition> lap, else the time between two legs);
+ * null when it has fewer than two legs, or legs that do not follow each other within an hour.
+ */
+const raceOf = (session: XmlNode, parsedOf: ReadonlyMap<XmlNode, ParsedActivity | null>) => {
+  const parts: Array<ParsedRacePart> = []
+  const legs = new Map<XmlNode, number>()
+  let end: number | null = null
+  for (const sport of [...children(session, "FirstSport"), ...children(session, "NextSport")]) {
+    const node = children(sport, "Activity")[0]
+    const leg = node === undefined ? null : parsedOf.get(node) ?? null
+    if (node === undefined || leg === null) continue
+    const transition = child(sport, "Transition")
+    const transitionStart = parseIsoTime(text(transition, "@_StartTime")) ?? end
+    if (end !== null && leg.startTime - end > MAX_TRANSITION_MS) return null
+    if (transitionStart !== null && leg.startTime > transitionStart) {
+      parts.push({ sportType: null, startTime: transitionStart, elapsedSeconds: num(transition, "TotalTimeSeconds") ?? (leg.startTime - transitionStart) / 1000 })
+    }
+    legs.set(node, parts.length)
+    parts.push({ sportType: leg.sportType, startTime: leg.startTime, elapsedSeconds: leg.totals.elapsedSeconds ?? 0 })
+    end = leg.startTime + (leg.totals.elapsedSeconds ?? 0) * 1000
+  }
+  return legs.size >= 2 ? { parts, legs } : null
 }

@@ -248,7 +248,7 @@ const absentIfNoReading = (values: Array<number | null>): boolean => {
   return read
 }
 
-type TotalKey = keyof DeviceTotals
+type TotalKey = Exclude<keyof DeviceTotals, "strokes">
 const TOTAL_BOUNDS: ReadonlyArray<readonly [TotalKey, string, string, number]> = [
   ["distanceMeters", "distance", " m", B.maxDistanceMeters],
   ["elapsedSeconds", "elapsed time", " s", B.maxDurationSeconds],
@@ -265,7 +265,7 @@ const TOTAL_BOUNDS: ReadonlyArray<readonly [TotalKey, string, string, number]> =
   ["maxSpeed", "maximum speed", " m/s", B.maxSpeedKmh / 3.6]
 ]
 
-const LAP_BOUNDS: ReadonlyArray<readonly [keyof ParsedLap, number]> = [
+const LAP_BOUNDS: ReadonlyArray<readonly [Exclude<keyof ParsedLap, "strokes" | "strokeType">, number]> = [
   ["elapsedSeconds", B.maxDurationSeconds],
   ["timerSeconds", B.maxDurationSeconds],
   ["distanceMeters", B.maxDistanceMeters],
@@ -328,7 +328,8 @@ export const repairActivity = (parsed: ParsedActivity, now: number = Date.now())
   const speedSpikes = despike(samples.speed, samples.time, SPEED_SPIKE_MS, SPEED_SPIKE_RATE)
   if (speedSpikes > 0) repairs.push(`ignored ${plural(speedSpikes, "speed spike")}`)
   const profile = sportProfile(parsed.sportType)
-  const off = offTrack(samples, Math.max(2 * profile.maxPlausible, 50))
+  // a route whose times are unknown has no speed between its points to judge them by
+  const off = parsed.timesUnknown === true ? 0 : offTrack(samples, Math.max(2 * profile.maxPlausible, 50))
   if (off > 0) repairs.push(`ignored ${plural(off, "position")} off the track`)
 
   // absent sensors are null, not 0

@@ -20,7 +20,20 @@ const ALIASES: ReadonlyMap<string, SportType> = new Map<string, SportType>([
   ["paddling", "StandUpPaddling"], ["standuppaddleboarding", "StandUpPaddling"], ["sup", "StandUpPaddling"],
   ["crosscountryskiing", "NordicSki"], ["skiing", "AlpineSki"], ["downhillskiing", "AlpineSki"], ["snowboarding", "Snowboard"],
   ["strengthtraining", "WeightTraining"], ["strength", "WeightTraining"], ["hiit", "HighIntensityIntervalTraining"],
-  ["other", "Workout"], ["generic", "Workout"], ["training", "Workout"], ["fitness", "Workout"]
+  ["other", "Workout"], ["generic", "Workout"], ["training", "Workout"], ["fitness", "Workout"],
+  // the activity types of Garmin Connect's GPX and of other exporters, normalized
+  ["ultrarun", "Run"], ["treadmillrun", "VirtualRun"],
+  ["cyclocross", "Ride"], ["trackcycling", "Ride"],
+  ["recumbentcycling", "Ride"], ["bmx", "Ride"], ["downhillbiking", "MountainBikeRide"], ["ebikefitness", "EBikeRide"],
+  ["ebikemountain", "EMountainBikeRide"], ["handcycling", "Handcycle"], ["casualwalking", "Walk"], ["speedwalking", "Walk"],
+  ["mountaineering", "Hike"], ["openwaterswim", "OpenWaterSwim"],
+  ["row", "Rowing"], ["rowingv2", "Rowing"], ["indoorrower", "VirtualRow"], ["rowingmachine", "VirtualRow"], ["ergometer", "VirtualRow"],
+  ["whitewaterraftingkayaking", "Kayaking"], ["paddleboarding", "StandUpPaddling"],
+  ["kiteboarding", "Kitesurf"], ["kitesurfing", "Kitesurf"], ["windsurfing", "Windsurf"], ["sailing", "Sail"],
+  ["snowshoeing", "Snowshoe"], ["inlineskating", "InlineSkate"], ["iceskating", "IceSkate"], ["skating", "IceSkate"],
+  ["crosscountryskiingws", "NordicSki"], ["skateskiingws", "NordicSki"], ["resortskiingsnowboardingws", "AlpineSki"],
+  ["backcountryskiingsnowboardingws", "BackcountrySki"], ["bouldering", "RockClimbing"],
+  ["indoorclimbing", "RockClimbing"], ["stairclimbing", "StairStepper"], ["indoorcardio", "Workout"], ["cardio", "Workout"]
 ])
 
 /** The sport type a free-text sport name denotes (exact vocabulary name or a common alias), or null. */

@@ -44,11 +44,11 @@ describe("parseActivityFile (FIT fixtures built in code)", () => {
     expect(a!.totals).toEqual({
       distanceMeters: 1500, elapsedSeconds: 300, timerSeconds: 290, ascentMeters: 30, calories: 60, workJoules: 54000,
       averageHeartRate: 130, maxHeartRate: 150, averagePower: 210, maxPower: 260, averageCadence: 85,
-      averageSpeed: 5.17, maxSpeed: 7.5
+      averageSpeed: 5.17, maxSpeed: 7.5, strokes: null
     })
     expect(a!.laps).toEqual([{
       startTime: T0, elapsedSeconds: 300, timerSeconds: 290, distanceMeters: 1500, ascentMeters: 30,
-      averageSpeed: 5.17, maxSpeed: 7.5, averageHeartRate: 130, maxHeartRate: 150, calories: 60
+      averageSpeed: 5.17, maxSpeed: 7.5, averageHeartRate: 130, maxHeartRate: 150, calories: 60, strokes: null, strokeType: null
     }])
   })
 

@@ -75,7 +75,7 @@ describe("parseActivityFile (TCX built in code)", () => {
     expect(a!.totals.maxHeartRate).toBe(140)
     expect(a!.laps).toHaveLength(2)
     expect(a!.laps[0]).toEqual({
-      startTime: t0, elapsedSeconds: 60, timerSeconds: null, distanceMeters: 300, ascentMeters: null, averageSpeed: null,
+      startTime: t0, elapsedSeconds: null, timerSeconds: 60, distanceMeters: 300, ascentMeters: null, averageSpeed: null,
       maxSpeed: 6.5, averageHeartRate: 120, maxHeartRate: 130, calories: 10
     })
   })
@@ -240,7 +240,7 @@ describe("parseActivityFile (GPX built in code)", () => {
   })
 
   it.each([
-    ["1", "Ride"], ["4", "Hike"], ["9", "Run"], ["10", "Walk"], ["16", "Workout"], ["running", "Run"], ["biking", "Ride"],
+    ["1", "Ride"], ["4", "Hike"], ["9", "Run"], ["10", "Walk"], ["16", "Swim"], ["99", "Workout"], ["running", "Run"], ["biking", "Ride"],
     ["walking", "Walk"], ["hiking", "Hike"], ["swimming", "Swim"], ["VirtualRide", "VirtualRide"], ["road_biking", "Ride"],
     ["unheard-of", "Workout"]
   ] as const)("trk/type %s -> %s", (type, expected) => {

@@ -5,7 +5,10 @@ import { confirmDialog, field, h, replace, toast } from "../dom.ts"
 import * as format from "../format.ts"
 import { detailTables, drawCharts, loadStreams, routeOf } from "../activityDetail.ts"
 import type { Page } from "../main.ts"
+import { raceSection } from "../raceView.ts"
 import { type LatLng, routeMap } from "../routeMap.ts"
+import { drawAnalysis } from "../trainingAnalysis.ts"
+import { lengthsSection, swimFigures, swum } from "../swimView.ts"
 import type { Activity, Gear } from "../types.ts"
 
 /** One activity: its figures, map, description, images, editing, downloads and deletion. */
@@ -22,27 +25,33 @@ export const activityPage: Page = async (main, _params, id) => {
     loadStreams(id)
   ])
   const tables = h("div", { id: "activity-tables" })
+  const training = h("section", { id: "activity-training" })
   const cleanups: Array<() => void> = []
   const a = activity
   const gearName = gear.gear.find((g) => g.id === a.gearId)?.name
   const place = [a.location.city, a.location.state, a.location.countryCode?.toUpperCase()].filter((p) => p !== null && p !== undefined && p !== "").join(", ")
 
+  // a route whose times are unknown has no time nor speed to show; a swimmer climbs nothing
+  const timed = a.hasTimes
   const figures = h("dl", { class: "stats" },
-    stat("Distance", format.distance(a.distanceInMeter)),
-    stat("Moving time", format.duration(a.movingTimeInSeconds)),
-    stat("Elapsed time", format.duration(a.elapsedTimeInSeconds)),
-    stat("Elevation gain", format.elevation(a.elevationInMeter)),
-    stat(format.isPaced(a.sportType) ? "Average pace" : "Average speed", format.speedOrPace(a.averageSpeedInKmPerHour, a.sportType)),
-    stat(format.isPaced(a.sportType) ? "Best pace" : "Max speed", format.speedOrPace(a.maxSpeedInKmPerHour, a.sportType)),
+    stat("Distance", format.isSwim(a.sportType) ? swum(a.distanceInMeter) : format.distance(a.distanceInMeter)),
+    stat("Moving time", timed ? format.duration(a.movingTimeInSeconds) : "unknown"),
+    stat("Elapsed time", timed ? format.duration(a.elapsedTimeInSeconds) : "unknown"),
+    format.isSwim(a.sportType) ? null : stat("Elevation gain", format.elevation(a.elevationInMeter)),
+    timed ? stat(format.isPaced(a.sportType) ? "Average pace" : "Average speed", format.speedOrPace(a.averageSpeedInKmPerHour, a.sportType)) : null,
+    timed ? stat(format.isPaced(a.sportType) ? "Best pace" : "Max speed", format.speedOrPace(a.maxSpeedInKmPerHour, a.sportType)) : null,
+    swimFigures(a).map(([label, value]) => stat(label, value)),
     stat("Average heart rate", optional(a.averageHeartRate, (n) => `${n} bpm`)),
     stat("Max heart rate", optional(a.maxHeartRate, (n) => `${n} bpm`)),
     stat("Average power", optional(a.averagePower, (n) => `${n} W`)),
     stat("Max power", optional(a.maxPower, (n) => `${n} W`)),
-    stat("Average cadence", optional(a.averageCadence, (n) => `${n} ${format.isPaced(a.sportType) ? "spm" : "rpm"}`)),
+    stat("Average cadence", optional(a.averageCadence, (n) => `${n} ${format.cadenceUnit(a.sportType)}`)),
     stat("Calories", optional(a.calories, (n) => `${format.count(n)} kcal`)),
     stat("Gear", gearName))
 
   const mapBox = h("div", { class: "map", id: "activity-map", role: "region", "aria-label": "Map of the route" })
+  const race = h("div", { id: "activity-race" })
+  const lengths = h("div", { id: "activity-lengths" })
   const charts = h("div", { id: "activity-charts" })
 
   // editing
@@ -65,7 +74,7 @@ export const activityPage: Page = async (main, _params, id) => {
             method: "PATCH",
             json: { name: name.value, sportType: sport.value, description: description.value, gearId: gearSelect.value === "" ? null : gearSelect.value }
           })
-          toast("Saved.")
+          toast("Saved.", "ok", { next: true })
           dispatchEvent(new HashChangeEvent("hashchange"))
         } catch (error) {
           editError.hidden = false
@@ -82,7 +91,7 @@ export const activityPage: Page = async (main, _params, id) => {
       if (!(await confirmDialog(`Delete “${a.name}”? Its streams, images and original file go with it.`, "Delete"))) return
       try {
         await api(`activities/${encodeURIComponent(a.id)}`, { method: "DELETE" })
-        toast("Activity deleted.")
+        toast("Activity deleted.", "ok", { next: true })
         location.hash = "#/activities"
       } catch (error) {
         toast(error instanceof ApiError ? error.message : String(error), "error")
@@ -99,10 +108,13 @@ export const activityPage: Page = async (main, _params, id) => {
     h("p", { class: "crumbs" }, h("a", { href: "#/activities" }, "← Activities")),
     h("h1", { id: "activity-name" }, a.name),
     h("p", { class: "muted" }, [format.localDateTime(a.startDateLocal), format.sportLabel(a.sportType), a.deviceName, place].filter((p) => p !== null && p !== undefined && p !== "").join(" · ")),
+    race,
     figures,
     a.encodedPolyline || routeOf(streams.streams).length > 1 ? mapBox : null,
     charts,
+    training,
     tables,
+    lengths,
     a.description !== "" ? h("section", null, h("h2", null, "Description"), h("p", { class: "description" }, a.description)) : null,
     a.images.length > 0
       ? h("section", null, h("h2", null, "Images"), h("div", { class: "images" }, a.images.map((img, i) => h("a", { href: img.url }, h("img", { src: img.url, alt: `Image ${i + 1} of ${a.name}`, loading: "lazy" })))))
@@ -121,8 +133,13 @@ export const activityPage: Page = async (main, _params, id) => {
     const point = index === null || latlng === undefined ? null : latlng[index] ?? null
     map?.showPoint(point)
   }))
-  detailTables(a).then((found) => tables.replaceChildren(found)).catch((error: unknown) => {
-    tables.replaceChildren(h("p", { class: "error" }, error instanceof ApiError ? error.message : String(error)))
-  })
+  const shown = (into: HTMLElement) => (found: HTMLElement | null) => into.replaceChildren(...(found === null ? [] : [found]))
+  const failed = (into: HTMLElement) => (error: unknown) => {
+    into.replaceChildren(h("p", { class: "error" }, error instanceof ApiError ? error.message : String(error)))
+  }
+  drawAnalysis(training, a).then((remove) => cleanups.push(remove)).catch(failed(training))
+  detailTables(a).then(shown(tables)).catch(failed(tables))
+  raceSection(a).then(shown(race)).catch(failed(race))
+  lengthsSection(a).then(shown(lengths)).catch(failed(lengths))
   return () => cleanups.forEach((c) => c())
 }

@@ -3,10 +3,12 @@ import { imperial } from "../config.ts"
 import { confirmDialog, field, h, replace, toast } from "../dom.ts"
 import * as format from "../format.ts"
 import { chart, css } from "../chart.ts"
+import { GEAR_TYPES } from "../labels.ts"
+import { maintenanceSection } from "../gearMaintenance.ts"
 import type { Page } from "../main.ts"
 import type { Gear, Weight } from "../types.ts"
 
-/** Gear with its distance, and the weight history as a chart with add and delete. */
+/** Gear with its distance and its components' maintenance, and the weight history as a chart with add and delete. */
 
 const failed = (error: unknown) => toast(error instanceof ApiError ? error.message : String(error), "error")
 const reload = () => dispatchEvent(new HashChangeEvent("hashchange"))
@@ -17,6 +19,7 @@ export const gearPage: Page = async (main) => {
     api<{ weights: ReadonlyArray<Weight> }>("athlete/weights")
   ])
   const unit = imperial ? "lb" : "kg"
+  const maintenance = await maintenanceSection(gear)
   const cleanups: Array<() => void> = []
 
   const gearPath = (g: Gear) => `gear/${encodeURIComponent(g.id)}`
@@ -41,7 +44,7 @@ export const gearPage: Page = async (main) => {
       h("button", { type: "button", class: "link", onclick: () => change(g, { isRetired: !g.isRetired }) }, g.isRetired ? "Put back in use" : "Retire"),
       g.type === "custom"
         ? h("button", { type: "button", class: "link", onclick: async () => {
-          if (!(await confirmDialog(`Delete “${g.name}”? Its ${format.count(g.numberOfActivities)} activities keep no gear.`, "Delete"))) return
+          if (!(await confirmDialog(`Delete “${g.name}”? Its ${format.plural(g.numberOfActivities, "activity", "activities")} will have no gear.`, "Delete"))) return
           try {
             await api(gearPath(g), { method: "DELETE" })
             reload()
@@ -56,22 +59,23 @@ export const gearPage: Page = async (main) => {
     : h("div", { class: "table-wrap", tabindex: 0 }, h("table", { id: "gear-list" },
       h("caption", { class: "visually-hidden" }, "Gear"),
       h("thead", null, h("tr", null, h("th", { scope: "col" }, "Name"), h("th", { scope: "col", class: "opt" }, "Type"),
-        h("th", { scope: "col", class: "num" }, "Distance"), h("th", { scope: "col", class: "num opt" }, "Activities"), h("th", { scope: "col" }, "State"),
+        h("th", { scope: "col", class: "num" }, "Distance"), h("th", { scope: "col", class: "num opt" }, "Activities"), h("th", { scope: "col", class: "opt" }, "State"),
         h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, "Actions")))),
       h("tbody", null, gear.map((g) => h("tr", null,
-        h("td", { class: "name" }, g.name), h("td", { class: "opt" }, g.type),
+        // a phone has no room for the state's column: the name says it when it is retired
+        h("td", { class: "name" }, g.name, g.isRetired ? h("span", { class: "muted phone-only" }, " (retired)") : null), h("td", { class: "opt" }, GEAR_TYPES[g.type]),
         h("td", { class: "num" }, format.distance(g.distanceInMeter)), h("td", { class: "num opt" }, format.count(g.numberOfActivities)),
-        h("td", null, g.isRetired ? "retired" : "in use"),
+        h("td", { class: "opt" }, g.isRetired ? "retired" : "in use"),
         h("td", null, gearActions(g)))))))
   const newGear = h("input", { name: "name", required: true, maxlength: 255, placeholder: "Road bike, trail shoes…" })
   const addGear = h("form", {
-    class: "filters",
+    class: "filters single",
     id: "add-gear",
     onsubmit: async (e: Event) => {
       e.preventDefault()
       try {
         await api("gear", { method: "POST", json: { name: newGear.value } })
-        toast("Gear added.")
+        toast("Gear added.", "ok", { next: true })
         reload()
       } catch (error) {
         failed(error)
@@ -81,7 +85,9 @@ export const gearPage: Page = async (main) => {
 
   // weights, newest first in the table, oldest first in the chart
   const sorted = [...weights].sort((x, y) => x.on.localeCompare(y.on))
-  const chartBox = h("div", { class: "chart", id: "weight-chart", role: "img", "aria-label": `Weight history in ${unit}` })
+  const weightLegend = h("div", { class: "chart-legend" })
+  const chartBox = h("div", { class: "chart", id: "weight-chart", role: "img", "aria-label": `Weight history in ${unit}` },
+    h("div", { class: "chart-head" }, h("h3", null, `Weight (${unit})`), weightLegend))
   const on = h("input", { type: "date", name: "on", required: true, value: new Date().toLocaleDateString("sv-SE") })
   const value = h("input", { type: "number", name: "weight", required: true, min: 1, max: 1000, step: 0.1, inputmode: "decimal" })
   const addWeight = h("form", {
@@ -91,7 +97,7 @@ export const gearPage: Page = async (main) => {
       e.preventDefault()
       try {
         await api("athlete/weights", { method: "POST", json: { on: on.value, weight: Number(value.value) } })
-        toast("Weight saved.")
+        toast("Weight saved.", "ok", { next: true })
         reload()
       } catch (error) {
         failed(error)
@@ -120,6 +126,7 @@ export const gearPage: Page = async (main) => {
   replace(main,
     h("h1", null, "Gear & weight"),
     h("section", null, h("h2", null, "Gear"), addGear, gearTable),
+    maintenance,
     h("section", null,
       h("h2", null, "Weight"),
       sorted.length > 1 ? chartBox : null,
@@ -134,8 +141,11 @@ export const gearPage: Page = async (main) => {
   if (sorted.length > 1) {
     const xs = sorted.map((w) => Date.parse(`${w.on}T12:00:00`) / 1000)
     const handle = chart(chartBox, {
-      series: [{}, { label: `Weight (${unit})`, stroke: css("--accent"), width: 2, points: { show: true } }],
-      legend: { show: false }
+      legend: weightLegend,
+      series: [
+        { label: "Date", value: (_u, t) => (t === null || t === undefined ? "–" : format.calendarDate(new Date(t * 1000).toLocaleDateString("sv-SE"))) },
+        { label: "Weight", stroke: css("--accent"), width: 2, points: { show: true }, value: (_u, v) => (v === null || v === undefined ? "–" : `${v.toLocaleString()} ${unit}`) }
+      ]
     }, [xs, sorted.map((w) => w.weight)])
     cleanups.push(handle.remove)
   }

@@ -2,21 +2,24 @@ import { api, ApiError, query, upload } from "../api.ts"
 import { config } from "../config.ts"
 import { confirmDialog, h, replace, toast } from "../dom.ts"
 import * as format from "../format.ts"
+import { IMPORT_SOURCES, IMPORT_STATUSES } from "../labels.ts"
+import { linkedMessage } from "../linkedMessage.ts"
 import type { Page } from "../main.ts"
+import { pageInstead, pager } from "../pager.ts"
 import type { FileImport, FileImportList } from "../types.ts"
 
 /** Upload by drag and drop or file picker, each file with its progress, and the live import log. */
 
 const ACCEPT = ".fit,.tcx,.gpx,.gz,.zip"
 const POLL_MS = 2000
+const PAGE_SIZE = 50
 
-const statusBadge = (status: string) => h("span", { class: `badge ${status}` }, status)
+const statusBadge = (status: FileImport["status"]) => h("span", { class: `badge ${status}` }, IMPORT_STATUSES[status])
 
 export const importPage: Page = async (main, params) => {
   const page = Number(params.get("page") ?? "1") || 1
   const uploads = h("ul", { class: "uploads", id: "uploads", "aria-live": "polite" })
   const logBody = h("tbody")
-  const logInfo = h("p", { class: "muted" })
 
   const send = (files: Iterable<File>) => {
     for (const file of files) {
@@ -79,19 +82,30 @@ export const importPage: Page = async (main, params) => {
 
   const row = (item: FileImport) =>
     h("tr", null,
-      h("td", null, statusBadge(item.status)),
-      h("td", { class: "name" }, item.activityId !== null ? h("a", { href: `#/activity/${encodeURIComponent(item.activityId)}` }, item.filename) : item.filename),
-      h("td", null, item.source),
-      h("td", { class: "nowrap" }, item.importedOn === null ? "–" : format.instant(item.importedOn)),
-      h("td", null, item.errorMessage ?? ""),
-      h("td", null, actions(item)))
+      h("td", { class: "status" }, statusBadge(item.status)),
+      h("td", { class: "name file" }, item.activityId !== null ? h("a", { href: `#/activity/${encodeURIComponent(item.activityId)}` }, item.filename) : item.filename),
+      h("td", { class: "source" }, IMPORT_SOURCES[item.source]),
+      h("td", { class: "nowrap when" }, item.importedOn === null ? "–" : format.instant(item.importedOn)),
+      h("td", { class: "message" }, linkedMessage(item.errorMessage ?? "")),
+      h("td", { class: "acts" }, actions(item)))
 
+  const pages = h("div")
+  /** Draws the log's page again; false when the page is gone (past the last) and the last one is opened instead. */
   const refresh = async () => {
-    const list = await api<FileImportList>(`file-imports${query({ "pagination[page]": page, "pagination[size]": 50 })}`)
+    const list = await api<FileImportList>(`file-imports${query({ "pagination[page]": page, "pagination[size]": PAGE_SIZE })}`)
+    // rows removed meanwhile may leave this page past the last: show the last instead
+    const instead = pageInstead(list.pagination)
+    if (instead !== null) {
+      location.replace(`#/import${instead === 1 ? "" : `?page=${instead}`}`)
+      return false
+    }
     replace(logBody, list.fileImports.map(row))
-    logInfo.textContent = `${format.count(list.pagination.total)} entries · page ${page} of ${Math.max(list.pagination.totalPages, 1)}`
+    replace(pages, pager("Pages of the import log", list.pagination, format.plural(list.pagination.total, "entry", "entries"), (p) => {
+      location.hash = `#/import?page=${p}`
+    }))
+    return true
   }
-  await refresh()
+  if (!(await refresh())) return
   const timer = setInterval(() => {
     if (document.visibilityState === "visible") void refresh().catch(() => undefined)
   }, POLL_MS)
@@ -103,17 +117,14 @@ export const importPage: Page = async (main, params) => {
       : h("p", { class: "card" }, "Uploads are closed: the service imports from Strava (IMPORT_MODE=externalApi)."),
     h("section", null,
       h("h2", null, "Import log"),
-      logInfo,
       h("div", { class: "table-wrap", tabindex: 0 },
-        h("table", { id: "import-log" },
+        h("table", { id: "import-log", class: "cards" },
           h("caption", { class: "visually-hidden" }, "Import log, newest first"),
           h("thead", null, h("tr", null,
             h("th", { scope: "col" }, "Status"), h("th", { scope: "col" }, "File"), h("th", { scope: "col" }, "Source"),
             h("th", { scope: "col" }, "Imported"), h("th", { scope: "col" }, "Message"),
             h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, "Actions")))),
           logBody)),
-      h("nav", { class: "pager", "aria-label": "Pages of the import log" },
-        page > 1 ? h("a", { href: `#/import?page=${page - 1}` }, "← Newer") : null,
-        h("a", { href: `#/import?page=${page + 1}` }, "Older →"))))
+      pages))
   return () => clearInterval(timer)
 }

@@ -39,14 +39,14 @@ export const systemPage: Page = async (main) => {
       h("div", { class: "table-wrap", tabindex: 0 }, h("table", { id: "checks" },
         h("thead", null, h("tr", null, h("th", { scope: "col" }, "Check"), h("th", { scope: "col" }, "State"), h("th", { scope: "col" }, "Error"))),
         h("tbody", null, Object.entries(report.checks).map(([name, c]) =>
-          h("tr", null, h("td", null, name), h("td", null, badge(c.ok, c.ok ? "ok" : "failing")), h("td", null, c.error ?? "")))))),
+          h("tr", null, h("td", null, format.words(name)), h("td", null, badge(c.ok, c.ok ? "ok" : "failing")), h("td", null, c.error ?? "")))))),
       h("h2", null, "Supervised loops"),
       h("div", { class: "table-wrap", tabindex: 0 }, h("table", { id: "fibers" },
-        h("thead", null, h("tr", null, h("th", { scope: "col" }, "Loop"), h("th", { scope: "col" }, "State"), h("th", { scope: "col" }, "Since"),
-          h("th", { scope: "col", class: "num" }, "Restarts"), h("th", { scope: "col" }, "Last error"))),
+        h("thead", null, h("tr", null, h("th", { scope: "col" }, "Loop"), h("th", { scope: "col" }, "State"), h("th", { scope: "col", class: "opt" }, "Since"),
+          h("th", { scope: "col", class: "num opt" }, "Restarts"), h("th", { scope: "col" }, "Last error"))),
         h("tbody", null, Object.entries(report.fibers).map(([name, f]) =>
-          h("tr", null, h("td", null, name), h("td", null, badge(!f.failing, f.state)), h("td", { class: "nowrap" }, format.instant(f.since)),
-            h("td", { class: "num" }, String(f.restarts)),
+          h("tr", null, h("td", null, format.words(name)), h("td", null, badge(!f.failing, format.words(f.state))), h("td", { class: "nowrap opt" }, format.instant(f.since)),
+            h("td", { class: "num opt" }, String(f.restarts)),
             h("td", null, f.lastError === undefined ? "" : `${f.lastError}${f.lastErrorAt ? ` (${format.instant(f.lastErrorAt)})` : ""}`)))))))
   draw(await health())
   replace(main, h("h1", null, "System"), body)

@@ -26,16 +26,34 @@ const SINGLE: ReadonlyMap<number, SportType> = new Map<number, SportType>([
 ])
 
 /**
- * FIT sport / sub_sport (numbers) -> sport type: the sport mapping,
- * except that an unknown sport becomes Workout instead of failing.
+ * FIT sport / sub_sport (numbers) -> sport type: the sport mapping, except that an unknown sport
+ * becomes Workout instead of failing. A sport the mapping leaves a Workout (generic, fitness
+ * equipment without a known sub-sport) takes the name the athlete gave the device's sport
+ * profile when it names one ("Indoor Rowing", "Kayak").
  */
 export const mapFitSport = (sportValue: unknown, subSportValue: unknown, profileName?: unknown): SportType => {
-  const sport = fitSportId(sportValue)
-  const sub = fitSubSportId(subSportValue)
+  const id = fitSportId(sportValue)
+  const alias = typeof profileName === "string" ? resolveSportName(profileName) : null
+  // a generic sport is what the profile's name says, before any sub-sport
+  if (id === 0 && alias !== null) return alias
+  const sport = mapSportIds(id, fitSubSportId(subSportValue))
+  return sport === "Workout" ? alias ?? sport : sport
+}
+
+/**
+ * The sport of a maker's files that say nothing more specific than generic: what its devices
+ * are made for (a rowing monitor on the water, an indoor rower or ergometer).
+ */
+const MAKER_SPORTS: ReadonlyMap<string, SportType> = new Map<string, SportType>([
+  ["nielsen_kellerman", "Rowing"], ["concept2", "VirtualRow"], ["waterrower", "VirtualRow"]
+])
+
+export const makerSport = (manufacturer: unknown): SportType | null =>
+  typeof manufacturer === "string" ? MAKER_SPORTS.get(manufacturer) ?? null : null
+
+const mapSportIds = (sport: number | null, sub: number | null): SportType => {
   switch (sport) {
     case 0: {
-      const alias = typeof profileName === "string" ? resolveSportName(profileName) : null
-      if (alias !== null) return alias
       switch (sub) {
         case 1: case 45: return "VirtualRun"
         case 5: case 6: return "VirtualRide"

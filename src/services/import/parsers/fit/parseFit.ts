@@ -1,14 +1,15 @@
 import FitParser, { FitEncoder } from "fit-file-parser"
-import type { DeviceTotals, ParsedActivity, ParsedLap } from "../../../../schema/ParsedActivity.ts"
+import type { DeviceTotals, ParsedActivity, ParsedLap, ParsedLength, ParsedRacePart } from "../../../../schema/ParsedActivity.ts"
 import { MAX_SAMPLES } from "../../../../schema/ActivityLimits.ts"
 import type { SportType } from "../../../../schema/SportType.ts"
+import { isStrokeType } from "../../../../schema/SwimStroke.ts"
 import { ActivityFileError } from "../ActivityFileError.ts"
 import { buildSamples, checkSampleCount, dropBackwardGlitches, emptyRow, finite, type SampleRow, validLatLng } from "../samples.ts"
 import { type DeveloperFieldKeys, developerFieldKeys, developerValue } from "./fitDeveloperFields.ts"
 import { fitDeviceName } from "./fitDevice.ts"
 import { countFitMessages, FIT_MESG_HR, FIT_MESG_RECORD } from "./fitMessageCounts.ts"
 import { expandStrapHeartRates, mergeStrapHeartRates } from "./fitHeartRate.ts"
-import { FIT_SPORT_TRANSITION, fitSportId, mapFitSport } from "./fitSport.ts"
+import { FIT_SPORT_TRANSITION, fitSportId, makerSport, mapFitSport } from "./fitSport.ts"
 import { sportWords } from "../sportNames.ts"
 
 type Msg = Record<string, unknown>
@@ -17,6 +18,7 @@ interface DecodedFit {
   readonly file_ids?: ReadonlyArray<Msg>
   readonly sessions?: ReadonlyArray<Msg>
   readonly laps?: ReadonlyArray<Msg>
+  readonly lengths?: ReadonlyArray<Msg>
   /** let go once the samples are read (see parseFit) */
   records?: ReadonlyArray<Msg> | undefined
   readonly sports?: ReadonlyArray<Msg>
@@ -134,6 +136,23 @@ const decode = (segment: Segment, name: string): DecodedFit => {
   return result!
 }
 
+/** A swim's stroke as the FIT profile names it, or null. */
+const strokeOf = (value: unknown) => (isStrokeType(value) ? value : null)
+
+/** One length of a pool swim; null without a start. */
+const lengthOf = (length: Msg): ParsedLength | null => {
+  const elapsed = finite(length["total_elapsed_time"]) ?? finite(length["total_timer_time"])
+  const start = realTime(length["start_time"])
+  if (start === null || elapsed === null) return null
+  return {
+    startTime: start,
+    elapsedSeconds: elapsed,
+    active: length["length_type"] !== "idle" && length["length_type"] !== 0,
+    strokes: finite(length["total_strokes"]),
+    strokeType: strokeOf(length["swim_stroke"])
+  }
+}
+
 const lapOf = (lap: Msg): ParsedLap | null => {
   const elapsed = finite(lap["total_elapsed_time"])
   const timer = finite(lap["total_timer_time"])
@@ -153,7 +172,10 @@ const lapOf = (lap: Msg): ParsedLap | null => {
     maxSpeed: finite(lap["enhanced_max_speed"]) ?? finite(lap["max_speed"]),
     averageHeartRate: finite(lap["avg_heart_rate"]),
     maxHeartRate: finite(lap["max_heart_rate"]),
-    calories: finite(lap["total_calories"])
+    calories: finite(lap["total_calories"]),
+    // a swim lap's cycles are its strokes (read as such only for a swim)
+    strokes: finite(lap["total_strokes"]) ?? finite(lap["total_cycles"]),
+    strokeType: strokeOf(lap["swim_stroke"])
   }
 }
 
@@ -177,7 +199,9 @@ const totalsOf = (s: Msg, dev: DeveloperFieldKeys): DeviceTotals => ({
   maxPower: finite(s["max_power"]) ?? developerValue(s, dev.maxPower),
   averageCadence: finite(s["avg_cadence"]),
   averageSpeed: finite(s["enhanced_avg_speed"]) ?? finite(s["avg_speed"]),
-  maxSpeed: finite(s["enhanced_max_speed"]) ?? finite(s["max_speed"])
+  maxSpeed: finite(s["enhanced_max_speed"]) ?? finite(s["max_speed"]),
+  // a swim's cycles are its strokes (read as such only for a swim)
+  strokes: finite(s["total_strokes"]) ?? finite(s["total_cycles"])
 })
 
 /** One record as a sample; power and cadence fall back to developer fields (native fields win). */
@@ -226,6 +250,8 @@ interface SessionSlice {
   readonly from: number
   readonly to: number
   readonly laps: ReadonlyArray<Msg>
+  /** its index among the race's parts (a multisport file) */
+  readonly racePart?: number
 }
 
 export const parseFit = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedActivity> => {
@@ -288,12 +314,18 @@ export const parseFit = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
   }
 
   const laps = fit.laps ?? []
+  const lengths = (fit.lengths ?? []).map(lengthOf).filter((l): l is ParsedLength => l !== null)
   const slices: Array<SessionSlice> = []
+  const raceParts: Array<ParsedRacePart> = []
   if (sessions.length <= 1) {
     const s = sessions[0] ?? null
-    const sport = s !== null
-      ? mapFitSport(s["sport"], s["sub_sport"], s["sport_profile_name"])
-      : mapFitSport(fit.course?.["sport"] ?? fit.sports?.[0]?.["sport"], fit.sports?.[0]?.["sub_sport"], fit.sports?.[0]?.["name"])
+    const sportMessage = fit.sports?.[0]
+    const sessionSport = s !== null ? mapFitSport(s["sport"], s["sub_sport"], s["sport_profile_name"]) : "Workout"
+    // a session that says no more than generic: the file's sport message, else what its maker's devices are for
+    const sport = sessionSport !== "Workout"
+      ? sessionSport
+      : [mapFitSport(fit.course?.["sport"] ?? sportMessage?.["sport"], sportMessage?.["sub_sport"], sportMessage?.["name"])]
+        .find((named) => named !== "Workout") ?? makerSport(fileId?.["manufacturer"]) ?? "Workout"
     slices.push({ session: s, sport, from: -Infinity, to: Infinity, laps })
   } else {
     // Multi-sport: one activity per sport session, transitions dropped; each session owns the
@@ -303,9 +335,16 @@ export const parseFit = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
       .filter((x): x is { s: Msg; start: number } => x.start !== null)
       .sort((a, b) => a.start - b.start)
     order.forEach(({ s, start }, i) => {
-      if (fitSportId(s["sport"]) === FIT_SPORT_TRANSITION) return
-      const from = i === 0 ? -Infinity : start
       const to = i + 1 < order.length ? order[i + 1]!.start : Infinity
+      const transition = fitSportId(s["sport"]) === FIT_SPORT_TRANSITION
+      const sport = mapFitSport(s["sport"], s["sub_sport"], s["sport_profile_name"])
+      raceParts.push({
+        sportType: transition ? null : sport,
+        startTime: start,
+        elapsedSeconds: finite(s["total_elapsed_time"]) ?? (Number.isFinite(to) ? (to - start) / 1000 : 0)
+      })
+      if (transition) return
+      const from = i === 0 ? -Infinity : start
       const firstLap = finite(s["first_lap_index"])
       const numLaps = finite(s["num_laps"])
       const ownLaps = firstLap !== null && numLaps !== null && firstLap + numLaps <= laps.length
@@ -314,7 +353,7 @@ export const parseFit = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
           const t = realTime(l["start_time"])
           return t !== null && t >= from && t < to
         })
-      slices.push({ session: s, sport: mapFitSport(s["sport"], s["sub_sport"], s["sport_profile_name"]), from, to, laps: ownLaps })
+      slices.push({ session: s, sport, from, to, laps: ownLaps, racePart: raceParts.length - 1 })
     })
     if (slices.length === 0) fail(`"${name}" contains only transition sessions, no sport session`)
   }
@@ -344,6 +383,10 @@ export const parseFit = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
       return []
     }
     const s = slice.session
+    // a pool's length and the lengths swum in it, whatever the sport says (a swim labelled otherwise may be corrected by hand)
+    const poolLength = s !== null ? finite(s["pool_length"]) : null
+    const ownLengths = poolLength !== null ? lengths.filter((l) => l.startTime >= slice.from && l.startTime < slice.to) : []
+    const legs = raceParts.filter((p) => p.sportType !== null).length
     return [{
       format: "fit",
       sportType: slice.sport,
@@ -356,7 +399,9 @@ export const parseFit = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
       startLatLng: s !== null ? validLatLng(finite(s["start_position_lat"]), finite(s["start_position_long"])) : null,
       samples,
       laps: slice.laps.map(lapOf).filter((l): l is ParsedLap => l !== null),
-      repairs: sliceRepairs
+      repairs: sliceRepairs,
+      ...(poolLength !== null && poolLength > 0 ? { poolLengthMeters: poolLength, lengths: ownLengths } : {}),
+      ...(slice.racePart !== undefined && legs >= 2 ? { race: { parts: raceParts, part: slice.racePart } } : {})
     }]
   })
   const [firstActivity, ...others] = activities

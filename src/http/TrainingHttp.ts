@@ -1,0 +1,77 @@
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { Effect } from "effect"
+import { BadRequest } from "../schema/ApiErrors.ts"
+import { ActivityAnalysis, PowerCurveAnswer, ThresholdsInput, ThresholdsList, thresholdsProblem, TrainingLoadAnswer } from "../schema/TrainingModels.ts"
+import { ThresholdsRepo } from "../services/training/ThresholdsRepo.ts"
+import { TrainingReads } from "../services/training/TrainingReads.ts"
+import { WaymarkApi } from "./Api.ts"
+import { activityNotFound } from "./ActivityDetailHttp.ts"
+import { jsonEncoder, jsonResponder, jsonResponse } from "./encode/jsonResponder.ts"
+import { searchProblem } from "./HotReads.ts"
+import { decodeBody, readJsonObject } from "./JsonBody.ts"
+import { filterOf } from "./StatsHttp.ts"
+
+const decodeThresholds = decodeBody(ThresholdsInput)
+const thresholdsJson = jsonResponder(ThresholdsList)
+const analysisJson = jsonResponder(ActivityAnalysis)
+
+/**
+ * The JSON of an answer over many activities, written once per answer: TrainingReads keeps the
+ * same answer object until the next commit, and ten years of days are 280 KB of JSON.
+ */
+const keptJson = <A extends object>(encode: (value: A) => string) => {
+  const texts = new WeakMap<A, string>()
+  return (value: A) => {
+    let text = texts.get(value)
+    if (text === undefined) {
+      text = encode(value)
+      texts.set(value, text)
+    }
+    return jsonResponse(text)
+  }
+}
+const powerCurveJson = keptJson(jsonEncoder(PowerCurveAnswer))
+const trainingLoadJson = keptJson(jsonEncoder(TrainingLoadAnswer))
+
+/** The longest training load answered: 200 years of days. */
+export const MAX_TRAINING_LOAD_DAYS = 73_050
+
+const daysBetween = (from: string, to: string) => (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000
+
+export const TrainingHttpLive = HttpApiBuilder.group(WaymarkApi, "training", (handlers) =>
+  Effect.gen(function*() {
+    const thresholds = yield* ThresholdsRepo
+    const reads = yield* TrainingReads
+    return handlers
+      .handle("thresholds", () => Effect.map(thresholds.list(), (list) => thresholdsJson({ thresholds: list })))
+      .handleRaw("saveThresholds", ({ request }) =>
+        Effect.gen(function*() {
+          const body = yield* readJsonObject(request, { onWrongContentType: "unsupportedMediaType" })
+          const input = yield* decodeThresholds(body)
+          const problem = thresholdsProblem(input)
+          if (problem !== undefined) return yield* new BadRequest({ message: problem })
+          const saved = yield* thresholds.save(input)
+          return HttpServerResponse.unsafeJson(saved, { status: 200 })
+        }))
+      .handle("deleteThresholds", ({ path: { on } }) => Effect.asVoid(thresholds.remove(on)))
+      .handle("analysis", ({ path: { activityId } }) =>
+        reads.analysis(activityId).pipe(
+          Effect.flatMap((found) => (found === null ? Effect.fail(activityNotFound(activityId)) : Effect.succeed(analysisJson(found))))
+        ))
+      .handle("powerCurve", ({ urlParams }) =>
+        filterOf(urlParams).pipe(Effect.flatMap((filter) => reads.powerCurve(filter)), Effect.map(powerCurveJson)))
+      .handle("trainingLoad", ({ urlParams }) =>
+        Effect.gen(function*() {
+          const problem = searchProblem(urlParams)
+          if (problem !== undefined) return yield* new BadRequest({ message: problem })
+          const to = urlParams["filters[to]"] ?? reads.today()
+          const from = urlParams["filters[from]"] ?? reads.firstDay() ?? to
+          if (from > to) return trainingLoadJson({ days: [] })
+          if (daysBetween(from, to) >= MAX_TRAINING_LOAD_DAYS) {
+            return yield* new BadRequest({ message: `The range from ${from} to ${to} is too long: at most ${MAX_TRAINING_LOAD_DAYS.toLocaleString("en-US")} days (200 years) are answered; set "filters[from]" or "filters[to]".` })
+          }
+          return trainingLoadJson(yield* reads.trainingLoad(from, to))
+        }))
+  })
+)

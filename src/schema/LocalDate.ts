@@ -1,0 +1,5 @@
+import { Schema } from "effect"
+
+/** A calendar date `YYYY-MM-DD` in an answer: the athlete's local date, described for the OpenAPI document. */
+export const LocalDate = (description: string) =>
+  Schema.String.annotations({ description, jsonSchema: { type: "string", format: "date", description } })

@@ -1,0 +1,214 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Exit } from "effect"
+import { createHash } from "node:crypto"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { pipeline } from "node:stream/promises"
+import * as zlib from "node:zlib"
+import { inChannel } from "../platform/Logs.ts"
+import { StoragePaths } from "../platform/StoragePaths.ts"
+import { isGzipped } from "./ActivityFileName.ts"
+import { FileImportRepo } from "./FileImportRepo.ts"
+import { WatchDirectory } from "./WatchDirectory.ts"
+
+/**
+ * The kept originals (`files/originals`) are the source of truth: the database is computed
+ * from them, and can be again. No code path deletes an original that no row names:
+ *
+ * - beside each original, `files/original-names/<same name>` holds the name of the file it was
+ *   (`2023-rides/morning.fit`), written before the original itself;
+ * - an original leaves only with its last row: it is set aside (renamed to a dot-name) before
+ *   the rows go, removed once they are gone, put back if they stay; a stop in between is put
+ *   right at the next start by what the rows say;
+ * - at start, an original that no row names is an activity the database lost (a restored
+ *   backup older than the originals, a database missing or empty): it goes back into the watch
+ *   folder under its name and is imported again, with its row. Only a copy whose import a stop
+ *   interrupted (the same bytes still wait in the watch folder under that name), or the same
+ *   bytes as an original a row keeps, are not imported twice.
+ *
+ * A failed import's original may be kept compressed (`.gz` added to a name the file did not
+ * have): `restoreTo` gives back the bytes that were dropped.
+ */
+
+/** Prefix of an original set aside while its rows are deleted. */
+const REMOVING = ".removing-"
+
+const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex")
+
+/** Whether the original `kept` holds the file `filename` compressed by the import (a failure kept small). */
+export const compressedByImport = (kept: string, filename: string): boolean => isGzipped(kept) && !isGzipped(filename)
+
+export class KeptOriginals extends Effect.Service<KeptOriginals>()("services/import/KeptOriginals", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const paths = yield* StoragePaths
+    const watch = yield* WatchDirectory
+    const fileImports = yield* FileImportRepo
+
+    const fileOf = (kept: string) => path.join(paths.originalsDir, path.basename(kept))
+    const nameFileOf = (kept: string) => path.join(paths.originalNamesDir, path.basename(kept))
+    const asideOf = (kept: string) => path.join(paths.originalsDir, `${REMOVING}${path.basename(kept)}`)
+
+    /** Records the name of the file whose original is about to be kept as `kept` (synchronous: the import's copy follows it). */
+    const recordName = (kept: string, filename: string): void => fs.writeFileSync(nameFileOf(kept), filename)
+
+    /** The name of the file `kept` was, when recorded. */
+    const nameOf = (kept: string): string | null => {
+      try {
+        const name = fs.readFileSync(nameFileOf(kept), "utf8")
+        return name === "" ? null : name
+      } catch {
+        return null
+      }
+    }
+
+    /** Removes a kept copy that no row names (one never committed, or whose last row is gone), and its name. */
+    const discard = (kept: string): void => {
+      fs.rmSync(fileOf(kept), { force: true })
+      fs.rmSync(nameFileOf(kept), { force: true })
+    }
+
+    const isNamed = (kept: string) =>
+      Effect.map(sql<{ n: number }>`SELECT 1 AS n FROM file_imports WHERE original_file = ${kept} LIMIT 1`.pipe(Effect.orDie), (rows) => rows.length > 0)
+
+    /**
+     * Runs `remove` (a deletion of rows) with the originals `kept` set aside; once it is done,
+     * each original no row names any more is removed and the others are put back (an original
+     * shared by two failed rows of the same bytes stays with the other). Should `remove` fail,
+     * every one is put back.
+     */
+    const removingRows = <A, E, R>(kept: ReadonlyArray<string>, remove: Effect.Effect<A, E, R>) =>
+      Effect.gen(function*() {
+        const aside = yield* Effect.sync(() =>
+          kept.filter((name) => {
+            try {
+              fs.renameSync(fileOf(name), asideOf(name))
+              return true
+            } catch {
+              return false // not there: nothing to keep or remove
+            }
+          })
+        )
+        const putBack = (name: string) => Effect.sync(() => fs.renameSync(asideOf(name), fileOf(name)))
+        const exit = yield* Effect.exit(remove)
+        for (const name of aside) {
+          if (Exit.isFailure(exit) || (yield* isNamed(name))) {
+            yield* putBack(name)
+          } else {
+            yield* Effect.sync(() => {
+              fs.rmSync(asideOf(name), { force: true })
+              fs.rmSync(nameFileOf(name), { force: true })
+            })
+          }
+        }
+        return yield* exit
+      })
+
+    /** Writes the bytes of the file `filename` kept as `kept` to `target` (unpacked when the import compressed them). */
+    const restoreTo = (kept: string, filename: string, target: string) =>
+      Effect.promise(() =>
+        compressedByImport(kept, filename)
+          ? pipeline(fs.createReadStream(fileOf(kept)), zlib.createGunzip(), fs.createWriteStream(target, { flags: "wx" }))
+          : fs.promises.copyFile(fileOf(kept), target, fs.constants.COPYFILE_EXCL)
+      )
+
+    /** The bytes of the file as dropped, from its kept original. */
+    const bytesOf = (kept: string, filename: string) =>
+      Effect.promise(async () => {
+        const stored = await fs.promises.readFile(fileOf(kept))
+        return compressedByImport(kept, filename) ? zlib.gunzipSync(stored) : stored
+      })
+
+    /** A regular file of the watch folder under `filename`, its bytes; null when there is none. */
+    const waitingBytes = (filename: string) =>
+      Effect.promise(async () => {
+        try {
+          const file = path.join(paths.watchDir, filename)
+          return (await fs.promises.lstat(file)).isFile() ? await fs.promises.readFile(file) : null
+        } catch {
+          return null
+        }
+      })
+
+    /** Whether a row keeps an original of these bytes that is there. */
+    const keptByARow = (contentHash: string) =>
+      Effect.map(
+        sql<{ original_file: string }>`SELECT original_file FROM file_imports WHERE content_hash = ${contentHash} AND original_file IS NOT NULL`.pipe(Effect.orDie),
+        (rows) => rows.some((row) => fs.existsSync(fileOf(row.original_file)))
+      )
+
+    /**
+     * Puts right what a stop left in the originals folder, then has every original that no row
+     * names imported again (see the class). Runs at start, before the import takes files.
+     */
+    const recover = Effect.fn("KeptOriginals.recover")(function*() {
+      const named = yield* fileImports.originalFiles()
+      const orphans = yield* Effect.sync(() => {
+        const found: Array<{ readonly kept: string; readonly mtimeMs: number }> = []
+        for (const entry of fs.readdirSync(paths.originalsDir, { withFileTypes: true })) {
+          if (!entry.isFile()) continue
+          if (entry.name.startsWith(REMOVING)) {
+            // a removal a stop cut short: what the rows say decides
+            const kept = entry.name.slice(REMOVING.length)
+            if (named.has(kept)) {
+              fs.renameSync(asideOf(kept), fileOf(kept))
+            } else {
+              fs.rmSync(asideOf(kept), { force: true })
+              fs.rmSync(nameFileOf(kept), { force: true })
+            }
+          } else if (entry.name.startsWith(".")) {
+            // a copy cut short (`.<name>.part`): never a kept original
+            fs.rmSync(path.join(paths.originalsDir, entry.name), { force: true })
+          } else if (!named.has(entry.name)) {
+            found.push({ kept: entry.name, mtimeMs: fs.statSync(fileOf(entry.name)).mtimeMs })
+          }
+        }
+        // names whose original was never written (a copy that did not start)
+        for (const name of fs.readdirSync(paths.originalNamesDir)) {
+          if (!fs.existsSync(fileOf(name))) fs.rmSync(nameFileOf(name), { force: true })
+        }
+        // imported again in the order they were first imported
+        return found.sort((a, b) => a.mtimeMs - b.mtimeMs || a.kept.localeCompare(b.kept))
+      })
+      if (orphans.length === 0) return 0
+      const rows = (yield* sql<{ n: number }>`SELECT COUNT(*) AS n FROM file_imports`.pipe(Effect.orDie))[0]?.n ?? 0
+      if (rows === 0) {
+        const was = paths.databaseAtStart === "present" ? "holds no import" : `was ${paths.databaseAtStart}`
+        yield* Effect.logError(
+          `The database ${paths.databaseFile} ${was} while ${paths.originalsDir} holds ${orphans.length} original files: ` +
+            `the database is rebuilt from them (each is imported again); if the database is elsewhere (a wrong STORAGE_DIR, a volume not mounted), stop the daemon and put it back.`
+        ).pipe(inChannel("daemon"))
+      } else {
+        yield* Effect.logWarning(
+          `${orphans.length} original files in ${paths.originalsDir} have no import row (a database restored from an older backup?): each is imported again.`
+        ).pipe(inChannel("daemon"))
+      }
+      let again = 0
+      for (const { kept } of orphans) {
+        const filename = nameOf(kept) ?? kept
+        const bytes = yield* bytesOf(kept, filename)
+        const hash = sha256(bytes)
+        const waiting = yield* waitingBytes(filename)
+        // an import a stop interrupted (its file still waits), or bytes a row keeps already
+        if ((waiting !== null && sha256(waiting) === hash) || (yield* keptByARow(hash))) {
+          yield* Effect.sync(() => discard(kept))
+          continue
+        }
+        const temp = path.join(paths.uploadsDir, `.recover-${kept}`)
+        yield* Effect.sync(() => {
+          fs.rmSync(temp, { force: true })
+          fs.mkdirSync(path.dirname(path.join(paths.watchDir, filename)), { recursive: true })
+        })
+        yield* restoreTo(kept, filename, temp)
+        yield* watch.deliver(temp, filename).pipe(Effect.ensuring(Effect.sync(() => fs.rmSync(temp, { force: true }))), Effect.orDie)
+        // its bytes wait in the watch folder now, to be imported and kept anew
+        yield* Effect.sync(() => discard(kept))
+        again++
+      }
+      yield* Effect.logInfo(`${again} original files put back into the watch folder to be imported again`).pipe(inChannel("daemon"))
+      return again
+    })
+
+    return { recordName, nameOf, discard, removingRows, restoreTo, recover } as const
+  })
+}) {}

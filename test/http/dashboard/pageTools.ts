@@ -1,0 +1,102 @@
+import * as fs from "node:fs"
+import { createRequire } from "node:module"
+import * as path from "node:path"
+import type { Page } from "playwright-core"
+
+/** What the dashboard's browser tests do to a page: wait for it to be drawn, run axe-core on it, take its screenshots. */
+
+const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
+
+export interface Violation {
+  readonly id: string
+  readonly impact: string
+  readonly help: string
+  readonly targets: ReadonlyArray<string>
+}
+
+/** axe-core's serious and critical violations on the page as it is. */
+export const seriousViolations = async (page: Page): Promise<Array<Violation>> => {
+  await page.evaluate(AXE_SOURCE)
+  const found = await page.evaluate(async () => {
+    const browser = globalThis as any
+    const r: { violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: Array<string> }> }> } = await browser.axe.run(browser.document, { resultTypes: ["violations"] })
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }))
+  })
+  return found.filter((v) => v.impact === "serious" || v.impact === "critical")
+}
+
+/**
+ * Runs an action that leads to a page being drawn (a navigation, a submitted filter, a change
+ * that reloads the page) and waits until a page was drawn after it: the router marks each
+ * drawn page, so the test never reads the page it is leaving.
+ */
+export const redrawn = async (page: Page, action: () => Promise<unknown>) => {
+  const before = await page.evaluate(() => performance.timeOrigin + performance.now()).catch(() => 0)
+  await action()
+  await page.waitForFunction(
+    (t) => performance.getEntriesByType("mark").some((m) => m.name.startsWith("waymark:") && performance.timeOrigin + m.startTime > t),
+    before,
+    { timeout: 15_000 }
+  )
+}
+
+/** Opens `hash` of the app at `base` and waits for `ready` on the page drawn. */
+export const open = async (page: Page, base: string, hash: string, ready: string) => {
+  const url = `${base}/${hash}`
+  // the address already shown would not be drawn again: reloaded instead
+  await redrawn(page, () => (page.url() === url ? page.reload() : page.goto(url)))
+  await page.locator(ready).first().waitFor({ timeout: 15_000 })
+}
+
+/** A full-page screenshot at each of `sizes`, named `<name>-<size>.png` in `dir`; the page is left at the first size. */
+export const shoot = async (page: Page, dir: string, name: string, sizes: ReadonlyArray<readonly [string, { readonly width: number; readonly height: number }]>) => {
+  for (const [size, viewport] of sizes) {
+    await page.setViewportSize(viewport)
+    await page.evaluate(() => (globalThis as any).scrollTo(0, 0))
+    await nextFrames(page)
+    await page.screenshot({ path: path.join(dir, `${name}-${size}.png`), fullPage: true })
+  }
+  await page.setViewportSize(sizes[0]![1])
+}
+
+/**
+ * Every text uPlot draws on a canvas, kept per canvas since it was last cleared (axis labels are
+ * drawn, not in the DOM): a page's init script, read by `canvasTexts`.
+ */
+export const recordCanvasText = () => {
+  const drawn = new WeakMap<object, Array<string>>()
+  const proto = (globalThis as any).CanvasRenderingContext2D.prototype
+  const fillText = proto.fillText
+  const clearRect = proto.clearRect
+  proto.fillText = function(this: { canvas: object }, text: string, ...rest: Array<unknown>) {
+    const list = drawn.get(this.canvas) ?? []
+    list.push(String(text))
+    drawn.set(this.canvas, list)
+    return fillText.call(this, text, ...rest)
+  }
+  proto.clearRect = function(this: { canvas: object }, ...rest: Array<unknown>) {
+    drawn.set(this.canvas, [])
+    return clearRect.call(this, ...rest)
+  }
+  ;(globalThis as any).drawnTexts = (canvas: object) => drawn.get(canvas) ?? []
+}
+
+/** The texts drawn on the canvas `selector` finds since it was last cleared. */
+export const canvasTexts = (page: Page, selector: string): Promise<Array<string>> =>
+  page.evaluate((selector) => (globalThis as any).drawnTexts((globalThis as any).document.querySelector(selector)) as Array<string>, selector)
+
+/** Two frames later: the charts and the map have followed their box's width. */
+export const nextFrames = (page: Page) =>
+  page.evaluate(() => new Promise((resolve) => (globalThis as any).requestAnimationFrame(() => (globalThis as any).requestAnimationFrame(resolve))))
+
+/** Whether no element of the page reaches past the right edge of the viewport. */
+export const fitsScreen = (page: Page) =>
+  page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth <= (globalThis as any).innerWidth)
+
+/** Keeps in `problems` what the page's scripts report as errors (a resource that did not load aside: the map's tiles offline). */
+export const collectProblems = (page: Page, problems: Array<string>) => {
+  page.on("console", (m) => {
+    if (m.type() === "error" && !/Failed to load resource/.test(m.text())) problems.push(`console: ${m.text()} at ${JSON.stringify(m.location())} on ${page.url()}`)
+  })
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`))
+}
