@@ -86,7 +86,7 @@ export class ActivitiesGroup extends HttpApiGroup.make("activities")
       .addError(FileTooLargeWire)
       .addError(UnsupportedMediaTypeWire)
       .addError(UnsupportedFileTypeWire)
-      .annotate(OpenApi.Summary, "Queue a .fit, .tcx or .gpx file for import")
+      .annotate(OpenApi.Summary, "Queue a .fit, .tcx, .gpx, .kml or .kmz file, or a .zip of them, for import")
   )
   .add(
     HttpApiEndpoint.get("search", "/activities")

@@ -5,8 +5,7 @@ import type { StrokeType } from "./SwimStroke.ts"
 
 export type { ImportSource, Location, Multisport, WorldType } from "./ActivityFields.ts"
 
-export const importSourceOfFormat = (format: FileFormat): ImportSource =>
-  format === "fit" ? "fitFile" : format === "tcx" ? "tcxFile" : "gpxFile"
+export const importSourceOfFormat = (format: FileFormat): ImportSource => `${format}File`
 
 /**
  * Streams, keyed by Strava stream type; every array has one entry per sample. `time` is absent

@@ -7,6 +7,8 @@ export const IMPORT_SOURCES: Record<FileImport["source"], string> = {
   fitFile: "FIT file",
   tcxFile: "TCX file",
   gpxFile: "GPX file",
+  kmlFile: "KML file",
+  kmzFile: "KMZ file",
   zipFile: "Zip archive",
   otherFile: "Other file"
 }

@@ -1,5 +1,6 @@
 import { endurainMetadataEntries, isEndurainExport, planEndurain } from "./EndurainExport.ts"
-import { archivedFormatOf, areaOf, type ExportKind, type ExportPlan, isArchiveEntry, isHiddenEntry, normalEntry, SkippedAreas } from "./ExportPlan.ts"
+import { formatOf } from "../ActivityFileName.ts"
+import { areaOf, type ExportKind, type ExportPlan, isArchiveEntry, isHiddenEntry, normalEntry, SkippedAreas } from "./ExportPlan.ts"
 import { fitTrackeeMetadataEntries, fitTrackeeRoot, planFitTrackee } from "./FitTrackeeExport.ts"
 import { garminMetadataEntries, isGarminExport, planGarmin } from "./GarminExport.ts"
 import { planStrava, stravaMetadataEntries, stravaRoot } from "./StravaExport.ts"
@@ -60,7 +61,7 @@ const planUnknown = (entries: ReadonlyArray<string>): ExportPlan => {
   const skipped = new SkippedAreas()
   for (const entry of entries) {
     if (isHiddenEntry(entry)) continue
-    const format = archivedFormatOf(normalEntry(entry))
+    const format = formatOf(normalEntry(entry))
     if (format !== null) activities.push({ entry, format, metadata: null })
     else if (isArchiveEntry(entry)) nested.push(entry)
     else skipped.add(areaOf(entry))

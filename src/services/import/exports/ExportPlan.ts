@@ -1,26 +1,17 @@
 import * as path from "node:path"
+import type { FileFormat } from "../../../schema/ParsedActivity.ts"
+import { formatOf } from "../ActivityFileName.ts"
 import type { ExportedActivity, ExportedGear } from "./ExportedActivity.ts"
 import type { GarminSummary } from "./GarminExport.ts"
 
 /** The peers whose exports are recognised; `unknown` is any other archive of activity files. */
 export type ExportKind = "garmin" | "strava" | "fittrackee" | "endurain" | "unknown"
 
-/** The formats of activity files an archive may hold (the FIT, TCX and GPX ones gzipped or not). */
-export type ArchivedFormat = "fit" | "tcx" | "gpx" | "kml" | "kmz"
-
-const ACTIVITY_FILE = /\.(?:(fit|tcx|gpx)(?:\.gz)?|(kml|kmz))$/i
-
 /** Archives and compressed files other than a gzipped activity file (`.fit.gz`). */
 const ARCHIVE = /\.(zip|tar|tgz|tbz2?|txz|7z|rar|gz|bz2|xz|zst|lz|lzma|cab|jar)$/i
 
-/** The format of an activity file entry (`activities/123.fit.gz` → `fit`), null for anything else. */
-export const archivedFormatOf = (entry: string): ArchivedFormat | null => {
-  const match = ACTIVITY_FILE.exec(entry)
-  return match === null ? null : ((match[1] ?? match[2])!.toLowerCase() as ArchivedFormat)
-}
-
 /** Whether an entry is an archive (a `.zip` inside the zip), an activity file gzipped excepted. */
-export const isArchiveEntry = (entry: string): boolean => archivedFormatOf(entry) === null && ARCHIVE.test(entry)
+export const isArchiveEntry = (entry: string): boolean => formatOf(entry) === null && ARCHIVE.test(entry)
 
 /** An entry's path with `/` separators; folders end with `/`. */
 export const normalEntry = (entry: string): string => entry.replaceAll("\\", "/")
@@ -43,7 +34,7 @@ export const entryBase = (entry: string): string => path.posix.basename(normalEn
 export interface ExportPlan {
   readonly kind: ExportKind
   /** activity files of the archive, each with what the export says about it (null: nothing) */
-  readonly activities: ReadonlyArray<{ readonly entry: string; readonly format: ArchivedFormat; readonly metadata: ExportedActivity | null }>
+  readonly activities: ReadonlyArray<{ readonly entry: string; readonly format: FileFormat; readonly metadata: ExportedActivity | null }>
   /** archives inside it whose activity files are imported in turn (planned with `planPart`) */
   readonly parts: ReadonlyArray<string>
   /** every gear the export lists, used by its activities or not */
@@ -107,7 +98,7 @@ export const sortEntries = (entries: ReadonlyArray<string>, options: {
   for (const entry of entries) {
     const normal = normalEntry(entry)
     if (isHiddenEntry(entry) || options.used.has(normal)) continue
-    const format = archivedFormatOf(normal)
+    const format = formatOf(normal)
     if (format !== null && options.isActivity(normal)) activities.push({ entry, format, metadata: options.metadataOf(normal) })
     else skipped.add(areaOf(normal.slice(options.root.length)))
   }

@@ -1,7 +1,8 @@
 import type { SportType } from "../../../schema/SportType.ts"
 import { resolveSportName } from "../parsers/sportNames.ts"
 import { type ExportedActivity, parseJsonText, recordsOf, textOf } from "./ExportedActivity.ts"
-import { archivedFormatOf, areaOf, type ExportPlan, isArchiveEntry, isHiddenEntry, normalEntry, SkippedAreas } from "./ExportPlan.ts"
+import { formatOf } from "../ActivityFileName.ts"
+import { areaOf, type ExportPlan, isArchiveEntry, isHiddenEntry, normalEntry, SkippedAreas } from "./ExportPlan.ts"
 
 /**
  * Garmin Connect's "Export Your Data" (Account, Data Management): one zip, or the folder it
@@ -159,7 +160,7 @@ export const planGarmin = (entries: ReadonlyArray<string>, texts: ReadonlyMap<st
   for (const entry of entries) {
     const normal = normalEntry(entry)
     if (isHiddenEntry(entry) || summaryFiles.has(normal)) continue
-    const format = archivedFormatOf(normal)
+    const format = formatOf(normal)
     if (PART.test(normal)) parts.push(entry)
     // a loose activity file is imported wherever it lies (an unpacked part, a file put in by hand)
     else if (format !== null) activities.push({ entry, format, metadata: null })
@@ -186,7 +187,7 @@ export const planPart = (entries: ReadonlyArray<string>): Pick<ExportPlan, "acti
   const skipped = new SkippedAreas()
   for (const entry of entries) {
     if (isHiddenEntry(entry)) continue
-    const format = archivedFormatOf(normalEntry(entry))
+    const format = formatOf(normalEntry(entry))
     if (format !== null) activities.push({ entry, format, metadata: null })
     else skipped.add(isArchiveEntry(entry) ? "archives inside a part" : areaOf(normalEntry(entry)))
   }

@@ -1,5 +1,5 @@
 import CheapRuler from "cheap-ruler"
-import type { ParsedActivity } from "../../../schema/ParsedActivity.ts"
+import type { FileFormat, ParsedActivity } from "../../../schema/ParsedActivity.ts"
 import { ActivityFileError } from "./ActivityFileError.ts"
 import { buildSamples, checkSampleCount, dropBackwardGlitches, emptyRow, parseNumber, type SampleRow } from "./samples.ts"
 import { resolveSportName } from "./sportNames.ts"
@@ -25,10 +25,8 @@ import { child, children, isNode, parseIsoTime, readXml, rootOf, text, type XmlD
  * icon, else a Workout. KML has no device totals: they are all computed.
  */
 
-export type KmlFormat = "kml" | "kmz"
-
-/** What parseKml reads: a ParsedActivity of the KML format it came in. */
-export type ParsedKmlActivity = Omit<ParsedActivity, "format"> & { readonly format: KmlFormat }
+/** The formats a KML comes in: on its own, or zipped as a KMZ's `doc.kml`. */
+export type KmlFormat = Extract<FileFormat, "kml" | "kmz">
 
 const fail = (message: string): never => {
   throw new ActivityFileError({ message })
@@ -155,7 +153,7 @@ const sportOf = (placemark: XmlNode) => {
   return resolveSportName(text(typed, "value")) ?? resolveSportName(text(placemark, "icon"))
 }
 
-export const parseKml = (bytes: Uint8Array, name: string, format: KmlFormat = "kml"): ReadonlyArray<ParsedKmlActivity> => {
+export const parseKml = (bytes: Uint8Array, name: string, format: KmlFormat = "kml"): ReadonlyArray<ParsedActivity> => {
   // the positions are read one by one as the tracks are walked, like the points of a GPX
   const doc = readXml(bytes, name, "coord")
   const root = rootOf(doc.root)
@@ -173,7 +171,7 @@ export const parseKml = (bytes: Uint8Array, name: string, format: KmlFormat = "k
   if (timed.length === 0) fail(`"${name}" holds no timed track (a gx:Track with <when> times, or a LineString with a TimeSpan)`)
   const document = child(kml, "Document")
   const groups = outings(timed)
-  return groups.map((group): ParsedKmlActivity => {
+  return groups.map((group): ParsedActivity => {
     const repairs: Array<string> = []
     const rows: Array<SampleRow> = []
     for (const track of group) {

@@ -1,6 +1,7 @@
 import * as yauzl from "yauzl"
 import { ActivityFileError } from "./ActivityFileError.ts"
-import { parseKml, type ParsedKmlActivity } from "./parseKml.ts"
+import type { ParsedActivity } from "../../../schema/ParsedActivity.ts"
+import { parseKml } from "./parseKml.ts"
 import { XML_LIMITS } from "./xml.ts"
 
 /**
@@ -60,5 +61,5 @@ export const kmlOfKmz = async (bytes: Uint8Array, name: string): Promise<Uint8Ar
 }
 
 /** Reads a KMZ's KML as parseKml does. Rejects with ActivityFileError. */
-export const parseKmz = async (bytes: Uint8Array, name: string): Promise<ReadonlyArray<ParsedKmlActivity>> =>
+export const parseKmz = async (bytes: Uint8Array, name: string): Promise<ReadonlyArray<ParsedActivity>> =>
   parseKml(await kmlOfKmz(bytes, name), name, "kmz")

@@ -1,4 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
+import { Either } from "effect"
+import { checkActivityFileName, formatOf } from "../../../../src/services/import/ActivityFileName.ts"
+import { looksTruncated } from "../../../../src/services/import/looksTruncated.ts"
 import { ActivityFileError } from "../../../../src/services/import/parsers/ActivityFileError.ts"
 import { parseActivityFile } from "../../../../src/services/import/parsers/parseActivityFile.ts"
 import { parseKml } from "../../../../src/services/import/parsers/parseKml.ts"
@@ -129,5 +132,34 @@ describe("parseKmz", () => {
   it("refuses a KMZ without a KML, and what is no zip", async () => {
     await expect(parseKmz(zipBuffer([{ name: "photo.jpg", data: "x" }]), "empty.kmz")).rejects.toThrow(`"empty.kmz" is a KMZ without a KML document (doc.kml)`)
     await expect(parseKmz(utf8(OPEN_TRACKS), "plain.kmz")).rejects.toThrow(/^"plain\.kmz" is not a readable KMZ \(zip\) file/)
+  })
+})
+
+describe("KML and KMZ as activity files", () => {
+  it("parseActivityFile reads each by its format, repaired and named as a GPX is", async () => {
+    const [kml] = await parseActivityFile(utf8(OPEN_TRACKS), "kml", "walk.kml")
+    const [kmz] = await parseActivityFile(zipBuffer([{ name: "doc.kml", data: OPEN_TRACKS }]), "kmz", "walk.kmz", "Walk")
+    expect([kml!.format, kml!.sportType, kml!.name]).toEqual(["kml", "Hike", "Evening walk"])
+    // the sport the athlete gave the file elsewhere wins over the file's own
+    expect([kmz!.format, kmz!.sportType]).toEqual(["kmz", "Walk"])
+    expect(kmz!.samples.time).toEqual(kml!.samples.time)
+    await expect(parseActivityFile(utf8(OPEN_TRACKS), "kmz", "walk.kmz")).rejects.toBeInstanceOf(ActivityFileError)
+  })
+
+  it("names ending in .kml or .kmz (gzipped or not) are activity files, stored lowercased", () => {
+    expect(formatOf("Walk.KML")).toBe("kml")
+    expect(formatOf("walk.kmz")).toBe("kmz")
+    expect(formatOf("walk.kml.gz")).toBe("kml")
+    expect(checkActivityFileName("Walk.KMZ")).toEqual(Either.right({ name: "Walk.kmz", format: "kmz" }))
+    expect(formatOf("walk.kml.zip")).toBeNull()
+  })
+
+  it("a KMZ or KML cut short looks truncated (a copy under way), a whole one does not", () => {
+    const kmz = zipBuffer([{ name: "doc.kml", data: OPEN_TRACKS }])
+    expect(looksTruncated("kmz", kmz)).toBe(false)
+    expect(looksTruncated("kmz", kmz.subarray(0, kmz.length - 30))).toBe(true)
+    expect(looksTruncated("kmz", utf8("<kml/>"))).toBe(false)
+    expect(looksTruncated("kml", utf8(OPEN_TRACKS))).toBe(false)
+    expect(looksTruncated("kml", utf8(OPEN_TRACKS.slice(0, 900)))).toBe(true)
   })
 })

@@ -10,7 +10,7 @@ import type { FileImport, FileImportList } from "../types.ts"
 
 /** Upload by drag and drop or file picker, each file with its progress, and the live import log. */
 
-const ACCEPT = ".fit,.tcx,.gpx,.gz,.zip"
+const ACCEPT = ".fit,.tcx,.gpx,.kml,.kmz,.gz,.zip"
 const POLL_MS = 2000
 const PAGE_SIZE = 50
 
