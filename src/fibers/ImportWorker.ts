@@ -20,7 +20,7 @@ import { KeptOriginals } from "../services/import/KeptOriginals.ts"
 import { type ExportedActivity, readActivitiesCsv } from "../services/import/StravaExportCsv.ts"
 import { ActivityRepo } from "../services/activities/ActivityRepo.ts"
 import { GearRepo } from "../services/activities/GearRepo.ts"
-import { ImportProgress } from "./ImportProgress.ts"
+import { ImportProgress } from "../services/import/ImportProgress.ts"
 import { annotateOutcome, type ImportSpan, startImportSpan } from "./ImportSpan.ts"
 import { supervise } from "./supervise.ts"
 
@@ -90,7 +90,7 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
   /** Unexpected failures so far of the files being retried (kept in memory: a restart starts over). */
   const failures = new Map<string, number>()
 
-  const progress = new ImportProgress()
+  const progress = (yield* ImportProgress).batch
   const logLines = (lines: ReadonlyArray<string>) =>
     Effect.forEach(lines, (line) => Effect.logInfo(line).pipe(inChannel("daemon")), { discard: true })
 

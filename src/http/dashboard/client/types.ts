@@ -1,5 +1,6 @@
 import type * as Detail from "../../../schema/ActivityDetailModels.ts"
 import type * as Models from "../../../schema/ApiModels.ts"
+import type * as Progress from "../../../schema/ImportProgressModels.ts"
 import type * as Stats from "../../../schema/StatsModels.ts"
 
 /** The API's own types (type-only: nothing of the schemas is bundled). */
@@ -8,6 +9,7 @@ export type ActivityList = typeof Models.ActivityList.Type
 export type Gear = typeof Models.Gear.Type
 export type FileImport = typeof Models.FileImport.Type
 export type FileImportList = typeof Models.FileImportList.Type
+export type ImportProgress = typeof Progress.ImportProgress.Type
 export type Weight = typeof Models.Weight.Type
 export type Status = typeof Models.Status.Type
 export type Streams = typeof Detail.Streams.Type

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { ImportProgress, REPORT_EVERY_MS } from "../../src/fibers/ImportProgress.ts"
+import { ImportBatch, REPORT_EVERY_MS } from "../../../src/services/import/ImportProgress.ts"
 
-describe("ImportProgress", () => {
+describe("ImportBatch", () => {
   it("a bulk import logs the files queued, a running count with rate and time left at most every few seconds, and a summary", () => {
-    const progress = new ImportProgress()
+    const progress = new ImportBatch()
     expect(progress.taken(0, 100)).toBe("100 files queued for import")
     const lines: Array<string> = []
     for (let i = 1; i <= 100; i++) {
@@ -21,7 +21,7 @@ describe("ImportProgress", () => {
   })
 
   it("a lone file gets no batch lines, and a new batch after an empty queue starts its count afresh", () => {
-    const progress = new ImportProgress()
+    const progress = new ImportBatch()
     expect(progress.taken(0, 1)).toBeNull()
     expect(progress.handledOne(10, "success", 0)).toEqual([])
     expect(progress.taken(1_000, 2)).toBe("2 files queued for import")
