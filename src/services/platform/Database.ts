@@ -11,6 +11,7 @@ import sortIndexes from "./migrations/0006_sort_indexes.ts"
 import sports from "./migrations/0007_sports.ts"
 import training from "./migrations/0008_training.ts"
 import athleteYear from "./migrations/0009_athlete_year.ts"
+import exportArchives from "./migrations/0012_export_archives.ts"
 import { StoragePaths } from "./StoragePaths.ts"
 
 /** Migrations, statically imported (a file-system loader breaks when bundled). */
@@ -20,7 +21,8 @@ export const migrations = SqliteMigrator.fromRecord({ "0001_initial": initial, "
   "0006_sort_indexes": sortIndexes,
   "0007_sports": sports,
   "0008_training": training,
-  "0009_athlete_year": athleteYear
+  "0009_athlete_year": athleteYear,
+  "0012_export_archives": exportArchives
 })
 
 const pragmas = Layer.effectDiscard(Effect.gen(function*() {
