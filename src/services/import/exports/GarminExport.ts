@@ -36,6 +36,9 @@ export const GARMIN_MATCH_TOLERANCE_MS = 300_000
 const SUMMARIES = /(^|\/)[^/]*summarizedActivities[^/]*\.json$/i
 const PART = /(^|\/)UploadedFiles_[^/]*\.zip$/i
 
+/** Whether the entry (or file) is a part of a Garmin export, which holds the files its devices uploaded. */
+export const isGarminPart = (entry: string): boolean => PART.test(normalEntry(entry))
+
 /** Whether `entries` are a Garmin export's (its `DI_CONNECT/` folder, its summaries or its parts). */
 export const isGarminExport = (entries: ReadonlyArray<string>): boolean =>
   entries.some((entry) => {
@@ -161,7 +164,7 @@ export const planGarmin = (entries: ReadonlyArray<string>, texts: ReadonlyMap<st
     const normal = normalEntry(entry)
     if (isHiddenEntry(entry) || summaryFiles.has(normal)) continue
     const format = formatOf(normal)
-    if (PART.test(normal)) parts.push(entry)
+    if (isGarminPart(normal)) parts.push(entry)
     // a loose activity file is imported wherever it lies (an unpacked part, a file put in by hand)
     else if (format !== null) activities.push({ entry, format, metadata: null })
     else skipped.add(areaOf(normal, normal.startsWith("DI_CONNECT/") ? 2 : 1))

@@ -3,7 +3,8 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import type { ExportPlan } from "../../../../src/services/import/exports/ExportPlan.ts"
 import { planExport, recogniseExport } from "../../../../src/services/import/exports/ExportLayout.ts"
-import { matchSummary, planPart } from "../../../../src/services/import/exports/GarminExport.ts"
+import { matchSummary, planPart, readGarminSummaries } from "../../../../src/services/import/exports/GarminExport.ts"
+import { folderSummaries, garminExportFolder, garminFolderSkipped, isFolderGarminPart } from "../../../../src/services/import/exports/GarminFolder.ts"
 import { parseActivityFile } from "../../../../src/services/import/parsers/parseActivityFile.ts"
 import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, readCorpusFile } from "../../../support/corpus.ts"
 import {
@@ -140,6 +141,22 @@ describe.skipIf(!CORPUS_DIR)("export layouts built from the corpus", () => {
     const plan = planExport(layout, files, new Map(layout.metadataEntries.map((e) => [e, fs.readFileSync(path.join(dir, e), "utf8")])))
     expect(plan.parts).toEqual(["DI_CONNECT/DI-Connect-Uploaded-Files/UploadedFiles_0-_Part1.zip"])
     expect(matchSummary(plan.summaries, run!.starts[0]! + 4_000)?.name).toBe("Run")
+  })
+
+  it("Garmin unpacked in a subfolder of the watch folder: its parts known by their path, its summaries read from its folder, one id for all its parts", async () => {
+    const [run] = await sources("fit/garmin-fenix5-run.fit")
+    const watch = tempDir()
+    writeFolder(path.join(watch, "my garmin"), garminExport({ activities: [{ file: run!, name: "Run" }] }))
+    const part = "my garmin/DI_CONNECT/DI-Connect-Uploaded-Files/UploadedFiles_0-_Part1.zip"
+    expect([garminExportFolder(part), isFolderGarminPart(part)]).toEqual(["my garmin/", true])
+    expect(garminExportFolder("DI_CONNECT/DI-Connect-Wellness/sleep.json")).toBe("")
+    expect([garminExportFolder("rides/a.fit"), isFolderGarminPart("rides/UploadedFiles_0-_Part1.zip"), garminExportFolder("DI_CONNECT")]).toEqual([null, false, null])
+    const { archive, texts } = folderSummaries(watch, "my garmin/")
+    expect([...texts.keys()]).toEqual(["DI_CONNECT/DI-Connect-Fitness/athlete@example.org_0_summarizedActivities.json"])
+    expect(matchSummary(readGarminSummaries(texts.values()), run!.starts[0]!)?.name).toBe("Run")
+    expect(folderSummaries(watch, "my garmin/").archive).toBe(archive)
+    expect(folderSummaries(watch, "gone/")).toEqual({ archive: expect.stringMatching(/^garmin-folder-/), texts: new Map() })
+    expect(garminFolderSkipped("my garmin/")).toMatch(/^"my garmin" in the watch folder is a Garmin Connect export: /)
   })
 
   it("FitTrackee: workout_files/ with their workout's title, sport, description and notes, equipment; a KML workout; the GPX twins of old versions skipped", async () => {
