@@ -1,6 +1,6 @@
 import { Effect, type Exit, Option, Scope, type Tracer } from "effect"
 import { formatOf } from "../services/import/ActivityFileName.ts"
-import type { ImportOutcome } from "../services/import/ImportService.ts"
+import type { ImportOutcome } from "../services/import/ImportOutcome.ts"
 
 /**
  * One span per imported file, from the moment the worker takes it until its commit, across

@@ -1,25 +1,17 @@
 import { Cause, Clock, Duration, Effect, Either, Exit, Layer, LogLevel, Scheduler, Stream } from "effect"
 import { randomUUID } from "node:crypto"
-import * as path from "node:path"
-import { createHash } from "node:crypto"
-import * as fs from "node:fs"
-import { formatOf, isZipName } from "../services/import/ActivityFileName.ts"
-import { ImportQueue } from "../services/import/ImportQueue.ts"
-import { ParseWorker } from "../services/import/ParseWorker.ts"
-import { ImportRetryPolicy } from "../services/import/ImportRetryPolicy.ts"
-import { type ImportOutcome, ImportService, type OriginalNotKept, type PreparedImport } from "../services/import/ImportService.ts"
-import { isStorageFull } from "../services/import/isStorageFull.ts"
+import { formatOf } from "../services/import/ActivityFileName.ts"
 import type { StoredStatus } from "../services/import/FileImportRepo.ts"
+import { ImportQueue } from "../services/import/ImportQueue.ts"
+import type { ImportOutcome } from "../services/import/ImportOutcome.ts"
+import { ImportRetryPolicy } from "../services/import/ImportRetryPolicy.ts"
+import { ImportService, type PreparedEntry } from "../services/import/ImportService.ts"
+import { isStorageFull } from "../services/import/isStorageFull.ts"
+import type { OriginalNotKept } from "../services/import/KeptOriginals.ts"
+import { ParseWorker } from "../services/import/ParseWorker.ts"
+import { WatchDirectory } from "../services/import/WatchDirectory.ts"
 import { inChannel } from "../services/platform/Logs.ts"
 import { recordImport } from "../services/platform/Metrics.ts"
-import { type QueuedFile, WatchDirectory } from "../services/import/WatchDirectory.ts"
-import { unpackZip, ZipChanged, ZipProblem } from "../services/import/ZipArchive.ts"
-import { zipLooksTruncated } from "../services/import/looksTruncated.ts"
-import { ExportMetadata } from "../services/import/ExportMetadata.ts"
-import { KeptOriginals } from "../services/import/KeptOriginals.ts"
-import { type ExportedActivity, readActivitiesCsv } from "../services/import/StravaExportCsv.ts"
-import { ActivityRepo } from "../services/activities/ActivityRepo.ts"
-import { GearRepo } from "../services/activities/GearRepo.ts"
 import { ImportProgress } from "../services/import/ImportProgress.ts"
 import { annotateOutcome, type ImportSpan, startImportSpan } from "./ImportSpan.ts"
 import { supervise } from "./supervise.ts"
@@ -39,49 +31,12 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
   const imports = yield* ImportService
   const watchDir = yield* WatchDirectory
   const scope = yield* Effect.scope
-  const activities = yield* ActivityRepo
-  const gear = yield* GearRepo
   // files prepared ahead of the commits: a large file at the head of the queue (a triathlon
   // parses for half a second) must not leave the other workers idle behind it; what waits read
-  // but not yet parsed is bounded in bytes (ImportService)
+  // but not yet parsed is bounded in bytes (ImportReader)
   const preparedAhead = 4 * (yield* ParseWorker).size
 
-  const exportMetadata = yield* ExportMetadata
-
-  /**
-   * The name, description, commute flag and gear given on Strava, on the activities imported
-   * from an exported file (its sport was the parse's, see ImportService).
-   */
-  const applyExport = (filename: string, activityIds: ReadonlyArray<string>) =>
-    Effect.gen(function*() {
-      const exported = yield* exportMetadata.take(filename)
-      if (exported === null) return
-      let gearId: string | undefined
-      if (exported.gear !== null) {
-        gearId = `gear-${createHash("sha256").update(exported.gear).digest("hex").slice(0, 16)}`
-        yield* gear.upsert({ id: gearId, name: exported.gear, type: "imported", isRetired: false })
-      }
-      for (const id of activityIds) {
-        yield* activities.update(id, {
-          ...(exported.name !== null ? { name: exported.name } : {}),
-          ...(exported.description !== null ? { description: exported.description } : {}),
-          ...(gearId !== undefined ? { gearId } : {}),
-          isCommute: exported.isCommute
-        })
-      }
-    })
-
-  // originals no row names are activities the database lost: back into the watch folder,
-  // before the import takes files (so that an import a stop interrupted is told apart)
-  yield* (yield* KeptOriginals).recover().pipe(
-    Effect.catchAllCause((cause) =>
-      Effect.logError("the originals without an import row could not all be put back into the watch folder; they stay where they are", cause).pipe(
-        inChannel("daemon")
-      )
-    )
-  )
-  // what an export said about files that have left the watch folder (while the daemon was stopped) is of no use
-  yield* exportMetadata.keepOnly(() => watchDir.waiting().map((file) => file.filename))
+  yield* imports.recoverAtStart()
 
   /** Names taken from the queue and not yet done: released if the loop stops, so that a rescan offers them again. */
   const inFlight = new Set<string>()
@@ -128,68 +83,12 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
       return null
     })
 
-  /**
-   * A zip is unpacked into the watch folder and removed (if it did not change while it was
-   * read); its activity files are then queued like any other (each with its own import row).
-   * One that cannot be unpacked gets a `failed` row with the reason and is kept in storage
-   * like every failed original; a young one that looks cut short is held in the folder a
-   * while, in case it grows. A link or a pipe named `.zip` gets its one `failed` row.
-   */
-  const unpack = (filename: string) => {
-    const zipPath = path.join(watchDir.watchDir, filename)
-    return Effect.tryPromise({ try: () => unpackZip(zipPath, watchDir.watchDir), catch: (error) => error }).pipe(
-      Effect.flatMap((unpacked) =>
-        Effect.gen(function*() {
-          if (unpacked === null) return
-          // its files are in the folder now, each to be imported and kept
-          yield* imports.removeFromWatch(filename, unpacked.identity)
-          yield* Effect.logInfo(`unpacked "${filename}": ${unpacked.files.length} activity files`).pipe(inChannel("daemon"))
-          const exported = unpacked.activitiesCsv === null ? new Map<string, ExportedActivity>() : readActivitiesCsv(unpacked.activitiesCsv)
-          const described = new Map<string, ExportedActivity>()
-          for (const file of unpacked.files) {
-            const about = exported.get(path.posix.basename(file.entry))
-            if (about !== undefined) described.set(file.name, about)
-          }
-          yield* exportMetadata.keep(described)
-          for (const file of unpacked.files) yield* queue.offer(file.name)
-        })),
-      Effect.catchAll((error) =>
-        Effect.gen(function*() {
-          // a link or a pipe named .zip is never opened: its one `failed` row
-          if (yield* Effect.sync(() => fs.lstatSync(zipPath, { throwIfNoEntry: false })?.isFile() === false)) {
-            return yield* report(filename, yield* imports.refuseNotRegular(filename), null, null)
-          }
-          if (error instanceof ZipChanged) {
-            return yield* Effect.logInfo(`"${filename}" changed while it was unpacked; it is read again once it holds still`).pipe(inChannel("daemon"))
-          }
-          // not the zip's fault (a full disk while unpacking): tried again like any file that could not be stored
-          if (!(error instanceof ZipProblem)) return yield* Effect.die(error)
-          const outcome = yield* imports.refuseArchive(filename, `"${filename}" was not unpacked: ${error.message}.`, zipLooksTruncated(zipPath))
-          yield* report(filename, outcome, null, null)
-          yield* holdIfAsked(filename, outcome)
-        })),
-      Effect.catchTag("OriginalNotKept", keptBack),
-      Effect.as(null)
-    )
-  }
-
-  const queuedFile = (filename: string): QueuedFile | null => {
-    const format = formatOf(filename)
-    return format === null ? null : { filename, format, path: path.join(watchDir.watchDir, filename), mtimeMs: 0 }
-  }
-
-  const prepare = (filename: string) => Effect.gen(function*() {
-    const file = queuedFile(filename)
-    // a pipe or a link of any other name gets its one `failed` row; a regular file of another type is never queued
-    const stage: Effect.Effect<PreparedImport | null> = isZipName(filename)
-      ? unpack(filename)
-      : file === null
-      ? imports.refuseNotRegular(filename).pipe(Effect.flatMap((outcome) => report(filename, outcome, null, null)), Effect.as(null))
-      : imports.prepare(file)
-    const startedAt = yield* Clock.currentTimeMillis
-    const trace = yield* startImportSpan(filename, yield* queue.origin(filename))
-    return { filename, exit: yield* Effect.exit(trace.within(stage)), trace, startedAt }
-  })
+  const prepare = (filename: string) =>
+    Effect.gen(function*() {
+      const startedAt = yield* Clock.currentTimeMillis
+      const trace = yield* startImportSpan(filename, yield* queue.origin(filename))
+      return { filename, exit: yield* Effect.exit(trace.within(imports.prepareEntry(filename))), trace, startedAt }
+    })
 
   /** The outcome in the import metrics, timed from `startedAt` (taken off the queue) when known. */
   const count = (filename: string, status: StoredStatus, startedAt: number | null) =>
@@ -248,12 +147,9 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
         Effect.annotateLogs("stack", Cause.pretty(cause, { renderErrorCause: true })),
         inChannel("errors")
       )
-      const file = queuedFile(filename)
-      if (file === null) return null
-      const abandoned = yield* Effect.either(imports.abandon(file, `"${filename}" could not be stored (${attempt} attempts); reference ${reference}.`))
+      const abandoned = yield* Effect.either(imports.abandon(filename, `"${filename}" could not be stored (${attempt} attempts); reference ${reference}.`))
       if (Either.isLeft(abandoned)) return yield* keptBack(abandoned.left)
       const outcome = abandoned.right
-      yield* exportMetadata.take(filename)
       failures.delete(filename)
       yield* report(filename, outcome, null, null)
       return null
@@ -268,23 +164,22 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
 
   const commit = ({ exit, filename, startedAt, trace }: {
     readonly filename: string
-    readonly exit: Exit.Exit<PreparedImport | null>
+    readonly exit: Exit.Exit<PreparedEntry, OriginalNotKept>
     readonly trace: ImportSpan
     readonly startedAt: number
   }) => {
     let status: StoredStatus | null = null
     return Effect.gen(function*() {
-      const prepared = yield* exit
-      const outcome: ImportOutcome | null = prepared === null ? null : yield* imports.commit(prepared)
+      const entry = yield* exit
+      const outcome: ImportOutcome | null = entry._tag === "Handled" ? entry.outcome : yield* imports.commit(entry.prepared)
       failures.delete(filename)
       status = outcome?.status ?? null
-      if (outcome?.status === "success") yield* applyExport(filename, outcome.activityIds)
-      else if (outcome !== null && outcome.held === undefined) yield* exportMetadata.take(filename)
-      yield* report(filename, outcome, prepared?.parseMillis ?? null, startedAt)
+      yield* report(filename, outcome, entry._tag === "Prepared" ? entry.prepared.parseMillis : null, startedAt)
       // a young file that failed as cut short stays in the folder a while, in case it was still being written
       yield* holdIfAsked(filename, outcome)
       return null
     }).pipe(
+      Effect.catchTag("OriginalNotKept", keptBack),
       Effect.catchAllCause((cause) => onUnexpected(filename, cause)),
       // offered again only once handled, so that the queue takes the name back
       Effect.ensuring(Effect.suspend(() => handled(filename, status))),

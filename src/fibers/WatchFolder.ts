@@ -3,7 +3,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { SUPPORTED_EXTENSIONS } from "../services/import/ActivityFileName.ts"
 import { ImportQueue } from "../services/import/ImportQueue.ts"
-import { FAILED_RECHECK_SETTLES } from "../services/import/ImportService.ts"
+import { FAILED_RECHECK_SETTLES } from "../services/import/ImportOutcome.ts"
 import { garminExportFolder, garminFolderSkipped } from "../services/import/exports/GarminFolder.ts"
 import { renameUnreadableNames } from "../services/import/unreadableNames.ts"
 import {

@@ -14,7 +14,7 @@ import {
   UnsupportedFileType,
   UnsupportedMediaType
 } from "../schema/ApiErrors.ts"
-import { MAX_IMPORT_FILE_BYTES } from "../services/import/ImportService.ts"
+import { MAX_IMPORT_FILE_BYTES } from "../services/import/ImportReader.ts"
 import { diskFull, isDiskFull } from "./DiskFull.ts"
 
 /**

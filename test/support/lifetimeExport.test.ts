@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { createHash } from "node:crypto"
-import { DUPLICATE_START_WINDOW_MS } from "../../src/services/import/ImportService.ts"
+import { DUPLICATE_START_WINDOW_MS } from "../../src/services/import/Duplicates.ts"
 import { parseActivityFile } from "../../src/services/import/parsers/parseActivityFile.ts"
 import { CORPUS_DIR, CORPUS_MISSING_MESSAGE } from "./corpus.ts"
 import { lifetimeActivities, lifetimeSources } from "./lifetimeExport.ts"

@@ -3,11 +3,11 @@ import { Clock, Effect, Option, Ref } from "effect"
 import { isSportType } from "../../schema/SportType.ts"
 import { ActivityRepo } from "../../services/activities/ActivityRepo.ts"
 import { ActivityRemoval } from "../../services/activities/ActivityRemoval.ts"
-import { GearRepo } from "../../services/activities/GearRepo.ts"
+import { GearRepo, platformGearId } from "../../services/activities/GearRepo.ts"
 import { ImageStore } from "../../services/activities/ImageStore.ts"
 import { inChannel } from "../../services/platform/Logs.ts"
 import { type DetailedActivity, type Photo, type RateLimitSnapshot, StravaClient, StravaError } from "./StravaClient.ts"
-import { activityIdOf, gearIdOf, toActivityDraft } from "./StravaMapping.ts"
+import { activityIdOf, toActivityDraft } from "./StravaMapping.ts"
 import { encodeDraft } from "../../services/activities/StreamsCodec.ts"
 import { validateActivity } from "../../services/activities/validateActivity.ts"
 
@@ -108,7 +108,7 @@ export class StravaImport extends Effect.Service<StravaImport>()("connectors/str
         Effect.gen(function*() {
           const cached = known.get(stravaGearId)
           if (cached !== undefined) return cached
-          const id = gearIdOf(stravaGearId)
+          const id = platformGearId(stravaGearId)
           const ok = yield* client.getGear(stravaGearId).pipe(
             Effect.flatMap((gear) =>
               gearRepo.upsert({ id, name: gear.name, type: "imported", isRetired: gear.retired === true }).pipe(Effect.as(true))
@@ -242,7 +242,7 @@ export class StravaImport extends Effect.Service<StravaImport>()("connectors/str
               yield* activities.update(existingId, {
                 name: summary.name,
                 ...(isSportType(summary.sport_type) ? { sportType: summary.sport_type } : {}),
-                ...(gearOk && summary.gear_id !== undefined ? { gearId: gearIdOf(summary.gear_id) } : {})
+                ...(gearOk && summary.gear_id !== undefined ? { gearId: platformGearId(summary.gear_id) } : {})
               })
             }
             if (fresh.length > MAX_NEW_ACTIVITIES_PER_RUN) {

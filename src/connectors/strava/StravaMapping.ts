@@ -6,6 +6,7 @@ import type {
   Split as DraftSplit
 } from "../../schema/ActivityDraft.ts"
 import { bestEffortDistances, isSportType } from "../../schema/SportType.ts"
+import { platformGearId } from "../../services/activities/GearRepo.ts"
 import { encodePolyline } from "../../services/import/ActivityMetrics.ts"
 import { locate, passedThroughCountries } from "../../services/import/Geography.ts"
 import { computeBestEfforts } from "../../services/import/metrics/BestEfforts.ts"
@@ -20,7 +21,6 @@ import type { ActivityStreams, DetailedActivity, Lap, Split } from "./StravaSche
  */
 
 export const activityIdOf = (stravaId: number | string) => `activity-${stravaId}`
-export const gearIdOf = (stravaGearId: string) => `gear-${stravaGearId}`
 
 export const workoutTypeOf = (value: number | undefined): ActivityDraft["workoutType"] => {
   switch (value) {
@@ -171,7 +171,7 @@ export const toActivityDraft = (detail: DetailedActivity, rawStreams: ActivitySt
     averageCadence: intOrNull(detail.average_cadence),
     isCommute: detail.commute === true,
     deviceName: detail.device_name ?? null,
-    gearId: detail.gear_id !== undefined && detail.gear_id !== "" ? gearIdOf(detail.gear_id) : null,
+    gearId: detail.gear_id !== undefined && detail.gear_id !== "" ? platformGearId(detail.gear_id) : null,
     location,
     passedThroughCountries: countries,
     startLatLng,

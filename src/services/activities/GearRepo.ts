@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { randomUUID } from "node:crypto"
+import { createHash, randomUUID } from "node:crypto"
 import type { Gear } from "../../schema/ApiModels.ts"
 
 interface GearRow {
@@ -12,7 +12,15 @@ interface GearRow {
   readonly activities: number
 }
 
+/**
+ * Every gear id is minted here, `gear-` and a key telling where the gear came from: custom gear
+ * gets a fresh one; gear an export names (Strava's activities.csv, a peer's export) is keyed by
+ * its name, so that every file and every export naming it finds the same gear; the external
+ * platform's gear keeps the platform's own id.
+ */
 export const newGearId = () => `gear-${randomUUID()}`
+export const exportedGearId = (name: string) => `gear-${createHash("sha256").update(name).digest("hex").slice(0, 16)}`
+export const platformGearId = (platformId: string) => `gear-${platformId}`
 
 /** Gear, with distance and activity count derived from the linked activities. */
 export class GearRepo extends Effect.Service<GearRepo>()("services/activities/GearRepo", {
@@ -60,14 +68,24 @@ export class GearRepo extends Effect.Service<GearRepo>()("services/activities/Ge
     }, Effect.orDie)
 
     /**
-     * Gear as an import names it: new, or renamed as its source names it now. Retirement only
-     * grows: gear retired here stays retired when its source still lists it in use (the
+     * Gear as an import names it: new, or renamed as its source names it now; its brand, model
+     * and kind (bike, shoes, other) as the source gives them, kept when it gives none. Retirement
+     * only grows: gear retired here stays retired when its source still lists it in use (the
      * athlete's choice here wins), and gear retired at its source is retired here too.
      */
-    const upsert = Effect.fn("GearRepo.upsert")(function*(gear: { readonly id: string; readonly name: string; readonly type: Gear["type"]; readonly isRetired: boolean }) {
-      yield* sql`INSERT INTO gear (id, name, type, is_retired, created_at)
-        VALUES (${gear.id}, ${gear.name}, ${gear.type}, ${gear.isRetired ? 1 : 0}, ${Date.now()})
-        ON CONFLICT(id) DO UPDATE SET name = excluded.name, is_retired = MAX(gear.is_retired, excluded.is_retired)`
+    const upsert = Effect.fn("GearRepo.upsert")(function*(gear: {
+      readonly id: string
+      readonly name: string
+      readonly type: Gear["type"]
+      readonly isRetired: boolean
+      readonly brand?: string | null
+      readonly model?: string | null
+      readonly kind?: "bike" | "shoes" | "other" | null
+    }) {
+      yield* sql`INSERT INTO gear (id, name, type, is_retired, brand, model, kind, created_at)
+        VALUES (${gear.id}, ${gear.name}, ${gear.type}, ${gear.isRetired ? 1 : 0}, ${gear.brand ?? null}, ${gear.model ?? null}, ${gear.kind ?? null}, ${Date.now()})
+        ON CONFLICT(id) DO UPDATE SET name = excluded.name, is_retired = MAX(gear.is_retired, excluded.is_retired),
+          brand = COALESCE(excluded.brand, gear.brand), model = COALESCE(excluded.model, gear.model), kind = COALESCE(excluded.kind, gear.kind)`
     }, Effect.orDie)
 
     return { list, findById, exists, upsert, update, remove } as const

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Exit } from "effect"
+import { Data, Effect, Exit } from "effect"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -9,6 +9,7 @@ import { inChannel } from "../platform/Logs.ts"
 import { StoragePaths } from "../platform/StoragePaths.ts"
 import { isGzipped } from "./ActivityFileName.ts"
 import { FileImportRepo } from "./FileImportRepo.ts"
+import { OriginalsDisk } from "./OriginalsDisk.ts"
 import { WatchDirectory } from "./WatchDirectory.ts"
 
 /**
@@ -29,6 +30,19 @@ import { WatchDirectory } from "./WatchDirectory.ts"
  * A failed import's original may be kept compressed (`.gz` added to a name the file did not
  * have): `restoreTo` gives back the bytes that were dropped.
  */
+
+/** The original of a file could not be copied into storage: the file stays in the watch folder, to be tried again. */
+export class OriginalNotKept extends Data.TaggedError("OriginalNotKept")<{
+  readonly filename: string
+  /** the file system's words (`EACCES: permission denied, ...`) */
+  readonly reason: string
+}> {}
+
+/** An original an import kept: its name under `files/originals`, and whether this import made it (else another row's, shared). */
+export interface KeptCopy {
+  readonly name: string
+  readonly own: boolean
+}
 
 /** Prefix of an original set aside while its rows are deleted. */
 const REMOVING = ".removing-"
@@ -67,6 +81,57 @@ export class KeptOriginals extends Effect.Service<KeptOriginals>()("services/imp
       fs.rmSync(fileOf(kept), { force: true })
       fs.rmSync(nameFileOf(kept), { force: true })
     }
+
+    /**
+     * Copies `source` (the file `filename`) into storage as `<id>.<extension>`, its name
+     * recorded beside it first; a copy that cannot be made dies, leaving no partial copy. A
+     * failure's original is kept gzipped, unless it is a compressed file or an archive already,
+     * and shares the original of an earlier failure of the same bytes: what failed costs at
+     * most about what was dropped.
+     */
+    const keep = Effect.fn("KeptOriginals.keep")(function*(
+      source: string,
+      id: string,
+      extension: string,
+      filename: string,
+      failure?: { readonly contentHash: string }
+    ) {
+      if (failure !== undefined && failure.contentHash !== "") {
+        const shared = yield* fileImports.failedOriginalOf(failure.contentHash)
+        if (shared !== null && fs.existsSync(fileOf(shared))) return { name: shared, own: false } satisfies KeptCopy
+      }
+      const disk = yield* OriginalsDisk
+      // the extension is `fit.gz`, `zip`, ...: a compressed file or an archive is kept as it is
+      const compress = failure !== undefined && !/(^|\.)(gz|zip)$/i.test(extension)
+      const name = `${id}.${extension}${compress ? ".gz" : ""}`
+      const temp = path.join(paths.originalsDir, `.${name}.part`)
+      const made = Effect.gen(function*() {
+        yield* Effect.sync(() => recordName(name, filename))
+        if (compress) yield* Effect.promise(() => disk.compressFile(source, temp))
+        else yield* Effect.sync(() => disk.copyFile(source, temp))
+        yield* Effect.sync(() => fs.renameSync(temp, fileOf(name)))
+      })
+      // a full disk leaves a partial copy behind
+      yield* made.pipe(Effect.tapDefect(() =>
+        Effect.sync(() => {
+          fs.rmSync(temp, { force: true })
+          discard(name)
+        })
+      ))
+      return { name, own: true } satisfies KeptCopy
+    })
+
+    /** `keep`, failing with OriginalNotKept (the file then stays in the watch folder) when the copy cannot be made. */
+    const keepOrStay = (source: string, id: string, extension: string, filename: string, failure?: { readonly contentHash: string }) =>
+      keep(source, id, extension, filename, failure).pipe(
+        Effect.catchAllDefect((defect) => Effect.fail(new OriginalNotKept({ filename, reason: defect instanceof Error ? defect.message : String(defect) })))
+      )
+
+    /** Removes the copy an import made, which no row names (`own` false: another row's, left alone). */
+    const dropCopy = (copy: KeptCopy | null) =>
+      Effect.sync(() => {
+        if (copy !== null && copy.own) discard(copy.name)
+      })
 
     const isNamed = (kept: string) =>
       Effect.map(sql<{ n: number }>`SELECT 1 AS n FROM file_imports WHERE original_file = ${kept} LIMIT 1`.pipe(Effect.orDie), (rows) => rows.length > 0)
@@ -209,6 +274,6 @@ export class KeptOriginals extends Effect.Service<KeptOriginals>()("services/imp
       return again
     })
 
-    return { recordName, nameOf, discard, removingRows, restoreTo, recover } as const
+    return { keep, keepOrStay, dropCopy, nameOf, removingRows, restoreTo, recover } as const
   })
 }) {}

@@ -6,7 +6,7 @@ import type { FileFormat } from "../../schema/ParsedActivity.ts"
 import { formatOf, isZipName, splitExtension } from "./ActivityFileName.ts"
 import { type FileIdentity, identityOf, sameIdentity } from "./FileIdentity.ts"
 import { linkUnderFreeName, publishFileAsync, suffixedName } from "./PublishFile.ts"
-import { removeStaleStaging } from "./ZipArchive.ts"
+import { removeStaleStaging } from "./archives/ZipArchive.ts"
 import { inChannel } from "../platform/Logs.ts"
 import { StoragePaths } from "../platform/StoragePaths.ts"
 
@@ -294,6 +294,26 @@ export class WatchDirectory extends Effect.Service<WatchDirectory>()("services/i
       return removal
     }
 
+    /** Names the import wants looked at again (held, kept back, tried later): the watcher lets each settle first. */
+    const again = yield* Queue.unbounded<string>()
+    const settleAgain = (filename: string) => Queue.offer(again, filename).pipe(Effect.asVoid)
+
+    /**
+     * Takes an imported file (or an unpacked zip) out of the folder if it is still the file
+     * `identity` describes, whose copy is in storage; a file renamed over its name meanwhile
+     * stays, and is imported in turn once it holds still.
+     */
+    const removeImported = Effect.fn("WatchDirectory.removeImported")(function*(filename: string, identity: FileIdentity) {
+      const removal = yield* Effect.sync(() => takeOut(filename, identity))
+      if (removal._tag !== "Replaced") return
+      yield* Effect.logInfo(
+        `"${filename}" was replaced by another file while it was imported; the new one stays in the watch folder${
+          removal.name === filename ? "" : ` as "${removal.name}"`
+        } and is imported in turn`
+      ).pipe(inChannel("daemon"))
+      yield* settleAgain(removal.name)
+    })
+
     /** Takes a held, unchanged file out of the folder (its bytes are kept as its failed import's original); true when it did. */
     const takeHeld = (filename: string): boolean => {
       const identity = held.get(filename)
@@ -394,10 +414,6 @@ export class WatchDirectory extends Effect.Service<WatchDirectory>()("services/i
       }
     }
 
-    /** Names the import wants looked at again (held, kept back, tried later): the watcher lets each settle first. */
-    const again = yield* Queue.unbounded<string>()
-    const settleAgain = (filename: string) => Queue.offer(again, filename).pipe(Effect.asVoid)
-
     /** What is wrong with the watch folder, in words without its path (the health probe shows it); null while it is watched. */
     let trouble: string | null = null
 
@@ -407,6 +423,7 @@ export class WatchDirectory extends Effect.Service<WatchDirectory>()("services/i
       waiting,
       hold,
       takeOut,
+      removeImported,
       takeHeld,
       deliver,
       noteRemoved,

@@ -11,6 +11,7 @@ import sortIndexes from "./migrations/0006_sort_indexes.ts"
 import sports from "./migrations/0007_sports.ts"
 import training from "./migrations/0008_training.ts"
 import athleteYear from "./migrations/0009_athlete_year.ts"
+import importShapes from "./migrations/0010_import_shapes.ts"
 import exportArchives from "./migrations/0012_export_archives.ts"
 import { StoragePaths } from "./StoragePaths.ts"
 
@@ -22,6 +23,7 @@ export const migrations = SqliteMigrator.fromRecord({ "0001_initial": initial, "
   "0007_sports": sports,
   "0008_training": training,
   "0009_athlete_year": athleteYear,
+  "0010_import_shapes": importShapes,
   "0012_export_archives": exportArchives
 })
 

@@ -15,6 +15,8 @@ export class StoragePaths extends Effect.Service<StoragePaths>()("services/platf
       originalsDir: path.join(config.storageDir, "files", "originals"),
       /** beside each kept original, under the same name, the name of the file it was (KeptOriginals) */
       originalNamesDir: path.join(config.storageDir, "files", "original-names"),
+      /** the photos of an export's activities, from the unpacking to their activity's commit (ExportImages) */
+      exportImagesDir: path.join(config.storageDir, "files", "export-images"),
       watchDir: config.watchDir,
       uploadsDir: path.join(config.watchDir, ".uploads")
     }
@@ -29,7 +31,7 @@ export class StoragePaths extends Effect.Service<StoragePaths>()("services/platf
     })()
     yield* Effect.try({
       try: () => {
-        for (const dir of [path.dirname(paths.databaseFile), paths.logsDir, paths.imagesDir, paths.originalsDir, paths.originalNamesDir, paths.uploadsDir]) {
+        for (const dir of [path.dirname(paths.databaseFile), paths.logsDir, paths.imagesDir, paths.originalsDir, paths.originalNamesDir, paths.exportImagesDir, paths.uploadsDir]) {
           fs.mkdirSync(dir, { recursive: true })
         }
       },

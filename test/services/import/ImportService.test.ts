@@ -5,7 +5,8 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import * as zlib from "node:zlib"
 import { formatOf } from "../../../src/services/import/ActivityFileName.ts"
-import { ImportService, MAX_IMPORT_FILE_BYTES } from "../../../src/services/import/ImportService.ts"
+import { MAX_IMPORT_FILE_BYTES } from "../../../src/services/import/ImportReader.ts"
+import { ImportService } from "../../../src/services/import/ImportService.ts"
 import { KeptOriginals } from "../../../src/services/import/KeptOriginals.ts"
 import { OriginalsDisk } from "../../../src/services/import/OriginalsDisk.ts"
 import { countActivities, fitActivity, gpxActivity, importRows, listFiles, type Root, scopedRoot, servicesLayer, tcxActivity } from "../../support/ImportHarness.ts"
@@ -243,19 +244,20 @@ describe("ImportService.importFile", () => {
           },
           compressFile: (from: string) => Promise.reject(refuse(from))
         }
-        const abandoned = yield* Effect.either(imports.abandon({ filename: "kept.fit", format: "fit", path: full, mtimeMs: 0 }, "could not be stored").pipe(
+        const abandoned = yield* Effect.either(imports.abandon("kept.fit", "could not be stored").pipe(
           Effect.provideService(OriginalsDisk, denied)
         ))
         expect(Either.isLeft(abandoned) && abandoned.left).toMatchObject({ _tag: "OriginalNotKept", filename: "kept.fit", reason: expect.stringContaining("EACCES") })
         // a zip refused while the copy fails: the same
         fs.writeFileSync(path.join(root.watchDir, "refused.zip"), "not a zip")
-        const refused = yield* Effect.either(imports.refuseArchive("refused.zip", "not unpacked", false).pipe(Effect.provideService(OriginalsDisk, denied)))
+        fs.utimesSync(path.join(root.watchDir, "refused.zip"), LONG_AGO, LONG_AGO)
+        const refused = yield* Effect.either(imports.prepareEntry("refused.zip").pipe(Effect.provideService(OriginalsDisk, denied)))
         expect(Either.isLeft(refused) && refused.left._tag).toBe("OriginalNotKept")
         expect(yield* importRows()).toEqual([])
         expect(listFiles(root.watchDir).filter((f) => !f.startsWith(".")).sort()).toEqual(["kept.fit", "refused.zip"])
         expect(listFiles(root.originalsDir)).toEqual([])
         // once the copy can be made: recorded, kept, removed
-        expect((yield* imports.abandon({ filename: "kept.fit", format: "fit", path: full, mtimeMs: 0 }, "could not be stored"))?.status).toBe("failed")
+        expect((yield* imports.abandon("kept.fit", "could not be stored"))?.status).toBe("failed")
         const [row] = yield* importRows("kept.fit")
         expect(zlib.gunzipSync(fs.readFileSync(path.join(root.originalsDir, row!.original_file!)))).toEqual(Buffer.from(fitActivity({ start: T, seconds: 600 })))
         expect(fs.existsSync(full)).toBe(false)

@@ -1,5 +1,6 @@
 import type { SportType } from "../../../schema/SportType.ts"
-import { describedWith, type ExportedActivity, type ExportedGear, parseJsonText, recordsOf, textOf } from "./ExportedActivity.ts"
+import type { ExportedActivity, ExportedGear } from "../archives/ExportedActivity.ts"
+import { describedWith, parseJsonText, recordsOf, textOf } from "./ExportReading.ts"
 import { entryBase, type ExportPlan, normalEntry, sortEntries } from "./ExportPlan.ts"
 
 /**

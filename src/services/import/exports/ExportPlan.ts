@@ -1,7 +1,7 @@
 import * as path from "node:path"
 import type { FileFormat } from "../../../schema/ParsedActivity.ts"
 import { formatOf } from "../ActivityFileName.ts"
-import type { ExportedActivity, ExportedGear } from "./ExportedActivity.ts"
+import type { ExportedActivity, ExportedGear } from "../archives/ExportedActivity.ts"
 import type { GarminSummary } from "./GarminExport.ts"
 
 /** The peers whose exports are recognised; `unknown` is any other archive of activity files. */

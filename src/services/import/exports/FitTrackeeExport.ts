@@ -1,6 +1,7 @@
 import type { SportType } from "../../../schema/SportType.ts"
 import { resolveSportName } from "../parsers/sportNames.ts"
-import { allGear, describedWith, type ExportedActivity, type ExportedGear, parseJsonText, recordsOf, textOf } from "./ExportedActivity.ts"
+import type { ExportedActivity, ExportedGear } from "../archives/ExportedActivity.ts"
+import { allGear, describedWith, parseJsonText, recordsOf, textOf } from "./ExportReading.ts"
 import { entryBase, type ExportPlan, exportRoot, sortEntries } from "./ExportPlan.ts"
 
 /**

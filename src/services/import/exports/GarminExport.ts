@@ -1,6 +1,7 @@
 import type { SportType } from "../../../schema/SportType.ts"
 import { resolveSportName } from "../parsers/sportNames.ts"
-import { type ExportedActivity, parseJsonText, recordsOf, textOf } from "./ExportedActivity.ts"
+import type { ExportedActivity } from "../archives/ExportedActivity.ts"
+import { parseJsonText, recordsOf, textOf } from "./ExportReading.ts"
 import { formatOf } from "../ActivityFileName.ts"
 import { areaOf, type ExportPlan, isArchiveEntry, isHiddenEntry, normalEntry, SkippedAreas } from "./ExportPlan.ts"
 

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Either, Schema } from "effect"
-import { ExportedActivity } from "./ExportedActivity.ts"
+import { ExportedActivity } from "../archives/ExportedActivity.ts"
 import { GARMIN_MATCH_TOLERANCE_MS, type GarminSummary, matchSummary } from "./GarminExport.ts"
 
 /**

@@ -1,6 +1,7 @@
-import { csvRows } from "../StravaExportCsv.ts"
+import { csvRows } from "../archives/StravaExportCsv.ts"
 import { resolveSportName } from "../parsers/sportNames.ts"
-import { allGear, byName, describedWith, type ExportedActivity, type ExportedGear, textOf } from "./ExportedActivity.ts"
+import type { ExportedActivity, ExportedGear } from "../archives/ExportedActivity.ts"
+import { allGear, byName, describedWith, textOf } from "./ExportReading.ts"
 import { type ExportPlan, exportRoot, normalEntry, sortEntries } from "./ExportPlan.ts"
 
 /**

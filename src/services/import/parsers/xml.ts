@@ -17,7 +17,7 @@ export type XmlNode = Record<string, unknown>
  * 1 s: 44 MB with positions, times and elevations) reads in seconds within the worker's heap.
  */
 export const XML_LIMITS = {
-  /** as large as an imported file may be (ImportService's MAX_IMPORT_FILE_BYTES) */
+  /** as large as an imported file may be (ImportReader's MAX_IMPORT_FILE_BYTES) */
   maxBytes: 64 * 1024 * 1024,
   /** elements plus attributes outside the track points */
   maxNodes: 1_000_000,

@@ -1,23 +1,15 @@
-import { Schema } from "effect"
 import * as path from "node:path"
-import { SportType } from "../../schema/ApiModels.ts"
-import { resolveSportName } from "./parsers/sportNames.ts"
+import { resolveSportName } from "../parsers/sportNames.ts"
+import { type ExportedActivity, gearNamed } from "./ExportedActivity.ts"
 
 /**
  * What a Strava bulk export's `activities.csv` says about each of its files, keyed by the
  * file's base name (`activities/123.fit.gz` → `123.fit.gz`): the name, description, commute
- * flag, gear and sport the person gave the activity on Strava. The sport is what the athlete
- * chose ("Nordic Ski" for a file that says only `Other`); absent when the export names none of
- * the vocabulary (and in what was kept before sports were read).
+ * flag, gear and sport the person gave the activity on Strava, and its photos (the `Media`
+ * column: `media/<id>.jpg` entries of the export, joined by `|`). The sport is what the athlete
+ * chose ("Nordic Ski" for a file that says only `Other`); null when the export names none of
+ * the vocabulary.
  */
-export const ExportedActivity = Schema.Struct({
-  name: Schema.NullOr(Schema.String),
-  description: Schema.NullOr(Schema.String),
-  isCommute: Schema.Boolean,
-  gear: Schema.NullOr(Schema.String),
-  sportType: Schema.optional(SportType)
-})
-export type ExportedActivity = typeof ExportedActivity.Type
 
 /** RFC 4180 rows: quoted fields may hold commas, doubled quotes and line breaks. */
 export const csvRows = (text: string): Array<Array<string>> => {
@@ -51,19 +43,22 @@ export const readActivitiesCsv = (csv: string): ReadonlyMap<string, ExportedActi
   if (header === undefined) return byFile
   // the first column of each name: later exports repeat "Commute" as a number further on
   const column = (name: string) => header.indexOf(name)
-  const [file, name, description, commute, gear, activityType] = ["Filename", "Activity Name", "Activity Description", "Commute", "Activity Gear", "Activity Type"].map(column)
+  const [file, name, description, commute, gear, activityType, media] = ["Filename", "Activity Name", "Activity Description", "Commute", "Activity Gear", "Activity Type", "Media"].map(
+    column
+  )
   if (file === undefined || file === -1) return byFile
   for (const row of rows) {
     const filename = text(row[file])
     if (filename === null) continue
     const flag = text(row[commute!])?.toLowerCase()
-    const sportType = resolveSportName(text(row[activityType!]))
+    const gearName = text(row[gear!])
     byFile.set(path.posix.basename(filename), {
       name: text(row[name!]),
       description: text(row[description!]),
+      sportType: resolveSportName(text(row[activityType!])),
       isCommute: flag === "true" || flag === "1" || flag === "1.0",
-      gear: text(row[gear!]),
-      ...(sportType !== null ? { sportType } : {})
+      gear: gearName === null ? null : gearNamed(gearName),
+      images: (text(row[media!]) ?? "").split("|").map((m) => m.trim()).filter((m) => m !== "")
     })
   }
   return byFile

@@ -1,18 +1,24 @@
+import { createHash, type Hash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { pipeline } from "node:stream/promises"
 import { Transform } from "node:stream"
 import * as yauzl from "yauzl"
-import { type FileIdentity, identityOf, sameIdentity } from "./FileIdentity.ts"
-import { formatOf } from "./ActivityFileName.ts"
+import { type FileIdentity, identityOf, sameIdentity } from "../FileIdentity.ts"
+import { formatOf } from "../ActivityFileName.ts"
+import { linkUnderFreeName, suffixedName } from "../PublishFile.ts"
 
 /**
- * Unpacks a zip of activity files (a Strava bulk export, or a plain zip) into a folder, each
- * activity file under its own name (folders inside the zip flattened, so no entry can write
- * outside the folder). Other entries are left out; an archive inside the zip refuses the
- * whole zip (its activities would be lost unseen); the limits below stop a zip bomb while it
- * is unpacked, whatever the headers claim. The zip is opened without following a link, and
- * its files enter the folder only if it did not change while it was read.
+ * Unpacks a zip of activity files (a Strava bulk export, or a plain zip) in two steps: `stageZip`
+ * writes its activity files (folders inside the zip flattened, so no entry can write outside),
+ * its images and its `activities.csv` into a dot-folder of their own beside the folder, all or
+ * nothing; the caller then keeps what it must about them and lets each file into the folder
+ * (`publishStaged`, never over another file) before it removes the staging (`removeStaging`).
+ * Other entries are left out; an archive inside the zip refuses the whole zip (its activities
+ * would be lost unseen); the limits below stop a zip bomb while it is unpacked, whatever the
+ * headers claim (the images have a `totalBytes` of their own, and one past a limit is left out
+ * rather than the zip refused). The zip is opened without following a link, and what it holds is
+ * answered only if it did not change while it was read.
  */
 export const ZIP_LIMITS = {
   entries: 20_000,
@@ -20,10 +26,17 @@ export const ZIP_LIMITS = {
   totalBytes: 4 * 1024 * 1024 * 1024
 } as const
 
-export interface UnpackedZip {
-  /** Names of the activity files written, as they are in the folder. */
-  readonly files: ReadonlyArray<{ readonly entry: string; readonly name: string }>
-  /** `activities.csv` of a Strava export, when the zip has one at its root. */
+/** A zip unpacked into its staging folder, none of it in the folder yet. */
+export interface StagedZip {
+  /** the staging folder */
+  readonly staging: string
+  /** the zip as it was read, for its removal */
+  readonly identity: FileIdentity
+  /** activity files: the entry, the name in the staging folder (unique there) and the hash of its bytes */
+  readonly files: ReadonlyArray<{ readonly entry: string; readonly name: string; readonly contentHash: string }>
+  /** images (by their name: jpg, jpeg, png, webp), which an export may give its activities */
+  readonly images: ReadonlyArray<{ readonly entry: string; readonly name: string }>
+  /** `activities.csv` of a Strava export, when the zip has one at its root */
   readonly activitiesCsv: string | null
 }
 
@@ -56,12 +69,10 @@ export const removeStaleStaging = (dir: string): number => {
   return removed
 }
 
-/** `name`, or `stem-1.ext`, `stem-2.ext`, ... when the folder has it already. */
+/** `name`, or `stem-1.ext`, `stem-2.ext`, ... when the folder has it already or `taken` holds it. */
 const freeName = (dir: string, name: string, taken: Set<string>) => {
-  const match = /^(.*?)(\.(?:fit|tcx|gpx)(?:\.gz)?)$/i.exec(name)
-  const [stem, ext] = match ? [match[1]!, match[2]!] : [name, ""]
   for (let i = 0; ; i++) {
-    const candidate = i === 0 ? name : `${stem}-${i}${ext}`
+    const candidate = i === 0 ? name : suffixedName(name, i)
     if (!taken.has(candidate) && !fs.existsSync(path.join(dir, candidate))) {
       taken.add(candidate)
       return candidate
@@ -69,15 +80,19 @@ const freeName = (dir: string, name: string, taken: Set<string>) => {
   }
 }
 
-/** Counts the bytes going through, failing past `limit`. */
-const limited = (limit: number, counted: { bytes: number }, entry: string) =>
+/** Counts (and, given a hash, hashes) the bytes going through, failing past `limit`. */
+const limited = (limit: number, counted: { bytes: number }, entry: string, hash?: Hash) =>
   new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       counted.bytes += chunk.length
+      hash?.update(chunk)
       if (counted.bytes > limit) callback(new ZipProblem(`"${entry}" unpacks to more than ${limit} bytes`))
       else callback(null, chunk)
     }
   })
+
+/** Images an export may give its activities. */
+const IMAGE = /\.(jpe?g|png|webp)$/i
 
 /**
  * The regular file `zipPath` opened without following a link nor waiting on a pipe, and what
@@ -106,11 +121,11 @@ const unchanged = (file: string, identity: FileIdentity): boolean => {
 }
 
 /**
- * Unpacks `zipPath` into `destDir`, all or nothing. Fails with ZipProblem when it is refused,
- * ZipChanged when it changed while it was read. Null when it is gone. The identity answered
- * is the zip's as it was read, for its removal.
+ * Unpacks `zipPath` into a staging folder of its own in `destDir`, all or nothing. Fails with
+ * ZipProblem when it is refused, ZipChanged when it changed while it was read (no staging folder
+ * is left either way). Null when it is gone.
  */
-export const unpackZip = async (zipPath: string, destDir: string): Promise<(UnpackedZip & { readonly identity: FileIdentity }) | null> => {
+export const stageZip = async (zipPath: string, destDir: string): Promise<StagedZip | null> => {
   const opened = openRegular(zipPath)
   if (opened === null) return null
   const { identity } = opened
@@ -126,12 +141,14 @@ export const unpackZip = async (zipPath: string, destDir: string): Promise<(Unpa
     if (!unchanged(zipPath, identity)) throw new ZipChanged(`${zipPath} changed while it was read`)
     throw new ZipProblem(`it is not a readable zip file (${(e as Error).message})`)
   }
-  const files: Array<{ entry: string; name: string }> = []
+  const files: Array<StagedZip["files"][number]> = []
+  const images: Array<StagedZip["images"][number]> = []
   const taken = new Set<string>()
   const total = { bytes: 0 }
   let activitiesCsv: string | null = null
+  let imageBytes = 0
   let count = 0
-  // unpacked into a dot-folder of its own (several zips may be unpacked at once), moved in only once all went well
+  // a dot-folder of its own (several zips may be unpacked at once), which the watcher ignores
   const staging = fs.mkdtempSync(path.join(destDir, STAGING_PREFIX))
   try {
     if (zip.entryCount > ZIP_LIMITS.entries) throw new ZipProblem(`it has ${zip.entryCount} entries; at most ${ZIP_LIMITS.entries} are unpacked`)
@@ -146,7 +163,8 @@ export const unpackZip = async (zipPath: string, destDir: string): Promise<(Unpa
           const base = path.posix.basename(entryName.replaceAll("\\", "/"))
           if (base === "" || base.startsWith(".")) return
           const isCsv = entryName === "activities.csv"
-          if (formatOf(base) === null && !isCsv) {
+          const isImage = IMAGE.test(base)
+          if (formatOf(base) === null && !isCsv && !isImage) {
             if (NESTED.test(base)) {
               throw new ZipProblem(
                 `it holds another archive, "${entryName}", and archives inside an archive are not unpacked; nothing was unpacked. ` +
@@ -155,22 +173,26 @@ export const unpackZip = async (zipPath: string, destDir: string): Promise<(Unpa
             }
             return
           }
+          // photos have a budget of their own: one too large, or past it, is left out, never the export with it
+          if (isImage && (entry.uncompressedSize > ZIP_LIMITS.entryBytes || imageBytes + entry.uncompressedSize > ZIP_LIMITS.totalBytes)) return
           if (entry.uncompressedSize > ZIP_LIMITS.entryBytes) throw new ZipProblem(`"${entryName}" unpacks to more than ${ZIP_LIMITS.entryBytes} bytes`)
           const stream = await zip.openReadStreamPromise(entry)
           const counted = { bytes: 0 }
-          const guard = limited(ZIP_LIMITS.entryBytes, counted, entryName)
           if (isCsv) {
             const chunks: Array<Buffer> = []
-            await pipeline(stream, guard, async function*(source) {
+            await pipeline(stream, limited(ZIP_LIMITS.entryBytes, counted, entryName), async function*(source) {
               for await (const chunk of source) chunks.push(chunk as Buffer)
             })
             activitiesCsv = Buffer.concat(chunks).toString("utf8")
           } else {
             const name = freeName(staging, base, taken)
-            await pipeline(stream, guard, fs.createWriteStream(path.join(staging, name), { flags: "wx" }))
-            files.push({ entry: entryName, name })
+            const hash = isImage ? undefined : createHash("sha256")
+            await pipeline(stream, limited(ZIP_LIMITS.entryBytes, counted, entryName, hash), fs.createWriteStream(path.join(staging, name), { flags: "wx" }))
+            if (hash === undefined) images.push({ entry: entryName, name })
+            else files.push({ entry: entryName, name, contentHash: hash.digest("hex") })
           }
-          total.bytes += counted.bytes
+          if (isImage) imageBytes += counted.bytes
+          else total.bytes += counted.bytes
           if (total.bytes > ZIP_LIMITS.totalBytes) throw new ZipProblem(`it unpacks to more than ${ZIP_LIMITS.totalBytes} bytes`)
         }
         handle().then(() => zip.readEntry(), reject)
@@ -179,14 +201,9 @@ export const unpackZip = async (zipPath: string, destDir: string): Promise<(Unpa
     })
     // a zip still being copied, or replaced meanwhile: none of its files enter the folder
     if (!unchanged(zipPath, identity)) throw new ZipChanged(`${zipPath} changed while it was read`)
-    // all or nothing: a zip that fails half way leaves none of its files behind
-    const moved = files.map((file) => {
-      const name = freeName(destDir, file.name, new Set())
-      fs.renameSync(path.join(staging, file.name), path.join(destDir, name))
-      return { entry: file.entry, name }
-    })
-    return { files: moved, activitiesCsv, identity }
+    return { staging, identity, files, images, activitiesCsv }
   } catch (e) {
+    fs.rmSync(staging, { recursive: true, force: true })
     if (e instanceof ZipProblem || e instanceof ZipChanged) throw e
     if (!unchanged(zipPath, identity)) throw new ZipChanged(`${zipPath} changed while it was read`)
     // the file system's own trouble (a full disk, no permission): not the zip's fault
@@ -199,6 +216,39 @@ export const unpackZip = async (zipPath: string, destDir: string): Promise<(Unpa
     )
   } finally {
     zip.close()
-    fs.rmSync(staging, { recursive: true, force: true })
   }
 }
+
+/**
+ * The name a staged file would get in `destDir` now: its own, or `name-1.ext`, ... when the
+ * folder has it or `taken` (the names given the zip's other files) holds it.
+ */
+export const freeNameIn = (destDir: string, name: string, taken: Set<string>): string => freeName(destDir, name, taken)
+
+/**
+ * Lets the staged file `name` into `destDir` under `wanted`, or the first free `wanted-1.ext`,
+ * ... should another file have taken it meanwhile: never over a file. The name it got.
+ */
+export const publishStaged = (staged: StagedZip, destDir: string, name: string, wanted: string): string => {
+  const placed = linkUnderFreeName(path.join(staged.staging, name), destDir, wanted)
+  if (placed === null) throw new Error(`no free name for ${wanted} in ${destDir}`)
+  return placed
+}
+
+/**
+ * Whether `destDir` holds the staged file under its own name already, with the same bytes:
+ * let in by an unpacking of the same zip that a stop interrupted before the zip left the folder.
+ */
+export const placedBefore = (destDir: string, file: StagedZip["files"][number]): boolean => {
+  const placed = path.join(destDir, file.name)
+  const stat = fs.lstatSync(placed, { throwIfNoEntry: false })
+  if (stat === undefined || !stat.isFile()) return false
+  try {
+    return createHash("sha256").update(fs.readFileSync(placed)).digest("hex") === file.contentHash
+  } catch {
+    return false
+  }
+}
+
+/** Removes the staging folder (what was let into the folder stays there). */
+export const removeStaging = (staged: StagedZip): void => fs.rmSync(staged.staging, { recursive: true, force: true })

@@ -1,36 +1,10 @@
-import { Schema } from "effect"
-import { SportType } from "../../../schema/ApiModels.ts"
+import type { ExportedActivity, ExportedGear } from "../archives/ExportedActivity.ts"
 
 /**
- * What a peer's export says about one of its activities, whichever peer it came from: the
- * same shape for a Garmin Connect, Strava, FitTrackee or Endurain archive, so that the import
- * writes it with the activity the same way (and keeps it, as JSON, until then).
+ * What the readers of the peers' exports share: each turns an export's texts into the same
+ * ExportedActivity and ExportedGear, whichever peer it came from, so that the import writes
+ * them with the activity one way.
  */
-
-export const GEAR_KINDS = ["bike", "shoes", "other"] as const
-
-/** Gear as an export lists it: its name (what activities name it by), brand, model and kind. */
-export const ExportedGear = Schema.Struct({
-  name: Schema.String,
-  brand: Schema.NullOr(Schema.String),
-  model: Schema.NullOr(Schema.String),
-  kind: Schema.Literal(...GEAR_KINDS)
-})
-export type ExportedGear = typeof ExportedGear.Type
-
-/** What the export says about one activity file, null where it says nothing. */
-export const ExportedActivity = Schema.Struct({
-  name: Schema.NullOr(Schema.String),
-  /** the description and, after a blank line, the athlete's private note when the export has both */
-  description: Schema.NullOr(Schema.String),
-  /** what the athlete chose on the platform, in our vocabulary; null when it names none of it */
-  sportType: Schema.NullOr(SportType),
-  isCommute: Schema.Boolean,
-  gear: Schema.NullOr(ExportedGear),
-  /** entries of the archive (full paths) holding the activity's photos */
-  images: Schema.Array(Schema.String)
-})
-export type ExportedActivity = typeof ExportedActivity.Type
 
 /** Trimmed text, null when empty or not a string. */
 export const textOf = (value: unknown): string | null => {

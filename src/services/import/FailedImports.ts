@@ -1,0 +1,85 @@
+import { Duration, Effect } from "effect"
+import * as path from "node:path"
+import { AppConfig } from "../platform/AppConfig.ts"
+import { StoragePaths } from "../platform/StoragePaths.ts"
+import { identityOf } from "./FileIdentity.ts"
+import { FileImportRepo } from "./FileImportRepo.ts"
+import {
+  isYoung, MAX_IMPORT_FILE_BYTES, notRegularReason, readIfPresent, rowOf, sha256, sourceOfName, statIfPresent, stillSame
+} from "./ImportReader.ts"
+import { FAILED_RECHECK_SETTLES, type ImportOutcome } from "./ImportOutcome.ts"
+import { ImportWriter } from "./ImportWriter.ts"
+import { KeptOriginals } from "./KeptOriginals.ts"
+import { WatchDirectory } from "./WatchDirectory.ts"
+
+/**
+ * Entries of the watch folder recorded as `failed` without being parsed: an archive that was
+ * not unpacked, a file whose import kept stopping on an unexpected error, and what is not a
+ * regular file (a link, a pipe, ...), which is never read and stays where it is.
+ */
+export class FailedImports extends Effect.Service<FailedImports>()("services/import/FailedImports", {
+  effect: Effect.gen(function*() {
+    const paths = yield* StoragePaths
+    const fileImports = yield* FileImportRepo
+    const kept = yield* KeptOriginals
+    const writer = yield* ImportWriter
+    const watch = yield* WatchDirectory
+    const recheckAfter = Duration.times((yield* AppConfig).watchSettle, FAILED_RECHECK_SETTLES)
+
+    /**
+     * Records the regular file `filename` as `failed` with `message`, its bytes kept as its
+     * original (`<id>.<extension>`), and takes it out of the folder; a young one that looks cut
+     * short (`truncated`) is held in the folder a while, in case it grows. Null when it is gone
+     * or still being written, or was recorded already (a held file looked at again, a row a stop
+     * left); OriginalNotKept when no copy can be made (it stays in the folder).
+     */
+    const record = Effect.fn("FailedImports.record")(function*(filename: string, extension: string, message: string, truncated: boolean) {
+      const file = path.join(paths.watchDir, filename)
+      const stat = yield* statIfPresent(file)
+      if (stat === null || !stat.isFile()) return null
+      const read = stat.size > MAX_IMPORT_FILE_BYTES ? null : yield* readIfPresent(file).pipe(Effect.catchAllDefect(() => Effect.succeed(null)))
+      const identity = identityOf(read?.stat ?? stat)
+      const contentHash = read === null ? "" : sha256(read.bytes)
+      const row = yield* rowOf(filename, sourceOfName(filename), read?.stat ?? stat)
+      if ((yield* fileImports.findCommitted(filename, contentHash, row.sourceSize, row.sourceMtime)) !== null) {
+        yield* watch.removeImported(filename, identity)
+        return null
+      }
+      const original = yield* kept.keepOrStay(file, row.id, extension, filename, { contentHash })
+      if (!(yield* stillSame(file, identity))) {
+        // still being written: recorded once it holds still
+        yield* kept.dropCopy(original)
+        return null
+      }
+      const held = truncated && (yield* isYoung(identity, recheckAfter))
+      yield* writer.write({
+        row: { ...row, status: "failed", errorMessage: message, contentHash, originalFile: original.name },
+        activities: [],
+        exported: held ? "leave" : "forget"
+      }).pipe(Effect.tapDefect(() => kept.dropCopy(original)))
+      const outcome: ImportOutcome = { fileImportId: row.id, status: "failed", activityIds: [], errorMessage: message }
+      if (held) return { ...outcome, held: { after: recheckAfter, identity } }
+      yield* watch.removeImported(filename, identity)
+      return outcome
+    })
+
+    /**
+     * Records an entry of the watch folder that is not a regular file (a link, a pipe, ...),
+     * whatever its name, as `failed`, once: it is never read, and stays where it is. Null when
+     * it is a regular file or a folder, is gone, or was recorded already.
+     */
+    const refuseNotRegular = Effect.fn("FailedImports.refuseNotRegular")(function*(filename: string) {
+      const stat = yield* statIfPresent(path.join(paths.watchDir, filename))
+      if (stat === null || stat.isFile()) return null
+      if ((yield* fileImports.findCommitted(filename, "", stat.size, Math.trunc(stat.mtimeMs))) !== null) return null
+      const message = `"${filename}": ${notRegularReason(stat)}.`
+      const row = yield* rowOf(filename, sourceOfName(filename), stat)
+      yield* fileImports.insert({ ...row, status: "failed", errorMessage: message, contentHash: "", originalFile: null, activityId: null })
+      const outcome: ImportOutcome = { fileImportId: row.id, status: "failed", activityIds: [], errorMessage: message }
+      return outcome
+    })
+
+    return { record, refuseNotRegular } as const
+  }),
+  dependencies: [ImportWriter.Default]
+}) {}

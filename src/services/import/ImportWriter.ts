@@ -1,0 +1,99 @@
+import { SqlClient } from "@effect/sql"
+import { Cause, Effect } from "effect"
+import type { EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
+import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, truncateText } from "../../schema/ActivityLimits.ts"
+import { ActivityRepo } from "../activities/ActivityRepo.ts"
+import { exportedGearId, GearRepo } from "../activities/GearRepo.ts"
+import { type KeptMetadata, ExportMetadata } from "./archives/ExportMetadata.ts"
+import { ExportImages, imageIdOf } from "./archives/ExportImages.ts"
+import { FileImportRepo, type NewFileImport } from "./FileImportRepo.ts"
+import { isStorageFull } from "./isStorageFull.ts"
+
+/**
+ * The commit of one entry of the watch folder: its import row, the activities it made with
+ * their streams, laps, splits and best efforts, and everything the export it came from says
+ * about them (name, description, commute flag, gear, images), in one transaction. What the
+ * export said is taken from where it was kept (ExportMetadata) in that same transaction, so a
+ * stop at any moment finds either the file waiting with its metadata kept, or the activity
+ * with its metadata; a failure or a duplicate forgets it with its row.
+ */
+
+/** What the import does with what an export said about the file. */
+export type ExportUse =
+  /** written with the activities (a success) */
+  | "apply"
+  /** forgotten with the row (a failure, a duplicate: the file leaves the folder) */
+  | "forget"
+  /** left kept (a failure held in the folder in case it grows: it may yet be imported) */
+  | "leave"
+
+export interface ImportWrite {
+  /** the import row, but the activities it names (those of `activities`, in order) */
+  readonly row: Omit<NewFileImport, "activityId" | "activityIds">
+  readonly activities: ReadonlyArray<{ readonly id: string; readonly draft: EncodedActivityDraft }>
+  readonly exported: ExportUse
+}
+
+/** The activity as the export describes it: its name, description, commute flag and gear as the athlete gave them. */
+const describedBy = (draft: EncodedActivityDraft, metadata: KeptMetadata): EncodedActivityDraft => ({
+  ...draft,
+  ...(metadata.name !== null ? { name: truncateText(metadata.name, MAX_NAME_LENGTH) } : {}),
+  ...(metadata.description !== null ? { description: truncateText(metadata.description, MAX_DESCRIPTION_LENGTH) } : {}),
+  ...(metadata.gear !== null ? { gearId: exportedGearId(metadata.gear.name) } : {}),
+  isCommute: metadata.isCommute
+})
+
+export class ImportWriter extends Effect.Service<ImportWriter>()("services/import/ImportWriter", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const activities = yield* ActivityRepo
+    const gear = yield* GearRepo
+    const fileImports = yield* FileImportRepo
+    const exported = yield* ExportMetadata
+    const images = yield* ExportImages
+
+    /**
+     * Writes the row and its activities in one transaction (see the module). A failure dies; a
+     * full disk is the first cause then, in front of the rollback's own failure.
+     */
+    const write = Effect.fn("ImportWriter.write")(function*(input: ImportWrite) {
+      const { contentHash, filename } = input.row
+      const applying = input.exported === "apply" && input.activities.length > 0
+      // the export's images are linked into the images' folder first: the rows that name them commit with the activity
+      const described = applying ? yield* exported.find(filename, contentHash) : null
+      const published = described === null ? [] : yield* images.publish(described.images)
+      // SQLite may roll a transaction back by itself when the database is full; the ROLLBACK
+      // that follows then fails too and would hide the full disk: keep that cause in front
+      let full: Cause.Cause<unknown> | null = null
+      const taken = yield* sql.withTransaction(Effect.gen(function*() {
+        const metadata = input.exported === "leave" ? null : yield* exported.take(filename, contentHash)
+        const applied = applying ? metadata : null
+        if (applied?.gear != null) {
+          const { brand, kind, model, name } = applied.gear
+          yield* gear.upsert({ id: exportedGearId(name), name, type: "imported", isRetired: false, brand, model, kind })
+        }
+        for (const { draft, id } of input.activities) yield* activities.insert(id, applied === null ? draft : describedBy(draft, applied))
+        const ids = input.activities.map((a) => a.id)
+        yield* fileImports.insert({ ...input.row, activityId: ids[0] ?? null, activityIds: ids })
+        // the photos are the file's first activity's (the legs of a race share one file)
+        const first = ids[0]
+        if (applied !== null && first !== undefined) {
+          for (const name of published) yield* activities.addImage(first, imageIdOf(name), name)
+        }
+        return metadata
+      }).pipe(Effect.tapErrorCause((cause) =>
+        Effect.sync(() => {
+          if (isStorageFull(cause)) full = cause
+        })
+      ))).pipe(
+        Effect.catchAllCause((cause) => Effect.failCause(full === null ? cause : Cause.sequential(full, cause))),
+        Effect.orDie
+      )
+      // committed: the staged images are the activity's now (or forgotten with the metadata)
+      if (taken !== null) yield* images.remove(taken.images)
+    })
+
+    return { write } as const
+  }),
+  dependencies: [ExportImages.Default]
+}) {}
