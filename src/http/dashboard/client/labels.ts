@@ -10,6 +10,10 @@ export const IMPORT_SOURCES: Record<FileImport["source"], string> = {
   kmlFile: "KML file",
   kmzFile: "KMZ file",
   zipFile: "Zip archive",
+  garminExport: "Garmin Connect export",
+  stravaExport: "Strava export",
+  fitTrackeeExport: "FitTrackee export",
+  endurainExport: "Endurain export",
   otherFile: "Other file"
 }
 

@@ -1,4 +1,5 @@
 import * as path from "node:path"
+import type { FileImportSource } from "../../../schema/ApiModels.ts"
 import type { FileFormat } from "../../../schema/ParsedActivity.ts"
 import { formatOf } from "../ActivityFileName.ts"
 import type { ExportedActivity, ExportedGear } from "../archives/ExportedActivity.ts"
@@ -6,6 +7,24 @@ import type { GarminSummary } from "./GarminExport.ts"
 
 /** The peers whose exports are recognised; `unknown` is any other archive of activity files. */
 export type ExportKind = "garmin" | "strava" | "fittrackee" | "endurain" | "unknown"
+
+/** The import row's source of a file of each export (a plain zip's file is its own format's). */
+export const EXPORT_SOURCES: Record<ExportKind, FileImportSource | null> = {
+  garmin: "garminExport",
+  strava: "stravaExport",
+  fittrackee: "fitTrackeeExport",
+  endurain: "endurainExport",
+  unknown: null
+}
+
+/** The export's name in the daemon log. */
+export const EXPORT_NAMES: Record<ExportKind, string> = {
+  garmin: "a Garmin Connect export",
+  strava: "a Strava bulk export",
+  fittrackee: "a FitTrackee export",
+  endurain: "an Endurain export",
+  unknown: "a zip of activity files"
+}
 
 /** Archives and compressed files other than a gzipped activity file (`.fit.gz`). */
 const ARCHIVE = /\.(zip|tar|tgz|tbz2?|txz|7z|rar|gz|bz2|xz|zst|lz|lzma|cab|jar)$/i

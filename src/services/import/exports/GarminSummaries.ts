@@ -57,6 +57,11 @@ export class GarminSummaries extends Effect.Service<GarminSummaries>()("services
       yield* sql`DELETE FROM export_summaries WHERE archive NOT IN (SELECT archive FROM export_metadata WHERE archive IS NOT NULL)`
     }, Effect.orDie)
 
-    return { keep, match, forgetUnused } as const
+    /** Forgets the summaries of `archive` once none of its files waits (within the caller's transaction, after a file's metadata is taken). */
+    const forgetIfDone = Effect.fn("GarminSummaries.forgetIfDone")(function*(archive: string) {
+      yield* sql`DELETE FROM export_summaries WHERE archive = ${archive} AND NOT EXISTS (SELECT 1 FROM export_metadata WHERE archive = ${archive})`
+    }, Effect.orDie)
+
+    return { keep, match, forgetUnused, forgetIfDone } as const
   })
 }) {}

@@ -1,4 +1,4 @@
-import { csvRows } from "../archives/StravaExportCsv.ts"
+import { csvRows } from "./csvRows.ts"
 import { resolveSportName } from "../parsers/sportNames.ts"
 import type { ExportedActivity, ExportedGear } from "../archives/ExportedActivity.ts"
 import { allGear, byName, describedWith, textOf } from "./ExportReading.ts"
