@@ -4,9 +4,9 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as zlib from "node:zlib"
-import { isCandidateName } from "../../../../src/services/import/WatchDirectory.ts"
-import { type ChildDaemon, startChildDaemon } from "../../../support/ChildDaemon.ts"
-import { dayStart, fitActivity, gpxActivity, listFiles, type Root, scopedRoot, tcxActivity } from "../../../support/ImportHarness.ts"
+import { startChildDaemon } from "../../../support/ChildDaemon.ts"
+import { count, databaseFile, until, waiting } from "../../../support/killNine.ts"
+import { dayStart, fitActivity, gpxActivity, type Root, scopedRoot, tcxActivity } from "../../../support/ImportHarness.ts"
 import { JPEG_HEAD } from "../../../support/TestDaemon.ts"
 import { zipOf } from "../../../support/zipOf.ts"
 
@@ -73,8 +73,6 @@ const exportOf = (): { readonly zip: Buffer; readonly activities: ReadonlyArray<
 // ---------------------------------------------------------------------------------------
 // What the storage holds, read straight from SQLite
 
-const databaseFile = (root: Root) => path.join(root.storageDir, "database", "waymark.sqlite")
-
 interface StoredActivity {
   readonly filename: string
   readonly start_time: number
@@ -123,34 +121,6 @@ const problemsOf = (state: ReturnType<typeof readStorage>, exported: ReadonlyArr
   for (const [name, n] of rowsByName) if (n > 1) problems.push(`"${name}" has ${n} import rows`)
   return problems
 }
-
-// ---------------------------------------------------------------------------------------
-// Waiting on the daemon's progress (polled every 2 ms: the kill must land between two steps)
-
-const count = (root: Root, query: string): number => {
-  try {
-    const db = new Database(databaseFile(root), { readonly: true, fileMustExist: true })
-    try {
-      return (db.prepare(query).get() as { n: number }).n
-    } finally {
-      db.close()
-    }
-  } catch {
-    return 0 // the database is being created
-  }
-}
-
-const until = (what: string, daemon: ChildDaemon, condition: () => boolean, timeoutMs = 120_000) =>
-  Effect.gen(function*() {
-    const deadline = Date.now() + timeoutMs
-    while (!condition()) {
-      if (daemon.hasExited()) return yield* Effect.dieMessage(`the daemon exited while waiting for ${what}:\n${daemon.output()}`)
-      if (Date.now() > deadline) return yield* Effect.dieMessage(`timed out waiting for ${what}:\n${daemon.output()}`)
-      yield* Effect.sleep("2 millis")
-    }
-  })
-
-const waiting = (root: Root) => listFiles(root.watchDir).filter(isCandidateName)
 
 describe("kill -9 during a Strava export's import", () => {
   it.scopedLive(
