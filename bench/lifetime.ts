@@ -10,7 +10,8 @@
  * values), one thread, the making of each file outside the clock.
  *
  *   npm run bench:lifetime   (builds first; LIFETIME_COUNT=5000, LIFETIME_LAYOUTS=strava,garmin,
- *                             LIFETIME_DEADLINE_S=900 per layout)
+ *                             LIFETIME_DEADLINE_S=900 per layout; BENCH_PROFILE_DIR=dir writes a CPU
+ *                             profile of the daemon's main thread there, bench/cpuProfile.mjs)
  *
  * Targets: at least 25 activities/s, peak RSS under 400 MB, /status p99 under 50 ms. Prints the
  * figures and the daemon log's progress lines; always exits 0.
@@ -47,7 +48,12 @@ interface Imported {
 
 /** Drops the zip `zip` into a fresh built daemon's watch folder; measures until every activity file has its row. */
 const importInto = async (zip: string): Promise<Imported> => {
-  const root = makeRoot({ LOG_LEVEL: "warning", WATCH_SETTLE: "300ms" })
+  const profileDir = process.env.BENCH_PROFILE_DIR
+  const root = makeRoot({
+    LOG_LEVEL: "warning",
+    WATCH_SETTLE: "300ms",
+    ...(profileDir ? { NODE_OPTIONS: `--import ${path.join(import.meta.dirname, "cpuProfile.mjs")}`, BENCH_PROFILE_DIR: path.resolve(profileDir) } : {})
+  })
   const scope = Effect.runSync(Scope.make())
   try {
     const daemon = await Effect.runPromise(startChildDaemon({ env: root.env, apiKey: root.apiKey, built: true }).pipe(Scope.extend(scope)))
@@ -92,7 +98,10 @@ const importInto = async (zip: string): Promise<Imported> => {
         }
       })
       .filter((m) => /importing: |import finished|queued for import|unpacked|skipped/.test(m))
-    return { seconds, rows, counts, peakRss: memoryOf(daemon.pid)?.peak ?? null, status, progress }
+    const peakRss = memoryOf(daemon.pid)?.peak ?? null
+    // a daemon stopped as `npm start`'s would be writes its profile as it exits
+    if (profileDir) await Effect.runPromise(daemon.kill("SIGTERM"))
+    return { seconds, rows, counts, peakRss, status, progress }
   } finally {
     await Effect.runPromise(Scope.close(scope, Exit.void))
     fs.rmSync(root.root, { recursive: true, force: true })

@@ -5,6 +5,7 @@ import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, truncateText } from "../../sch
 import { ActivityRepo } from "../activities/ActivityRepo.ts"
 import { exportedGearId, GearRepo } from "../activities/GearRepo.ts"
 import { type KeptMetadata, ExportMetadata } from "./archives/ExportMetadata.ts"
+import { KeptArchives } from "./archives/KeptArchives.ts"
 import { GarminSummaries } from "./exports/GarminSummaries.ts"
 import { ExportImages, imageIdOf } from "./archives/ExportImages.ts"
 import { FileImportRepo, type NewFileImport } from "./FileImportRepo.ts"
@@ -53,6 +54,7 @@ export class ImportWriter extends Effect.Service<ImportWriter>()("services/impor
     const exported = yield* ExportMetadata
     const images = yield* ExportImages
     const summaries = yield* GarminSummaries
+    const archives = yield* KeptArchives
 
     /**
      * Writes the row and its activities in one transaction (see the module). A failure dies; a
@@ -85,14 +87,14 @@ export class ImportWriter extends Effect.Service<ImportWriter>()("services/impor
         const ids = input.activities.map((a) => a.id)
         // a file of an export says which export in its row
         yield* fileImports.insert({ ...input.row, source: kept?.source ?? input.row.source, activityId: ids[0] ?? null, activityIds: ids })
-        // the export's summaries are kept until its last file is done
-        if (kept?.archive != null) yield* summaries.forgetIfDone(kept.archive)
+        // the archive and what it said are kept until its last file is done
+        const done = kept?.archive != null && (yield* archives.forgetIfDone(kept.archive))
         // the photos are the file's first activity's (the legs of a race share one file)
         const first = ids[0]
         if (applied !== null && first !== undefined) {
           for (const name of published) yield* activities.addImage(first, imageIdOf(name), name)
         }
-        return metadata
+        return { metadata, done: done ? kept!.archive : null }
       }).pipe(Effect.tapErrorCause((cause) =>
         Effect.sync(() => {
           if (isStorageFull(cause)) full = cause
@@ -102,10 +104,11 @@ export class ImportWriter extends Effect.Service<ImportWriter>()("services/impor
         Effect.orDie
       )
       // committed: the staged images are the activity's now (or forgotten with the metadata)
-      if (taken !== null) yield* images.remove(taken.images)
+      if (taken.metadata !== null) yield* images.remove(taken.metadata.images)
+      if (taken.done !== null) yield* archives.remove(taken.done)
     })
 
     return { write } as const
   }),
-  dependencies: [ExportImages.Default, GarminSummaries.Default]
+  dependencies: [ExportImages.Default, GarminSummaries.Default, KeptArchives.Default]
 }) {}

@@ -15,6 +15,7 @@ import { WatchDirectory } from "../WatchDirectory.ts"
 import type { ExportedActivity } from "./ExportedActivity.ts"
 import { ExportImages } from "./ExportImages.ts"
 import { type DescribedFile, ExportMetadata } from "./ExportMetadata.ts"
+import { KeptArchives } from "./KeptArchives.ts"
 import { freeNameIn, placedBefore, publishStaged, removeStaging, stageZip, type StagedZip, ZipChanged, ZipProblem } from "./ZipArchive.ts"
 
 /**
@@ -46,6 +47,7 @@ export class ArchiveImport extends Effect.Service<ArchiveImport>()("services/imp
     const failed = yield* FailedImports
     const gear = yield* GearRepo
     const summaries = yield* GarminSummaries
+    const archives = yield* KeptArchives
     const sql = yield* SqlClient.SqlClient
 
     /** The staged images an export's activity names (by their path in the archive), copied out for it. */
@@ -66,8 +68,8 @@ export class ArchiveImport extends Effect.Service<ArchiveImport>()("services/imp
     const publish = (filename: string, staged: StagedZip) =>
       Effect.gen(function*() {
         const source = EXPORT_SOURCES[staged.kind]
-        // the export the files are of, which a Garmin export's summaries are kept by
-        const archive = staged.archive ?? (source === null ? null : `zip-${randomUUID()}`)
+        // the archive the files are of: its original and a Garmin export's summaries are kept by it until its last file is done
+        const archive = staged.archive ?? `zip-${randomUUID()}`
         // every gear the export lists, whether or not an activity names it
         for (const { brand, kind, model, name } of staged.gear) {
           yield* gear.upsert({ id: exportedGearId(name), name, type: "imported", isRetired: false, brand, model, kind })
@@ -80,15 +82,13 @@ export class ArchiveImport extends Effect.Service<ArchiveImport>()("services/imp
         })
         const described: Array<DescribedFile> = []
         for (const file of planned) {
-          // a plain zip's files say nothing more than their own bytes
-          if (source === null && file.metadata === null) continue
           if (file.placed && (yield* exported.find(file.name, file.contentHash)) !== null) continue
           const metadata = file.metadata === null ? null : { ...file.metadata, images: yield* imagesOf(staged, file.metadata) }
           described.push({ filename: file.wanted, contentHash: file.contentHash, metadata, source, archive })
         }
         // the summaries and the files that need them, together: the summaries go once no file names their archive
         yield* sql.withTransaction(Effect.gen(function*() {
-          if (archive !== null && staged.summaries.length > 0) yield* summaries.keep(archive, staged.summaries)
+          if (staged.summaries.length > 0) yield* summaries.keep(archive, staged.summaries)
           yield* exported.keep(described)
         })).pipe(Effect.orDie)
         const placed: Array<string> = []
@@ -97,7 +97,8 @@ export class ArchiveImport extends Effect.Service<ArchiveImport>()("services/imp
           if (name !== file.wanted) yield* exported.rename(file.wanted, name, file.contentHash)
           placed.push(name)
         }
-        // its files are in the folder now, each to be imported and kept
+        // its files are in the folder now, each to be imported and kept; its original stays in storage until the last is
+        if (placed.length > 0) yield* archives.keep(path.join(watch.watchDir, filename), archive)
         yield* watch.removeImported(filename, staged.identity)
         const left = staged.skipped.map((s) => `${s.area === "." ? "its top folder" : s.area} (${s.entries} ${s.entries === 1 ? "file" : "files"})`)
         yield* Effect.logInfo(
@@ -134,5 +135,5 @@ export class ArchiveImport extends Effect.Service<ArchiveImport>()("services/imp
 
     return { unpack } as const
   }),
-  dependencies: [FailedImports.Default, ExportImages.Default, GarminSummaries.Default]
+  dependencies: [FailedImports.Default, ExportImages.Default, GarminSummaries.Default, KeptArchives.Default]
 }) {}

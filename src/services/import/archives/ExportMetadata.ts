@@ -2,8 +2,8 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Either, Schema } from "effect"
 import { FileImportSource, SportType } from "../../../schema/ApiModels.ts"
 import { ExportedActivity, ExportedGear, gearNamed } from "./ExportedActivity.ts"
-import { GarminSummaries } from "../exports/GarminSummaries.ts"
 import { ExportImages } from "./ExportImages.ts"
+import { KeptArchives } from "./KeptArchives.ts"
 
 /**
  * What an export said about the files unpacked from it, by their name in the watch folder and
@@ -79,7 +79,7 @@ export class ExportMetadata extends Effect.Service<ExportMetadata>()("services/i
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const images = yield* ExportImages
-    const summaries = yield* GarminSummaries
+    const archives = yield* KeptArchives
 
     /** Keeps what the export said about each of its files (replacing what an earlier export said of the name). */
     const keep = Effect.fn("ExportMetadata.keep")(function*(files: ReadonlyArray<DescribedFile>) {
@@ -133,10 +133,10 @@ export class ExportMetadata extends Effect.Service<ExportMetadata>()("services/i
         for (const image of read(row.metadata)?.images ?? []) named.add(image)
       }
       yield* images.sweep(named)
-      yield* summaries.forgetUnused()
+      yield* archives.sweep()
     }, Effect.orDie)
 
     return { keep, rename, find, take, sportOf, keepOnly } as const
   }),
-  dependencies: [ExportImages.Default, GarminSummaries.Default]
+  dependencies: [ExportImages.Default, KeptArchives.Default]
 }) {}

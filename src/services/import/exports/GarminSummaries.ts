@@ -8,7 +8,7 @@ import { GARMIN_MATCH_TOLERANCE_MS, type GarminSummary, matchSummary } from "./G
  * from its unpacking until the last of its files is imported: its files carry no activity id,
  * so each activity learns its name, sport and description only once parsed, from the summary
  * starting nearest it (matchSummary). A restart half way through keeps them with the files
- * still waiting; what no waiting file needs any more is forgotten (`forgetUnused`).
+ * still waiting; they are forgotten with the archive (KeptArchives).
  */
 
 const decode = Schema.decodeUnknownEither(Schema.parseJson(ExportedActivity))
@@ -52,16 +52,6 @@ export class GarminSummaries extends Effect.Service<GarminSummaries>()("services
       return matchSummary(near, startTime)
     }, Effect.orDie)
 
-    /** Forgets the summaries of archives none of whose files waits any more (no export metadata names it). */
-    const forgetUnused = Effect.fn("GarminSummaries.forgetUnused")(function*() {
-      yield* sql`DELETE FROM export_summaries WHERE archive NOT IN (SELECT archive FROM export_metadata WHERE archive IS NOT NULL)`
-    }, Effect.orDie)
-
-    /** Forgets the summaries of `archive` once none of its files waits (within the caller's transaction, after a file's metadata is taken). */
-    const forgetIfDone = Effect.fn("GarminSummaries.forgetIfDone")(function*(archive: string) {
-      yield* sql`DELETE FROM export_summaries WHERE archive = ${archive} AND NOT EXISTS (SELECT 1 FROM export_metadata WHERE archive = ${archive})`
-    }, Effect.orDie)
-
-    return { keep, match, forgetUnused, forgetIfDone } as const
+    return { keep, match } as const
   })
 }) {}

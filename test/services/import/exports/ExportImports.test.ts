@@ -91,9 +91,10 @@ describe.skipIf(!CORPUS_DIR)("exports dropped into the watch folder", () => {
         const log = yield* daemonMessages
         const unpacked = log.find((m) => m.startsWith(`unpacked "garmin-export.zip"`))
         expect(unpacked).toMatch(/^unpacked "garmin-export\.zip", a Garmin Connect export: 4 activity files; left out, as they hold no activity: DI_CONNECT\/DI-Connect-Fitness \(\d+ files?\), DI_CONNECT\/DI-Connect-Wellness/)
-        // no row for what holds no activity, and the export left the folder
+        // no row for what holds no activity; the export left the folder, and storage once its last file was imported
         expect(rows).toHaveLength(4)
         expect(fs.readdirSync(root.watchDir).filter((f) => !f.startsWith("."))).toEqual([])
+        expect(fs.readdirSync(path.join(root.storageDir, "files", "archives"))).toEqual([])
       }).pipe(Effect.provide(daemonLayer(root)))
     }), 120_000)
 

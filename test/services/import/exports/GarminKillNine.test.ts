@@ -83,8 +83,11 @@ describe("kill -9 during a Garmin Connect export's import", () => {
       const journal: Array<string> = []
       const check = (moment: string) => {
         const state = readStorage(root)
-        journal.push(`killed ${moment}: ${state.activities.length} activities, ${state.kept} rows kept, ${waiting(root).length} files waiting`)
+        const originals = fs.readdirSync(path.join(root.storageDir, "files", "archives"))
+        journal.push(`killed ${moment}: ${state.activities.length} activities, ${state.kept} rows kept, ${waiting(root).length} files waiting, ${originals.length} archives kept`)
         expect(problemsOf(state), journal.join("\n")).toEqual([])
+        // the export's original stays in storage from the moment it leaves the folder until its last file is imported
+        if (!fs.existsSync(path.join(root.watchDir, "garmin-export.zip")) && state.activities.length < FILES) expect(originals, journal.join("\n")).toHaveLength(1)
         return state
       }
 
@@ -118,6 +121,7 @@ describe("kill -9 during a Garmin Connect export's import", () => {
       expect(state.activities).toHaveLength(FILES)
       expect(state.rows).toHaveLength(FILES)
       expect(state.kept).toBe(0)
+      expect(fs.readdirSync(path.join(root.storageDir, "files", "archives"))).toEqual([])
       expect(fs.existsSync(path.join(root.watchDir, "garmin-export.zip"))).toBe(false)
       console.log(`GarminKillNine\n${journal.join("\n")}`)
     }), { timeout: 600_000 })

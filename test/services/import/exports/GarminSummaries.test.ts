@@ -2,6 +2,9 @@ import { describe, expect, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import { readGarminSummaries } from "../../../../src/services/import/exports/GarminExport.ts"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { KeptArchives } from "../../../../src/services/import/archives/KeptArchives.ts"
 import { GarminSummaries } from "../../../../src/services/import/exports/GarminSummaries.ts"
 import { scopedRoot, servicesLayer } from "../../../support/ImportHarness.ts"
 
@@ -17,8 +20,8 @@ const SUMMARIES = readGarminSummaries([JSON.stringify([{
   ]
 }])])
 
-describe("GarminSummaries", () => {
-  it.scopedLive("kept by archive, matched by start time in the database as in memory, forgotten once no file of the archive waits", () =>
+describe("GarminSummaries and KeptArchives", () => {
+  it.scopedLive("summaries kept by archive, matched by start time in the database as in memory; they and the archive's original forgotten once no file of the archive waits", () =>
     Effect.gen(function*() {
       const root = yield* scopedRoot()
       yield* Effect.gen(function*() {
@@ -33,13 +36,28 @@ describe("GarminSummaries", () => {
         // another archive's summaries are not this one's
         expect(yield* summaries.match("archive-b", at("2024-05-01T08:00:00Z"))).toBeNull()
 
-        // a file of archive-a still waits: its summaries stay, archive-b's go
+        // the archives' originals, kept beside them
+        const archives = yield* KeptArchives
+        const zips = path.join(root.root, "zips")
+        fs.mkdirSync(zips)
+        for (const name of ["a.zip", "b.zip"]) fs.writeFileSync(path.join(zips, name), name)
+        yield* archives.keep(path.join(zips, "a.zip"), "archive-a")
+        yield* archives.keep(path.join(zips, "b.zip"), "archive-b")
+        const kept = () => fs.readdirSync(path.join(root.storageDir, "files", "archives")).sort()
+        expect(kept()).toEqual(["archive-a--a.zip", "archive-b--b.zip"])
+
+        // a file of archive-a still waits: its summaries and original stay, archive-b's go
         yield* sql`INSERT INTO export_metadata (filename, metadata, archive, source) VALUES ('a.fit', '{}', 'archive-a', 'garminExport')`
-        yield* summaries.forgetUnused()
+        yield* archives.sweep()
         expect((yield* sql<{ archive: string; n: number }>`SELECT archive, COUNT(*) AS n FROM export_summaries GROUP BY archive`)).toEqual([{ archive: "archive-a", n: SUMMARIES.length }])
+        expect(kept()).toEqual(["archive-a--a.zip"])
+        expect(yield* archives.forgetIfDone("archive-a")).toBe(false)
+        // its last file taken: done
         yield* sql`DELETE FROM export_metadata`
-        yield* summaries.forgetUnused()
+        expect(yield* archives.forgetIfDone("archive-a")).toBe(true)
+        yield* archives.remove("archive-a")
         expect((yield* sql<{ n: number }>`SELECT COUNT(*) AS n FROM export_summaries`)[0]!.n).toBe(0)
-      }).pipe(Effect.provide(GarminSummaries.Default.pipe(Layer.provideMerge(servicesLayer(root)))))
+        expect(kept()).toEqual([])
+      }).pipe(Effect.provide(Layer.mergeAll(GarminSummaries.Default, KeptArchives.Default).pipe(Layer.provideMerge(servicesLayer(root)))))
     }))
 })
