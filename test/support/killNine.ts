@@ -1,5 +1,7 @@
 import Database from "better-sqlite3"
-import { Effect } from "effect"
+import { expect } from "@effect/vitest"
+import { Effect, type Scope } from "effect"
+import * as fs from "node:fs"
 import * as path from "node:path"
 import { isCandidateName } from "../../src/services/import/WatchDirectory.ts"
 import type { ChildDaemon } from "./ChildDaemon.ts"
@@ -39,3 +41,44 @@ export const until = (what: string, daemon: ChildDaemon, condition: () => boolea
 
 /** The files waiting at the top of the watch folder. */
 export const waiting = (root: Root) => listFiles(root.watchDir).filter(isCandidateName)
+
+/**
+ * Drops the archive `zip` into the watch folder as `name` and SIGKILLs the daemon twice over:
+ * first as soon as it is unpacked (its staging folder appears, or `kept` answers true), then,
+ * daemon after daemon, right after the n-th new activity (at once or a few milliseconds later),
+ * calling `check` after each kill (it answers how many activities are stored). Answers how many
+ * kills landed before the last of `total` activities: the caller wants several, or it proved
+ * nothing.
+ */
+export const killWhileImporting = <E>(options: {
+  readonly root: Root
+  readonly start: () => Effect.Effect<ChildDaemon, E, Scope.Scope>
+  readonly zip: Uint8Array
+  readonly name: string
+  readonly total: number
+  readonly kept: () => boolean
+  readonly check: (moment: string) => number
+}) =>
+  Effect.gen(function*() {
+    const { root, start, total } = options
+    const activitiesNow = () => count(root, "SELECT COUNT(*) AS n FROM activities")
+    let daemon = yield* start()
+    fs.writeFileSync(path.join(root.watchDir, `.${options.name}.part`), options.zip)
+    fs.renameSync(path.join(root.watchDir, `.${options.name}.part`), path.join(root.watchDir, options.name))
+    const unpacking = () => fs.readdirSync(root.watchDir).some((name) => name.startsWith(".unzip-"))
+    yield* until("the export unpacked", daemon, () => unpacking() || options.kept())
+    expect(yield* daemon.kill("SIGKILL")).toEqual({ code: null, signal: "SIGKILL" })
+    options.check("while the export was unpacked")
+    // right after the n-th new activity row: between its commit and whatever follows it
+    let killedBetween = 0
+    for (const [n, delayMs] of [[1, 0], [2, 0], [1, 5], [3, 0], [1, 0]] as const) {
+      daemon = yield* start()
+      const from = activitiesNow()
+      if (from >= total) break
+      yield* until(`${n} more activities`, daemon, () => activitiesNow() >= Math.min(total, from + n))
+      if (delayMs > 0) yield* Effect.sleep(delayMs)
+      expect(yield* daemon.kill("SIGKILL")).toEqual({ code: null, signal: "SIGKILL" })
+      if (options.check(`${delayMs} ms after ${n} more activities (from ${from})`) < total) killedBetween++
+    }
+    return killedBetween
+  })

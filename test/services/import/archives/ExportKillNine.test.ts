@@ -5,7 +5,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import * as zlib from "node:zlib"
 import { startChildDaemon } from "../../../support/ChildDaemon.ts"
-import { count, databaseFile, until, waiting } from "../../../support/killNine.ts"
+import { count, databaseFile, killWhileImporting, until, waiting } from "../../../support/killNine.ts"
 import { dayStart, fitActivity, gpxActivity, type Root, scopedRoot, tcxActivity } from "../../../support/ImportHarness.ts"
 import { JPEG_HEAD } from "../../../support/TestDaemon.ts"
 import { zipOf } from "../../../support/zipOf.ts"
@@ -139,32 +139,17 @@ describe("kill -9 during a Strava export's import", () => {
           return state
         }
 
-        // 1. while the export is unpacked: as soon as its staging folder appears, or what it says is kept
-        let daemon = yield* start()
-        fs.writeFileSync(path.join(root.watchDir, ".export.zip.part"), zip)
-        fs.renameSync(path.join(root.watchDir, ".export.zip.part"), path.join(root.watchDir, "export_2024.zip"))
-        const unpacking = () => fs.readdirSync(root.watchDir).some((name) => name.startsWith(".unzip-"))
-        yield* until("the export unpacked", daemon, () => unpacking() || count(root, "SELECT COUNT(*) AS n FROM export_metadata") > 0)
-        expect(yield* daemon.kill("SIGKILL")).toEqual({ code: null, signal: "SIGKILL" })
-        check("while the export was unpacked")
-
-        // 2. right after the n-th new activity row: between its commit and whatever follows it
-        let killedBetween = 0
-        for (const [n, delayMs] of [[1, 0], [2, 0], [1, 5], [3, 0], [1, 0]] as const) {
-          daemon = yield* start()
-          const from = activitiesNow()
-          if (from >= FILES) break
-          yield* until(`${n} more activities`, daemon, () => activitiesNow() >= Math.min(FILES, from + n))
-          if (delayMs > 0) yield* Effect.sleep(delayMs)
-          expect(yield* daemon.kill("SIGKILL")).toEqual({ code: null, signal: "SIGKILL" })
-          const state = check(`${delayMs} ms after ${n} more activities (from ${from})`)
-          if (state.activities.length < FILES) killedBetween++
-        }
+        // 1. while the export is unpacked; 2. right after the n-th new activity row
+        const killedBetween = yield* killWhileImporting({
+          root, start, zip, name: "export_2024.zip", total: FILES,
+          kept: () => count(root, "SELECT COUNT(*) AS n FROM export_metadata") > 0,
+          check: (moment) => check(moment).activities.length
+        })
         // the test is not vacuous: kills landed in the middle of the export's import
         expect(killedBetween, journal.join("\n")).toBeGreaterThanOrEqual(3)
 
         // 3. a last run drains the folder
-        daemon = yield* start()
+        const daemon = yield* start()
         yield* until("the export imported", daemon, () => activitiesNow() >= FILES && waiting(root).length === 0, 300_000)
         const listed = yield* daemon.get(`/api/v1/activities?pagination[size]=100`)
         expect(listed.status).toBe(200)

@@ -6,7 +6,7 @@ import * as path from "node:path"
 import { startChildDaemon } from "../../../support/ChildDaemon.ts"
 import { asZip, garminExport, type SourceActivity } from "../../../support/exportArchives.ts"
 import { dayStart, fitActivity, type Root, scopedRoot } from "../../../support/ImportHarness.ts"
-import { count, databaseFile, until, waiting } from "../../../support/killNine.ts"
+import { count, databaseFile, killWhileImporting, until, waiting } from "../../../support/killNine.ts"
 
 /**
  * A Garmin Connect export survives a `kill -9` at any step of its import: its parts unpacked,
@@ -91,30 +91,16 @@ describe("kill -9 during a Garmin Connect export's import", () => {
         return state
       }
 
-      // 1. while the export is unpacked: as soon as its staging folder appears, or its summaries are kept
-      let daemon = yield* start()
-      fs.writeFileSync(path.join(root.watchDir, ".garmin.zip.part"), asZip(garminExport({ activities }, { partSize: 6 })))
-      fs.renameSync(path.join(root.watchDir, ".garmin.zip.part"), path.join(root.watchDir, "garmin-export.zip"))
-      const unpacking = () => fs.readdirSync(root.watchDir).some((name) => name.startsWith(".unzip-"))
-      yield* until("the export unpacked", daemon, () => unpacking() || count(root, "SELECT COUNT(*) AS n FROM export_summaries") > 0)
-      expect(yield* daemon.kill("SIGKILL")).toEqual({ code: null, signal: "SIGKILL" })
-      check("while the export was unpacked")
-
-      // 2. right after the n-th new activity row
-      let killedBetween = 0
-      for (const [n, delayMs] of [[1, 0], [2, 0], [1, 5], [3, 0], [1, 0]] as const) {
-        daemon = yield* start()
-        const from = activitiesNow()
-        if (from >= FILES) break
-        yield* until(`${n} more activities`, daemon, () => activitiesNow() >= Math.min(FILES, from + n))
-        if (delayMs > 0) yield* Effect.sleep(delayMs)
-        expect(yield* daemon.kill("SIGKILL")).toEqual({ code: null, signal: "SIGKILL" })
-        if (check(`${delayMs} ms after ${n} more activities (from ${from})`).activities.length < FILES) killedBetween++
-      }
+      // 1. while the export's parts are unpacked; 2. right after the n-th new activity row
+      const killedBetween = yield* killWhileImporting({
+        root, start, zip: asZip(garminExport({ activities }, { partSize: 6 })), name: "garmin-export.zip", total: FILES,
+        kept: () => count(root, "SELECT COUNT(*) AS n FROM export_summaries") > 0,
+        check: (moment) => check(moment).activities.length
+      })
       expect(killedBetween, journal.join("\n")).toBeGreaterThanOrEqual(3)
 
       // 3. a last run drains the folder
-      daemon = yield* start()
+      const daemon = yield* start()
       yield* until("the export imported", daemon, () => activitiesNow() >= FILES && waiting(root).length === 0 && readStorage(root).kept === 0, 300_000)
       yield* daemon.kill("SIGKILL")
       const state = check("after the drain")
