@@ -13,16 +13,19 @@ import { linkUnderFreeName, suffixedName } from "../PublishFile.ts"
 import type { ExportedActivity } from "./ExportedActivity.ts"
 
 /**
- * Unpacks a zip of activity files (a Strava bulk export, or a plain zip) in two steps: `stageZip`
- * writes its activity files (folders inside the zip flattened, so no entry can write outside),
- * its images and its `activities.csv` into a dot-folder of their own beside the folder, all or
- * nothing; the caller then keeps what it must about them and lets each file into the folder
- * (`publishStaged`, never over another file) before it removes the staging (`removeStaging`).
- * Other entries are left out; an archive inside the zip refuses the whole zip (its activities
- * would be lost unseen); the limits below stop a zip bomb while it is unpacked, whatever the
- * headers claim (the images have a `totalBytes` of their own, and one past a limit is left out
- * rather than the zip refused). The zip is opened without following a link, and what it holds is
- * answered only if it did not change while it was read.
+ * Unpacks a zip of activity files (a peer's export, or a plain zip) in two steps: `stageZip`
+ * reads its list of entries, plans it by its export's layout (ExportLayout: which entries are
+ * activity files and what the export says of each, which are archives to open in turn, what is
+ * left out), and writes the activity files (folders flattened, so no entry can write outside),
+ * those of a Garmin export's parts and the photos its activities name into a dot-folder of their
+ * own beside the folder, all or nothing; the caller then keeps what it must about them and lets
+ * each file into the folder (`publishStaged`, never over another file) before it removes the
+ * staging (`removeStaging`). An archive inside a zip of no known layout refuses the whole zip
+ * (its activities would be lost unseen); the limits below stop a zip bomb while it is unpacked,
+ * whatever the headers claim (a part's bytes count in the total; the photos have a `totalBytes`
+ * of their own, and one past a limit is left out rather than the zip refused). The zip is opened
+ * without following a link, and what it holds is answered only if it did not change while it
+ * was read.
  */
 export const ZIP_LIMITS = {
   entries: 20_000,
@@ -257,7 +260,7 @@ export const stageZip = async (zipPath: string, destDir: string, relative?: stri
     for (const entry of entries) {
       // refused by the reader as it reads (an absolute path, `..`): refused here before anything is written
       const error = yauzl.validateFileName(entry.fileName.replaceAll("\\", "/"))
-      if (error !== null) throw new ZipProblem(`it holds a file whose path leads outside the archive (${error}); nothing was unpacked`)
+      if (error !== null) throw new ZipProblem(`it holds a file whose path leads outside the archive (${error.replace(/^.*?: /, "")}); nothing was unpacked`)
     }
     const { archive, plan } = await planOf(zip, entries, destDir, relative)
     const nested = plan.nested[0]
