@@ -63,9 +63,6 @@ export class ImportWriter extends Effect.Service<ImportWriter>()("services/impor
     const write = Effect.fn("ImportWriter.write")(function*(input: ImportWrite) {
       const { contentHash, filename } = input.row
       const applying = input.exported === "apply" && input.activities.length > 0
-      // the export's images are linked into the images' folder first: the rows that name them commit with the activity
-      const described = applying ? yield* exported.find(filename, contentHash) : null
-      const published = described?.metadata == null ? [] : yield* images.publish(described.metadata.images)
       // SQLite may roll a transaction back by itself when the database is full; the ROLLBACK
       // that follows then fails too and would hide the full disk: keep that cause in front
       let full: Cause.Cause<unknown> | null = null
@@ -73,6 +70,8 @@ export class ImportWriter extends Effect.Service<ImportWriter>()("services/impor
         const kept = input.exported === "leave" ? null : yield* exported.take(filename, contentHash)
         const metadata = kept?.metadata ?? null
         const applied = applying ? metadata : null
+        // the export's images are linked into the images' folder (found there after a stop: kept) before the rows that name them commit
+        const published = applied === null ? [] : yield* images.publish(applied.images)
         if (applied?.gear != null) {
           const { brand, kind, model, name } = applied.gear
           yield* gear.upsert({ id: exportedGearId(name), name, type: "imported", isRetired: false, brand, model, kind })

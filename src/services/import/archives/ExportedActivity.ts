@@ -9,12 +9,12 @@ import { SportType } from "../../../schema/ApiModels.ts"
 
 export const GEAR_KINDS = ["bike", "shoes", "other"] as const
 
-/** Gear as an export names it: its name (what the activities name it by), brand, model and kind. */
+/** Gear as an export names it: its name (what the activities name it by), brand, model and kind, null where it says none. */
 export const ExportedGear = Schema.Struct({
   name: Schema.String,
   brand: Schema.NullOr(Schema.String),
   model: Schema.NullOr(Schema.String),
-  kind: Schema.Literal(...GEAR_KINDS)
+  kind: Schema.NullOr(Schema.Literal(...GEAR_KINDS))
 })
 export type ExportedGear = typeof ExportedGear.Type
 
@@ -31,5 +31,5 @@ export const ExportedActivity = Schema.Struct({
 })
 export type ExportedActivity = typeof ExportedActivity.Type
 
-/** Gear an export names by its name alone. */
-export const gearNamed = (name: string): ExportedGear => ({ name, brand: null, model: null, kind: "other" })
+/** Gear an export names by its name alone: what another export says of its brand, model and kind stays. */
+export const gearNamed = (name: string): ExportedGear => ({ name, brand: null, model: null, kind: null })

@@ -82,7 +82,7 @@ export const removeStaleStaging = (dir: string): number => {
 }
 
 /** `name`, or `stem-1.ext`, `stem-2.ext`, ... when the folder has it already or `taken` holds it. */
-const freeName = (dir: string, name: string, taken: Set<string>) => {
+export const freeNameIn = (dir: string, name: string, taken: Set<string>): string => {
   for (let i = 0; ; i++) {
     const candidate = i === 0 ? name : suffixedName(name, i)
     if (!taken.has(candidate) && !fs.existsSync(path.join(dir, candidate))) {
@@ -180,7 +180,7 @@ const entryText = async (zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<string
 
 /** Writes `entry` into the staging folder under its base name (made unique there); that name. */
 const stageEntry = async (zip: yauzl.ZipFile, entry: yauzl.Entry, into: Unpacking, hash?: Hash): Promise<string> => {
-  const name = freeName(into.staging, path.posix.basename(entry.fileName.replaceAll("\\", "/")), into.taken)
+  const name = freeNameIn(into.staging, path.posix.basename(entry.fileName.replaceAll("\\", "/")), into.taken)
   const bytes = await streamEntry(zip, entry, fs.createWriteStream(path.join(into.staging, name), { flags: "wx" }), ZIP_LIMITS.entryBytes, hash)
   into.total += bytes
   if (into.total > ZIP_LIMITS.totalBytes) throw new ZipProblem(`it unpacks to more than ${ZIP_LIMITS.totalBytes} bytes`)
@@ -299,7 +299,7 @@ export const stageZip = async (zipPath: string, destDir: string, relative?: stri
       const entry = byName.get(imageName)
       if (entry === undefined || !IMAGE.test(imageName)) continue
       if (entry.uncompressedSize > ZIP_LIMITS.entryBytes || into.imageBytes + entry.uncompressedSize > ZIP_LIMITS.totalBytes) continue
-      const name = freeName(into.staging, path.posix.basename(imageName), into.taken)
+      const name = freeNameIn(into.staging, path.posix.basename(imageName), into.taken)
       into.imageBytes += await streamEntry(zip, entry, fs.createWriteStream(path.join(into.staging, name), { flags: "wx" }), ZIP_LIMITS.entryBytes)
       images.push({ entry: imageName, name })
     }
@@ -332,12 +332,6 @@ export const stageZip = async (zipPath: string, destDir: string, relative?: stri
     zip.close()
   }
 }
-
-/**
- * The name a staged file would get in `destDir` now: its own, or `name-1.ext`, ... when the
- * folder has it or `taken` (the names given the zip's other files) holds it.
- */
-export const freeNameIn = (destDir: string, name: string, taken: Set<string>): string => freeName(destDir, name, taken)
 
 /**
  * Lets the staged file `name` into `destDir` under `wanted`, or the first free `wanted-1.ext`,

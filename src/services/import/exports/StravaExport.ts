@@ -73,7 +73,7 @@ export const planStrava = (root: string, entries: ReadonlyArray<string>, texts: 
       description: describedWith(cell("Activity Description"), cell("Activity Private Note")),
       sportType: resolveSportName(cell("Activity Type")),
       isCommute: flag === "true" || flag === "1" || flag === "1.0",
-      gear: gearName === null ? null : gearNamed(gearName) ?? gearByMake(gearName) ?? { name: gearName, brand: null, model: null, kind: "other" },
+      gear: gearName === null ? null : gearNamed(gearName) ?? gearByMake(gearName) ?? { name: gearName, brand: null, model: null, kind: null },
       images: (cell("Media") ?? "").split("|").map((m) => m.trim()).filter((m) => m !== "" && present.has(root + m)).map((m) => root + m)
     })
   }

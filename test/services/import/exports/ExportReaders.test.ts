@@ -57,7 +57,7 @@ describe("Garmin summaries", () => {
 describe("Strava activities.csv", () => {
   const entries = ["activities.csv", "activities/1.gpx", "activities/2.fit.gz", "activities/3.tcx", "media/a.jpg"]
 
-  it("takes the first of the repeated Commute columns, only the listed photos the archive holds, and gear it does not list as other gear", () => {
+  it("takes the first of the repeated Commute columns, only the listed photos the archive holds, and gear it does not list by its name alone (no kind)", () => {
     const plan = planStrava("", entries, new Map([["activities.csv", [
       "Activity ID,Activity Name,Activity Type,Commute,Activity Gear,Filename,Commute,Media",
       "1,A,E-Bike Ride,false,Old bike,activities/1.gpx,1.0,media/a.jpg|media/missing.jpg",
@@ -68,9 +68,9 @@ describe("Strava activities.csv", () => {
       ["activities/1.gpx", "A", "EBikeRide", false], ["activities/2.fit.gz", "B, with \"quotes\"", "StairStepper", true], ["activities/3.tcx", null, null, null]
     ])
     expect(plan.activities[0]!.metadata!.images).toEqual(["media/a.jpg"])
-    expect(plan.activities[0]!.metadata!.gear).toEqual({ name: "Old bike", brand: null, model: null, kind: "other" })
+    expect(plan.activities[0]!.metadata!.gear).toEqual({ name: "Old bike", brand: null, model: null, kind: null })
     // an export without its gear files lists the gear its activities name
-    expect(plan.gear).toEqual([{ name: "Old bike", brand: null, model: null, kind: "other" }])
+    expect(plan.gear).toEqual([{ name: "Old bike", brand: null, model: null, kind: null }])
   })
 
   it("imports the files of a damaged or missing activities.csv without metadata", () => {
