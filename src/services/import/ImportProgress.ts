@@ -40,11 +40,17 @@ export class ImportBatch {
     return null
   }
 
-  /** A file is handled (`status` null: it vanished or stopped unexpectedly); `waiting` files are left. Returns the lines to log. */
+  /**
+   * A file is handled (`status` null: it vanished, a name offered again once imported, or it
+   * stopped unexpectedly and is tried again: no file done); `waiting` files are left. Returns the
+   * lines to log.
+   */
   handledOne(now: number, status: StoredStatus | null, waiting: number): ReadonlyArray<string> {
     if (this.startedAt === null) return []
-    this.handled++
-    if (status !== null) this.counts[status]++
+    if (status !== null) {
+      this.handled++
+      this.counts[status]++
+    }
     const elapsed = now - this.startedAt
     if (waiting === 0) {
       const lines = this.announced

@@ -28,4 +28,13 @@ describe("ImportBatch", () => {
     expect(progress.handledOne(1_100, "success", 1)).toEqual([])
     expect(progress.handledOne(1_200, "skipped", 0)).toEqual(["import finished: 2 files in 1 s: 1 imported, 1 skipped, 0 failed"])
   })
+
+  it("a name that vanished (offered again once imported) is no file done: the count is the files'", () => {
+    const batch = new ImportBatch()
+    expect(batch.taken(0, 3)).toBe("3 files queued for import")
+    expect(batch.handledOne(100, "success", 2)).toEqual([])
+    expect(batch.handledOne(200, null, 1)).toEqual([])
+    expect(batch.snapshot(200, 1)).toMatchObject({ done: 1, total: 2, imported: 1 })
+    expect(batch.handledOne(300, "success", 0)).toEqual(["import finished: 2 files in 1 s: 2 imported, 0 skipped, 0 failed"])
+  })
 })
