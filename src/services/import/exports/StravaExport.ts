@@ -81,7 +81,8 @@ export const planStrava = (root: string, entries: ReadonlyArray<string>, texts: 
   // the gear of the two files, and what activities name that they do not list
   const gear = allGear(listed, described.values())
   const used = new Set([...stravaMetadataEntries(root), ...[...described.values()].flatMap((a) => a.images)])
-  // what lies in activities/ is a recorded activity, described or not; routes/ holds planned routes
-  const sorted = sortEntries(entries, { root, used, isActivity: (normal) => normal.startsWith(`${root}activities/`), metadataOf: (normal) => described.get(normal) ?? null })
+  // an activity file is a recorded activity, described or not, wherever it lies (activities/, or put in by hand), but
+  // in routes/, which holds planned routes
+  const sorted = sortEntries(entries, { root, used, isActivity: (normal) => !normal.startsWith(`${root}routes/`), metadataOf: (normal) => described.get(normal) ?? null })
   return { kind: "strava", ...sorted, parts: [], gear, summaries: [], nested: [] }
 }
