@@ -82,3 +82,30 @@ export const killWhileImporting = <E>(options: {
     }
     return killedBetween
   })
+
+/**
+ * What is wrong with the activities stored (by their start, UTC ms) against what an export says
+ * (`exported`, by the start of each): each must be one of the export's, there once, described as
+ * `described` gives it (`[found, wanted]`, compared as JSON); `label` names one in the problems.
+ */
+export const storedProblems = <S extends { readonly start_time: number }, E>(
+  stored: ReadonlyArray<S>,
+  exported: ReadonlyMap<number, E>,
+  label: (e: E) => string,
+  described: (s: S, e: E) => readonly [unknown, unknown]
+): Array<string> => {
+  const problems: Array<string> = []
+  const seen = new Set<number>()
+  for (const activity of stored) {
+    const expected = exported.get(activity.start_time)
+    if (expected === undefined) {
+      problems.push(`an activity of ${activity.start_time} that the export does not hold`)
+      continue
+    }
+    if (seen.has(activity.start_time)) problems.push(`"${label(expected)}" is there twice`)
+    seen.add(activity.start_time)
+    const [found, wanted] = described(activity, expected)
+    if (JSON.stringify(found) !== JSON.stringify(wanted)) problems.push(`"${label(expected)}" is ${JSON.stringify(found)}, the export says ${JSON.stringify(wanted)}`)
+  }
+  return problems
+}

@@ -5,7 +5,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import * as zlib from "node:zlib"
 import { startChildDaemon } from "../../../support/ChildDaemon.ts"
-import { count, databaseFile, killWhileImporting, until, waiting } from "../../../support/killNine.ts"
+import { count, databaseFile, killWhileImporting, storedProblems, until, waiting } from "../../../support/killNine.ts"
 import { dayStart, fitActivity, gpxActivity, type Root, scopedRoot, tcxActivity } from "../../../support/ImportHarness.ts"
 import { JPEG_HEAD } from "../../../support/TestDaemon.ts"
 import { zipOf } from "../../../support/zipOf.ts"
@@ -101,21 +101,10 @@ const readStorage = (root: Root) => {
 
 /** Every activity stored carries what the export says of it, and none is there twice. */
 const problemsOf = (state: ReturnType<typeof readStorage>, exported: ReadonlyArray<Exported>): Array<string> => {
-  const problems: Array<string> = []
-  const byStart = new Map(exported.map((e) => [e.start, e]))
-  const seen = new Set<number>()
-  for (const activity of state.activities) {
-    const expected = byStart.get(activity.start_time)
-    if (expected === undefined) {
-      problems.push(`an activity of ${activity.start_time} that the export does not hold`)
-      continue
-    }
-    if (seen.has(activity.start_time)) problems.push(`"${expected.filename}" is there twice`)
-    seen.add(activity.start_time)
-    const found = { name: activity.name, description: activity.description, gear: activity.gear, isCommute: activity.is_commute === 1, photos: activity.photos }
-    const wanted = { name: expected.name, description: expected.description, gear: expected.gear, isCommute: expected.isCommute, photos: expected.photos }
-    if (JSON.stringify(found) !== JSON.stringify(wanted)) problems.push(`"${expected.filename}" is ${JSON.stringify(found)}, the export says ${JSON.stringify(wanted)}`)
-  }
+  const problems = storedProblems(state.activities, new Map(exported.map((e) => [e.start, e])), (e) => e.filename, (activity, expected) => [
+    { name: activity.name, description: activity.description, gear: activity.gear, isCommute: activity.is_commute === 1, photos: activity.photos },
+    { name: expected.name, description: expected.description, gear: expected.gear, isCommute: expected.isCommute, photos: expected.photos }
+  ])
   const rowsByName = new Map<string, number>()
   for (const row of state.rows) if (row.status !== "skipped") rowsByName.set(row.filename, (rowsByName.get(row.filename) ?? 0) + 1)
   for (const [name, n] of rowsByName) if (n > 1) problems.push(`"${name}" has ${n} import rows`)

@@ -6,7 +6,7 @@ import * as path from "node:path"
 import { startChildDaemon } from "../../../support/ChildDaemon.ts"
 import { asZip, garminExport, type SourceActivity } from "../../../support/exportArchives.ts"
 import { dayStart, fitActivity, type Root, scopedRoot } from "../../../support/ImportHarness.ts"
-import { count, databaseFile, killWhileImporting, until, waiting } from "../../../support/killNine.ts"
+import { count, databaseFile, killWhileImporting, storedProblems, until, waiting } from "../../../support/killNine.ts"
 
 /**
  * A Garmin Connect export survives a `kill -9` at any step of its import: its parts unpacked,
@@ -50,21 +50,10 @@ const readStorage = (root: Root) => {
 
 /** Every activity stored is its summary's, once; every file has one row at most, of the Garmin export. */
 const problemsOf = (state: ReturnType<typeof readStorage>): Array<string> => {
-  const problems: Array<string> = []
-  const byStart = new Map(activities.map((a) => [a.file.starts[0]!, a]))
-  const seen = new Set<number>()
-  for (const stored of state.activities) {
-    const expected = byStart.get(stored.start_time)
-    if (expected === undefined) {
-      problems.push(`an activity of ${stored.start_time} that the export does not hold`)
-      continue
-    }
-    if (seen.has(stored.start_time)) problems.push(`"${expected.name}" is there twice`)
-    seen.add(stored.start_time)
-    const found = [stored.name, stored.description ?? null, stored.sport_type]
-    const wanted = [expected.name, expected.description ?? null, expected.sportType]
-    if (JSON.stringify(found) !== JSON.stringify(wanted)) problems.push(`${JSON.stringify(found)} where the summary says ${JSON.stringify(wanted)}`)
-  }
+  const problems = storedProblems(state.activities, new Map(activities.map((a) => [a.file.starts[0]!, a])), (a) => a.name!, (stored, expected) => [
+    [stored.name, stored.description ?? null, stored.sport_type],
+    [expected.name, expected.description ?? null, expected.sportType]
+  ])
   const rowsByName = new Map<string, number>()
   for (const row of state.rows) {
     rowsByName.set(row.filename, (rowsByName.get(row.filename) ?? 0) + 1)
