@@ -29,7 +29,7 @@ import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, loadManifest } from "../test/suppor
 import { type ChildDaemon, startChildDaemon } from "../test/support/ChildDaemon.ts"
 import { dayStart, gpxActivity, makeRoot, type Root, servicesLayer } from "../test/support/ImportHarness.ts"
 import { defaultParseWorkers } from "../src/services/platform/AppConfig.ts"
-import { baselineBuild, cpuMillisOf, mb, memoryOf, printTable, quantile, sleep } from "./measure.ts"
+import { api, baselineBuild, cpuMillisOf, finishedRows, mb, memoryOf, printTable, quantile, sleep } from "./measure.ts"
 
 const WATCH_DEADLINE_MS = Number(process.env.BENCH_WATCH_SECONDS ?? 300) * 1000
 let DEADLINE = Date.now() + 170_000
@@ -38,14 +38,6 @@ const LARGEST_FIT = "fit/garmin-fr935-ironman-triathlon.fit"
 
 const DIST_MAIN = path.join(import.meta.dirname, "..", "dist", "main.js")
 
-const api = (base: string, key: string) => ({
-  get: (p: string) => fetch(`${base}${p}`, { headers: { authorization: `Bearer ${key}` } }),
-  upload: (name: string, bytes: Uint8Array) => {
-    const form = new FormData()
-    form.append("file", new Blob([bytes]), name)
-    return fetch(`${base}/api/v1/activity/upload`, { method: "POST", headers: { authorization: `Bearer ${key}` }, body: form })
-  }
-})
 
 interface DropResult {
   readonly imported: number
@@ -53,16 +45,6 @@ interface DropResult {
   readonly cpuMillis: number
 }
 
-/**
- * The files whose import ended (success, skipped or failed): the import log lists the queued
- * files and every row. A file that failed young stays in the folder a while, in case it was
- * still being copied, but its row says `failed` at once: it counts as done.
- */
-const finishedRows = async (client: ReturnType<typeof api>): Promise<number> => {
-  const total = async (query: string) =>
-    ((await (await client.get(`/api/v1/file-imports?${query}pagination[size]=1`)).json()) as { pagination: { total: number } }).pagination.total
-  return (await total("")) - (await total("filters[status]=queued&"))
-}
 
 /** Drops `files` into a fresh daemon's watch folder at once; files per second until every one has its row. */
 const dropInto = async (main: string | undefined, files: ReadonlyArray<{ name: string; bytes: Uint8Array }>): Promise<DropResult> => {

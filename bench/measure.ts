@@ -105,3 +105,24 @@ export const baselineBuild = (ref: string): { readonly main: string; readonly re
     return null
   }
 }
+
+/** The daemon's API at `base` with the key `key`: authorised GETs and uploads. */
+export const api = (base: string, key: string) => ({
+  get: (p: string) => fetch(`${base}${p}`, { headers: { authorization: `Bearer ${key}` } }),
+  upload: (name: string, bytes: Uint8Array) => {
+    const form = new FormData()
+    form.append("file", new Blob([bytes]), name)
+    return fetch(`${base}/api/v1/activity/upload`, { method: "POST", headers: { authorization: `Bearer ${key}` }, body: form })
+  }
+})
+
+/**
+ * The files whose import ended (success, skipped or failed): the import log lists the queued
+ * files and every row. A file that failed young stays in the folder a while, in case it was
+ * still being copied, but its row says `failed` at once: it counts as done.
+ */
+export const finishedRows = async (client: ReturnType<typeof api>): Promise<number> => {
+  const total = async (query: string) =>
+    ((await (await client.get(`/api/v1/file-imports?${query}pagination[size]=1`)).json()) as { pagination: { total: number } }).pagination.total
+  return (await total("")) - (await total("filters[status]=queued&"))
+}

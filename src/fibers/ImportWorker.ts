@@ -12,7 +12,7 @@ import { ParseWorker } from "../services/import/ParseWorker.ts"
 import { WatchDirectory } from "../services/import/WatchDirectory.ts"
 import { inChannel } from "../services/platform/Logs.ts"
 import { recordImport } from "../services/platform/Metrics.ts"
-import { ImportProgress } from "./ImportProgress.ts"
+import { ImportProgress } from "../services/import/ImportProgress.ts"
 import { annotateOutcome, type ImportSpan, startImportSpan } from "./ImportSpan.ts"
 import { supervise } from "../services/platform/supervise.ts"
 
@@ -45,7 +45,7 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
   /** Unexpected failures so far of the files being retried (kept in memory: a restart starts over). */
   const failures = new Map<string, number>()
 
-  const progress = new ImportProgress()
+  const progress = (yield* ImportProgress).batch
   const logLines = (lines: ReadonlyArray<string>) =>
     Effect.forEach(lines, (line) => Effect.logInfo(line).pipe(inChannel("daemon")), { discard: true })
 

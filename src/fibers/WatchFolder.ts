@@ -4,6 +4,7 @@ import * as path from "node:path"
 import { SUPPORTED_EXTENSIONS } from "../services/import/ActivityFileName.ts"
 import { ImportQueue } from "../services/import/ImportQueue.ts"
 import { FAILED_RECHECK_SETTLES } from "../services/import/ImportOutcome.ts"
+import { garminExportFolder, garminFolderSkipped } from "../services/import/exports/GarminFolder.ts"
 import { renameUnreadableNames } from "../services/import/unreadableNames.ts"
 import {
   EMPTIED_FOLDER_SETTLES, filesTooDeep, isCandidateName, isHiddenName, isHiddenPath, MAX_FOLDER_DEPTH, walkFolder, type WalkNotices, WatchDirectory
@@ -78,15 +79,15 @@ export const WatchFolderLive = Layer.scopedDiscard(Effect.gen(function*() {
   const watcherChoice = yield* Effect.promise(() => chooseWatcher(config.watchPolling ? Duration.toMillis(config.watchPollingInterval) : null))
   const mentioned = new Set<string>()
 
-  const daemonLog = (level: "Warning" | "Error", message: string) =>
-    (level === "Warning" ? Effect.logWarning(message) : Effect.logError(message)).pipe(inChannel("daemon"))
+  const daemonLog = (level: "Info" | "Warning" | "Error", message: string) =>
+    (level === "Info" ? Effect.logInfo(message) : level === "Warning" ? Effect.logWarning(message) : Effect.logError(message)).pipe(inChannel("daemon"))
 
   /** Whether `look` is still the folder watched since `watched`, mounted as it was. */
   const stillWatched = (look: FolderLook, watched: FolderLook & { _tag: "Folder" }) =>
     look._tag === "Folder" && look.dev === watched.dev && look.ino === watched.ino && (look.mountPoint || !watched.mountPoint)
 
   /** The folder watched until it goes wrong or is replaced: the names that settled, failing with FolderChanged. */
-  const watching = (log: (level: "Warning", message: string) => void, scanned: () => void, watched: FolderLook & { _tag: "Folder" }) =>
+  const watching = (log: (level: "Info" | "Warning", message: string) => void, scanned: () => void, watched: FolderLook & { _tag: "Folder" }) =>
     Stream.asyncPush<string, FolderChanged>((emit) =>
       Effect.gen(function*() {
         const { settling } = yield* Effect.acquireRelease(
@@ -105,13 +106,19 @@ export const WatchFolderLive = Layer.scopedDiscard(Effect.gen(function*() {
               if (stat === undefined || stat.isDirectory()) return
               // a link, a pipe, a socket or a device, whatever its name: refused with a row, never opened
               if (!stat.isFile()) return settling.observe(relative)
-              if (isHiddenName(name) || mentioned.has(relative) || mentioned.size >= MAX_MENTIONED) return
-              mentioned.add(relative)
-              log("Warning", `"${relative}" in the watch folder is not imported: only ${supportedTypes} are. It is left where it is.`)
+              // a Garmin export unpacked here: its thousands of wellness and settings files are named once, as the export
+              const garmin = garminExportFolder(relative)
+              const mention = garmin ?? relative
+              if (isHiddenName(name) || mentioned.has(mention) || mentioned.size >= MAX_MENTIONED) return
+              mentioned.add(mention)
+              if (garmin === null) log("Warning", `"${relative}" in the watch folder is not imported: only ${supportedTypes} are. It is left where it is.`)
+              else log("Info", garminFolderSkipped(garmin))
             }
             const notices: WalkNotices = {
               // each file of a folder too deep is named once, with what to do
               tooDeep: (folder) => {
+                // what a Garmin export holds so deep is no activity (its parts lie three folders down)
+                if (garminExportFolder(`${folder}/`) !== null) return
                 for (const relative of filesTooDeep(dir, folder)) {
                   if (mentioned.has(relative) || mentioned.size >= MAX_MENTIONED) continue
                   mentioned.add(relative)
@@ -196,7 +203,7 @@ export const WatchFolderLive = Layer.scopedDiscard(Effect.gen(function*() {
 
   const loop = Effect.gen(function*() {
     const runFork = Runtime.runFork(yield* Effect.runtime<never>())
-    const log = (level: "Warning", message: string) => void runFork(daemonLog(level, message))
+    const log = (level: "Info" | "Warning", message: string) => void runFork(daemonLog(level, message))
     const scanned = () => void runFork(watchDir.countScan)
     while (true) {
       const look = lookAtFolder(dir)

@@ -22,6 +22,7 @@ import {
   UnsupportedFileTypeWire,
   UnsupportedMediaTypeWire
 } from "../schema/ApiErrors.ts"
+import { ImportProgress } from "../schema/ImportProgressModels.ts"
 import {
   Activity,
   ActivityImage,
@@ -88,7 +89,7 @@ export class ActivitiesGroup extends HttpApiGroup.make("activities")
       .addError(UnsupportedMediaTypeWire)
       .addError(UnsupportedFileTypeWire)
       .annotate(BodyLimit, uploadBody({ watchFolder: true }))
-      .annotate(OpenApi.Summary, "Queue a .fit, .tcx or .gpx file for import")
+      .annotate(OpenApi.Summary, "Queue a .fit, .tcx, .gpx, .kml or .kmz file, or a .zip of them, for import")
   )
   .add(
     HttpApiEndpoint.get("search", "/activities")
@@ -213,6 +214,11 @@ export class FileImportsGroup extends HttpApiGroup.make("fileImports")
       .addError(BadRequestWire)
       .annotate(HotRead, "fileImports.search")
       .annotate(OpenApi.Summary, "Queued files first, then the outcome of every file import, newest first")
+  )
+  .add(
+    HttpApiEndpoint.get("progress", "/file-imports/progress")
+      .addSuccess(ImportProgress)
+      .annotate(OpenApi.Summary, "How many files of the import under way are done, of how many, and the time left")
   )
   .add(
     HttpApiEndpoint.post("retry")`/file-imports/${fileImportId}/retry`

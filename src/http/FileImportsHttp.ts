@@ -3,6 +3,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 import { FileImportStatusConflict, ImportModeNotFiles, NotFound, OriginalNotAvailable } from "../schema/ApiErrors.ts"
 import { type FileImportActionError, FileImportActions } from "../services/import/FileImportActions.ts"
+import { ImportProgress } from "../services/import/ImportProgress.ts"
 import { AppConfig } from "../services/platform/AppConfig.ts"
 import { WaymarkApi } from "./Api.ts"
 import { HotReads } from "./HotReads.ts"
@@ -19,8 +20,10 @@ export const FileImportsHttpLive = HttpApiBuilder.group(WaymarkApi, "fileImports
     const hot = yield* HotReads
     const actions = yield* FileImportActions
     const config = yield* AppConfig
+    const progress = yield* ImportProgress
     return handlers
       .handle("search", hot.handler("fileImports.search"))
+      .handle("progress", () => progress.current())
       .handle("retry", ({ path: { fileImportId } }) =>
         Effect.gen(function*() {
           if (config.importMode !== "files") {

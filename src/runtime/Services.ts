@@ -14,6 +14,7 @@ import { GearRepo } from "../services/activities/GearRepo.ts"
 import { GearComponents } from "../services/gear/GearComponents.ts"
 import { ImageStore } from "../services/activities/ImageStore.ts"
 import { ExportMetadata } from "../services/import/archives/ExportMetadata.ts"
+import { ImportProgress } from "../services/import/ImportProgress.ts"
 import { ImportQueue } from "../services/import/ImportQueue.ts"
 import { ActivityReprocess } from "../services/import/ActivityReprocess.ts"
 import { ImportService } from "../services/import/ImportService.ts"
@@ -57,7 +58,8 @@ const RepositoriesLive = Layer.mergeAll(
   ImageStore.DefaultWithoutDependencies,
   WatchDirectory.DefaultWithoutDependencies,
   ParseWorker.Default,
-  ImportQueue.Default,
+  // the queue, and the progress of the batch it feeds (which counts what waits in it)
+  ImportProgress.Default.pipe(Layer.provideMerge(ImportQueue.Default)),
   ExportMetadata.Default,
   Supervisor.Default
 ).pipe(Layer.provideMerge(ReadsLive), Layer.provideMerge(TrainingLive))

@@ -5,8 +5,7 @@ import type { TrainingBasis } from "./TrainingBasis.ts"
 
 export type { ImportSource, Location, Multisport, WorldType } from "./ActivityFields.ts"
 
-export const importSourceOfFormat = (format: FileFormat): ImportSource =>
-  format === "fit" ? "fitFile" : format === "tcx" ? "tcxFile" : "gpxFile"
+export const importSourceOfFormat = (format: FileFormat): ImportSource => `${format}File`
 
 /**
  * Streams, under the API's names (ActivityDetailModels' `Streams`), with `moving`, which the

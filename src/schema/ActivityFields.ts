@@ -30,7 +30,7 @@ export const WorldType = Schema.Literal("realWorld", "zwift", "rouvy", "myWhoosh
 export type WorldType = typeof WorldType.Type
 type SportType = typeof SportType.Type
 
-export const ImportSource = Schema.Literal("fitFile", "tcxFile", "gpxFile", "stravaApi").annotations({ identifier: "ImportSource" })
+export const ImportSource = Schema.Literal("fitFile", "tcxFile", "gpxFile", "kmlFile", "kmzFile", "stravaApi").annotations({ identifier: "ImportSource" })
 export type ImportSource = typeof ImportSource.Type
 
 export const WorkoutType = Schema.Literal("race", "workout", "longRun")

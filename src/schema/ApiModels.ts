@@ -48,7 +48,7 @@ export const GearList = Schema.Struct({ gear: Schema.Array(Gear) }).annotations(
 export const FILE_IMPORT_STATUSES = ["queued", "success", "skipped", "failed"] as const
 export const FileImportStatus = Schema.Literal(...FILE_IMPORT_STATUSES)
 export type FileImportStatus = typeof FileImportStatus.Type
-export const FILE_IMPORT_SOURCES = ["fitFile", "tcxFile", "gpxFile", "zipFile", "otherFile"] as const
+export const FILE_IMPORT_SOURCES = ["fitFile", "tcxFile", "gpxFile", "kmlFile", "kmzFile", "zipFile", "garminExport", "stravaExport", "fitTrackeeExport", "endurainExport", "otherFile"] as const
 export const FileImportSource = Schema.Literal(...FILE_IMPORT_SOURCES)
 export type FileImportSource = typeof FileImportSource.Type
 

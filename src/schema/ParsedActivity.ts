@@ -7,7 +7,7 @@ import type { StrokeType } from "./SwimStroke.ts"
  * totals (null where the file has none) and the raw samples. Plain data, so that it can
  * cross a worker-thread boundary.
  */
-export type FileFormat = "fit" | "tcx" | "gpx"
+export type FileFormat = "fit" | "tcx" | "gpx" | "kml" | "kmz"
 
 /** Column-oriented samples, one index per sample, sorted by time. `null` = not recorded. */
 export interface ParsedSamples {

@@ -247,7 +247,7 @@ describe("watch folder: what is not a regular file", () => {
         const [line] = yield* waitFor("the warning", Effect.map(mentions, (lines) => (lines.length > 0 ? lines : undefined)))
         expect(line!.level).toBe("WARN")
         expect(line!.message).toBe(
-          '"holiday.jpg" in the watch folder is not imported: only .fit, .tcx, .gpx (also gzipped, .fit.gz, .tcx.gz, .gpx.gz) and .zip archives of them are. It is left where it is.'
+          '"holiday.jpg" in the watch folder is not imported: only .fit, .tcx, .gpx, .kml, .kmz (also gzipped, .fit.gz, .tcx.gz, .gpx.gz, .kml.gz, .kmz.gz) and .zip archives of them are. It is left where it is.'
         )
         // seen again: changed, touched; then a file imported, whose events came after those
         fs.appendFileSync(path.join(watchDir, "holiday.jpg"), "more")

@@ -30,6 +30,8 @@ export const originalContentType = (filename: string): string => {
   if (lower.endsWith(".gpx")) return "application/gpx+xml"
   if (lower.endsWith(".tcx")) return "application/vnd.garmin.tcx+xml"
   if (lower.endsWith(".fit")) return "application/vnd.ant.fit"
+  if (lower.endsWith(".kml")) return "application/vnd.google-earth.kml+xml"
+  if (lower.endsWith(".kmz")) return "application/vnd.google-earth.kmz"
   return "application/octet-stream"
 }
 

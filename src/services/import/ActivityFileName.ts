@@ -4,14 +4,14 @@ import type { FileFormat } from "../../schema/ParsedActivity.ts"
 /**
  * The rules for the name of an uploaded activity file (422 `unsupported_file_type` with
  * these messages): valid UTF-8 without control characters, no path, at most 200 bytes, a
- * non-empty stem that does not start with a dot, and a fit, tcx or gpx extension, gzipped or
- * not (`ride.fit.gz`, as in a Strava bulk export), stored lowercased.
+ * non-empty stem that does not start with a dot, and a fit, tcx, gpx, kml or kmz extension,
+ * gzipped or not (`ride.fit.gz`, as in a Strava bulk export), stored lowercased.
  */
 export const MAX_FILENAME_BYTES = 200
-export const SUPPORTED_EXTENSIONS: ReadonlyArray<FileFormat> = ["fit", "tcx", "gpx"]
+export const SUPPORTED_EXTENSIONS: ReadonlyArray<FileFormat> = ["fit", "tcx", "gpx", "kml", "kmz"]
 
-const EXTENSION = /\.(fit|tcx|gpx)(\.gz)?$/i
-const SPLIT = /\.(?:(?:fit|tcx|gpx)(?:\.gz)?|zip)$/i
+const EXTENSION = /\.(fit|tcx|gpx|kml|kmz)(\.gz)?$/i
+const SPLIT = /\.(?:(?:fit|tcx|gpx|kml|kmz)(?:\.gz)?|zip)$/i
 
 export const formatOf = (filename: string): FileFormat | null =>
   (EXTENSION.exec(filename)?.[1]?.toLowerCase() as FileFormat | undefined) ?? null
@@ -39,6 +39,6 @@ export const checkActivityFileName = (raw: string): Either.Either<{ readonly nam
   if (stem.trim() === "" || raw.startsWith(".")) return Either.left("The file name is not valid.")
   if (isZipName(raw)) return Either.right({ name: `${stem}.zip`, format: "zip" })
   const format = formatOf(raw)
-  if (format === null) return Either.left("The file type is not supported: send a .fit, .tcx or .gpx file (gzipped or not), or a .zip of them.")
+  if (format === null) return Either.left("The file type is not supported: send a .fit, .tcx, .gpx, .kml or .kmz file (gzipped or not), or a .zip of them.")
   return Either.right({ name: `${stem}.${format}${isGzipped(raw) ? ".gz" : ""}`, format })
 }

@@ -5,6 +5,8 @@ import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, truncateText } from "../../sch
 import { ActivityRepo } from "../activities/ActivityRepo.ts"
 import { exportedGearId, GearRepo } from "../activities/GearRepo.ts"
 import { type KeptMetadata, ExportMetadata } from "./archives/ExportMetadata.ts"
+import { KeptArchives } from "./archives/KeptArchives.ts"
+import { GarminSummaries } from "./exports/GarminSummaries.ts"
 import { ExportImages, imageIdOf } from "./archives/ExportImages.ts"
 import { FileImportRepo, type NewFileImport } from "./FileImportRepo.ts"
 import { isStorageFull } from "./isStorageFull.ts"
@@ -51,6 +53,8 @@ export class ImportWriter extends Effect.Service<ImportWriter>()("services/impor
     const fileImports = yield* FileImportRepo
     const exported = yield* ExportMetadata
     const images = yield* ExportImages
+    const summaries = yield* GarminSummaries
+    const archives = yield* KeptArchives
 
     /**
      * Writes the row and its activities in one transaction (see the module). A failure dies; a
@@ -63,7 +67,8 @@ export class ImportWriter extends Effect.Service<ImportWriter>()("services/impor
       // that follows then fails too and would hide the full disk: keep that cause in front
       let full: Cause.Cause<unknown> | null = null
       const taken = yield* sql.withTransaction(Effect.gen(function*() {
-        const metadata = input.exported === "leave" ? null : yield* exported.take(filename, contentHash)
+        const kept = input.exported === "leave" ? null : yield* exported.take(filename, contentHash)
+        const metadata = kept?.metadata ?? null
         const applied = applying ? metadata : null
         // the export's images are linked into the images' folder (found there after a stop: kept) before the rows that name them commit
         const published = applied === null ? [] : yield* images.publish(applied.images)
@@ -71,15 +76,24 @@ export class ImportWriter extends Effect.Service<ImportWriter>()("services/impor
           const { brand, kind, model, name } = applied.gear
           yield* gear.upsert({ id: exportedGearId(name), name, type: "imported", isRetired: false, brand, model, kind })
         }
-        for (const { draft, id } of input.activities) yield* activities.insert(id, applied === null ? draft : describedBy(draft, applied))
+        // a Garmin export's files carry no activity id: each activity is named by the summary starting nearest it
+        const summarised = applying && kept?.source === "garminExport" ? kept.archive : null
+        for (const { draft, id } of input.activities) {
+          const summary = summarised === null ? null : yield* summaries.match(summarised, draft.startTime)
+          const described = summary === null ? draft : describedBy(summary.sportType === null ? draft : { ...draft, sportType: summary.sportType }, summary)
+          yield* activities.insert(id, applied === null ? described : describedBy(described, applied))
+        }
         const ids = input.activities.map((a) => a.id)
-        yield* fileImports.insert({ ...input.row, activityId: ids[0] ?? null, activityIds: ids })
+        // a file of an export says which export in its row
+        yield* fileImports.insert({ ...input.row, source: kept?.source ?? input.row.source, activityId: ids[0] ?? null, activityIds: ids })
+        // the archive and what it said are kept until its last file is done
+        const done = kept?.archive != null && (yield* archives.forgetIfDone(kept.archive))
         // the photos are the file's first activity's (the legs of a race share one file)
         const first = ids[0]
         if (applied !== null && first !== undefined) {
           for (const name of published) yield* activities.addImage(first, imageIdOf(name), name)
         }
-        return metadata
+        return { metadata, done: done ? kept!.archive : null }
       }).pipe(Effect.tapErrorCause((cause) =>
         Effect.sync(() => {
           if (isStorageFull(cause)) full = cause
@@ -89,10 +103,11 @@ export class ImportWriter extends Effect.Service<ImportWriter>()("services/impor
         Effect.orDie
       )
       // committed: the staged images are the activity's now (or forgotten with the metadata)
-      if (taken !== null) yield* images.remove(taken.images)
+      if (taken.metadata !== null) yield* images.remove(taken.metadata.images)
+      if (taken.done !== null) yield* archives.remove(taken.done)
     })
 
     return { write } as const
   }),
-  dependencies: [ExportImages.Default]
+  dependencies: [ExportImages.Default, GarminSummaries.Default, KeptArchives.Default]
 }) {}

@@ -6,11 +6,12 @@ import type { FileFormat } from "../../schema/ParsedActivity.ts"
  * under way that paused longer than the settle time. Only such a file is worth holding in the
  * watch folder a while, in case it grows; any other failure is final. Empty files count (a
  * copy that has not written yet); so do a FIT file shorter than its header says, XML whose
- * root element is not closed, and (`zipLooksTruncated`) a zip without its end record.
+ * root element is not closed, and a zip (a KMZ; `zipLooksTruncated` for a file) without its
+ * end record.
  */
 export const looksTruncated = (format: FileFormat, bytes: Uint8Array): boolean => {
   if (bytes.length === 0) return true
-  return format === "fit" ? fitLooksTruncated(bytes) : xmlLooksTruncated(bytes)
+  return format === "fit" ? fitLooksTruncated(bytes) : format === "kmz" ? zipBytesLookTruncated(bytes) : xmlLooksTruncated(bytes)
 }
 
 const fitLooksTruncated = (bytes: Uint8Array): boolean => {
@@ -41,6 +42,14 @@ const xmlLooksTruncated = (bytes: Uint8Array): boolean => {
 const END_RECORD = Buffer.from([0x50, 0x4b, 0x05, 0x06])
 const LOCAL_HEADER = Buffer.from([0x50, 0x4b, 0x03, 0x04])
 
+/** Whether `tail`, the last bytes of a zip whose first four are `head`, lacks the end record of a zip that began. */
+const zipTailLacksEnd = (head: Uint8Array, tail: Uint8Array): boolean =>
+  Buffer.from(head.buffer, head.byteOffset, head.length).equals(LOCAL_HEADER) &&
+  !Buffer.from(tail.buffer, tail.byteOffset, tail.length).includes(END_RECORD)
+
+const zipBytesLookTruncated = (bytes: Uint8Array): boolean =>
+  bytes.length < 4 || zipTailLacksEnd(bytes.subarray(0, 4), bytes.subarray(Math.max(0, bytes.length - 22 - 65_535)))
+
 /** Whether the zip `file` is empty, or starts as a zip and has no end record yet. */
 export const zipLooksTruncated = (file: string): boolean => {
   let fd: number
@@ -59,7 +68,7 @@ export const zipLooksTruncated = (file: string): boolean => {
     const tailSize = Math.min(stat.size, 22 + 65_535)
     const tail = Buffer.alloc(tailSize)
     fs.readSync(fd, tail, 0, tailSize, stat.size - tailSize)
-    return !tail.includes(END_RECORD)
+    return zipTailLacksEnd(head, tail)
   } catch {
     return false
   } finally {

@@ -13,6 +13,7 @@ import training from "./migrations/0008_training.ts"
 import athleteYear from "./migrations/0009_athlete_year.ts"
 import importShapes from "./migrations/0010_import_shapes.ts"
 import detailNames from "./migrations/0011_detail_names.ts"
+import exportArchives from "./migrations/0012_export_archives.ts"
 import { StoragePaths } from "./StoragePaths.ts"
 
 /** Migrations by name, statically imported (a file-system loader breaks when bundled). */
@@ -27,7 +28,8 @@ export const MIGRATIONS = {
   "0008_training": training,
   "0009_athlete_year": athleteYear,
   "0010_import_shapes": importShapes,
-  "0011_detail_names": detailNames
+  "0011_detail_names": detailNames,
+  "0012_export_archives": exportArchives
 }
 
 export const migrations = SqliteMigrator.fromRecord(MIGRATIONS)

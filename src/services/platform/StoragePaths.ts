@@ -17,6 +17,8 @@ export class StoragePaths extends Effect.Service<StoragePaths>()("services/platf
       originalNamesDir: path.join(config.storageDir, "files", "original-names"),
       /** the photos of an export's activities, from the unpacking to their activity's commit (ExportImages) */
       exportImagesDir: path.join(config.storageDir, "files", "export-images"),
+      /** the archives (zips) dropped into the watch folder, each until the last of its files is imported (KeptArchives) */
+      archivesDir: path.join(config.storageDir, "files", "archives"),
       watchDir: config.watchDir,
       uploadsDir: path.join(config.watchDir, ".uploads")
     }
@@ -31,7 +33,7 @@ export class StoragePaths extends Effect.Service<StoragePaths>()("services/platf
     })()
     yield* Effect.try({
       try: () => {
-        for (const dir of [path.dirname(paths.databaseFile), paths.logsDir, paths.imagesDir, paths.originalsDir, paths.originalNamesDir, paths.exportImagesDir, paths.uploadsDir]) {
+        for (const dir of [path.dirname(paths.databaseFile), paths.logsDir, paths.imagesDir, paths.originalsDir, paths.originalNamesDir, paths.exportImagesDir, paths.archivesDir, paths.uploadsDir]) {
           fs.mkdirSync(dir, { recursive: true })
         }
       },

@@ -7,7 +7,13 @@ export const IMPORT_SOURCES: Record<FileImport["source"], string> = {
   fitFile: "FIT file",
   tcxFile: "TCX file",
   gpxFile: "GPX file",
+  kmlFile: "KML file",
+  kmzFile: "KMZ file",
   zipFile: "Zip archive",
+  garminExport: "Garmin Connect export",
+  stravaExport: "Strava export",
+  fitTrackeeExport: "FitTrackee export",
+  endurainExport: "Endurain export",
   otherFile: "Other file"
 }
 

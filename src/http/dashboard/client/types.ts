@@ -7,3 +7,4 @@ export type FileImport = SuccessOf<"fileImports.search">["fileImports"][number]
 export type Streams = SuccessOf<"activityDetail.streams">
 export type Total = SuccessOf<"stats.totals">["totals"][number]
 export type Lap = SuccessOf<"activityDetail.laps">["laps"][number]
+export type ImportProgress = SuccessOf<"fileImports.progress">

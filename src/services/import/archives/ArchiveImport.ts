@@ -1,7 +1,12 @@
+import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { exportedGearId, GearRepo } from "../../activities/GearRepo.ts"
 import { inChannel } from "../../platform/Logs.ts"
+import { EXPORT_NAMES, EXPORT_SOURCES } from "../exports/ExportPlan.ts"
+import { GarminSummaries } from "../exports/GarminSummaries.ts"
 import { FailedImports } from "../FailedImports.ts"
 import { ImportQueue } from "../ImportQueue.ts"
 import type { ImportOutcome } from "../ImportOutcome.ts"
@@ -10,7 +15,7 @@ import { WatchDirectory } from "../WatchDirectory.ts"
 import type { ExportedActivity } from "./ExportedActivity.ts"
 import { ExportImages } from "./ExportImages.ts"
 import { type DescribedFile, ExportMetadata } from "./ExportMetadata.ts"
-import { readActivitiesCsv } from "./StravaExportCsv.ts"
+import { KeptArchives } from "./KeptArchives.ts"
 import { freeNameIn, placedBefore, publishStaged, removeStaging, stageZip, type StagedZip, ZipChanged, ZipProblem } from "./ZipArchive.ts"
 
 /**
@@ -40,6 +45,10 @@ export class ArchiveImport extends Effect.Service<ArchiveImport>()("services/imp
     const exported = yield* ExportMetadata
     const images = yield* ExportImages
     const failed = yield* FailedImports
+    const gear = yield* GearRepo
+    const summaries = yield* GarminSummaries
+    const archives = yield* KeptArchives
+    const sql = yield* SqlClient.SqlClient
 
     /** The staged images an export's activity names (by their path in the archive), copied out for it. */
     const imagesOf = (staged: StagedZip, about: ExportedActivity) =>
@@ -58,7 +67,13 @@ export class ArchiveImport extends Effect.Service<ArchiveImport>()("services/imp
     /** Steps 2 to 4 (see the class) for a staged zip; the names its files got in the folder. */
     const publish = (filename: string, staged: StagedZip) =>
       Effect.gen(function*() {
-        const csv = staged.activitiesCsv === null ? new Map<string, ExportedActivity>() : readActivitiesCsv(staged.activitiesCsv)
+        const source = EXPORT_SOURCES[staged.kind]
+        // the archive the files are of: its original and a Garmin export's summaries are kept by it until its last file is done
+        const archive = staged.archive ?? `zip-${randomUUID()}`
+        // every gear the export lists, whether or not an activity names it
+        for (const { brand, kind, model, name } of staged.gear) {
+          yield* gear.upsert({ id: exportedGearId(name), name, type: "imported", isRetired: false, brand, model, kind })
+        }
         const taken = new Set<string>()
         // the files an unpacking of this zip let in before a stop are in the folder already, most with what was kept for them
         const planned = staged.files.map((file) => {
@@ -67,28 +82,36 @@ export class ArchiveImport extends Effect.Service<ArchiveImport>()("services/imp
         })
         const described: Array<DescribedFile> = []
         for (const file of planned) {
-          const about = csv.get(path.posix.basename(file.entry.replaceAll("\\", "/")))
-          if (about === undefined) continue
           if (file.placed && (yield* exported.find(file.name, file.contentHash)) !== null) continue
-          described.push({ filename: file.wanted, contentHash: file.contentHash, metadata: { ...about, images: yield* imagesOf(staged, about) } })
+          const metadata = file.metadata === null ? null : { ...file.metadata, images: yield* imagesOf(staged, file.metadata) }
+          described.push({ filename: file.wanted, contentHash: file.contentHash, metadata, source, archive })
         }
-        yield* exported.keep(described)
+        // the summaries and the files that need them, together: the summaries go once no file names their archive
+        yield* sql.withTransaction(Effect.gen(function*() {
+          if (staged.summaries.length > 0) yield* summaries.keep(archive, staged.summaries)
+          yield* exported.keep(described)
+        })).pipe(Effect.orDie)
         const placed: Array<string> = []
         for (const file of planned) {
           const name = file.placed ? file.name : yield* Effect.sync(() => publishStaged(staged, watch.watchDir, file.name, file.wanted))
           if (name !== file.wanted) yield* exported.rename(file.wanted, name, file.contentHash)
           placed.push(name)
         }
-        // its files are in the folder now, each to be imported and kept
+        // its files are in the folder now, each to be imported and kept; its original stays in storage until the last is
+        if (placed.length > 0) yield* archives.keep(path.join(watch.watchDir, filename), archive)
         yield* watch.removeImported(filename, staged.identity)
-        yield* Effect.logInfo(`unpacked "${filename}": ${placed.length} activity files`).pipe(inChannel("daemon"))
+        const left = staged.skipped.map((s) => `${s.area === "." ? "its top folder" : s.area} (${s.entries} ${s.entries === 1 ? "file" : "files"})`)
+        yield* Effect.logInfo(
+          `unpacked "${filename}", ${EXPORT_NAMES[staged.kind]}: ${placed.length} activity files` +
+            (left.length === 0 ? "" : `; left out, as they hold no activity: ${left.join(", ")}`)
+        ).pipe(inChannel("daemon"))
         yield* Effect.forEach(placed, queue.offer, { discard: true })
       })
 
     /** Unpacks the zip `filename` of the watch folder (see the class); the outcome of a zip refused, else null. */
     const unpack = Effect.fn("ArchiveImport.unpack")(function*(filename: string) {
       const zipPath = path.join(watch.watchDir, filename)
-      const staging = yield* Effect.either(Effect.tryPromise({ try: () => stageZip(zipPath, watch.watchDir), catch: (error) => error }))
+      const staging = yield* Effect.either(Effect.tryPromise({ try: () => stageZip(zipPath, watch.watchDir, filename), catch: (error) => error }))
       if (staging._tag === "Right") {
         const staged = staging.right
         if (staged === null) return null
@@ -112,5 +135,5 @@ export class ArchiveImport extends Effect.Service<ArchiveImport>()("services/imp
 
     return { unpack } as const
   }),
-  dependencies: [FailedImports.Default, ExportImages.Default]
+  dependencies: [FailedImports.Default, ExportImages.Default, GarminSummaries.Default, KeptArchives.Default]
 }) {}

@@ -1,8 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Either, Schema } from "effect"
-import { SportType } from "../../../schema/ApiModels.ts"
+import { FileImportSource, SportType } from "../../../schema/ApiModels.ts"
 import { ExportedActivity, ExportedGear, gearNamed } from "./ExportedActivity.ts"
 import { ExportImages } from "./ExportImages.ts"
+import { KeptArchives } from "./KeptArchives.ts"
 
 /**
  * What an export said about the files unpacked from it, by their name in the watch folder and
@@ -15,6 +16,10 @@ import { ExportImages } from "./ExportImages.ts"
  * that took the name meanwhile (dropped by someone else between the unpacking and the link) is
  * imported without it. Rows kept by older versions have no bytes to check (and name their gear
  * by its name alone).
+ *
+ * Every activity file of a recognised export has a row, whether or not the export says anything
+ * about it: the row names the export (the import row's `source`) and the archive it came from
+ * (a Garmin export's files learn their names from its summaries once parsed: GarminSummaries).
  */
 
 /** What is kept about a file: as the export said it, its images as the files staged for them (ExportImages). */
@@ -39,34 +44,50 @@ const read = (json: string): KeptMetadata | null =>
     onRight: (stored) => ({ ...stored, gear: typeof stored.gear === "string" ? gearNamed(stored.gear) : stored.gear })
   })
 
+/** What was kept about a file: what the export says of it (null: nothing), the export it is of and its archive. */
+export interface KeptFile {
+  readonly metadata: KeptMetadata | null
+  /** the import row's source (null in rows of older versions) */
+  readonly source: FileImportSource | null
+  /** the archive it was unpacked from (null in rows of older versions) */
+  readonly archive: string | null
+}
+
 /** A file to keep metadata for: its name in the watch folder and the hash of its bytes. */
-export interface DescribedFile {
+export interface DescribedFile extends KeptFile {
   readonly filename: string
   readonly contentHash: string
-  readonly metadata: KeptMetadata
 }
 
 interface Row {
   readonly metadata: string
   readonly content_hash: string | null
+  readonly source: string | null
+  readonly archive: string | null
 }
 
-/** The row's metadata when it applies to bytes `contentHash`. */
-const applying = (rows: ReadonlyArray<Row>, contentHash: string): KeptMetadata | null => {
+const isSource = Schema.is(FileImportSource)
+
+/** The row when it applies to bytes `contentHash`. */
+const applying = (rows: ReadonlyArray<Row>, contentHash: string): KeptFile | null => {
   const row = rows[0]
-  return row === undefined || (row.content_hash !== null && row.content_hash !== contentHash) ? null : read(row.metadata)
+  if (row === undefined || (row.content_hash !== null && row.content_hash !== contentHash)) return null
+  return { metadata: read(row.metadata), source: isSource(row.source) ? row.source : null, archive: row.archive }
 }
 
 export class ExportMetadata extends Effect.Service<ExportMetadata>()("services/import/ExportMetadata", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const images = yield* ExportImages
+    const archives = yield* KeptArchives
 
     /** Keeps what the export said about each of its files (replacing what an earlier export said of the name). */
     const keep = Effect.fn("ExportMetadata.keep")(function*(files: ReadonlyArray<DescribedFile>) {
       if (files.length === 0) return
-      yield* sql.withTransaction(Effect.forEach(files, ({ contentHash, filename, metadata }) =>
-        sql`INSERT OR REPLACE INTO export_metadata ${sql.insert({ filename, content_hash: contentHash, metadata: encode(metadata) })}`, { discard: true }))
+      yield* sql.withTransaction(Effect.forEach(files, ({ archive, contentHash, filename, metadata, source }) =>
+        sql`INSERT OR REPLACE INTO export_metadata ${
+          sql.insert({ filename, content_hash: contentHash, metadata: metadata === null ? "null" : encode(metadata), source, archive })
+        }`, { discard: true }))
     }, Effect.orDie)
 
     /** What was kept for `from` is for `to` now (the file of those bytes entered the folder under another name). */
@@ -76,7 +97,7 @@ export class ExportMetadata extends Effect.Service<ExportMetadata>()("services/i
 
     /** What was kept about the file `filename` of bytes `contentHash`; kept on. */
     const find = Effect.fn("ExportMetadata.find")(function*(filename: string, contentHash: string) {
-      return applying(yield* sql<Row>`SELECT metadata, content_hash FROM export_metadata WHERE filename = ${filename}`, contentHash)
+      return applying(yield* sql<Row>`SELECT metadata, content_hash, source, archive FROM export_metadata WHERE filename = ${filename}`, contentHash)
     }, Effect.orDie)
 
     /**
@@ -85,12 +106,12 @@ export class ExportMetadata extends Effect.Service<ExportMetadata>()("services/i
      * was kept for other bytes under the name is forgotten too: it was for a file gone.
      */
     const take = Effect.fn("ExportMetadata.take")(function*(filename: string, contentHash: string) {
-      return applying(yield* sql<Row>`DELETE FROM export_metadata WHERE filename = ${filename} RETURNING metadata, content_hash`, contentHash)
+      return applying(yield* sql<Row>`DELETE FROM export_metadata WHERE filename = ${filename} RETURNING metadata, content_hash, source, archive`, contentHash)
     }, Effect.orDie)
 
     /** The sport the export gave the file (the parse computes the file as it), null when none. */
     const sportOf = Effect.fn("ExportMetadata.sportOf")(function*(filename: string, contentHash: string) {
-      return (yield* find(filename, contentHash))?.sportType ?? null
+      return (yield* find(filename, contentHash))?.metadata?.sportType ?? null
     })
 
     /**
@@ -112,9 +133,10 @@ export class ExportMetadata extends Effect.Service<ExportMetadata>()("services/i
         for (const image of read(row.metadata)?.images ?? []) named.add(image)
       }
       yield* images.sweep(named)
+      yield* archives.sweep()
     }, Effect.orDie)
 
     return { keep, rename, find, take, sportOf, keepOnly } as const
   }),
-  dependencies: [ExportImages.Default]
+  dependencies: [ExportImages.Default, KeptArchives.Default]
 }) {}

@@ -3,6 +3,8 @@ import type { SportType } from "../../../schema/SportType.ts"
 import { ActivityFileError } from "./ActivityFileError.ts"
 import { parseFit } from "./fit/parseFit.ts"
 import { parseGpx } from "./parseGpx.ts"
+import { parseKml } from "./parseKml.ts"
+import { parseKmz } from "./parseKmz.ts"
 import { parseTcx } from "./parseTcx.ts"
 import { isUsable, repairActivity } from "./repairSamples.ts"
 import { recogniseVirtual } from "./virtualPlatform.ts"
@@ -11,17 +13,17 @@ export { ActivityFileError } from "./ActivityFileError.ts"
 
 /**
  * Parses one activity file into one ParsedActivity per activity it holds (normally one; one per
- * sport session of a multi-sport FIT; one per <Activity> of a TCX). Rejects only with
+ * sport session of a multi-sport FIT; one per <Activity> of a TCX; a KMZ's KML read as a KML). Rejects only with
  * ActivityFileError, whose message says what is wrong with that file. Each activity comes
  * repaired (repairSamples): its impossible samples dropped and named; one recorded on an indoor
  * platform is virtual (virtualPlatform). `chosenSport`, the sport the athlete gave the file
  * elsewhere (a Strava export's activities.csv) or gave the activity by hand, is the sport of a
  * file of one activity from the start, so that everything is computed as that sport (a "Virtual
  * Ride" is virtual, located nowhere); a multisport file keeps its own sports, but for the
- * activity starting nearest `chosenAt` (epoch ms) when given. Pure and synchronous at
- * heart (safe in a worker thread); every loop is bounded by the input size.
+ * activity starting nearest `chosenAt` (epoch ms) when given. Pure at heart (safe in a worker
+ * thread); every loop is bounded by the input size.
  */
-export const parseActivityFile = (
+export const parseActivityFile = async (
   bytes: Uint8Array,
   format: FileFormat,
   filename: string,
@@ -29,9 +31,8 @@ export const parseActivityFile = (
   chosenAt?: number
 ): Promise<ReadonlyArray<ParsedActivity>> => {
   try {
-    const parse = format === "fit" ? parseFit : format === "tcx" ? parseTcx : format === "gpx" ? parseGpx : null
-    if (parse === null) return Promise.reject(new ActivityFileError({ message: `"${filename}" has an unsupported format` }))
-    const activities = parse(bytes, filename).map(recogniseVirtual)
+    const parsed = format === "kmz" ? await parseKmz(bytes, filename) : PARSERS[format](bytes, filename)
+    const activities = parsed.map(recogniseVirtual)
     const chosenIndex = chosenSport === undefined
       ? -1
       : activities.length === 1
@@ -42,15 +43,21 @@ export const parseActivityFile = (
     const chosen = activities.map((a, i) => (i === chosenIndex ? withSport(a, chosenSport!) : a))
     // impossible samples are dropped: a file is refused only when nothing usable remains
     const repaired = chosen.map((activity) => repairActivity(activity)).filter(isUsable)
-    if (repaired.length === 0) {
-      return Promise.reject(new ActivityFileError({ message: `"${filename}" holds nothing usable: every sample of it is impossible` }))
-    }
-    return Promise.resolve(repaired)
+    if (repaired.length === 0) throw new ActivityFileError({ message: `"${filename}" holds nothing usable: every sample of it is impossible` })
+    return repaired
   } catch (e) {
-    if (e instanceof ActivityFileError) return Promise.reject(e)
+    if (e instanceof ActivityFileError) throw e
     const detail = e instanceof Error ? e.message : String(e)
-    return Promise.reject(new ActivityFileError({ message: `"${filename}" could not be read as ${String(format).toUpperCase()}: ${detail}` }))
+    throw new ActivityFileError({ message: `"${filename}" could not be read as ${String(format).toUpperCase()}: ${detail}` })
   }
+}
+
+/** The synchronous parsers, by format (a KMZ is unzipped first, then read as a KML). */
+const PARSERS: Record<Exclude<FileFormat, "kmz">, (bytes: Uint8Array, filename: string) => ReadonlyArray<ParsedActivity>> = {
+  fit: parseFit,
+  tcx: parseTcx,
+  gpx: parseGpx,
+  kml: parseKml
 }
 
 /** The activity as the sport the athlete chose; a virtual sport is virtual (its world as recognised, if any). */

@@ -4,9 +4,9 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as zlib from "node:zlib"
-import { isCandidateName } from "../../../../src/services/import/WatchDirectory.ts"
-import { type ChildDaemon, startChildDaemon } from "../../../support/ChildDaemon.ts"
-import { dayStart, fitActivity, gpxActivity, listFiles, type Root, scopedRoot, tcxActivity } from "../../../support/ImportHarness.ts"
+import { startChildDaemon } from "../../../support/ChildDaemon.ts"
+import { count, databaseFile, killWhileImporting, storedProblems, until, waiting } from "../../../support/killNine.ts"
+import { dayStart, fitActivity, gpxActivity, type Root, scopedRoot, tcxActivity } from "../../../support/ImportHarness.ts"
 import { JPEG_HEAD } from "../../../support/TestDaemon.ts"
 import { zipOf } from "../../../support/zipOf.ts"
 
@@ -73,8 +73,6 @@ const exportOf = (): { readonly zip: Buffer; readonly activities: ReadonlyArray<
 // ---------------------------------------------------------------------------------------
 // What the storage holds, read straight from SQLite
 
-const databaseFile = (root: Root) => path.join(root.storageDir, "database", "waymark.sqlite")
-
 interface StoredActivity {
   readonly filename: string
   readonly start_time: number
@@ -103,54 +101,15 @@ const readStorage = (root: Root) => {
 
 /** Every activity stored carries what the export says of it, and none is there twice. */
 const problemsOf = (state: ReturnType<typeof readStorage>, exported: ReadonlyArray<Exported>): Array<string> => {
-  const problems: Array<string> = []
-  const byStart = new Map(exported.map((e) => [e.start, e]))
-  const seen = new Set<number>()
-  for (const activity of state.activities) {
-    const expected = byStart.get(activity.start_time)
-    if (expected === undefined) {
-      problems.push(`an activity of ${activity.start_time} that the export does not hold`)
-      continue
-    }
-    if (seen.has(activity.start_time)) problems.push(`"${expected.filename}" is there twice`)
-    seen.add(activity.start_time)
-    const found = { name: activity.name, description: activity.description, gear: activity.gear, isCommute: activity.is_commute === 1, photos: activity.photos }
-    const wanted = { name: expected.name, description: expected.description, gear: expected.gear, isCommute: expected.isCommute, photos: expected.photos }
-    if (JSON.stringify(found) !== JSON.stringify(wanted)) problems.push(`"${expected.filename}" is ${JSON.stringify(found)}, the export says ${JSON.stringify(wanted)}`)
-  }
+  const problems = storedProblems(state.activities, new Map(exported.map((e) => [e.start, e])), (e) => e.filename, (activity, expected) => [
+    { name: activity.name, description: activity.description, gear: activity.gear, isCommute: activity.is_commute === 1, photos: activity.photos },
+    { name: expected.name, description: expected.description, gear: expected.gear, isCommute: expected.isCommute, photos: expected.photos }
+  ])
   const rowsByName = new Map<string, number>()
   for (const row of state.rows) if (row.status !== "skipped") rowsByName.set(row.filename, (rowsByName.get(row.filename) ?? 0) + 1)
   for (const [name, n] of rowsByName) if (n > 1) problems.push(`"${name}" has ${n} import rows`)
   return problems
 }
-
-// ---------------------------------------------------------------------------------------
-// Waiting on the daemon's progress (polled every 2 ms: the kill must land between two steps)
-
-const count = (root: Root, query: string): number => {
-  try {
-    const db = new Database(databaseFile(root), { readonly: true, fileMustExist: true })
-    try {
-      return (db.prepare(query).get() as { n: number }).n
-    } finally {
-      db.close()
-    }
-  } catch {
-    return 0 // the database is being created
-  }
-}
-
-const until = (what: string, daemon: ChildDaemon, condition: () => boolean, timeoutMs = 120_000) =>
-  Effect.gen(function*() {
-    const deadline = Date.now() + timeoutMs
-    while (!condition()) {
-      if (daemon.hasExited()) return yield* Effect.dieMessage(`the daemon exited while waiting for ${what}:\n${daemon.output()}`)
-      if (Date.now() > deadline) return yield* Effect.dieMessage(`timed out waiting for ${what}:\n${daemon.output()}`)
-      yield* Effect.sleep("2 millis")
-    }
-  })
-
-const waiting = (root: Root) => listFiles(root.watchDir).filter(isCandidateName)
 
 describe("kill -9 during a Strava export's import", () => {
   it.scopedLive(
@@ -169,32 +128,17 @@ describe("kill -9 during a Strava export's import", () => {
           return state
         }
 
-        // 1. while the export is unpacked: as soon as its staging folder appears, or what it says is kept
-        let daemon = yield* start()
-        fs.writeFileSync(path.join(root.watchDir, ".export.zip.part"), zip)
-        fs.renameSync(path.join(root.watchDir, ".export.zip.part"), path.join(root.watchDir, "export_2024.zip"))
-        const unpacking = () => fs.readdirSync(root.watchDir).some((name) => name.startsWith(".unzip-"))
-        yield* until("the export unpacked", daemon, () => unpacking() || count(root, "SELECT COUNT(*) AS n FROM export_metadata") > 0)
-        expect(yield* daemon.kill("SIGKILL")).toEqual({ code: null, signal: "SIGKILL" })
-        check("while the export was unpacked")
-
-        // 2. right after the n-th new activity row: between its commit and whatever follows it
-        let killedBetween = 0
-        for (const [n, delayMs] of [[1, 0], [2, 0], [1, 5], [3, 0], [1, 0]] as const) {
-          daemon = yield* start()
-          const from = activitiesNow()
-          if (from >= FILES) break
-          yield* until(`${n} more activities`, daemon, () => activitiesNow() >= Math.min(FILES, from + n))
-          if (delayMs > 0) yield* Effect.sleep(delayMs)
-          expect(yield* daemon.kill("SIGKILL")).toEqual({ code: null, signal: "SIGKILL" })
-          const state = check(`${delayMs} ms after ${n} more activities (from ${from})`)
-          if (state.activities.length < FILES) killedBetween++
-        }
+        // 1. while the export is unpacked; 2. right after the n-th new activity row
+        const killedBetween = yield* killWhileImporting({
+          root, start, zip, name: "export_2024.zip", total: FILES,
+          kept: () => count(root, "SELECT COUNT(*) AS n FROM export_metadata") > 0,
+          check: (moment) => check(moment).activities.length
+        })
         // the test is not vacuous: kills landed in the middle of the export's import
         expect(killedBetween, journal.join("\n")).toBeGreaterThanOrEqual(3)
 
         // 3. a last run drains the folder
-        daemon = yield* start()
+        const daemon = yield* start()
         yield* until("the export imported", daemon, () => activitiesNow() >= FILES && waiting(root).length === 0, 300_000)
         const listed = yield* daemon.get(`/api/v1/activities?pagination[size]=100`)
         expect(listed.status).toBe(200)

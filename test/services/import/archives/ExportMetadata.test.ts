@@ -32,6 +32,8 @@ describe("export metadata", () => {
           {
             filename: "777.gpx",
             contentHash: sha256(kept),
+            source: "stravaExport",
+            archive: null,
             metadata: {
               name: "Tour des Flandres",
               description: "Cobbles",
@@ -44,11 +46,15 @@ describe("export metadata", () => {
           {
             filename: "gone.gpx",
             contentHash: sha256("gone"),
+            source: "stravaExport",
+            archive: null,
             metadata: { name: "Imported elsewhere", description: null, sportType: null, isCommute: false, gear: null, images: [] }
           },
           {
             filename: "taken.gpx",
             contentHash: sha256("the export's own file"),
+            source: "stravaExport",
+            archive: null,
             metadata: { name: "Not the stranger's", description: null, sportType: null, isCommute: true, gear: null, images: [] }
           }
         ])
@@ -100,11 +106,13 @@ describe("export metadata", () => {
         yield* metadata.keep([{
           filename: "111.gpx",
           contentHash: sha256(first),
+          source: "stravaExport",
+          archive: null,
           metadata: { name: "Morning loop", description: null, sportType: null, isCommute: true, gear: null, images: [] }
         }])
         yield* (yield* ImportService).prepareEntry("export.zip")
         expect(listFiles(root.watchDir).filter((name) => !name.startsWith("."))).toEqual(["111.gpx", "222.gpx"])
-        expect((yield* metadata.find("222.gpx", sha256(second)))?.name).toBe("Evening loop")
+        expect((yield* metadata.find("222.gpx", sha256(second)))?.metadata?.name).toBe("Evening loop")
       }).pipe(Effect.provide(servicesLayer(root)))
 
       yield* Effect.gen(function*() {

@@ -6,15 +6,19 @@ import { IMPORT_SOURCES, IMPORT_STATUSES } from "../labels.ts"
 import { linkedMessage } from "../linkedMessage.ts"
 import type { Page } from "../main.ts"
 import { pageInstead, pager } from "../pager.ts"
-import type { FileImport } from "../types.ts"
+import type { FileImport, ImportProgress } from "../types.ts"
 
 /** Upload by drag and drop or file picker, each file with its progress, and the live import log. */
 
-const ACCEPT = ".fit,.tcx,.gpx,.gz,.zip"
+const ACCEPT = ".fit,.tcx,.gpx,.kml,.kmz,.gz,.zip"
 const POLL_MS = 2000
 const PAGE_SIZE = 50
 
 const statusBadge = (status: FileImport["status"]) => h("span", { class: `badge ${status}` }, IMPORT_STATUSES[status])
+
+/** "1234 of 5000 files done (30.1 files/s, about 2 min 5 s left)", as the daemon log says it, and what was not imported. */
+const progressLine = (p: ImportProgress) =>
+  p.words + (p.skipped + p.failed === 0 ? "" : `: ${format.count(p.skipped)} skipped, ${format.count(p.failed)} failed`)
 
 export const importPage: Page = async (main, params) => {
   const page = Number(params.get("page") ?? "1") || 1
@@ -48,7 +52,7 @@ export const importPage: Page = async (main, params) => {
   const zone = h("label", { for: "file-input", class: "dropzone", id: "dropzone" },
     h("strong", null, "Drop activity files here"),
     h("span", null, " or choose them"),
-    h("small", { class: "muted" }, "FIT, TCX, GPX, gzipped (.gz), or a zip such as a Strava bulk export"))
+    h("small", { class: "muted" }, "FIT, TCX, GPX, KML, KMZ, gzipped (.gz), or a zip: an export of Garmin Connect, Strava, FitTrackee or Endurain"))
   zone.addEventListener("dragover", (e) => {
     e.preventDefault()
     zone.classList.add("over")
@@ -90,9 +94,23 @@ export const importPage: Page = async (main, params) => {
       h("td", { class: "acts" }, actions(item)))
 
   const pages = h("div")
+  const progressBar = h("progress", { max: 1, value: 0, "aria-label": "Files of the import under way done" })
+  const progressText = h("span")
+  const progress = h("p", { class: "card import-progress", id: "import-progress", role: "status", hidden: true }, h("strong", null, "Importing: "), progressText, progressBar)
+  const showProgress = (p: ImportProgress) => {
+    // a lone file (an upload) has its own row soon enough: the line is for a batch
+    progress.hidden = !p.running || p.total < 2
+    progressText.textContent = progressLine(p)
+    progressBar.max = Math.max(p.total, 1)
+    progressBar.value = p.done
+  }
   /** Draws the log's page again; false when the page is gone (past the last) and the last one is opened instead. */
   const refresh = async () => {
-    const list = await call("fileImports.search", { query: { "pagination[page]": page, "pagination[size]": PAGE_SIZE } })
+    const [list, now] = await Promise.all([
+      call("fileImports.search", { query: { "pagination[page]": page, "pagination[size]": PAGE_SIZE } }),
+      call("fileImports.progress")
+    ])
+    showProgress(now)
     // rows removed meanwhile may leave this page past the last: show the last instead
     const instead = pageInstead(list.pagination)
     if (instead !== null) {
@@ -117,6 +135,7 @@ export const importPage: Page = async (main, params) => {
       : h("p", { class: "card" }, "Uploads are closed: the service imports from Strava (IMPORT_MODE=externalApi)."),
     h("section", null,
       h("h2", null, "Import log"),
+      progress,
       h("div", { class: "table-wrap", tabindex: 0 },
         h("table", { id: "import-log", class: "cards" },
           h("caption", { class: "visually-hidden" }, "Import log, newest first"),

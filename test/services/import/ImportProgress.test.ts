@@ -1,9 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { ImportProgress, REPORT_EVERY_MS } from "../../src/fibers/ImportProgress.ts"
+import { ImportBatch, REPORT_EVERY_MS } from "../../../src/services/import/ImportProgress.ts"
 
-describe("ImportProgress", () => {
+describe("ImportBatch", () => {
   it("a bulk import logs the files queued, a running count with rate and time left at most every few seconds, and a summary", () => {
-    const progress = new ImportProgress()
+    const progress = new ImportBatch()
     expect(progress.taken(0, 100)).toBe("100 files queued for import")
     const lines: Array<string> = []
     for (let i = 1; i <= 100; i++) {
@@ -21,11 +21,20 @@ describe("ImportProgress", () => {
   })
 
   it("a lone file gets no batch lines, and a new batch after an empty queue starts its count afresh", () => {
-    const progress = new ImportProgress()
+    const progress = new ImportBatch()
     expect(progress.taken(0, 1)).toBeNull()
     expect(progress.handledOne(10, "success", 0)).toEqual([])
     expect(progress.taken(1_000, 2)).toBe("2 files queued for import")
     expect(progress.handledOne(1_100, "success", 1)).toEqual([])
     expect(progress.handledOne(1_200, "skipped", 0)).toEqual(["import finished: 2 files in 1 s: 1 imported, 1 skipped, 0 failed"])
+  })
+
+  it("a name that vanished (offered again once imported) is no file done: the count is the files'", () => {
+    const batch = new ImportBatch()
+    expect(batch.taken(0, 3)).toBe("3 files queued for import")
+    expect(batch.handledOne(100, "success", 2)).toEqual([])
+    expect(batch.handledOne(200, null, 1)).toEqual([])
+    expect(batch.snapshot(200, 1)).toMatchObject({ done: 1, total: 2, imported: 1 })
+    expect(batch.handledOne(300, "success", 0)).toEqual(["import finished: 2 files in 1 s: 2 imported, 0 skipped, 0 failed"])
   })
 })

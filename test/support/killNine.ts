@@ -1,0 +1,111 @@
+import Database from "better-sqlite3"
+import { expect } from "@effect/vitest"
+import { Effect, type Scope } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { isCandidateName } from "../../src/services/import/WatchDirectory.ts"
+import type { ChildDaemon } from "./ChildDaemon.ts"
+import { listFiles, type Root } from "./ImportHarness.ts"
+
+/**
+ * Helpers of the tests that SIGKILL a daemon (a child process over a temporary root) in the
+ * middle of an import and read what it left straight from SQLite.
+ */
+
+export const databaseFile = (root: Root) => path.join(root.storageDir, "database", "waymark.sqlite")
+
+/** The `n` a query answers, read from the daemon's database; 0 while it is being created. */
+export const count = (root: Root, query: string): number => {
+  try {
+    const db = new Database(databaseFile(root), { readonly: true, fileMustExist: true })
+    try {
+      return (db.prepare(query).get() as { n: number }).n
+    } finally {
+      db.close()
+    }
+  } catch {
+    return 0 // the database is being created
+  }
+}
+
+/** Polls `condition` every 2 ms (a kill must land between two steps); dies with the daemon's output if it exits or time runs out. */
+export const until = (what: string, daemon: ChildDaemon, condition: () => boolean, timeoutMs = 120_000) =>
+  Effect.gen(function*() {
+    const deadline = Date.now() + timeoutMs
+    while (!condition()) {
+      if (daemon.hasExited()) return yield* Effect.dieMessage(`the daemon exited while waiting for ${what}:\n${daemon.output()}`)
+      if (Date.now() > deadline) return yield* Effect.dieMessage(`timed out waiting for ${what}:\n${daemon.output()}`)
+      yield* Effect.sleep("2 millis")
+    }
+  })
+
+/** The files waiting at the top of the watch folder. */
+export const waiting = (root: Root) => listFiles(root.watchDir).filter(isCandidateName)
+
+/**
+ * Drops the archive `zip` into the watch folder as `name` and SIGKILLs the daemon twice over:
+ * first as soon as it is unpacked (its staging folder appears, or `kept` answers true), then,
+ * daemon after daemon, right after the n-th new activity (at once or a few milliseconds later),
+ * calling `check` after each kill (it answers how many activities are stored). Answers how many
+ * kills landed before the last of `total` activities: the caller wants several, or it proved
+ * nothing.
+ */
+export const killWhileImporting = <E>(options: {
+  readonly root: Root
+  readonly start: () => Effect.Effect<ChildDaemon, E, Scope.Scope>
+  readonly zip: Uint8Array
+  readonly name: string
+  readonly total: number
+  readonly kept: () => boolean
+  readonly check: (moment: string) => number
+}) =>
+  Effect.gen(function*() {
+    const { root, start, total } = options
+    const activitiesNow = () => count(root, "SELECT COUNT(*) AS n FROM activities")
+    let daemon = yield* start()
+    fs.writeFileSync(path.join(root.watchDir, `.${options.name}.part`), options.zip)
+    fs.renameSync(path.join(root.watchDir, `.${options.name}.part`), path.join(root.watchDir, options.name))
+    const unpacking = () => fs.readdirSync(root.watchDir).some((name) => name.startsWith(".unzip-"))
+    yield* until("the export unpacked", daemon, () => unpacking() || options.kept())
+    expect(yield* daemon.kill("SIGKILL")).toEqual({ code: null, signal: "SIGKILL" })
+    options.check("while the export was unpacked")
+    // right after the n-th new activity row: between its commit and whatever follows it
+    let killedBetween = 0
+    for (const [n, delayMs] of [[1, 0], [2, 0], [1, 5], [3, 0], [1, 0]] as const) {
+      daemon = yield* start()
+      const from = activitiesNow()
+      if (from >= total) break
+      yield* until(`${n} more activities`, daemon, () => activitiesNow() >= Math.min(total, from + n))
+      if (delayMs > 0) yield* Effect.sleep(delayMs)
+      expect(yield* daemon.kill("SIGKILL")).toEqual({ code: null, signal: "SIGKILL" })
+      if (options.check(`${delayMs} ms after ${n} more activities (from ${from})`) < total) killedBetween++
+    }
+    return killedBetween
+  })
+
+/**
+ * What is wrong with the activities stored (by their start, UTC ms) against what an export says
+ * (`exported`, by the start of each): each must be one of the export's, there once, described as
+ * `described` gives it (`[found, wanted]`, compared as JSON); `label` names one in the problems.
+ */
+export const storedProblems = <S extends { readonly start_time: number }, E>(
+  stored: ReadonlyArray<S>,
+  exported: ReadonlyMap<number, E>,
+  label: (e: E) => string,
+  described: (s: S, e: E) => readonly [unknown, unknown]
+): Array<string> => {
+  const problems: Array<string> = []
+  const seen = new Set<number>()
+  for (const activity of stored) {
+    const expected = exported.get(activity.start_time)
+    if (expected === undefined) {
+      problems.push(`an activity of ${activity.start_time} that the export does not hold`)
+      continue
+    }
+    if (seen.has(activity.start_time)) problems.push(`"${label(expected)}" is there twice`)
+    seen.add(activity.start_time)
+    const [found, wanted] = described(activity, expected)
+    if (JSON.stringify(found) !== JSON.stringify(wanted)) problems.push(`"${label(expected)}" is ${JSON.stringify(found)}, the export says ${JSON.stringify(wanted)}`)
+  }
+  return problems
+}
