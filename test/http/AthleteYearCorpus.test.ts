@@ -21,7 +21,7 @@ const root = makeRoot()
 afterAll(() => fs.rmSync(root.root, { recursive: true, force: true }))
 
 describe.skipIf(!CORPUS_DIR)("the athlete's year over the corpus", () => {
-  layer(daemonLayer(root), { excludeTestServices: true })("every activity file imported", (it) => {
+  layer(daemonLayer(root), { excludeTestServices: true, timeout: 180_000 })("every activity file imported", (it) => {
     it.effect("imports the corpus", () =>
       Effect.gen(function*() {
         for (const file of files) dropFile(root.watchDir, path.basename(file), readCorpusFile(file))

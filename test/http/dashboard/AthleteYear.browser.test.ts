@@ -68,7 +68,7 @@ afterAll(async () => {
 })
 
 describe.skipIf(skipReason !== undefined)("the athlete's year in Chromium", () => {
-  layer(daemonLayer(root), { excludeTestServices: true })("over generated activities up to today", (it) => {
+  layer(daemonLayer(root), { excludeTestServices: true, timeout: 180_000 })("over generated activities up to today", (it) => {
     it.effect("seeds activities, gear and its components, and signs in", () =>
       Effect.gen(function*() {
         const client = yield* HttpClient.HttpClient

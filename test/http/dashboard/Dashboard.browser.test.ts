@@ -55,7 +55,7 @@ const { shoot, axe, redrawn } = dashboardHelpers(() => page, ARTIFACTS)
 const go = (hash: string, ready: string) => open(page, base, hash, ready)
 
 describe.skipIf(skipReason !== undefined)("the dashboard in Chromium", () => {
-  layer(daemonLayer(root), { excludeTestServices: true })("over the imported corpus", (it) => {
+  layer(daemonLayer(root), { excludeTestServices: true, timeout: 180_000 })("over the imported corpus", (it) => {
     it.scoped("imports the corpus and finds the daemon's address", () =>
       Effect.gen(function*() {
         // the test client is bound to the daemon's listener: its requests say where that is

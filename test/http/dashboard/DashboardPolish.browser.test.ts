@@ -195,7 +195,7 @@ const addSections = () =>
     .filter((name) => !MENU_LABELS.includes(name)).slice(0, TEN - MENU_LABELS.length))
 
 describe.skipIf(skipReason !== undefined)("the dashboard's finish in Chromium", () => {
-  layer(daemonLayer(root), { excludeTestServices: true })("over seeded activities and imports", (it) => {
+  layer(daemonLayer(root), { excludeTestServices: true, timeout: 180_000 })("over seeded activities and imports", (it) => {
     it.scoped("seeds activities, imports a file, its duplicate and a broken file, and signs in", () =>
       Effect.gen(function*() {
         const client = yield* HttpClient.HttpClient

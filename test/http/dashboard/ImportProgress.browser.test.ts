@@ -29,7 +29,7 @@ afterAll(async () => {
 })
 
 describe.skipIf(skipReason !== undefined)("the import page's progress in Chromium", () => {
-  layer(daemonLayer(root), { excludeTestServices: true })("over a batch dropped into the watch folder", (it) => {
+  layer(daemonLayer(root), { excludeTestServices: true, timeout: 180_000 })("over a batch dropped into the watch folder", (it) => {
     it.effect("shows N of M files done and the time left while the batch is imported, and nothing once it is over", () =>
       Effect.gen(function*() {
         const client = yield* HttpClient.HttpClient

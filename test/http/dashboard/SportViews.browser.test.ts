@@ -105,7 +105,7 @@ const open = async (id: string) => {
 const figure = (label: string) => page.locator(".stats .stat", { has: page.locator("dt", { hasText: new RegExp(`^${label}$`) }) }).locator("dd")
 
 describe.skipIf(skipReason !== undefined)("each sport in the dashboard", () => {
-  layer(daemonLayer(root), { excludeTestServices: true })("over a triathlon, swims, a track run, a row and a route of 1901", (it) => {
+  layer(daemonLayer(root), { excludeTestServices: true, timeout: 180_000 })("over a triathlon, swims, a track run, a row and a route of 1901", (it) => {
     it.scoped("imports the files and signs in", () =>
       Effect.gen(function*() {
         const client = yield* HttpClient.HttpClient

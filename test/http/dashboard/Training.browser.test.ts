@@ -136,7 +136,7 @@ const recentRides = () => {
 }
 
 describe.skipIf(skipReason !== undefined)("the training pages in Chromium", () => {
-  layer(daemonLayer(root), { excludeTestServices: true })("over a corpus ride and eight weeks of rides", (it) => {
+  layer(daemonLayer(root), { excludeTestServices: true, timeout: 180_000 })("over a corpus ride and eight weeks of rides", (it) => {
     it.scoped("imports the rides and signs in", () =>
       Effect.gen(function*() {
         const client = yield* HttpClient.HttpClient
