@@ -10,7 +10,7 @@ import { send } from "../../support/TestDaemon.ts"
 import { at, encodeFit, Mesg, semicircles } from "../../services/import/parsers/fitFixtures.ts"
 import { openDashboardBrowser } from "./browser.ts"
 import { CHROMIUM_MISSING, chromiumAvailable, DESKTOP, PHONE } from "../../support/chromium.ts"
-import { redrawn as redrawnOn } from "./pageTools.ts"
+import { redrawn as redrawnOn, signIn } from "./pageTools.ts"
 
 /**
  * Each sport as its athlete reads it, in a real browser: a triathlon shown as one event with
@@ -117,12 +117,7 @@ describe.skipIf(skipReason !== undefined)("each sport in the dashboard", () => {
           const served = yield* send("GET", `/api/v1/file-imports?filters[filename]=${encodeURIComponent(name)}`)
           ids.set(name, served.json.fileImports[0].activityIds)
         }
-        yield* Effect.promise(async () => {
-          await page.goto(`${base}/`)
-          await page.fill("#key", root.apiKey)
-          await page.click("button[type=submit]")
-          await page.locator("#activity-list").waitFor({ timeout: 15_000 })
-        })
+        yield* Effect.promise(() => signIn(page, base, root.apiKey))
       }), 180_000)
 
     it.effect("the list gives each its pace: per 100 m for swims, per 500 m for the row, per km on foot; 1901 with its whole year", () =>

@@ -10,7 +10,7 @@ import { blocksFit } from "../../support/trainingFits.ts"
 import { dashboardHelpers, openDashboardBrowser } from "./browser.ts"
 import { CHROMIUM_MISSING, chromiumAvailable, DESKTOP, PHONES } from "../../support/chromium.ts"
 import { cssColor, expectReadable, markerColor, readPalette } from "./colourChecks.ts"
-import { canvasTexts, fitsScreen, nextFrames, recordCanvasText, shoot } from "./pageTools.ts"
+import { canvasTexts, fitsScreen, nextFrames, recordCanvasText, shoot, signIn } from "./pageTools.ts"
 
 /**
  * The Training page and an activity's training analysis in a real browser: the fitness,
@@ -148,12 +148,7 @@ describe.skipIf(skipReason !== undefined)("the training pages in Chromium", () =
           const row = yield* waitForRow(name, "60 seconds")
           expect(row.status, `${name}: ${row.error_message}`).toBe("success")
         }
-        yield* Effect.promise(async () => {
-          await page.goto(`${base}/`)
-          await page.fill("#key", root.apiKey)
-          await page.click("button[type=submit]")
-          await page.locator("#activity-list").waitFor({ timeout: 15_000 })
-        })
+        yield* Effect.promise(() => signIn(page, base, root.apiKey))
       }), 180_000)
 
     it.effect("the Training entry opens the page; thresholds are added, changed and deleted through its form", () =>

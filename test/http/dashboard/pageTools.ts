@@ -41,6 +41,14 @@ export const redrawn = async (page: Page, action: () => Promise<unknown>) => {
 }
 
 /** Opens `hash` of the app at `base` and waits for `ready` on the page drawn. */
+/** Signs in on the sign-in page at `base` with `apiKey` and waits for the activity list. */
+export const signIn = async (page: Page, base: string, apiKey: string) => {
+  await page.goto(`${base}/`)
+  await page.fill("#key", apiKey)
+  await page.click("button[type=submit]")
+  await page.locator("#activity-list").waitFor({ timeout: 15_000 })
+}
+
 export const open = async (page: Page, base: string, hash: string, ready: string) => {
   const url = `${base}/${hash}`
   // the address already shown would not be drawn again: reloaded instead
