@@ -91,8 +91,12 @@ describe("watch folder: names in the text log", () => {
         return rows.filter((r) => r.status !== "queued").length >= 2 ? rows : undefined
       }), { timeout: PATIENCE })
       expect(listed.map((r) => [r.filename, r.status]).sort()).toEqual([[forged, "success"], [colored, "success"]].sort())
-      // the lines that name them, read back as the terminal gets them
-      const output = daemon.output()
+      // the lines that name them, read back as the terminal gets them: the row is written before
+      // its log line reaches the pipe, so the output is waited on too
+      const output = yield* waitFor("both import lines on stdout", Effect.sync(() => {
+        const text = daemon.output()
+        return text.split("\n").filter((line) => line.includes("imported \"")).length >= 2 ? text : undefined
+      }), { timeout: PATIENCE })
       expect(output).toContain(`imported "ok\\n2026-01-01T00:00:00.000Z ERROR [daemon] FORGED ERROR the disk is on fire.gpx": success`)
       expect(output).toContain(`imported "\\x1b[31mred\\x1b[0m\\x07.gpx": success`)
       expect(output.split("\n").filter((line) => line.includes("FORGED") && !line.includes("imported"))).toEqual([])
