@@ -41,7 +41,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { type ChildDaemon, startChildDaemon } from "../test/support/ChildDaemon.ts"
 import { gpxActivity, makeRoot, type Root } from "../test/support/ImportHarness.ts"
-import { baselineBuild, mb, memoryOf, printTable, sleep, startPlainServer } from "./measure.ts"
+import { baselineBuild, daemonDiagnostics, mb, memoryOf, printTable, sleep, startPlainServer } from "./measure.ts"
 
 const DIST_MAIN = path.join(import.meta.dirname, "..", "dist", "main.js")
 const SEED_ONLY = process.argv.includes("--seed-only")
@@ -66,17 +66,7 @@ interface Running {
 
 const startDaemon = async (root: Root, main?: string): Promise<Running> => {
   const scope = Effect.runSync(Scope.make())
-  const profileDir = process.env.BENCH_PROFILE_DIR
-  const nodeOptions = [
-    ...(profileDir ? [`--import ${path.join(import.meta.dirname, "cpuProfile.mjs")}`] : []),
-    ...(process.env.BENCH_DAEMON_NODE_OPTIONS ? [process.env.BENCH_DAEMON_NODE_OPTIONS] : [])
-  ].join(" ")
-  const env = {
-    ...root.env,
-    LOG_LEVEL: "info",
-    ...(nodeOptions !== "" ? { NODE_OPTIONS: nodeOptions } : {}),
-    ...(profileDir ? { BENCH_PROFILE_DIR: path.resolve(profileDir) } : {})
-  }
+  const env = { ...root.env, LOG_LEVEL: "info", ...daemonDiagnostics() }
   const daemon = await Effect.runPromise(startChildDaemon({ env, apiKey: root.apiKey, built: true, ...(main === undefined ? {} : { main }) }).pipe(Scope.extend(scope)))
   return {
     daemon,

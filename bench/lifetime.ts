@@ -11,7 +11,8 @@
  *
  *   npm run bench:lifetime   (builds first; LIFETIME_COUNT=5000, LIFETIME_LAYOUTS=strava,garmin,
  *                             LIFETIME_DEADLINE_S=900 per layout; BENCH_PROFILE_DIR=dir writes a CPU
- *                             profile of the daemon's main thread there, bench/cpuProfile.mjs)
+ *                             profile of the daemon's main thread there, bench/cpuProfile.mjs;
+ *                             BENCH_DAEMON_NODE_OPTIONS="..." the daemon's Node flags)
  *
  * Targets: at least 25 activities/s, peak RSS under 400 MB, /status p99 under 50 ms. Prints the
  * figures and the daemon log's progress lines; always exits 0.
@@ -26,7 +27,7 @@ import { startChildDaemon } from "../test/support/ChildDaemon.ts"
 import { garminExport, stravaExport, writeZip } from "../test/support/exportArchives.ts"
 import { makeRoot } from "../test/support/ImportHarness.ts"
 import { lifetimeActivities, lifetimeSources } from "../test/support/lifetimeExport.ts"
-import { api, finishedRows, mb, memoryOf, printTable, quantile, sleep } from "./measure.ts"
+import { api, daemonDiagnostics, finishedRows, mb, memoryOf, printTable, quantile, sleep } from "./measure.ts"
 
 const COUNT = Number(process.env.LIFETIME_COUNT ?? 5000)
 const LAYOUTS = (process.env.LIFETIME_LAYOUTS ?? "strava,garmin").split(",").filter((l): l is "strava" | "garmin" => l === "strava" || l === "garmin")
@@ -48,12 +49,7 @@ interface Imported {
 
 /** Drops the zip `zip` into a fresh built daemon's watch folder; measures until every activity file has its row. */
 const importInto = async (zip: string): Promise<Imported> => {
-  const profileDir = process.env.BENCH_PROFILE_DIR
-  const root = makeRoot({
-    LOG_LEVEL: "warning",
-    WATCH_SETTLE: "300ms",
-    ...(profileDir ? { NODE_OPTIONS: `--import ${path.join(import.meta.dirname, "cpuProfile.mjs")}`, BENCH_PROFILE_DIR: path.resolve(profileDir) } : {})
-  })
+  const root = makeRoot({ LOG_LEVEL: "warning", WATCH_SETTLE: "300ms", ...daemonDiagnostics() })
   const scope = Effect.runSync(Scope.make())
   try {
     const daemon = await Effect.runPromise(startChildDaemon({ env: root.env, apiKey: root.apiKey, built: true }).pipe(Scope.extend(scope)))
@@ -100,7 +96,7 @@ const importInto = async (zip: string): Promise<Imported> => {
       .filter((m) => /importing: |import finished|queued for import|unpacked|skipped/.test(m))
     const peakRss = memoryOf(daemon.pid)?.peak ?? null
     // a daemon stopped as `npm start`'s would be writes its profile as it exits
-    if (profileDir) await Effect.runPromise(daemon.kill("SIGTERM"))
+    if (process.env.BENCH_PROFILE_DIR) await Effect.runPromise(daemon.kill("SIGTERM"))
     return { seconds, rows, counts, peakRss, status, progress }
   } finally {
     await Effect.runPromise(Scope.close(scope, Exit.void))

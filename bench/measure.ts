@@ -24,6 +24,23 @@ export const memoryOf = (pid: number): { peak: number; current: number } | null 
   }
 }
 
+/**
+ * The environment a bench gives its daemon to be looked into: BENCH_PROFILE_DIR=dir writes a CPU
+ * profile of its main thread there (bench/cpuProfile.mjs), BENCH_DAEMON_NODE_OPTIONS="..." adds
+ * Node flags (those NODE_OPTIONS allows, e.g. --heapsnapshot-signal=SIGUSR2). Empty when neither is set.
+ */
+export const daemonDiagnostics = (): Record<string, string> => {
+  const profileDir = process.env.BENCH_PROFILE_DIR
+  const nodeOptions = [
+    ...(profileDir ? [`--import ${path.join(import.meta.dirname, "cpuProfile.mjs")}`] : []),
+    ...(process.env.BENCH_DAEMON_NODE_OPTIONS ? [process.env.BENCH_DAEMON_NODE_OPTIONS] : [])
+  ].join(" ")
+  return {
+    ...(nodeOptions !== "" ? { NODE_OPTIONS: nodeOptions } : {}),
+    ...(profileDir ? { BENCH_PROFILE_DIR: path.resolve(profileDir) } : {})
+  }
+}
+
 export const mb = (bytes: number | undefined) => (bytes === undefined || Number.isNaN(bytes) ? "n/a" : `${(bytes / 1048576).toFixed(0)} MB`)
 
 /** Prints rows as aligned columns under a header and a rule. */

@@ -22,7 +22,7 @@ import * as path from "node:path"
 import { Worker } from "node:worker_threads"
 import { startChildDaemon } from "../test/support/ChildDaemon.ts"
 import { dayStart, gpxActivity, makeRoot } from "../test/support/ImportHarness.ts"
-import { printTable, quantile, sleep, startPlainServer } from "./measure.ts"
+import { daemonDiagnostics, printTable, quantile, sleep, startPlainServer } from "./measure.ts"
 
 const TARGET_MS = 250
 const LIST_URL = "/api/v1/activities?pagination[size]=25"
@@ -131,14 +131,7 @@ const uploads = async (server: string, base: string, headers: Record<string, str
 
 const main = async () => {
   const scope = Effect.runSync(Scope.make())
-  const profileDir = process.env.BENCH_PROFILE_DIR
-  const root = makeRoot({
-    LOG_LEVEL: "warning",
-    WATCH_SETTLE: "300ms",
-    ...(profileDir
-      ? { NODE_OPTIONS: `--import ${path.join(import.meta.dirname, "cpuProfile.mjs")}`, BENCH_PROFILE_DIR: path.resolve(profileDir) }
-      : {})
-  })
+  const root = makeRoot({ LOG_LEVEL: "warning", WATCH_SETTLE: "300ms", ...daemonDiagnostics() })
   const daemon = await Effect.runPromise(Scope.extend(startChildDaemon({ env: root.env, apiKey: root.apiKey, readyTimeout: "300 seconds" }), scope))
   const auth = { authorization: `Bearer ${root.apiKey}` }
   for (let i = 0; i < 50; i++) fs.writeFileSync(path.join(root.watchDir, `seed-${i}.gpx`), gpxActivity({ start: dayStart(i), seconds: 1800 }))

@@ -33,8 +33,7 @@ import { GearComponents } from "../src/services/gear/GearComponents.ts"
 import { startChildDaemon } from "../test/support/ChildDaemon.ts"
 import { seedGenerated } from "../test/support/generatedActivities.ts"
 import { gpxActivity, makeRoot, servicesLayer } from "../test/support/ImportHarness.ts"
-import * as path from "node:path"
-import { cpuMillisOf, printTable, quantile, startPlainServer } from "./measure.ts"
+import { cpuMillisOf, daemonDiagnostics, printTable, quantile, startPlainServer } from "./measure.ts"
 
 const COUNT = Number(process.env.BENCH_ACTIVITIES ?? 10_000)
 const RUNS = Number(process.env.BENCH_RUNS ?? 15)
@@ -67,7 +66,7 @@ const main = async () => {
     const env = {
       ...root.env,
       LOG_LEVEL: "warning",
-      ...(profileDir ? { NODE_OPTIONS: `--import ${path.join(import.meta.dirname, "cpuProfile.mjs")}`, BENCH_PROFILE_DIR: path.resolve(profileDir) } : {})
+      ...daemonDiagnostics()
     }
     const daemon = await Effect.runPromise(startChildDaemon({ env, apiKey: root.apiKey, built: true }).pipe(Scope.extend(scope)))
     const headers = { authorization: `Bearer ${root.apiKey}` }
