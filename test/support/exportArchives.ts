@@ -37,6 +37,28 @@ export const corpusSource = async (file: string): Promise<SourceFile> => {
   return { name: path.basename(file), bytes, starts: activities.map((a) => a.startTime), end: Math.max(...ends), sport: activities[0]!.sportType }
 }
 
+/** Several files of the corpus, in the order named. */
+export const corpusSources = (...files: Array<string>): Promise<Array<SourceFile>> => Promise.all(files.map(corpusSource))
+
+/**
+ * The Garmin Connect export the export tests share: a described run, a commute ride, a triathlon
+ * (one file, several legs, one summary) and a treadmill run recorded as TCX, in two parts.
+ */
+export const garminSample = async () => {
+  const [run, ride, triathlon, tcx] = await corpusSources(
+    "fit/garmin-fenix5-run.fit", "fit/garmin-edge820-commute-ride.fit", "fit/garmin-fr920xt-triathlon-chained-hr.fit", "tcx/garmin-fenix6-run.tcx"
+  )
+  const spec: ExportSpec = {
+    activities: [
+      { file: run!, name: "Lisbon Running", sport: "running", description: "tempo" },
+      { file: ride!, name: "Commute", sport: "road_biking" },
+      { file: triathlon!, name: "Sprint tri", sport: "triathlon" },
+      { file: tcx!, name: "Treadmill", sport: "treadmill_running" }
+    ]
+  }
+  return { triathlon: triathlon!, entries: () => garminExport(spec, { partSize: 3 }) }
+}
+
 /** Gear as the athlete entered it on the platform. */
 export interface SourceGear {
   readonly name: string

@@ -109,3 +109,10 @@ export const storedProblems = <S extends { readonly start_time: number }, E>(
   }
   return problems
 }
+
+/** A problem for each file that has more than one of `rows` (an import row written twice). */
+export const filesWithManyRows = (rows: ReadonlyArray<{ readonly filename: string }>): Array<string> => {
+  const rowsByName = new Map<string, number>()
+  for (const row of rows) rowsByName.set(row.filename, (rowsByName.get(row.filename) ?? 0) + 1)
+  return [...rowsByName].flatMap(([name, n]) => (n > 1 ? [`"${name}" has ${n} import rows`] : []))
+}

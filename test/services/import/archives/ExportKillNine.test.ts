@@ -5,7 +5,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import * as zlib from "node:zlib"
 import { startChildDaemon } from "../../../support/ChildDaemon.ts"
-import { count, databaseFile, killWhileImporting, storedProblems, until, waiting } from "../../../support/killNine.ts"
+import { count, databaseFile, filesWithManyRows, killWhileImporting, storedProblems, until, waiting } from "../../../support/killNine.ts"
 import { dayStart, fitActivity, gpxActivity, type Root, scopedRoot, tcxActivity } from "../../../support/ImportHarness.ts"
 import { JPEG_HEAD } from "../../../support/TestDaemon.ts"
 import { zipOf } from "../../../support/zipOf.ts"
@@ -105,10 +105,7 @@ const problemsOf = (state: ReturnType<typeof readStorage>, exported: ReadonlyArr
     { name: activity.name, description: activity.description, gear: activity.gear, isCommute: activity.is_commute === 1, photos: activity.photos },
     { name: expected.name, description: expected.description, gear: expected.gear, isCommute: expected.isCommute, photos: expected.photos }
   ])
-  const rowsByName = new Map<string, number>()
-  for (const row of state.rows) if (row.status !== "skipped") rowsByName.set(row.filename, (rowsByName.get(row.filename) ?? 0) + 1)
-  for (const [name, n] of rowsByName) if (n > 1) problems.push(`"${name}" has ${n} import rows`)
-  return problems
+  return [...problems, ...filesWithManyRows(state.rows.filter((row) => row.status !== "skipped"))]
 }
 
 describe("kill -9 during a Strava export's import", () => {

@@ -7,7 +7,7 @@ import { readGarminSummaries } from "../../../../src/services/import/exports/Gar
 import { parseActivityFile } from "../../../../src/services/import/parsers/parseActivityFile.ts"
 import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, readCorpusFile } from "../../../support/corpus.ts"
 import {
-  asZip, corpusSource, endurainExport, fitTrackeeExport, garminExport, type SourceFile, stravaExport, writeFolder
+  asZip, corpusSources, endurainExport, fitTrackeeExport, garminExport, garminSample, type SourceFile, stravaExport, writeFolder
 } from "../../../support/exportArchives.ts"
 import { daemonLayer, importRows, type Root, scopedRoot, waitFor } from "../../../support/ImportHarness.ts"
 import { kmlOf } from "../../../support/kmlOf.ts"
@@ -22,7 +22,6 @@ import type { ZipEntry } from "../../../support/zipWriter.ts"
 
 if (!CORPUS_DIR) console.log(CORPUS_MISSING_MESSAGE)
 
-const sources = (...files: Array<string>) => Promise.all(files.map(corpusSource))
 
 /** Moves the export into the watch folder at once (written beside it first, as a finished download). */
 const drop = (root: Root, name: string, entries: Iterable<ZipEntry>) => {
@@ -64,18 +63,9 @@ const gearRows = Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ name: string
 describe.skipIf(!CORPUS_DIR)("exports dropped into the watch folder", () => {
   it.scopedLive("Garmin Connect: every file of its UploadedFiles parts imported, named, typed and described by its summaries (a triathlon's legs each by its own); wellness and settings skipped without a row, named in the log", () =>
     Effect.gen(function*() {
-      const [run, ride, triathlon, tcx] = yield* Effect.promise(() =>
-        sources("fit/garmin-fenix5-run.fit", "fit/garmin-edge820-commute-ride.fit", "fit/garmin-fr920xt-triathlon-chained-hr.fit", "tcx/garmin-fenix6-run.tcx")
-      )
+      const { triathlon, entries } = yield* Effect.promise(garminSample)
       const root = yield* scopedRoot()
-      drop(root, "garmin-export.zip", garminExport({
-        activities: [
-          { file: run!, name: "Lisbon Running", sport: "running", description: "tempo" },
-          { file: ride!, name: "Commute", sport: "road_biking" },
-          { file: triathlon!, name: "Sprint tri", sport: "triathlon" },
-          { file: tcx!, name: "Treadmill", sport: "treadmill_running" }
-        ]
-      }, { partSize: 3 }))
+      drop(root, "garmin-export.zip", entries())
       yield* Effect.gen(function*() {
         const rows = yield* importedRows(4)
         expect(rows.map((r) => [r.status, r.source, r.error])).toEqual(rows.map(() => ["success", "garminExport", null]))
@@ -84,9 +74,9 @@ describe.skipIf(!CORPUS_DIR)("exports dropped into the watch folder", () => {
           ["Lisbon Running", "Run", "tempo"],
           ["Commute", "Ride", ""],
           ["Treadmill", "VirtualRun", ""],
-          ...triathlon!.starts.map((_, leg) => [`Sprint tri ${leg + 1}`, expect.any(String), ""])
+          ...triathlon.starts.map((_, leg) => [`Sprint tri ${leg + 1}`, expect.any(String), ""])
         ]))
-        expect(named).toHaveLength(3 + triathlon!.starts.length)
+        expect(named).toHaveLength(3 + triathlon.starts.length)
         yield* nothingKept
         const log = yield* daemonMessages
         const unpacked = log.find((m) => m.startsWith(`unpacked "garmin-export.zip"`))
@@ -100,7 +90,7 @@ describe.skipIf(!CORPUS_DIR)("exports dropped into the watch folder", () => {
 
   it.scopedLive("Garmin Connect unpacked into a subfolder of the watch folder: its parts imported with its summaries, the rest named once in the log and left in place", () =>
     Effect.gen(function*() {
-      const [run, ride] = yield* Effect.promise(() => sources("fit/garmin-fenix5-run.fit", "fit/garmin-edge820-commute-ride.fit"))
+      const [run, ride] = yield* Effect.promise(() => corpusSources("fit/garmin-fenix5-run.fit", "fit/garmin-edge820-commute-ride.fit"))
       const root = yield* scopedRoot()
       const staged = path.join(root.root, "garmin")
       writeFolder(staged, garminExport({ activities: [{ file: run!, name: "Run by the river", sport: "trail_running" }, { file: ride!, name: "Ride home" }] }))
@@ -125,7 +115,7 @@ describe.skipIf(!CORPUS_DIR)("exports dropped into the watch folder", () => {
 
   it.scopedLive("Strava, complete: bikes.csv and shoes.csv become gear (brand, model, kind), the activities that name it get it, media/ photos become their images; the same ride exported by Garmin before is skipped naming it", () =>
     Effect.gen(function*() {
-      const [run, ride, gpx] = yield* Effect.promise(() => sources("fit/garmin-fenix5-run.fit", "fit/garmin-edge820-commute-ride.fit", "gpx/strava-run-gpxtpx-hr.gpx"))
+      const [run, ride, gpx] = yield* Effect.promise(() => corpusSources("fit/garmin-fenix5-run.fit", "fit/garmin-edge820-commute-ride.fit", "gpx/strava-run-gpxtpx-hr.gpx"))
       const root = yield* scopedRoot()
       yield* Effect.gen(function*() {
         drop(root, "garmin.zip", garminExport({ activities: [{ file: ride!, name: "Ride to work" }] }))
@@ -166,7 +156,7 @@ describe.skipIf(!CORPUS_DIR)("exports dropped into the watch folder", () => {
 
   it.scopedLive("FitTrackee: titles, sports, descriptions and notes, equipment kept; its KML workout imported as an activity", () =>
     Effect.gen(function*() {
-      const [ride, gpx] = yield* Effect.promise(() => sources("fit/garmin-edge820-commute-ride.fit", "gpx/garmin-connect-run-hr.gpx"))
+      const [ride, gpx] = yield* Effect.promise(() => corpusSources("fit/garmin-edge820-commute-ride.fit", "gpx/garmin-connect-run-hr.gpx"))
       const [parsed] = yield* Effect.promise(() => parseActivityFile(new Uint8Array(readCorpusFile("gpx/amazfit-run-hr.gpx")), "gpx", "amazfit.gpx"))
       const kml: SourceFile = {
         name: "walk.kml",
@@ -202,7 +192,7 @@ describe.skipIf(!CORPUS_DIR)("exports dropped into the watch folder", () => {
 
   it.scopedLive("Endurain: activity names, sport types, descriptions, gear and photos kept", () =>
     Effect.gen(function*() {
-      const [ride, run] = yield* Effect.promise(() => sources("fit/garmin-edge820-commute-ride.fit", "fit/garmin-fenix5-run.fit"))
+      const [ride, run] = yield* Effect.promise(() => corpusSources("fit/garmin-edge820-commute-ride.fit", "fit/garmin-fenix5-run.fit"))
       const root = yield* scopedRoot()
       drop(root, "endurain.zip", endurainExport({
         activities: [

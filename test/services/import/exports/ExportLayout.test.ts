@@ -9,10 +9,11 @@ import { parseActivityFile } from "../../../../src/services/import/parsers/parse
 import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, readCorpusFile } from "../../../support/corpus.ts"
 import {
   asZip,
-  corpusSource,
+  corpusSources,
   endurainExport,
   fitTrackeeExport,
   garminExport,
+  garminSample,
   type SourceFile,
   stravaExport,
   TINY_JPEG,
@@ -44,10 +45,9 @@ const planOfZip = async (entries: Iterable<ZipEntry>) => {
 const metadataOf = (plan: ExportPlan, suffix: string) => plan.activities.find((a) => a.entry.endsWith(suffix))?.metadata
 
 describe.skipIf(!CORPUS_DIR)("export layouts built from the corpus", () => {
-  const sources = (...files: Array<string>) => Promise.all(files.map(corpusSource))
 
   it("Strava: every file of activities/ with its row's name, sport, description and note, commute, gear of bikes.csv and shoes.csv, and its photos", async () => {
-    const [run, ride, gpx, tcx] = await sources("fit/garmin-fenix5-run.fit", "fit/garmin-edge820-commute-ride.fit", "gpx/strava-run-gpxtpx-hr.gpx", "tcx/garmin-fr410-run-3-laps.tcx")
+    const [run, ride, gpx, tcx] = await corpusSources("fit/garmin-fenix5-run.fit", "fit/garmin-edge820-commute-ride.fit", "gpx/strava-run-gpxtpx-hr.gpx", "tcx/garmin-fr410-run-3-laps.tcx")
     const { layout, plan } = await planOfZip(stravaExport({
       activities: [
         { file: run!, name: "Morning run, easy", sport: "Run", description: "felt \"good\"", privateNote: "knee ok", gear: "Pegasus 40" },
@@ -84,7 +84,7 @@ describe.skipIf(!CORPUS_DIR)("export layouts built from the corpus", () => {
   })
 
   it("Strava zipped again from its folder: the folder holding activities.csv is the export", async () => {
-    const [run] = await sources("fit/garmin-fenix5-run.fit")
+    const [run] = await corpusSources("fit/garmin-fenix5-run.fit")
     const entries = [...stravaExport({ activities: [{ file: run!, name: "Run", photos: 1 }] })].map((e) => ({ ...e, name: `export_1234/${e.name}` }))
     const { layout, plan } = await planOfZip(entries)
     expect(layout.root).toBe("export_1234/")
@@ -93,16 +93,9 @@ describe.skipIf(!CORPUS_DIR)("export layouts built from the corpus", () => {
   })
 
   it("Garmin: the parts are opened, their files matched to their summaries by start time (a triathlon's legs each to its own), wellness and settings skipped", async () => {
-    const [run, ride, triathlon, tcx] = await sources("fit/garmin-fenix5-run.fit", "fit/garmin-edge820-commute-ride.fit", "fit/garmin-fr920xt-triathlon-chained-hr.fit", "tcx/garmin-fenix6-run.tcx")
-    expect(triathlon!.starts.length).toBeGreaterThan(1)
-    const { contents, layout, plan } = await planOfZip(garminExport({
-      activities: [
-        { file: run!, name: "Lisbon Running", sport: "running", description: "tempo" },
-        { file: ride!, name: "Commute", sport: "road_biking" },
-        { file: triathlon!, name: "Sprint tri", sport: "triathlon" },
-        { file: tcx!, name: "Treadmill", sport: "treadmill_running" }
-      ]
-    }, { partSize: 3 }))
+    const { triathlon, entries } = await garminSample()
+    expect(triathlon.starts.length).toBeGreaterThan(1)
+    const { contents, layout, plan } = await planOfZip(entries())
     expect(layout.kind).toBe("garmin")
     expect(layout.metadataEntries).toEqual(["DI_CONNECT/DI-Connect-Fitness/athlete@example.org_0_summarizedActivities.json"])
     expect(plan.activities).toEqual([])
@@ -126,13 +119,13 @@ describe.skipIf(!CORPUS_DIR)("export layouts built from the corpus", () => {
     expect(named).toEqual([
       ["fit", "Lisbon Running", "Run"],
       ["fit", "Commute", "Ride"],
-      ...triathlon!.starts.map((_, leg): [string, string, string | null] => ["fit", `Sprint tri ${leg + 1}`, null]),
+      ...triathlon.starts.map((_, leg): [string, string, string | null] => ["fit", `Sprint tri ${leg + 1}`, null]),
       ["tcx", "Treadmill", "VirtualRun"]
     ])
   })
 
   it("Garmin as its unpacked folder: the same plan from the folder's file paths", async () => {
-    const [run] = await sources("fit/garmin-fenix5-run.fit")
+    const [run] = await corpusSources("fit/garmin-fenix5-run.fit")
     const dir = tempDir()
     const entries = garminExport({ activities: [{ file: run!, name: "Run" }] })
     writeFolder(dir, entries)
@@ -144,7 +137,7 @@ describe.skipIf(!CORPUS_DIR)("export layouts built from the corpus", () => {
   })
 
   it("Garmin unpacked in a subfolder of the watch folder: its parts known by their path, its summaries read from its folder, one id for all its parts", async () => {
-    const [run] = await sources("fit/garmin-fenix5-run.fit")
+    const [run] = await corpusSources("fit/garmin-fenix5-run.fit")
     const watch = tempDir()
     writeFolder(path.join(watch, "my garmin"), garminExport({ activities: [{ file: run!, name: "Run" }] }))
     const part = "my garmin/DI_CONNECT/DI-Connect-Uploaded-Files/UploadedFiles_0-_Part1.zip"
@@ -160,7 +153,7 @@ describe.skipIf(!CORPUS_DIR)("export layouts built from the corpus", () => {
   })
 
   it("FitTrackee: workout_files/ with their workout's title, sport, description and notes, equipment; a KML workout; the GPX twins of old versions skipped", async () => {
-    const [ride, gpx] = await sources("fit/garmin-edge820-commute-ride.fit", "gpx/garmin-connect-run-hr.gpx")
+    const [ride, gpx] = await corpusSources("fit/garmin-edge820-commute-ride.fit", "gpx/garmin-connect-run-hr.gpx")
     const [parsed] = await parseActivityFile(new Uint8Array(readCorpusFile("gpx/amazfit-run-hr.gpx")), "gpx", "amazfit.gpx")
     const kml: SourceFile = {
       name: "walk.kml",
@@ -191,7 +184,7 @@ describe.skipIf(!CORPUS_DIR)("export layouts built from the corpus", () => {
   })
 
   it("Endurain: activity_files/<id> with its activity's name, sport code, description, gear and photos; a commuting ride is a commute", async () => {
-    const [ride, run, gpx] = await sources("fit/garmin-edge820-commute-ride.fit", "fit/garmin-fenix5-run.fit", "gpx/strava-run-gpxtpx-hr.gpx")
+    const [ride, run, gpx] = await corpusSources("fit/garmin-edge820-commute-ride.fit", "fit/garmin-fenix5-run.fit", "gpx/strava-run-gpxtpx-hr.gpx")
     const { layout, plan } = await planOfZip(endurainExport({
       activities: [
         { file: ride!, name: "To the office", sport: "27", gear: "Brompton", photos: 2, description: "windy", privateNote: "late" },
@@ -213,7 +206,7 @@ describe.skipIf(!CORPUS_DIR)("export layouts built from the corpus", () => {
   })
 
   it("an archive of no known layout: its activity files, without metadata; an archive inside is named nested", async () => {
-    const [run] = await sources("fit/garmin-fenix5-run.fit")
+    const [run] = await corpusSources("fit/garmin-fenix5-run.fit")
     const { layout, plan } = await planOfZip([
       { name: "rides/a.fit", data: run!.bytes }, { name: "b.gpx.gz", data: "x" }, { name: "notes.txt", data: "x" }, { name: "old/more.zip", data: "x" },
       { name: "__MACOSX/rides/._a.fit", data: "x" }, { name: ".DS_Store", data: "x" }, { name: "photo.jpg", data: TINY_JPEG }

@@ -6,7 +6,7 @@ import * as path from "node:path"
 import { startChildDaemon } from "../../../support/ChildDaemon.ts"
 import { asZip, garminExport, type SourceActivity } from "../../../support/exportArchives.ts"
 import { dayStart, fitActivity, type Root, scopedRoot } from "../../../support/ImportHarness.ts"
-import { count, databaseFile, killWhileImporting, storedProblems, until, waiting } from "../../../support/killNine.ts"
+import { count, databaseFile, filesWithManyRows, killWhileImporting, storedProblems, until, waiting } from "../../../support/killNine.ts"
 
 /**
  * A Garmin Connect export survives a `kill -9` at any step of its import: its parts unpacked,
@@ -54,13 +54,10 @@ const problemsOf = (state: ReturnType<typeof readStorage>): Array<string> => {
     [stored.name, stored.description ?? null, stored.sport_type],
     [expected.name, expected.description ?? null, expected.sportType]
   ])
-  const rowsByName = new Map<string, number>()
   for (const row of state.rows) {
-    rowsByName.set(row.filename, (rowsByName.get(row.filename) ?? 0) + 1)
     if (row.source !== "garminExport" || row.status !== "success") problems.push(`"${row.filename}" has a ${row.status} row of ${row.source}`)
   }
-  for (const [name, n] of rowsByName) if (n > 1) problems.push(`"${name}" has ${n} import rows`)
-  return problems
+  return [...problems, ...filesWithManyRows(state.rows)]
 }
 
 describe("kill -9 during a Garmin Connect export's import", () => {
