@@ -4,6 +4,7 @@ import * as zlib from "node:zlib"
 import type { SportType } from "../../src/schema/SportType.ts"
 import { parseActivityFile } from "../../src/services/import/parsers/parseActivityFile.ts"
 import { readCorpusFile } from "./corpus.ts"
+import { kmlOf } from "./kmlOf.ts"
 import { writeZipFile, zipBuffer, type ZipEntry } from "./zipWriter.ts"
 
 /**
@@ -57,6 +58,32 @@ export const garminSample = async () => {
     ]
   }
   return { triathlon: triathlon!, entries: () => garminExport(spec, { partSize: 3 }) }
+}
+
+/**
+ * The FitTrackee export the export tests share: a commute ride with a description and a private
+ * note, a trail run, a walk recorded as KML (named `walkName`), their equipment and a helmet no
+ * workout uses, with the GPX twins older versions wrote.
+ */
+export const fitTrackeeSample = async (walkName: string) => {
+  const [ride, gpx] = await corpusSources("fit/garmin-edge820-commute-ride.fit", "gpx/garmin-connect-run-hr.gpx")
+  const [parsed] = await parseActivityFile(new Uint8Array(readCorpusFile("gpx/amazfit-run-hr.gpx")), "gpx", "amazfit.gpx")
+  const kml: SourceFile = {
+    name: "walk.kml",
+    bytes: Buffer.from(kmlOf({ samples: parsed!.samples, writer: "openTracks", name: "Walk" })),
+    starts: [parsed!.startTime],
+    end: parsed!.samples.time.at(-1)!,
+    sport: "Walk"
+  }
+  const spec: ExportSpec = {
+    activities: [
+      { file: ride!, name: "Ride to work", sport: "Cycling (Transport)", description: "rain", privateNote: "flat tyre", gear: "Gravel bike" },
+      { file: gpx!, name: "Trail", sport: "Trail", gear: "Speedgoat" },
+      { file: kml, name: walkName, sport: "Walking" }
+    ],
+    gear: [{ name: "Gravel bike", kind: "bike" }, { name: "Speedgoat", kind: "shoes" }, { name: "Helmet", kind: "other" }]
+  }
+  return () => fitTrackeeExport(spec, { legacyGpx: true })
 }
 
 /** Gear as the athlete entered it on the platform. */

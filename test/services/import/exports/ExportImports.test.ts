@@ -4,13 +4,11 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { readGarminSummaries } from "../../../../src/services/import/exports/GarminExport.ts"
-import { parseActivityFile } from "../../../../src/services/import/parsers/parseActivityFile.ts"
-import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, readCorpusFile } from "../../../support/corpus.ts"
+import { CORPUS_DIR, CORPUS_MISSING_MESSAGE } from "../../../support/corpus.ts"
 import {
-  asZip, corpusSources, endurainExport, fitTrackeeExport, garminExport, garminSample, type SourceFile, stravaExport, writeFolder
+  asZip, corpusSources, endurainExport, fitTrackeeSample, garminExport, garminSample, stravaExport, writeFolder
 } from "../../../support/exportArchives.ts"
 import { daemonLayer, importRows, type Root, scopedRoot, waitFor } from "../../../support/ImportHarness.ts"
-import { kmlOf } from "../../../support/kmlOf.ts"
 import { readChannel, send } from "../../../support/TestDaemon.ts"
 import type { ZipEntry } from "../../../support/zipWriter.ts"
 
@@ -156,24 +154,9 @@ describe.skipIf(!CORPUS_DIR)("exports dropped into the watch folder", () => {
 
   it.scopedLive("FitTrackee: titles, sports, descriptions and notes, equipment kept; its KML workout imported as an activity", () =>
     Effect.gen(function*() {
-      const [ride, gpx] = yield* Effect.promise(() => corpusSources("fit/garmin-edge820-commute-ride.fit", "gpx/garmin-connect-run-hr.gpx"))
-      const [parsed] = yield* Effect.promise(() => parseActivityFile(new Uint8Array(readCorpusFile("gpx/amazfit-run-hr.gpx")), "gpx", "amazfit.gpx"))
-      const kml: SourceFile = {
-        name: "walk.kml",
-        bytes: Buffer.from(kmlOf({ samples: parsed!.samples, writer: "openTracks", name: "Walk" })),
-        starts: [parsed!.startTime],
-        end: parsed!.samples.time.at(-1)!,
-        sport: "Walk"
-      }
+      const entries = yield* Effect.promise(() => fitTrackeeSample("Evening walk"))
       const root = yield* scopedRoot()
-      drop(root, "fittrackee.zip", fitTrackeeExport({
-        activities: [
-          { file: ride!, name: "Ride to work", sport: "Cycling (Transport)", description: "rain", privateNote: "flat tyre", gear: "Gravel bike" },
-          { file: gpx!, name: "Trail", sport: "Trail", gear: "Speedgoat" },
-          { file: kml, name: "Evening walk", sport: "Walking" }
-        ],
-        gear: [{ name: "Gravel bike", kind: "bike" }, { name: "Speedgoat", kind: "shoes" }, { name: "Helmet", kind: "other" }]
-      }, { legacyGpx: true }))
+      drop(root, "fittrackee.zip", entries())
       yield* Effect.gen(function*() {
         const rows = yield* importedRows(3)
         expect(rows.map((r) => [r.status, r.source])).toEqual(rows.map(() => ["success", "fitTrackeeExport"]))

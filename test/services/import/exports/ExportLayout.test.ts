@@ -6,20 +6,18 @@ import { planExport, recogniseExport } from "../../../../src/services/import/exp
 import { matchSummary, planPart, readGarminSummaries } from "../../../../src/services/import/exports/GarminExport.ts"
 import { folderSummaries, garminExportFolder, garminFolderSkipped, isFolderGarminPart } from "../../../../src/services/import/exports/GarminFolder.ts"
 import { parseActivityFile } from "../../../../src/services/import/parsers/parseActivityFile.ts"
-import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, readCorpusFile } from "../../../support/corpus.ts"
+import { CORPUS_DIR, CORPUS_MISSING_MESSAGE } from "../../../support/corpus.ts"
 import {
   asZip,
   corpusSources,
   endurainExport,
-  fitTrackeeExport,
+  fitTrackeeSample,
   garminExport,
   garminSample,
-  type SourceFile,
   stravaExport,
   TINY_JPEG,
   writeFolder
 } from "../../../support/exportArchives.ts"
-import { kmlOf } from "../../../support/kmlOf.ts"
 import { tempDirs } from "../../../support/tempDirs.ts"
 import { zipContents } from "../../../support/zipContents.ts"
 import type { ZipEntry } from "../../../support/zipWriter.ts"
@@ -153,23 +151,7 @@ describe.skipIf(!CORPUS_DIR)("export layouts built from the corpus", () => {
   })
 
   it("FitTrackee: workout_files/ with their workout's title, sport, description and notes, equipment; a KML workout; the GPX twins of old versions skipped", async () => {
-    const [ride, gpx] = await corpusSources("fit/garmin-edge820-commute-ride.fit", "gpx/garmin-connect-run-hr.gpx")
-    const [parsed] = await parseActivityFile(new Uint8Array(readCorpusFile("gpx/amazfit-run-hr.gpx")), "gpx", "amazfit.gpx")
-    const kml: SourceFile = {
-      name: "walk.kml",
-      bytes: Buffer.from(kmlOf({ samples: parsed!.samples, writer: "openTracks", name: "Walk" })),
-      starts: [parsed!.startTime],
-      end: parsed!.samples.time.at(-1)!,
-      sport: "Walk"
-    }
-    const { layout, plan } = await planOfZip(fitTrackeeExport({
-      activities: [
-        { file: ride!, name: "Ride to work", sport: "Cycling (Transport)", description: "rain", privateNote: "flat tyre", gear: "Gravel bike" },
-        { file: gpx!, name: "Trail", sport: "Trail", gear: "Speedgoat" },
-        { file: kml, name: "Walk", sport: "Walking" }
-      ],
-      gear: [{ name: "Gravel bike", kind: "bike" }, { name: "Speedgoat", kind: "shoes" }, { name: "Helmet", kind: "other" }]
-    }, { legacyGpx: true }))
+    const { layout, plan } = await planOfZip((await fitTrackeeSample("Walk"))())
     expect(layout).toEqual({ kind: "fittrackee", root: "", metadataEntries: ["user_workouts_data.json", "user_equipments_data.json"] })
     expect(plan.activities.map((a) => a.format)).toEqual(["fit", "gpx", "kml"])
     expect(plan.activities[0]!.metadata).toEqual({
