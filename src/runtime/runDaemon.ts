@@ -9,6 +9,7 @@ import { startupProblems } from "../services/platform/StartupChecks.ts"
 import { describeStartupFailure, writeDaemonLog } from "../services/platform/StartupFailure.ts"
 import { acquireStorageLock, acquireWatchLock, describeHolder, HeldLocks, type LockResult } from "../services/platform/StorageLock.ts"
 import { VERSION } from "../services/platform/version.ts"
+import { writeStdout } from "../services/platform/wholeLines.ts"
 import { DaemonLive } from "./Daemon.ts"
 import { failingWith, runProgram, type Say } from "./EntryPoint.ts"
 import { youngGenerationMayGrow } from "./leanHeap.ts"
@@ -92,7 +93,7 @@ export const runDaemon = (): void => {
     if (level === "FATAL") process.stderr.write(`waymark: ${message}\n`)
     else {
       const timestamp = new Date().toISOString()
-      process.stdout.write(
+      writeStdout(
         (known.format === "json"
           ? JSON.stringify({ timestamp, level, channel: "daemon", message, annotations: {}, spans: {} })
           : `${timestamp} ${level.padEnd(5)} [daemon] ${message}`) + "\n"
