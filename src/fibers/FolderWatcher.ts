@@ -23,6 +23,9 @@ import { isHiddenPath, MAX_FOLDER_DEPTH, walkFolder, type WalkNotices } from "..
  * send no events) everywhere.
  */
 
+/** What a name that is not UTF-8 holds once Node has read it as text. */
+const UNREADABLE = "\uFFFD"
+
 /** What a watcher reports, in paths under the watch folder. */
 export interface WatcherHandlers {
   /** an entry appeared, changed or went: to be looked at */
@@ -93,6 +96,9 @@ export const folderEvents = (dir: string, handlers: WatcherHandlers): FolderWatc
         // watched: no status call for it
         if (name === null || name.startsWith(".")) return
         const entry = relative === "" ? name : `${relative}/${name}`
+        // a name that is not UTF-8 comes with replacement characters, under which it cannot be
+        // looked up: `look` has it renamed at once (else only the next scan would)
+        if (name.includes(UNREADABLE)) return look(entry)
         let isFolder = false
         try {
           isFolder = fs.lstatSync(path.join(dir, entry)).isDirectory()
@@ -186,6 +192,15 @@ export const chokidarWatcher = (chokidar: Chokidar, dir: string, handlers: Watch
     .on("add", (full) => handlers.look(relativeOf(full)))
     .on("change", (full) => handlers.look(relativeOf(full)))
     .on("unlink", (full) => handlers.gone(relativeOf(full)))
+    // chokidar drops the event of a name that is not UTF-8 (it cannot stat it): its raw event
+    // still names it, to be renamed at once
+    .on("raw", (_event, name, details) => {
+      if (!name.includes(UNREADABLE)) return
+      const watchedPath = (details as { readonly watchedPath?: unknown } | undefined)?.watchedPath
+      const full = path.isAbsolute(name) ? name : path.join(typeof watchedPath === "string" ? watchedPath : dir, name)
+      const relative = relativeOf(full)
+      if (relative !== "" && !relative.startsWith("..") && !isHiddenPath(relative)) handlers.look(relative)
+    })
     // chokidar enters no folder below its depth: what lies there is named, as the walk names it
     .on("addDir", (full) => {
       const relative = relativeOf(full)

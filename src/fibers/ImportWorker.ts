@@ -1,5 +1,7 @@
 import { Cause, Clock, Duration, Effect, Either, Exit, Layer, LogLevel, Scheduler, Stream } from "effect"
 import { randomUUID } from "node:crypto"
+import * as fs from "node:fs"
+import * as path from "node:path"
 import { formatOf } from "../services/import/ActivityFileName.ts"
 import type { StoredStatus } from "../services/import/FileImportRepo.ts"
 import { ImportQueue } from "../services/import/ImportQueue.ts"
@@ -10,6 +12,7 @@ import { isStorageFull } from "../services/import/isStorageFull.ts"
 import type { OriginalNotKept } from "../services/import/KeptOriginals.ts"
 import { ParseWorker } from "../services/import/ParseWorker.ts"
 import { WatchDirectory } from "../services/import/WatchDirectory.ts"
+import { AppConfig } from "../services/platform/AppConfig.ts"
 import { inChannel } from "../services/platform/Logs.ts"
 import { recordImport } from "../services/platform/Metrics.ts"
 import { ImportProgress } from "../services/import/ImportProgress.ts"
@@ -31,6 +34,7 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
   const imports = yield* ImportService
   const watchDir = yield* WatchDirectory
   const scope = yield* Effect.scope
+  const settleTime = (yield* AppConfig).watchSettle
   // files prepared ahead of the commits: a large file at the head of the queue (a triathlon
   // parses for half a second) must not leave the other workers idle behind it; what waits read
   // but not yet parsed is bounded in bytes (ImportReader)
@@ -40,8 +44,8 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
 
   /** Names taken from the queue and not yet done: released if the loop stops, so that a rescan offers them again. */
   const inFlight = new Set<string>()
-  const done = (filename: string) => Effect.suspend(() => (inFlight.delete(filename), queue.done(filename)))
-  const releaseAll = Effect.suspend(() => Effect.forEach([...inFlight], done, { discard: true }))
+  const done = (filename: string, offeredLater = false) => Effect.suspend(() => (inFlight.delete(filename), queue.done(filename, offeredLater)))
+  const releaseAll = Effect.suspend(() => Effect.forEach([...inFlight], (filename) => done(filename), { discard: true }))
   /** Unexpected failures so far of the files being retried (kept in memory: a restart starts over). */
   const failures = new Map<string, number>()
 
@@ -56,21 +60,27 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
       if (line !== null) yield* logLines([line])
     }))
 
-  /** The file is done: progress and, once the queue is empty, the batch's summary. */
-  const handled = (filename: string, status: StoredStatus | null) =>
+  /** The batch's progress, and its summary once nothing waits. */
+  const progressed = (status: StoredStatus | null) =>
     Effect.gen(function*() {
-      yield* done(filename)
       yield* logLines(progress.handledOne(yield* Clock.currentTimeMillis, status, yield* queue.size))
     })
+
+  /**
+   * The file is done (`offeredLater`: to be tried again later; it still waits, and the batch is
+   * not over): progress and, once nothing waits, the batch's summary.
+   */
+  const handled = (filename: string, status: StoredStatus | null, offeredLater: boolean) =>
+    done(filename, offeredLater).pipe(Effect.zipRight(progressed(status)))
 
   /** What the worker does with a failed row's file held in the folder in case it grows: looked at again later. */
   const holdIfAsked = (filename: string, outcome: ImportOutcome | null) =>
     outcome?.held === undefined
       ? Effect.void
-      : Effect.sync(() => watchDir.hold(filename, outcome.held!.identity)).pipe(Effect.zipRight(offerLater(filename, outcome.held.after)))
+      : Effect.sync(() => watchDir.hold(filename, outcome.held!.identity)).pipe(Effect.zipRight(offerLater(filename, outcome.held.after, false)))
 
-  /** A file whose original could not be copied into storage stays in the folder, and is tried again later. */
-  const keptBack = (e: OriginalNotKept) =>
+  /** A file whose original could not be copied into storage stays in the folder, and is tried again later: answers when. */
+  const keptBack = (e: OriginalNotKept): Effect.Effect<Duration.Duration> =>
     Effect.gen(function*() {
       const policy = yield* ImportRetryPolicy
       failures.delete(e.filename)
@@ -79,8 +89,7 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
           Duration.format(policy.storageFullDelay)
         }.`
       ).pipe(inChannel("daemon"))
-      yield* offerLater(e.filename, policy.storageFullDelay)
-      return null
+      return policy.storageFullDelay
     })
 
   const prepare = (filename: string) =>
@@ -114,10 +123,30 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
 
   /**
    * Hands the file back to the watch folder after `delay`, to be offered once it has held still
-   * for the settle time (it may be being written again); the fiber lives with the layer.
+   * for the settle time (it may be being written again); the fiber lives with the layer. A file
+   * to be tried again (`waits`) counts as waiting until then, unless it leaves the folder
+   * meanwhile: then it is no longer waited for (it would never be offered).
    */
-  const offerLater = (filename: string, delay: Duration.Duration) =>
-    Effect.sleep(delay).pipe(Effect.zipRight(watchDir.settleAgain(filename)), Effect.forkIn(scope), Effect.asVoid)
+  const offerLater = (filename: string, delay: Duration.Duration, waits: boolean) =>
+    Effect.sleep(delay).pipe(
+      Effect.zipRight(watchDir.settleAgain(filename)),
+      Effect.zipRight(waits ? waitedForUntilOffered(filename) : Effect.void),
+      Effect.forkIn(scope),
+      Effect.asVoid
+    )
+
+  /** Looks every settle time whether `filename`, waiting to be offered again, is still in the folder, until it is offered. */
+  const waitedForUntilOffered = (filename: string): Effect.Effect<void> =>
+    Effect.gen(function*() {
+      const full = path.join(watchDir.watchDir, filename)
+      while (yield* queue.waitsLater(filename)) {
+        if (!fs.existsSync(full)) {
+          yield* queue.forget(filename)
+          return yield* progressed(null)
+        }
+        yield* Effect.sleep(settleTime)
+      }
+    })
 
   /** Handles a file whose import stopped on an unexpected error; returns when to offer it again, if ever. */
   const onUnexpected = (filename: string, cause: Cause.Cause<unknown>): Effect.Effect<Duration.Duration | null> =>
@@ -169,6 +198,7 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
     readonly startedAt: number
   }) => {
     let status: StoredStatus | null = null
+    let retried = false
     return Effect.gen(function*() {
       const entry = yield* exit
       const outcome: ImportOutcome | null = entry._tag === "Handled" ? entry.outcome : yield* imports.commit(entry.prepared)
@@ -181,9 +211,10 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
     }).pipe(
       Effect.catchTag("OriginalNotKept", keptBack),
       Effect.catchAllCause((cause) => onUnexpected(filename, cause)),
+      Effect.tap((retryAfter) => void (retried = retryAfter !== null)),
       // offered again only once handled, so that the queue takes the name back
-      Effect.ensuring(Effect.suspend(() => handled(filename, status))),
-      Effect.flatMap((retryAfter) => (retryAfter === null ? Effect.void : offerLater(filename, retryAfter))),
+      Effect.ensuring(Effect.suspend(() => handled(filename, status, retried))),
+      Effect.flatMap((retryAfter) => (retryAfter === null ? Effect.void : offerLater(filename, retryAfter, true))),
       trace.within,
       Effect.onExit(trace.end)
     )

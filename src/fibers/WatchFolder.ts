@@ -126,11 +126,11 @@ export const WatchFolderLive = Layer.scopedDiscard(Effect.gen(function*() {
                 }
               },
               unreadable: (folder) => {
-                for (const [escaped, placed] of renameUnreadableNames(folder === "" ? dir : path.join(dir, folder))) {
+                for (const [found, placed] of renameUnreadableNames(folder === "" ? dir : path.join(dir, folder))) {
                   const at = (name: string) => (folder === "" ? name : `${folder}/${name}`)
                   log(
                     "Warning",
-                    `"${at(escaped)}" in the watch folder has a name that is not UTF-8 text: renamed "${at(placed)}" (each byte that is not UTF-8 written %XX) to be imported.`
+                    `"${at(found)}" in the watch folder has a name that is not UTF-8 text: renamed "${at(placed)}" (each byte that is not UTF-8 written %XX) to be imported.`
                   )
                   // the rename's own event may not come (polling): looked at now
                   walkFolder(dir, look, notices, at(placed), at(placed).split("/").length)

@@ -2,7 +2,9 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 import { BadRequest } from "../schema/ApiErrors.ts"
-import { ActivityAnalysis, PowerCurveAnswer, ThresholdsInput, ThresholdsList, thresholdsProblem, TrainingLoadAnswer } from "../schema/TrainingModels.ts"
+import {
+  ActivityAnalysis, earliestTrainingLoadFrom, PowerCurveAnswer, ThresholdsInput, ThresholdsList, thresholdsProblem, TrainingLoadAnswer, trainingLoadRangeProblem
+} from "../schema/TrainingModels.ts"
 import { ThresholdsRepo } from "../services/training/ThresholdsRepo.ts"
 import { TrainingReads } from "../services/training/TrainingReads.ts"
 import { WaymarkApi } from "./Api.ts"
@@ -34,11 +36,6 @@ const keptJson = <A extends object>(encode: (value: A) => string) => {
 const powerCurveJson = keptJson(jsonEncoder(PowerCurveAnswer))
 const trainingLoadJson = keptJson(jsonEncoder(TrainingLoadAnswer))
 
-/** The longest training load answered: 200 years of days. */
-export const MAX_TRAINING_LOAD_DAYS = 73_050
-
-const daysBetween = (from: string, to: string) => (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000
-
 export const TrainingHttpLive = HttpApiBuilder.group(WaymarkApi, "training", (handlers) =>
   Effect.gen(function*() {
     const thresholds = yield* ThresholdsRepo
@@ -66,11 +63,13 @@ export const TrainingHttpLive = HttpApiBuilder.group(WaymarkApi, "training", (ha
           const problem = searchProblem(urlParams)
           if (problem !== undefined) return yield* new BadRequest({ message: problem })
           const to = urlParams["filters[to]"] ?? reads.today()
-          const from = urlParams["filters[from]"] ?? reads.firstDay() ?? to
+          const first = reads.firstDay() ?? to
+          const earliest = earliestTrainingLoadFrom(to)
+          const from = urlParams["filters[from]"] ?? (first > earliest ? first : earliest)
           if (from > to) return trainingLoadJson({ days: [] })
-          if (daysBetween(from, to) >= MAX_TRAINING_LOAD_DAYS) {
-            return yield* new BadRequest({ message: `The range from ${from} to ${to} is too long: at most ${MAX_TRAINING_LOAD_DAYS.toLocaleString("en-US")} days (200 years) are answered; set "filters[from]" or "filters[to]".` })
-          }
+          // the schema checks a range given whole; one ending today (its default) is checked here
+          const tooLong = trainingLoadRangeProblem(from, to)
+          if (tooLong !== undefined) return yield* new BadRequest({ message: tooLong })
           return trainingLoadJson(yield* reads.trainingLoad(from, to))
         }))
   })

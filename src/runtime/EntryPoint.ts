@@ -2,6 +2,7 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Effect, Exit, Option } from "effect"
 import { ProgramFailed, UsageError } from "../services/platform/ProgramErrors.ts"
 import { InvalidSettings } from "../services/platform/Settings.ts"
+import { writeStdout } from "../services/platform/wholeLines.ts"
 
 /**
  * How every program of Waymark starts and ends: the daemon, the Polar and the Wahoo
@@ -24,7 +25,7 @@ export type Say = (level: "INFO" | "FATAL", message: string, detail?: string) =>
 
 export const sayOnConsole = (name: string): Say => (level, message) => {
   if (level === "FATAL") process.stderr.write(`${name}: ${message}\n`)
-  else process.stdout.write(`${new Date().toISOString()} INFO  ${message}\n`)
+  else writeStdout(`${new Date().toISOString()} INFO  ${message}\n`)
 }
 
 /** The signal that asked the process to stop, once one has. */

@@ -1,4 +1,5 @@
 import { Effect, Layer, Option } from "effect"
+import * as net from "node:net"
 import * as path from "node:path"
 import { LockHeartbeatLive } from "../fibers/LockHeartbeat.ts"
 import { appConfig, type AppConfigShape } from "../services/platform/AppConfig.ts"
@@ -9,7 +10,7 @@ import { startupProblems } from "../services/platform/StartupChecks.ts"
 import { describeStartupFailure, writeDaemonLog } from "../services/platform/StartupFailure.ts"
 import { acquireStorageLock, acquireWatchLock, describeHolder, HeldLocks, type LockResult } from "../services/platform/StorageLock.ts"
 import { VERSION } from "../services/platform/version.ts"
-import { DaemonLive } from "./Daemon.ts"
+import { writeStdout } from "../services/platform/wholeLines.ts"
 import { failingWith, runProgram, type Say } from "./EntryPoint.ts"
 import { youngGenerationMayGrow } from "./leanHeap.ts"
 
@@ -18,7 +19,9 @@ import { youngGenerationMayGrow } from "./leanHeap.ts"
  * for what the environment leaves unset; they are checked first (every problem at once, exit
  * code 1). One daemon per storage folder and per watch folder: each lock is a resource of the
  * program's scope, taken before anything is opened (a second daemon stops, naming the first)
- * and released when the daemon ends; their heartbeat runs beside the daemon. A start that
+ * and released when the daemon ends; their heartbeat runs beside the daemon. The daemon's own
+ * code (a thousand modules, seconds on a busy machine) is loaded only once the settings, the
+ * locks and the port are known to be good: a start that cannot run says why at once. A start that
  * fails says why in one sentence, on stderr and (once the storage folder is usable) in the
  * `daemon` log, and exits with code 1; a stop (SIGTERM) is the daemon log's last line.
  */
@@ -48,6 +51,18 @@ const scopedLock = (
     (lock) => Effect.sync(lock.release)
   )
 
+/**
+ * Fails with the listener's own error (EADDRINUSE, EACCES) when `port` cannot be listened on
+ * at `host`, before the daemon is loaded; the daemon's listener still says so if the port is
+ * taken in between. Port 0 (any free port) is always free.
+ */
+const portIsFree = (port: number, host: string) =>
+  port === 0 ? Effect.void : Effect.async<void, Error>((resume) => {
+    const probe = net.createServer()
+    probe.once("error", (e) => resume(Effect.fail(e)))
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resume(Effect.void)))
+  })
+
 const daemon = (known: Known) =>
   Effect.gen(function*() {
     yield* Effect.try({
@@ -74,9 +89,11 @@ const daemon = (known: Known) =>
       held: (holder, file) =>
         `another Waymark daemon (${holder}) already watches the folder ${config.watchDir}: stop it, or set WATCH_DIR to another folder (lock file ${file}).`
     })
+    yield* portIsFree(config.port, config.host).pipe(failingWith((cause) => describeStartupFailure(cause, config)))
     if (Option.isNone(config.apiKey)) {
       process.stderr.write("waymark: SERVICE_API_KEY is not set: the API answers 401 until it is (npm run cli -- app:setup writes one into .env)\n")
     }
+    const { DaemonLive } = yield* Effect.promise(() => import("./Daemon.ts"))
     const serving = DaemonLive.pipe(Layer.tap(() => Effect.sync(youngGenerationMayGrow)))
     yield* Layer.launch(Layer.merge(serving, LockHeartbeatLive)).pipe(
       Effect.provideService(HeldLocks, { storage, watch }),
@@ -92,7 +109,7 @@ export const runDaemon = (): void => {
     if (level === "FATAL") process.stderr.write(`waymark: ${message}\n`)
     else {
       const timestamp = new Date().toISOString()
-      process.stdout.write(
+      writeStdout(
         (known.format === "json"
           ? JSON.stringify({ timestamp, level, channel: "daemon", message, annotations: {}, spans: {} })
           : `${timestamp} ${level.padEnd(5)} [daemon] ${message}`) + "\n"

@@ -1,5 +1,32 @@
 import { describe, expect, it } from "@effect/vitest"
-import { chooseWatcher, runsChokidar6 } from "../../src/fibers/FolderWatcher.ts"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { chokidar5, chokidarWatcher, chooseWatcher, folderEvents, type FolderWatcher, runsChokidar6, type WatcherHandlers } from "../../src/fibers/FolderWatcher.ts"
+
+/** A watcher of a fresh folder, and a promise of the first entry it asks to look at that `wanted` accepts. */
+const watchFresh = (start: (dir: string, handlers: WatcherHandlers) => FolderWatcher, wanted: (relative: string) => boolean) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "waymark-watcher-"))
+  let ready!: () => void
+  const scanned = new Promise<void>((resolve) => (ready = resolve))
+  let found!: (relative: string) => void
+  const looked = new Promise<string>((resolve) => (found = resolve))
+  const watcher = start(dir, {
+    look: (relative) => void (wanted(relative) && found(relative)),
+    gone: () => {},
+    scan: () => ready(),
+    notices: {},
+    warn: () => {}
+  })
+  const close = async () => {
+    await watcher.close()
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+  return { dir, scanned, looked, close }
+}
+
+/** `Fahrt_M<0xFC>nchen.gpx`: a name in Latin-1, not UTF-8. */
+const latin1Name = Buffer.from("Fahrt_M\u00fcnchen.gpx", "latin1")
 
 describe("FolderWatcher", () => {
   it("chokidar 6 is for Node 22.22 and later, as its engines say", () => {
@@ -14,4 +41,23 @@ describe("FolderWatcher", () => {
     expect((await chooseWatcher(null)).name).toBe(runsChokidar6() ? "chokidar 6" : "the folders' own change events")
     expect((await chooseWatcher(5000)).name).toBe("chokidar 5 polling")
   })
+
+  // the event of a name that is not UTF-8 names it with replacement characters, under which it
+  // cannot be looked up: it must still reach `look` (which has it renamed), not wait for a scan
+  const watchers: ReadonlyArray<readonly [string, (dir: string, handlers: WatcherHandlers) => FolderWatcher]> = [
+    ["the folders' own events", folderEvents],
+    ["chokidar's events", (dir, handlers) => chokidarWatcher(chokidar5, dir, handlers, null)]
+  ]
+  for (const [name, start] of watchers) {
+    it(`${name}: a file dropped under a name that is not UTF-8 is looked at from its event, as read with replacement characters`, async () => {
+      const watch = watchFresh(start, (relative) => relative.includes("\uFFFD"))
+      try {
+        await watch.scanned
+        fs.writeFileSync(Buffer.concat([Buffer.from(`${watch.dir}/`), latin1Name]), "<gpx/>")
+        expect(await watch.looked).toBe("Fahrt_M\uFFFDnchen.gpx")
+      } finally {
+        await watch.close()
+      }
+    })
+  }
 })

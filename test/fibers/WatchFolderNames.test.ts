@@ -5,6 +5,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { startChildDaemon } from "../support/ChildDaemon.ts"
 import { readChannel, TestDaemon } from "../support/TestDaemon.ts"
+import { WatchDirectory } from "../../src/services/import/WatchDirectory.ts"
 import { dayStart, dropFile, fitActivity, freshDaemon, gpxActivity, importRows, scopedRoot, waitFor, waitForRow } from "../support/ImportHarness.ts"
 
 /**
@@ -27,20 +28,30 @@ const PATIENCE = "120 seconds"
 
 describe("watch folder: names", () => {
   layer(freshDaemon(), { excludeTestServices: true, timeout: 300_000 })((it) => {
-    it.effect("a file named in Latin-1 (not UTF-8) is imported under its name with the byte escaped, and the log says so", () =>
+    it.effect("a file named in Latin-1 (not UTF-8) is renamed on its drop's event (not at the next scan), imported under its name with the byte escaped, and the log tells the name found from the new one", () =>
       Effect.gen(function*() {
         const { watchDir } = yield* TestDaemon
+        const watch = yield* WatchDirectory
+        // the scan at start is over: what follows is the drop's event, or a rescan a minute on
+        yield* watch.scanned()
+        const scansBefore = yield* watch.scans
         const staging = path.join(watchDir, ".staging")
         fs.mkdirSync(staging)
         fs.writeFileSync(rawPath(staging, latin1("Fahrt_M\u00fcnchen.fit")), fitActivity({ start: dayStart(1), seconds: 1200 }))
         fs.renameSync(rawPath(staging, latin1("Fahrt_M\u00fcnchen.fit")), rawPath(watchDir, latin1("Fahrt_M\u00fcnchen.fit")))
+        // renamed as soon as the event came: before any rescan (which would find it too, a minute on)
+        const renamedAt = yield* waitFor("the rename's line, or a rescan", Effect.gen(function*() {
+          const said = yield* daemonLines(/not UTF-8/)
+          const scans = yield* watch.scans
+          return said.length > 0 || scans > scansBefore ? { said, scans } : undefined
+        }), { timeout: PATIENCE })
+        expect(renamedAt.scans).toBe(scansBefore)
+        expect(renamedAt.said.map((l) => l.message)).toEqual([
+          `"Fahrt_M\\xfcnchen.fit" in the watch folder has a name that is not UTF-8 text: renamed "Fahrt_M%FCnchen.fit" (each byte that is not UTF-8 written %XX) to be imported.`
+        ])
         const row = yield* waitForRow("Fahrt_M%FCnchen.fit", PATIENCE)
         expect(row.status).toBe("success")
         expect(fs.readdirSync(watchDir, { encoding: "buffer" }).filter((n) => !n.toString().startsWith("."))).toEqual([])
-        const said = yield* daemonLines(/not UTF-8/)
-        expect(said.map((l) => l.message)).toEqual([
-          `"Fahrt_M%FCnchen.fit" in the watch folder has a name that is not UTF-8 text: renamed "Fahrt_M%FCnchen.fit" (each byte that is not UTF-8 written %XX) to be imported.`
-        ])
       }), 300_000)
 
     it.effect("a folder named in Latin-1 is renamed the same way and its files are imported", () =>

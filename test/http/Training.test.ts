@@ -3,7 +3,9 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { ActivityAnalysis, PowerCurveAnswer, ThresholdsList, TrainingLoadAnswer } from "../../src/schema/TrainingModels.ts"
+import {
+  ActivityAnalysis, earliestTrainingLoadFrom, PowerCurveAnswer, ThresholdsList, TRAINING_LOAD_MAX_DAYS, TrainingLoadAnswer
+} from "../../src/schema/TrainingModels.ts"
 import { dropFile, waitFor, waitForRow } from "../support/ImportHarness.ts"
 import { send, snapshot, TestDaemon } from "../support/TestDaemon.ts"
 import { type Blocks, blocksFit } from "../support/trainingFits.ts"
@@ -238,6 +240,26 @@ describe("training analysis", () => {
         expectError(yield* send("GET", "/api/v1/stats/training-load?filters[from]=2024-02-01&filters[to]=2024-01-01"), 400, "bad_request")
         expectError(yield* send("GET", "/api/v1/stats/training-load?filters[from]=1900-01-01&filters[to]=2200-01-01"), 400, "bad_request")
         expectError(yield* send("GET", "/api/v1/stats/training-load?filters[sportType]=Ride"), 400, "bad_request")
+      }))
+
+    it.effect("training load: a range is at most ten years (3,653 days): a longer one is refused with a 400 that names the fields, says the bound and where to start; the default starts ten years back at most", () =>
+      Effect.gen(function*() {
+        // ten calendar years with three leap days: the longest answered
+        expect((yield* trainingLoad("?filters[from]=2016-01-01&filters[to]=2025-12-31")).days).toHaveLength(TRAINING_LOAD_MAX_DAYS)
+        const tooLong = yield* send("GET", "/api/v1/stats/training-load?filters[from]=2015-12-31&filters[to]=2025-12-31")
+        expectError(tooLong, 400, "bad_request")
+        expect(tooLong.json.message).toBe(
+          `"filters[from]" to "filters[to]" spans at most 3,653 days (ten years): from 2015-12-31 to 2025-12-31 is 3,654; set "filters[from]" to 2016-01-01 or later.`
+        )
+        // two hundred years back, to today (its default): refused the same way
+        const centuries = yield* send("GET", "/api/v1/stats/training-load?filters[from]=1826-01-01")
+        expectError(centuries, 400, "bad_request")
+        expect(centuries.json.message).toMatch(/^"filters\[from\]" to "filters\[to\]" spans at most 3,653 days \(ten years\): from 1826-01-01 to \d{4}-\d{2}-\d{2} is [\d,]+; set "filters\[from\]" to \d{4}-\d{2}-\d{2} or later\.$/)
+        // no "filters[from]": the first activity's day, or ten years before the last day asked when that is later
+        const lastTen = yield* trainingLoad("?filters[to]=2040-06-30")
+        expect(lastTen.days).toHaveLength(TRAINING_LOAD_MAX_DAYS)
+        expect(lastTen.days[0]!.on).toBe(earliestTrainingLoadFrom("2040-06-30"))
+        expect(lastTen.days[0]!.on).toBe("2030-07-01")
       }))
 
     it.effect("an unknown activity's analysis: 404 in the error shape", () =>

@@ -16,6 +16,12 @@ export interface FullDiskOptions {
   readonly files?: boolean
   /** INSERT, UPDATE, DELETE and REPLACE statements fail (default true) */
   readonly database?: boolean
+  /**
+   * Bytes that still fit before file writes fail (default 0): fs.writeSync writes until they
+   * are used, a write that crosses the limit writes what fits and answers how much (as the
+   * kernel does), and the next one fails.
+   */
+  readonly room?: number
 }
 
 const enospc = (syscall: string) =>
@@ -37,8 +43,15 @@ const arm = (options: FullDiskOptions) =>
     const restore: Array<() => void> = []
     if (options.files ?? true) {
       const { write, writev, writeSync, writeFileSync } = fs
-      fs.writeSync = (() => {
-        throw enospc("write")
+      let room = options.room ?? 0
+      fs.writeSync = ((fd: number, data: string | NodeJS.ArrayBufferView, offset?: unknown, length?: unknown) => {
+        if (room <= 0) throw enospc("write")
+        const bytes = typeof data === "string" ? Buffer.from(data) : Buffer.from(data.buffer, data.byteOffset, data.byteLength)
+        const start = typeof data === "string" || typeof offset !== "number" ? 0 : offset
+        const wanted = typeof data === "string" || typeof length !== "number" ? bytes.length - start : length
+        const fits = Math.min(wanted, room)
+        room -= fits
+        return writeSync(fd, bytes, start, fits)
       }) as typeof fs.writeSync
       fs.writeFileSync = (() => {
         throw enospc("write")

@@ -26,14 +26,19 @@ const sequenceLength = (bytes: Uint8Array, i: number): number => {
   return code < min || (code >= 0xd800 && code <= 0xdfff) || code > 0x10ffff ? 0 : length
 }
 
-/** The name `bytes` as text with each byte that is not UTF-8 escaped as `%XX`; null when it is UTF-8 already. */
-export const escapedName = (bytes: Uint8Array): string | null => {
+const hex = (byte: number) => byte.toString(16).toUpperCase().padStart(2, "0")
+
+/**
+ * The name `bytes` as text with each byte that is not UTF-8 written by `escape` (`%XX` by
+ * default: the name it is renamed to); null when it is UTF-8 already.
+ */
+export const escapedName = (bytes: Uint8Array, escape: (byte: number) => string = (byte) => `%${hex(byte)}`): string | null => {
   let out = ""
   let escaped = false
   for (let i = 0; i < bytes.length;) {
     const length = sequenceLength(bytes, i)
     if (length === 0) {
-      out += `%${bytes[i]!.toString(16).toUpperCase().padStart(2, "0")}`
+      out += escape(bytes[i]!)
       escaped = true
       i++
     } else {
@@ -45,10 +50,17 @@ export const escapedName = (bytes: Uint8Array): string | null => {
 }
 
 /**
+ * The name `bytes` as it was found, for a log line: each byte that is not UTF-8 written `\xXX`,
+ * the way the log writes a control character, so that it reads apart from the `%XX` of the
+ * name it is renamed to.
+ */
+export const foundName = (bytes: Uint8Array): string => escapedName(bytes, (byte) => `\\x${byte.toString(16).padStart(2, "0")}`) ?? Buffer.from(bytes).toString("utf8")
+
+/**
  * Renames the entries of `dir` whose names are not UTF-8 to their escaped names (a file by a
  * hard link under the first free name then an unlink, a folder by a rename to a free name):
- * answers each rename, `[from, to]` (`from` escaped, as the log shows it). An entry that cannot
- * be renamed is left (a later scan tries again).
+ * answers each rename, `[found, placed]` (`found` the name as it was, its bytes written `\xXX`;
+ * `placed` the new one). An entry that cannot be renamed is left (a later scan tries again).
  */
 export const renameUnreadableNames = (dir: string): Array<readonly [string, string]> => {
   let names: Array<Buffer>
@@ -77,7 +89,7 @@ export const renameUnreadableNames = (dir: string): Array<readonly [string, stri
         placed = linkUnderFreeName(from, dir, escaped, 100)
         if (placed !== null) fs.unlinkSync(from)
       }
-      if (placed !== null) renamed.push([escaped, placed])
+      if (placed !== null) renamed.push([foundName(raw), placed])
     } catch {
       // gone meanwhile, or not ours to rename: left for the next scan
     }

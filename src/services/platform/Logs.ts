@@ -2,6 +2,7 @@ import { Cause, Context, Effect, FiberRef, FiberRefs, HashMap, Inspectable, Laye
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { LogFormat, LogLevelName } from "./AppConfig.ts"
+import { appendWhole, writeStdout } from "./wholeLines.ts"
 
 /**
  * The log channels of the daemon. A log line goes to a channel's file when it carries the
@@ -88,7 +89,10 @@ const toEntry = (options: Logger.Logger.Options<unknown>): Entry => {
   }
 }
 
-/** Appends JSON lines to `<dir>/<channel>-YYYY-MM-DD.log`, opening a new file each UTC day. */
+/**
+ * Appends JSON lines to `<dir>/<channel>-YYYY-MM-DD.log`, opening a new file each UTC day; each
+ * line whole or not at all (a full disk loses the line, never tears it: appendWhole).
+ */
 export const makeChannelFileLogger = (dir: string) =>
   Effect.acquireRelease(
     Effect.sync(() => {
@@ -102,7 +106,7 @@ export const makeChannelFileLogger = (dir: string) =>
           current = { day, fd: fs.openSync(path.join(dir, logFileName(channel, day)), "a") }
           open.set(channel, current)
         }
-        fs.writeSync(current.fd, line + "\n")
+        appendWhole(current.fd, line + "\n")
       }
       const logger = Logger.make<unknown, void>((options) => {
         // most lines (a request's, at debug) belong to no channel: no entry is built for them
@@ -135,7 +139,7 @@ export const stdoutLogger = (format: LogFormat) =>
         Object.entries(entry.annotations).map(([k, v]) => ` ${k}=${typeof v === "string" ? indented(v) : JSON.stringify(v)}`).join("") +
         (entry.traceId !== undefined ? ` traceId=${entry.traceId}` : "") +
         (entry.cause ? `\n    ${indented(entry.cause)}` : "")
-    process.stdout.write(line + "\n")
+    writeStdout(line + "\n")
   })
 
 const LEVELS: Record<LogLevelName, LogLevel.LogLevel> = {

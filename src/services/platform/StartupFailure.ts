@@ -2,6 +2,7 @@ import { Cause } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { logFileName, utcDay } from "./Logs.ts"
+import { appendWholeTo } from "./wholeLines.ts"
 
 /**
  * Start-up failures in one sentence a person can act on: which setting to change and why,
@@ -103,7 +104,7 @@ export const writeDaemonLog = (logsDir: string, level: "FATAL" | "ERROR" | "INFO
     const now = new Date()
     fs.mkdirSync(logsDir, { recursive: true })
     const entry = { timestamp: now.toISOString(), level, message, annotations: {}, spans: {}, ...(detail ? { cause: detail } : {}), channel: "daemon" }
-    fs.appendFileSync(path.join(logsDir, logFileName("daemon", utcDay(now))), JSON.stringify(entry) + "\n")
+    appendWholeTo(path.join(logsDir, logFileName("daemon", utcDay(now))), JSON.stringify(entry) + "\n")
   } catch {
     // the storage folder itself may be what failed: stderr already has the sentence
   }
