@@ -28,7 +28,7 @@ interface Bucket {
 }
 
 export class ShareRequests extends Effect.Service<ShareRequests>()("http/ShareRequests", {
-  succeed: (() => {
+  sync: () => {
     const buckets = new Map<string, Bucket>()
 
     const bucketOf = (client: string, now: number, perMinute: number): Bucket => {
@@ -75,5 +75,5 @@ export class ShareRequests extends Effect.Service<ShareRequests>()("http/ShareRe
         }))
 
     return { admit, missed } as const
-  })()
+  }
 }) {}

@@ -28,7 +28,10 @@ export const ShowsInput = Schema.Struct({
   power: flag("power", "Power figures and chart", SHOW_DEFAULTS.power),
   photos: flag("photos", "The activity's photos, without their metadata", SHOW_DEFAULTS.photos),
   description: flag("description", "The activity's description", SHOW_DEFAULTS.description)
-}).annotations({ message: () => '"shows" must be an object of true or false values.' })
+}).annotations({
+  message: () => `"shows" must be an object of true or false values, of: ${SHOW_NAMES.join(", ")}.`,
+  parseOptions: { onExcessProperty: "error" }
+})
 
 export const ShareCreate = Schema.Struct({
   shows: Schema.optionalWith(ShowsInput, { exact: true })
