@@ -2,8 +2,7 @@ import { escapeHtml } from "../platform/escapeHtml.ts"
 import type { UnitSystem } from "../platform/AppConfig.ts"
 import { routePath } from "./routePath.ts"
 import type { SharedView } from "./SharedActivity.ts"
-import { dateText, figureTexts } from "./sharedText.ts"
-import { sportTypeLabel } from "../year/sportTypeLabel.ts"
+import { dateText, figureTexts, sportText } from "./sharedText.ts"
 
 /**
  * The 1200×630 picture of a shared activity as SVG (the size link previews use): the visible
@@ -28,7 +27,7 @@ export const CARD_COLORS = {
 export const CARD_ROUTE_BOX = { x: 700, y: 60, width: 440, height: 510 } as const
 
 /** A name longer than this is cut with an ellipsis: the card has room for two lines of it. */
-const NAME_LINE = 26
+const NAME_LINE = 21
 
 const nameLines = (name: string): Array<string> => {
   const words = name.trim().split(/\s+/)
@@ -50,8 +49,8 @@ export const shareCardSvg = (view: SharedView, units: UnitSystem): string => {
   const figures = figureTexts(view.figures, units).slice(0, 4)
   const lines = nameLines(view.name === "" ? "Activity" : view.name)
   const nameY = 150
-  const title = lines.map((line, i) => `<text x="60" y="${nameY + i * 62}" font-size="54" font-weight="bold" fill="${c.text}">${escapeHtml(line)}</text>`).join("")
-  const subtitleY = nameY + (lines.length - 1) * 62 + 52
+  const title = lines.map((line, i) => `<text x="60" y="${nameY + i * 56}" font-size="46" font-weight="bold" fill="${c.text}">${escapeHtml(line)}</text>`).join("")
+  const subtitleY = nameY + (lines.length - 1) * 56 + 50
   const figureCells = figures.map((f, i) => {
     const x = 60 + (i % 2) * 300
     const y = 390 + Math.floor(i / 2) * 110
@@ -67,7 +66,7 @@ export const shareCardSvg = (view: SharedView, units: UnitSystem): string => {
     route +
     `<rect x="60" y="60" width="80" height="8" rx="4" fill="${c.accent}"/>` +
     title +
-    `<text x="60" y="${subtitleY}" font-size="28" fill="${c.muted}">${escapeHtml(`${dateText(view.date)} · ${sportTypeLabel(view.sportType)}`)}</text>` +
+    `<text x="60" y="${subtitleY}" font-size="28" fill="${c.muted}">${escapeHtml(`${dateText(view.date)} · ${sportText(view.sportType)}`)}</text>` +
     `<line x1="60" y1="330" x2="640" y2="330" stroke="${c.line}" stroke-width="2"/>` +
     figureCells +
     `<text x="60" y="600" font-size="22" fill="${c.muted}">Waymark</text>` +

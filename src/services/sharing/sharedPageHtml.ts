@@ -1,10 +1,9 @@
 import { createHash } from "node:crypto"
 import type { UnitSystem } from "../platform/AppConfig.ts"
 import { escapeHtml } from "../platform/escapeHtml.ts"
-import { sportTypeLabel } from "../year/sportTypeLabel.ts"
 import { routePath } from "./routePath.ts"
 import type { SharedView } from "./SharedActivity.ts"
-import { dateText, figureTexts } from "./sharedText.ts"
+import { dateText, figureTexts, sportText } from "./sharedText.ts"
 import type { VisibleSample } from "./visibleTrack.ts"
 
 /**
@@ -93,7 +92,7 @@ export interface SharedPageUrls {
 
 export const sharedPageHtml = (view: SharedView, urls: SharedPageUrls, units: UnitSystem): string => {
   const name = view.name === "" ? "Activity" : view.name
-  const subtitle = `${dateText(view.date)} · ${sportTypeLabel(view.sportType)}`
+  const subtitle = `${dateText(view.date)} · ${sportText(view.sportType)}`
   const figures = figureTexts(view.figures, units)
   const summary = `${subtitle} · ${figures.slice(0, 4).map((f) => f.value).join(" · ")}`
   const segments = view.track.segments

@@ -1,5 +1,6 @@
 import type { UnitSystem } from "../platform/AppConfig.ts"
 import { durationText } from "../year/durationText.ts"
+import { sportTypeLabel } from "../year/sportTypeLabel.ts"
 import type { SharedFigures } from "./SharedActivity.ts"
 
 /** A shared activity's figures in words, one way for the page and the picture. */
@@ -51,4 +52,10 @@ export const dateText = (date: string): string => {
   const [y, m, d] = date.split("-").map(Number)
   if (y === undefined || m === undefined || d === undefined || Number.isNaN(y + m + d)) return date
   return new Date(Date.UTC(y, m - 1, d)).toLocaleDateString("en-GB", { day: "numeric", month: "long", year: "numeric", timeZone: "UTC" })
+}
+
+/** "MountainBikeRide" as "Mountain bike ride". */
+export const sportText = (sportType: string): string => {
+  const words = sportTypeLabel(sportType)
+  return words.charAt(0).toUpperCase() + words.slice(1)
 }
