@@ -34,7 +34,7 @@ svg{display:block;width:100%;height:auto}
 .route{fill:none;stroke:var(--accent);stroke-width:4;stroke-linecap:round;stroke-linejoin:round}
 .chart path{fill:none;stroke-width:2}
 .chart .altitude{stroke:var(--metric-altitude)}.chart .heartrate{stroke:var(--metric-heartrate)}.chart .power{stroke:var(--metric-power)}
-.chart text{fill:var(--muted);font-size:12px}
+.chart text{fill:var(--muted);font-size:26px}
 .chart line{stroke:var(--line)}
 .note{color:var(--muted);font-size:.9rem}
 .description{white-space:pre-wrap;overflow-wrap:anywhere;margin:0}
@@ -69,15 +69,15 @@ const chart = (segments: ReadonlyArray<ReadonlyArray<VisibleSample>>, metric: Me
   const high = Math.max(...values)
   const span = Math.max(high - low, 1)
   const length = Math.max(points[points.length - 1]!.distance, 1)
-  const x = (d: number) => (40 + (d / length) * (CHART_WIDTH - 50)).toFixed(1)
+  const x = (d: number) => (70 + (d / length) * (CHART_WIDTH - 80)).toFixed(1)
   const y = (v: number) => (10 + (1 - (v - low) / span) * (CHART_HEIGHT - 30)).toFixed(1)
   const d = segments.map((segment) => {
     const shown = segment.filter((p) => p[metric] !== null)
     return shown.map((p, i) => `${i === 0 ? "M" : "L"}${x(p.distance)} ${y(p[metric]!)}`).join("")
   }).join("")
   return `<section><h2>${escapeHtml(title)}</h2><svg class="chart" viewBox="0 0 ${CHART_WIDTH} ${CHART_HEIGHT}" role="img" aria-label="${escapeHtml(`${title} from ${Math.round(low)} to ${Math.round(high)} ${unit}`)}">` +
-    `<line x1="40" y1="${CHART_HEIGHT - 20}" x2="${CHART_WIDTH - 10}" y2="${CHART_HEIGHT - 20}"/>` +
-    `<text x="0" y="20">${Math.round(high)}</text><text x="0" y="${CHART_HEIGHT - 20}">${Math.round(low)}</text>` +
+    `<line x1="70" y1="${CHART_HEIGHT - 20}" x2="${CHART_WIDTH - 10}" y2="${CHART_HEIGHT - 20}"/>` +
+    `<text x="0" y="30">${Math.round(high)}</text><text x="0" y="${CHART_HEIGHT - 20}">${Math.round(low)}</text>` +
     `<path class="${css}" d="${d}"/></svg></section>`
 }
 
