@@ -3,9 +3,11 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
+import * as path from "node:path"
 import { ShareRequestsPolicy } from "../../src/http/ShareRequests.ts"
 import { redactUrl } from "../../src/http/RequestLog.ts"
 import { haversine, type LatLng } from "../../src/services/sharing/visibleTrack.ts"
+import { waitFor } from "../support/ImportHarness.ts"
 import { fileForm, seedActivity, send, TestDaemon } from "../support/TestDaemon.ts"
 import { expectError } from "./helpers.ts"
 
@@ -58,6 +60,11 @@ const removeZones = Effect.gen(function*() {
   const zones = yield* send("GET", "/api/v1/privacy-zones")
   for (const zone of zones.json.privacyZones) yield* send("DELETE", `/api/v1/privacy-zones/${zone.id}`)
 })
+
+const daemonLog = Effect.map(TestDaemon, (daemon) =>
+  fs.existsSync(daemon.logsDir)
+    ? fs.readdirSync(daemon.logsDir).filter((n) => n.startsWith("daemon-")).map((n) => fs.readFileSync(path.join(daemon.logsDir, n), "utf8")).join("")
+    : "")
 
 const pngSize = (png: Buffer) => ({ width: png.readUInt32BE(16), height: png.readUInt32BE(20) })
 
@@ -150,6 +157,10 @@ describe("sharing", () => {
         expect((yield* send("GET", `/api/v1/activities/${id}/shares`)).json.shares).toEqual([])
         // the token never stands in the request log
         expect(redactUrl(`/s/${token}/image.png`)).toBe("/s/[redacted]/image.png")
+        // the daemon log names the link made and revoked, never its token
+        const log = yield* waitFor("the revocation in the daemon log", Effect.map(daemonLog, (text) => (text.includes(`share link ${made.id} of activity ${id} revoked`) ? text : undefined)))
+        expect(log).toContain(`share link ${made.id} of activity ${id} created (shows map, charts, heartRate)`)
+        expect(log).not.toContain(token)
       }))
 
     it.effect("a link opens its activity and nothing else: not another id, not the API, not the dashboard", () =>
