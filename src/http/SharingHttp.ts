@@ -14,7 +14,7 @@ import { shareCardSvg } from "../services/sharing/shareCard.ts"
 import { ShareLinks, showsOf } from "../services/sharing/ShareLinks.ts"
 import { WaymarkApi } from "./Api.ts"
 import { jsonEncoder, jsonResponder } from "./encode/jsonResponder.ts"
-import { decodeBody, readJsonObject } from "./JsonBody.ts"
+import { decodeBody, optionalJsonObject, readJsonObject } from "./JsonBody.ts"
 
 const decodeZone = decodeBody(PrivacyZoneInput)
 const decodeSettings = decodeBody(PrivacySettings)
@@ -70,9 +70,8 @@ export const SharingHttpLive = HttpApiBuilder.group(WaymarkApi, "sharing", (hand
       .handleRaw("createShare", ({ path: { activityId }, request }) =>
         Effect.gen(function*() {
           yield* requireActivity(activityId)
-          // an empty body makes a link with the default choices
-          const body = request.headers["content-length"] === "0" ? {} : yield* readJsonObject(request, { onWrongContentType: "unsupportedMediaType" })
-          const input = yield* decodeShare(body)
+          // no body makes a link with the default choices
+          const input = yield* decodeShare(yield* optionalJsonObject(request))
           return created(shareText(yield* links.create(activityId, showsOf(input.shows))))
         }))
       .handle("revokeShare", ({ path: { activityId, shareId } }) =>

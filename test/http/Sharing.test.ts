@@ -180,6 +180,10 @@ describe("sharing", () => {
         expect((yield* send("GET", `/api/v1/activities/${id}/streams`, { key: token })).status).toBe(401)
         expect((yield* send("GET", "/api/v1/activities", { headers: { cookie: `waymark_session=${token}` }, key: null })).status).toBe(401)
         expectError(yield* send("POST", `/api/v1/activities/activity-nope/shares`, { json: {} }), 404, "not_found")
+        // no body at all: the default choices
+        const plain = yield* send("POST", `/api/v1/activities/${id}/shares`)
+        expect(plain.status).toBe(201)
+        expect(plain.json.shows).toEqual({ map: true, charts: true, heartRate: false, power: false, photos: false, description: false })
         expectError(yield* send("POST", `/api/v1/activities/${id}/shares`, { json: { shows: { map: "yes" } } }), 400, "bad_request")
         expectError(yield* send("POST", `/api/v1/activities/${id}/shares`, { json: { shows: { everything: true } } }), 400, "bad_request")
       }))
