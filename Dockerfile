@@ -46,9 +46,10 @@ RUN npm run build --no-update-notifier \
 
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production
-# the zone database TZ names are checked against (not every Debian base carries it)
+# the zone database TZ names are checked against (not every Debian base carries it), and the
+# font the share cards' text is drawn in (resvg draws no text without one; the slim base has none)
 RUN apt-get update \
- && apt-get install -y --no-install-recommends tzdata \
+ && apt-get install -y --no-install-recommends tzdata fonts-dejavu-core \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules

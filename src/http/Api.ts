@@ -58,6 +58,7 @@ import { GearComponentsGroup } from "./GearComponentsApi.ts"
 import { BodyLimit, uploadBody } from "./BodyLimits.ts"
 import { HotRead } from "./HotRead.ts"
 import { rewriteOpenApi } from "./OpenApiDocument.ts"
+import { SharingGroup } from "./SharingApi.ts"
 
 /** The JSON API, declared once; the OpenAPI document is generated from it. */
 
@@ -391,6 +392,7 @@ export class WaymarkApi extends HttpApi.make("waymark")
   .add(TrainingGroup)
   .add(AthleteYearGroup)
   .add(GearComponentsGroup)
+  .add(SharingGroup)
   .addError(InvalidTokenWire)
   .addError(PayloadTooLargeWire)
   .addError(InsufficientStorageWire)

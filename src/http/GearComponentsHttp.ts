@@ -1,8 +1,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
-import { BadRequest, NotFound, UnsupportedMediaType } from "../schema/ApiErrors.ts"
+import { BadRequest, NotFound } from "../schema/ApiErrors.ts"
 import {
   ComponentServiceInput,
   GearComponent,
@@ -15,7 +14,7 @@ import { GearRepo } from "../services/activities/GearRepo.ts"
 import { type ComponentFields, GearComponents } from "../services/gear/GearComponents.ts"
 import { WaymarkApi } from "./Api.ts"
 import { jsonEncoder, jsonResponder } from "./encode/jsonResponder.ts"
-import { decodeBody, readJsonObject } from "./JsonBody.ts"
+import { decodeBody, optionalJsonObject, readJsonObject } from "./JsonBody.ts"
 
 const decodeCreate = decodeBody(GearComponentCreate)
 const decodeUpdate = decodeBody(GearComponentUpdate)
@@ -36,16 +35,6 @@ const checkFields = (fields: ComponentFields, today: string): Effect.Effect<Comp
   }
   return Effect.succeed(fields)
 }
-
-/** A JSON object body, or an empty one for a request that sends none (a service done today). */
-const optionalJsonObject = (request: HttpServerRequest.HttpServerRequest) =>
-  request.headers["content-type"] !== undefined
-    ? readJsonObject(request, { onWrongContentType: "unsupportedMediaType" })
-    : Effect.flatMap(
-      Effect.mapError(request.arrayBuffer, () => new BadRequest({ message: "The request body could not be read." })),
-      (bytes): Effect.Effect<Record<string, unknown>, UnsupportedMediaType> =>
-        bytes.byteLength === 0 ? Effect.succeed({}) : Effect.fail(new UnsupportedMediaType({ message: "Send the body as application/json." }))
-    )
 
 /**
  * Components belong to any gear, imported or custom, in any import mode: their maintenance is

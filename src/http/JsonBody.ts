@@ -88,3 +88,13 @@ export const decodeBody = <Fields extends Schema.Struct.Fields>(schema: Schema.S
       )
     )
 }
+
+/** A JSON object body, or an empty one for a request that sends none (a service done today, a link with the default choices). */
+export const optionalJsonObject = (request: HttpServerRequest.HttpServerRequest) =>
+  request.headers["content-type"] !== undefined
+    ? readJsonObject(request, { onWrongContentType: "unsupportedMediaType" })
+    : Effect.flatMap(
+      Effect.mapError(request.arrayBuffer, () => new BadRequest({ message: "The request body could not be read." })),
+      (bytes): Effect.Effect<Record<string, unknown>, UnsupportedMediaType> =>
+        bytes.byteLength === 0 ? Effect.succeed({}) : Effect.fail(new UnsupportedMediaType({ message: "Send the body as application/json." }))
+    )

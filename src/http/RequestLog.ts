@@ -5,6 +5,7 @@ import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
 import type * as Headers from "@effect/platform/Headers"
 import { Context, Effect, Option, Redacted, Tracer } from "effect"
 import type { AppConfigShape } from "../services/platform/AppConfig.ts"
+import { SHARE_PATH } from "../services/sharing/ShareLinks.ts"
 
 /**
  * One log line and one trace span per request, naming the request by a URL whose secrets are
@@ -21,6 +22,8 @@ const SECRET_NAME = /token|secret|key|passw(or)?d|pwd|code|signature|credential|
 
 /** Our API keys, also when presented by mistake in a query string or a path. */
 const API_KEY_SHAPE = /wmk_[0-9a-fA-F]{64}/g
+/** A share link's token opens its page to whoever reads it: the path segment after SHARE_PATH. */
+const SHARE_TOKEN = new RegExp(`^(${SHARE_PATH}/)[^/?#]+`, "i")
 
 const decode = (raw: string) => {
   try {
@@ -54,7 +57,7 @@ export const makeRedactor = (secrets: ReadonlyArray<string>) => {
         return SECRET_NAME.test(decode(pair.slice(0, eq))) ? `${pair.slice(0, eq + 1)}${REDACTED}` : pair
       }).join("&")
     }
-    result = result.replace(API_KEY_SHAPE, REDACTED)
+    result = result.replace(API_KEY_SHAPE, REDACTED).replace(SHARE_TOKEN, `$1${REDACTED}`)
     for (const pattern of patterns) result = result.replace(pattern, REDACTED)
     return result
   }

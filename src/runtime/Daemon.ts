@@ -20,6 +20,7 @@ import { DaemonMetricsLive, makeRequestObserver, MetricsRoutes } from "../http/M
 import { DirectAnswers, makeDirectSlot, makeNodeServer } from "../http/NodeListener.ts"
 import { PublicRoutes } from "../http/PublicRoutes.ts"
 import { RouteTable } from "../http/RouteTable.ts"
+import { SharedPageRoutes } from "../http/SharedPageHttp.ts"
 import { AppConfig } from "../services/platform/AppConfig.ts"
 import { inChannel } from "../services/platform/Logs.ts"
 import { TelemetryLive } from "../services/platform/Telemetry.ts"
@@ -36,10 +37,10 @@ export type ServerServices = HttpServer.HttpServer | HttpPlatform.HttpPlatform |
 
 /**
  * The routes served beside the API, each feature's paths registered in the route table: the
- * probes, the OpenAPI document and the image files, the dashboard, the metrics, and Strava's
- * webhook (it answers 404 unless externalApi mode has webhooks on).
+ * probes, the OpenAPI document and the image files, the dashboard, the metrics, the pages of
+ * share links, and Strava's webhook (it answers 404 unless externalApi mode has webhooks on).
  */
-const SERVED = [HealthRoutes, PublicRoutes, DashboardRoutes, MetricsRoutes, StravaWebhookRoutes]
+const SERVED = [HealthRoutes, PublicRoutes, DashboardRoutes, MetricsRoutes, SharedPageRoutes, StravaWebhookRoutes]
 
 /** One route table for the listener and the app (a layer memoised within one build). */
 const RouteTableLive = RouteTable.layer(SERVED.flatMap((served) => served.routes))

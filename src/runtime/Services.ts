@@ -3,6 +3,7 @@ import { ParseWorker } from "../services/import/ParseWorker.ts"
 import { ActivityReads } from "../services/activities/ActivityReads.ts"
 import { ActivityRepo } from "../services/activities/ActivityRepo.ts"
 import { ActivityRemoval } from "../services/activities/ActivityRemoval.ts"
+import { ShareRequests } from "../http/ShareRequests.ts"
 import { WrongKeys } from "../http/WrongKeys.ts"
 import { ApiKey } from "../services/platform/ApiKey.ts"
 import { AppConfig } from "../services/platform/AppConfig.ts"
@@ -27,6 +28,10 @@ import { WeightRepo } from "../services/activities/WeightRepo.ts"
 import { ThresholdsRepo } from "../services/training/ThresholdsRepo.ts"
 import { TrainingRecompute } from "../services/training/TrainingRecompute.ts"
 import { TrainingStore } from "../services/training/TrainingStore.ts"
+import { CardRenderer } from "../services/sharing/CardRenderer.ts"
+import { PrivacyZones } from "../services/sharing/PrivacyZones.ts"
+import { SharedActivity } from "../services/sharing/SharedActivity.ts"
+import { ShareLinks } from "../services/sharing/ShareLinks.ts"
 
 /**
  * The services every program over the storage folder shares, composed once: configuration,
@@ -47,6 +52,11 @@ const TrainingLive = ThresholdsRepo.Default.pipe(
   Layer.provideMerge(StorageLive)
 )
 
+// share links, and what they show of an activity under the privacy zones
+const SharingLive = SharedActivity.Default.pipe(
+  Layer.provideMerge(Layer.mergeAll(PrivacyZones.Default, ShareLinks.Default, CardRenderer.Default, ShareRequests.Default))
+)
+
 const RepositoriesLive = Layer.mergeAll(
   ActivityRepo.Default,
   FileImportRepo.Default,
@@ -61,7 +71,8 @@ const RepositoriesLive = Layer.mergeAll(
   // the queue, and the progress of the batch it feeds (which counts what waits in it)
   ImportProgress.Default.pipe(Layer.provideMerge(ImportQueue.Default)),
   ExportMetadata.Default,
-  Supervisor.Default
+  Supervisor.Default,
+  SharingLive
 ).pipe(Layer.provideMerge(ReadsLive), Layer.provideMerge(TrainingLive))
 
 export const ServicesLive = Layer.mergeAll(ImportService.Default, ActivityRemoval.Default, ActivityReprocess.Default).pipe(

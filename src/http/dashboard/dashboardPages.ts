@@ -14,6 +14,7 @@ export const DASHBOARD_PAGES = {
   milestones: { title: "Milestones", menu: true },
   year: { title: "Year in review", label: "Year", menu: true },
   gear: { title: "Gear & weight", menu: true },
+  privacy: { title: "Privacy & sharing", label: "Privacy", menu: true },
   system: { title: "System", menu: true }
 } as const satisfies Record<string, { readonly title: string; readonly label?: string; readonly menu: boolean; readonly in?: string }>
 

@@ -29,6 +29,7 @@ const LOADERS: { readonly [N in PageName]: () => Promise<Page> } = {
   milestones: () => import("./pages/milestonesPage.ts").then((m) => m.milestonesPage),
   year: () => import("./pages/yearPage.ts").then((m) => m.yearPage),
   gear: () => import("./pages/gearPage.ts").then((m) => m.gearPage),
+  privacy: () => import("./pages/privacyPage.ts").then((m) => m.privacyPage),
   system: () => import("./pages/systemPage.ts").then((m) => m.systemPage)
 }
 

@@ -7,6 +7,7 @@ import { detailTables, drawCharts, loadStreams, routeOf } from "../activityDetai
 import type { Page } from "../main.ts"
 import { raceSection } from "../raceView.ts"
 import { type LatLng, routeMap } from "../routeMap.ts"
+import { drawShared, shareSection } from "../shareView.ts"
 import { drawAnalysis } from "../trainingAnalysis.ts"
 import { lengthsSection, swimFigures, swum } from "../swimView.ts"
 import type { Activity } from "../types.ts"
@@ -50,6 +51,7 @@ export const activityPage: Page = async (main, _params, id) => {
     stat("Gear", gearName))
 
   const mapBox = h("div", { class: "map", id: "activity-map", role: "region", "aria-label": "Map of the route" })
+  const sharedNote = h("p", { class: "muted", id: "activity-shared-part" })
   const race = h("div", { id: "activity-race" })
   const lengths = h("div", { id: "activity-lengths" })
   const charts = h("div", { id: "activity-charts" })
@@ -111,6 +113,7 @@ export const activityPage: Page = async (main, _params, id) => {
     race,
     figures,
     a.encodedPolyline || routeOf(streams.streams).length > 1 ? mapBox : null,
+    sharedNote,
     charts,
     training,
     tables,
@@ -119,6 +122,7 @@ export const activityPage: Page = async (main, _params, id) => {
     a.images.length > 0
       ? h("section", null, h("h2", null, "Images"), h("div", { class: "images" }, a.images.map((img, i) => h("a", { href: img.url }, h("img", { src: img.url, alt: `Image ${i + 1} of ${a.name}`, loading: "lazy" })))))
       : null,
+    shareSection(a),
     edit,
     downloads)
 
@@ -138,6 +142,7 @@ export const activityPage: Page = async (main, _params, id) => {
     into.replaceChildren(h("p", { class: "error" }, error instanceof ApiError ? error.message : String(error)))
   }
   drawAnalysis(training, a).then((remove) => cleanups.push(remove)).catch(failed(training))
+  drawShared(a, map, sharedNote).then((remove) => cleanups.push(remove)).catch(failed(sharedNote))
   detailTables(a).then(shown(tables)).catch(failed(tables))
   raceSection(a).then(shown(race)).catch(failed(race))
   lengthsSection(a).then(shown(lengths)).catch(failed(lengths))
