@@ -1,3 +1,4 @@
+import { TileRoutes } from "../http/TileRoutes.ts"
 import type * as Etag from "@effect/platform/Etag"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as HttpPlatform from "@effect/platform/HttpPlatform"
@@ -39,7 +40,7 @@ export type ServerServices = HttpServer.HttpServer | HttpPlatform.HttpPlatform |
  * probes, the OpenAPI document and the image files, the dashboard, the metrics, and Strava's
  * webhook (it answers 404 unless externalApi mode has webhooks on).
  */
-const SERVED = [HealthRoutes, PublicRoutes, DashboardRoutes, MetricsRoutes, StravaWebhookRoutes]
+const SERVED = [HealthRoutes, PublicRoutes, TileRoutes, DashboardRoutes, MetricsRoutes, StravaWebhookRoutes]
 
 /** One route table for the listener and the app (a layer memoised within one build). */
 const RouteTableLive = RouteTable.layer(SERVED.flatMap((served) => served.routes))
