@@ -108,7 +108,7 @@ export const tilesAround = (lon: number, lat: number, minZoom: number, maxZoom: 
 }
 
 /** A 256-pixel PNG tile drawn by the test: a pale ground, a checker of the tile's parity, its address written on it. */
-export const pngTile = (z: number, x: number, y: number): Uint8Array => {
+export const pngTile = (_z: number, x: number, y: number): Uint8Array => {
   const tint = (x + y) % 2 === 0 ? "#cfe3c8" : "#b9d3f0"
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="256" height="256">
 <rect width="256" height="256" fill="${tint}"/><rect x="0.5" y="0.5" width="255" height="255" fill="none" stroke="#7a8a99"/>

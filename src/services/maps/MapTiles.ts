@@ -171,7 +171,11 @@ export class MapTiles extends Effect.Service<MapTiles>()("services/maps/MapTiles
       Effect.gen(function*() {
         const key = `${z}-${x}-${y}`
         const running = inFlight.get(key)
-        if (running !== undefined) return yield* Deferred.await(running)
+        if (running !== undefined) {
+          // served without a download of its own: a hit
+          hits += 1
+          return yield* Deferred.await(running)
+        }
         const done = yield* Deferred.make<Fetched, TileUnavailable | TileNotFound>()
         inFlight.set(key, done)
         yield* Deferred.complete(done, download(z, x, y)).pipe(Effect.ensuring(Effect.sync(() => inFlight.delete(key))), Effect.forkIn(scope))
