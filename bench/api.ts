@@ -18,6 +18,7 @@
  *
  *   npm run bench:api                      builds first; about 5 minutes
  *   npm run bench:api -- --seed-only       the import phase only
+ *   npm run bench:api -- --tiles           the map tiles only (3. below), in seconds
  *
  * Environment:
  *   BENCH_SEED_DIR=dir     keep the seeded storage in `dir` and reuse it on later runs (skips the import)
@@ -31,6 +32,9 @@
  * The statistics (totals by week, records, heatmap, Eddington) and the streams of a one-hour
  * ride recorded every second (imported before the load) are computed on every request; their
  * rows run on one connection, so that p99 is the time of one request.
+ * 3. tiles: the built daemon with MAP_TILES_FILE (a PMTiles file of PNG tiles written by the
+ *    bench), beside the plain node:http server answering the same bytes; 16 connections ask
+ *    the file's tiles in turn; target p99 < 5 ms.
  * Prints target vs measured; always exits 0.
  */
 import autocannon from "autocannon"
@@ -41,10 +45,12 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { type ChildDaemon, startChildDaemon } from "../test/support/ChildDaemon.ts"
 import { gpxActivity, makeRoot, type Root } from "../test/support/ImportHarness.ts"
+import { pngTile, tilesAround, writePmtiles } from "../test/support/pmtilesWriter.ts"
 import { baselineBuild, daemonDiagnostics, mb, memoryOf, printTable, sleep, startPlainServer } from "./measure.ts"
 
 const DIST_MAIN = path.join(import.meta.dirname, "..", "dist", "main.js")
 const SEED_ONLY = process.argv.includes("--seed-only")
+const TILES_ONLY = process.argv.includes("--tiles")
 const SEED_DIR = process.env.BENCH_SEED_DIR
 const DURATION = Number(process.env.BENCH_DURATION ?? 8)
 const COUNT = Number(process.env.BENCH_ACTIVITIES ?? 10_000)
@@ -429,6 +435,49 @@ const loadAll = async (root: Root): Promise<LoadFigures> => {
 }
 
 // ---------------------------------------------------------------------------------------
+// 3. Tiles from a local file, beside the plain server
+
+const TILE_P99_MS = 5
+
+const tileLoad = async () => {
+  const root = makeRoot()
+  const tiles = tilesAround(2.35, 48.85, 0, 10, pngTile)
+  const file = path.join(root.root, "bench.pmtiles")
+  fs.writeFileSync(file, writePmtiles({ tileType: "png", tiles }))
+  const paths = tiles.map((t) => `/tiles/${t.z}/${t.x}/${t.y}`)
+  const scope = Effect.runSync(Scope.make())
+  let plain: { base: string; stop: () => void } | undefined
+  try {
+    const daemon = await Effect.runPromise(startChildDaemon({
+      env: { STORAGE_DIR: root.storageDir, WATCH_DIR: root.watchDir, SERVICE_API_KEY: root.apiKey, TZ: "UTC", LOG_LEVEL: "warning", MAP_TILES_FILE: file },
+      apiKey: root.apiKey,
+      built: true
+    }).pipe(Scope.extend(scope)))
+    plain = await startPlainServer(new Map(tiles.map((t, i) => [paths[i]!, Buffer.from(t.bytes)])))
+    const row: Row = { label: "a tile from the file", path: paths[0]!, paths }
+    await drive(daemon.baseUrl, row, root.apiKey, 2)
+    await drive(plain.base, row, root.apiKey, 1)
+    const plainLoad = await drive(plain.base, row, root.apiKey, DURATION)
+    const waymark = await drive(daemon.baseUrl, row, root.apiKey, DURATION)
+    return { tiles: tiles.length, bytes: tiles.reduce((n, t) => n + t.bytes.length, 0) / tiles.length, plain: plainLoad, waymark }
+  } finally {
+    plain?.stop()
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+    fs.rmSync(root.root, { recursive: true, force: true })
+  }
+}
+
+const printTiles = (figures: Awaited<ReturnType<typeof tileLoad>>) => {
+  const { plain, waymark } = figures
+  console.log(`\nmap tiles from a PMTiles file: ${figures.tiles} PNG tiles of ${figures.bytes.toFixed(0)} bytes on average, asked in turn, ${CONNECTIONS} connections, ${DURATION} s`)
+  printTable(
+    ["server", "req/s", "p50 ms", "p99 ms", "failures", "target", "ok"],
+    [
+      ["plain node:http (same bytes)", plain.reqPerSec.toFixed(0), plain.p50.toFixed(1), plain.p99.toFixed(1), String(plain.failures), "", ""],
+      ["waymark /tiles/{z}/{x}/{y}", waymark.reqPerSec.toFixed(0), waymark.p50.toFixed(1), waymark.p99.toFixed(1), String(waymark.failures), `p99 < ${TILE_P99_MS} ms`, waymark.p99 < TILE_P99_MS && waymark.failures === 0 ? "yes" : "NO"]
+    ]
+  )
+}
 
 const seedMarker = (dir: string) => path.join(dir, "bench-seed.json")
 
@@ -437,8 +486,14 @@ const main = async () => {
     console.log(`${DIST_MAIN} is missing: run \`npm run build\` first (npm run bench:api does)`)
     return
   }
-  const root = makeRoot()
   const loadAtStart = os.loadavg()
+  if (TILES_ONLY) {
+    const figures = await tileLoad()
+    console.log(`load average (1, 5, 15 min): ${loadAtStart.map((v) => v.toFixed(2)).join(" ")} at the start, ${os.loadavg().map((v) => v.toFixed(2)).join(" ")} at the end`)
+    printTiles(figures)
+    return
+  }
+  const root = makeRoot()
   try {
     let imported: ImportFigures | null = null
     const reusable = SEED_DIR !== undefined && fs.existsSync(seedMarker(SEED_DIR)) &&
@@ -536,6 +591,7 @@ const main = async () => {
       )
     }
     printTable(["measure", "target", "measured", "ok"], memoryRows)
+    if (!SEED_ONLY) printTiles(await tileLoad())
   } finally {
     fs.rmSync(root.root, { recursive: true, force: true })
   }

@@ -28,6 +28,7 @@ import { ServedAnswers } from "./ServedAnswers.ts"
 import { GearHttpLive } from "./GearHttp.ts"
 import { SystemHttpLive } from "./SystemHttp.ts"
 import { TrainingHttpLive } from "./TrainingHttp.ts"
+import { MapTiles } from "../services/maps/MapTiles.ts"
 import { TrainingReads } from "../services/training/TrainingReads.ts"
 
 /** Every route of the JSON API as one layer, without the listener (tests add their own). */
@@ -72,5 +73,7 @@ export const makeHttpApp = <const S extends ReadonlyArray<ServedRoutes<any, any>
       Layer.provide(ServedAnswers.Default),
       // one authorization for the app and the direct routes, over one set of dashboard sessions
       Layer.provide(ApiAuthorization.Default),
-      Layer.provide(DashboardSessions.Default)
+      Layer.provide(DashboardSessions.Default),
+      // one source of map tiles for the tile route, the dashboard's shell and the status
+      Layer.provide(MapTiles.Default)
     )))

@@ -6,6 +6,8 @@ import type { ActivitySearchParams, FileImportSearchParams } from "../schema/Que
 import { type ActivitySearch, ActivityReads, type ActivitySearchResult } from "../services/activities/ActivityReads.ts"
 import { type FileImportSearch, FileImportReads } from "../services/import/FileImportReads.ts"
 import { type QueuedFile, WatchDirectory } from "../services/import/WatchDirectory.ts"
+import type { MapStatus } from "../schema/MapModels.ts"
+import { MapTiles } from "../services/maps/MapTiles.ts"
 import { AppConfig, type AppConfigShape } from "../services/platform/AppConfig.ts"
 import { VERSION } from "../services/platform/version.ts"
 import { jsonEncoder, jsonResponse } from "./encode/jsonResponder.ts"
@@ -20,8 +22,8 @@ import type { HotReadName, HotReadSignatures } from "./HotRead.ts"
 
 export type HotAnswer<N extends HotReadName> = (input: HotReadSignatures[N]["input"]) => Either.Either<string, HotReadSignatures[N]["error"]>
 
-/** The answer of `GET /status`: the same for the life of the process. */
-export const statusOf = (config: AppConfigShape): Status => ({ app: "waymark", version: `v${VERSION}`, canUpload: config.importMode === "files" })
+/** The answer of `GET /status`; the map's part changes as the tile cache fills. */
+export const statusOf = (config: AppConfigShape, map: MapStatus): Status => ({ app: "waymark", version: `v${VERSION}`, canUpload: config.importMode === "files", map })
 
 /** Why a search cannot be answered, beyond what its parameters' schema checks. */
 export const searchProblem = (params: Pick<ActivitySearchParams, "filters[from]" | "filters[to]">): string | undefined => {
@@ -103,10 +105,10 @@ export class HotReads extends Effect.Service<HotReads>()("http/HotReads", {
     const activities = yield* ActivityReads
     const imports = yield* FileImportReads
     const watch = yield* WatchDirectory
-    const status = statusJson(statusOf(config))
+    const maps = yield* MapTiles
 
     const answers: { readonly [N in HotReadName]: HotAnswer<N> } = {
-      "system.status": () => Either.right(status),
+      "system.status": () => Either.right(statusJson(statusOf(config, maps.status()))),
       "activities.search": ({ urlParams }) => {
         const problem = searchProblem(urlParams)
         if (problem !== undefined) return Either.left(new BadRequest({ message: problem }))
@@ -140,5 +142,7 @@ export class HotReads extends Effect.Service<HotReads>()("http/HotReads", {
     }
 
     return { answers, keptUntilCommit, handler } as const
-  })
+  }),
+  // the status tells the map's source: the same instance as the tile route's (one layer, shared within a build)
+  dependencies: [MapTiles.Default]
 }) {}

@@ -1,3 +1,4 @@
+import { TileRoutes } from "../http/TileRoutes.ts"
 import type * as Etag from "@effect/platform/Etag"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as HttpPlatform from "@effect/platform/HttpPlatform"
@@ -37,10 +38,10 @@ export type ServerServices = HttpServer.HttpServer | HttpPlatform.HttpPlatform |
 
 /**
  * The routes served beside the API, each feature's paths registered in the route table: the
- * probes, the OpenAPI document and the image files, the dashboard, the metrics, the pages of
- * share links, and Strava's webhook (it answers 404 unless externalApi mode has webhooks on).
+ * probes, the OpenAPI document and the image files, the map tiles, the dashboard, the metrics,
+ * the pages of share links, and Strava's webhook (it answers 404 unless externalApi mode has webhooks on).
  */
-const SERVED = [HealthRoutes, PublicRoutes, DashboardRoutes, MetricsRoutes, SharedPageRoutes, StravaWebhookRoutes]
+const SERVED = [HealthRoutes, PublicRoutes, TileRoutes, DashboardRoutes, MetricsRoutes, SharedPageRoutes, StravaWebhookRoutes]
 
 /** One route table for the listener and the app (a layer memoised within one build). */
 const RouteTableLive = RouteTable.layer(SERVED.flatMap((served) => served.routes))

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { MapStatus } from "./MapModels.ts"
 import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from "./ActivityLimits.ts"
 import { shownFields } from "./ActivityFields.ts"
 import { CalendarDate } from "./CalendarDate.ts"
@@ -86,7 +87,8 @@ export const WeightList = Schema.Struct({ weights: Schema.Array(Weight) }).annot
 export const Status = Schema.Struct({
   app: Schema.Literal("waymark"),
   version: Schema.String.annotations({ examples: ["v0.1.0"] }),
-  canUpload: Schema.Boolean
+  canUpload: Schema.Boolean,
+  map: MapStatus
 }).annotations({ identifier: "Status" })
 export type Status = typeof Status.Type
 

@@ -72,6 +72,8 @@ const spawnOnce = (options: ChildDaemonOptions, port: number): Effect.Effect<Chi
     const baseUrl = `http://127.0.0.1:${port}`
     const env: Record<string, string> = {
       ...Object.fromEntries(["PATH", "HOME", "TMPDIR"].flatMap((k) => (process.env[k] !== undefined ? [[k, process.env[k]!]] : []))),
+      // no tile is ever fetched from outside the machine: a closed port on loopback (no map)
+      MAP_TILE_URL: "http://127.0.0.1:9/{z}/{x}/{y}.png",
       ...options.env,
       PORT: String(port),
       HOST: "127.0.0.1",

@@ -16,6 +16,7 @@ import { ActivityRepo } from "../../src/services/activities/ActivityRepo.ts"
 import { activityColumns } from "../../src/services/activities/ActivityRow.ts"
 import type { ApiKey } from "../../src/services/platform/ApiKey.ts"
 import type { AppConfig } from "../../src/services/platform/AppConfig.ts"
+import type { StoragePaths } from "../../src/services/platform/StoragePaths.ts"
 import type { ReadConnection } from "../../src/services/platform/ReadConnection.ts"
 import type { FileImportReads } from "../../src/services/import/FileImportReads.ts"
 import type { WatchDirectory } from "../../src/services/import/WatchDirectory.ts"
@@ -80,6 +81,7 @@ export type TestDaemonServices =
   | ReadConnection
   | ApiKey
   | AppConfig
+  | StoragePaths
 
 const removeTree = (dir: string) => fs.rmSync(dir, { recursive: true, force: true })
 
@@ -103,6 +105,8 @@ const makeTestDaemon = (options: TestDaemonOptions): Layer.Layer<TestDaemonServi
         LOG_LEVEL: "fatal",
         // the tests' files appear whole: a short settle time keeps them quick
         WATCH_SETTLE: "150ms",
+        // no tile is ever fetched from outside the machine: a closed port on loopback (no map)
+        MAP_TILE_URL: "http://127.0.0.1:9/{z}/{x}/{y}.png",
         ...(apiKey === null ? {} : { SERVICE_API_KEY: apiKey }),
         ...options.env
       }

@@ -7,6 +7,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { RIDES, RUNS, SPORT_TYPES, SWIMS } from "../../schema/SportType.ts"
+import { MapTiles } from "../../services/maps/MapTiles.ts"
 import { ApiKey } from "../../services/platform/ApiKey.ts"
 import { AppConfig } from "../../services/platform/AppConfig.ts"
 import { VERSION } from "../../services/platform/version.ts"
@@ -19,7 +20,7 @@ import { signInPage, shellPage, type ShellConfig } from "./pages.ts"
  * The web dashboard on the API's own port: `/` (the sign-in page, or the app once signed in),
  * `POST /sign-in` and `POST /sign-out`, and the bundled scripts and styles under
  * `/dashboard/assets/` (built by `npm run build` into dist/dashboard; nothing comes from
- * elsewhere but map tiles). The app reads everything through the public API with the session
+ * elsewhere, map tiles included: they are the daemon's `/tiles`). The app reads everything through the public API with the session
  * cookie.
  */
 
@@ -36,21 +37,13 @@ const ASSET_TYPES: Record<string, string> = {
   png: "image/png"
 }
 
-const originOf = (url: string) => {
-  try {
-    return new URL(url.replaceAll("{", "").replaceAll("}", "")).origin
-  } catch {
-    return ""
-  }
-}
-
-/** The page's headers: no inline script, nothing loaded from elsewhere but the map tiles. */
-const securityHeaders = (tileOrigin: string) => ({
+/** The page's headers: no inline script, nothing loaded from elsewhere (map tiles too come from the daemon). */
+const securityHeaders = {
   "content-security-policy": [
     "default-src 'self'",
     "script-src 'self'",
     "style-src 'self'",
-    `img-src 'self' data: blob: ${tileOrigin}`.trim(),
+    "img-src 'self' data: blob:",
     "connect-src 'self'",
     "font-src 'self'",
     "object-src 'none'",
@@ -62,7 +55,7 @@ const securityHeaders = (tileOrigin: string) => ({
   "referrer-policy": "same-origin",
   "x-frame-options": "DENY",
   "cache-control": "no-store"
-})
+}
 
 /** The built files, read once and again whenever a rebuild changed them. */
 const assetCache = new Map<string, { readonly mtimeMs: number; readonly bytes: Uint8Array }>()
@@ -91,11 +84,12 @@ const DashboardRoutesLive = HttpApiBuilder.Router.use((router) =>
     const apiKey = yield* ApiKey
     const sessions = yield* DashboardSessions
     const wrongKeys = yield* WrongKeys
-    const headers = securityHeaders(originOf(config.mapTileUrl))
+    const maps = yield* MapTiles
+    const headers = securityHeaders
     const shell: ShellConfig = {
       version: `v${VERSION}`,
       unitSystem: config.unitSystem,
-      tileUrl: config.mapTileUrl,
+      map: maps.client,
       canUpload: config.importMode === "files",
       sportTypes: SPORT_TYPES,
       sportGroups: { rides: [...RIDES], runs: [...RUNS], swims: [...SWIMS] }

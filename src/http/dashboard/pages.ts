@@ -1,3 +1,4 @@
+import type { MapClientConfig } from "../../schema/MapModels.ts"
 import { escapeHtml } from "../../services/platform/escapeHtml.ts"
 import { DASHBOARD_PAGES, HOME_PAGE, menuLabelOf, type PageName } from "./dashboardPages.ts"
 
@@ -11,7 +12,7 @@ import { DASHBOARD_PAGES, HOME_PAGE, menuLabelOf, type PageName } from "./dashbo
 export interface ShellConfig {
   readonly version: string
   readonly unitSystem: "metric" | "imperial"
-  readonly tileUrl: string
+  readonly map: MapClientConfig
   readonly canUpload: boolean
   readonly sportTypes: ReadonlyArray<string>
   /** The sport types counted as rides, runs and swims (the training analysis's and the pace's groups). */

@@ -61,7 +61,10 @@ export const appConfig = Config.all({
   webhooksEnabled: Settings.boolean("WEBHOOKS_ENABLED", { default: false }),
   webhooksVerifyToken: Config.option(Settings.secret("WEBHOOKS_VERIFY_TOKEN")),
   webhooksCheckIntervalMinutes: Settings.integer("WEBHOOKS_CHECK_INTERVAL_MINUTES", { default: 5, min: 1, max: 60 }),
-  mapTileUrl: Settings.url("MAP_TILE_URL", { default: "https://tile.openstreetmap.org/{z}/{x}/{y}.png" })
+  mapTileUrl: Settings.url("MAP_TILE_URL", { default: "https://tile.openstreetmap.org/{z}/{x}/{y}.png" }),
+  // a PMTiles file the maps are drawn from instead of MAP_TILE_URL (checked at start: StartupChecks)
+  mapTilesFile: Config.option(Settings.filePath("MAP_TILES_FILE")),
+  mapTileCacheMb: Settings.integer("MAP_TILE_CACHE_MB", { default: 500, min: 1, max: 1_000_000 })
 })
 
 export type AppConfigShape = Config.Config.Success<typeof appConfig>

@@ -1,9 +1,10 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { readPmtilesHeader } from "../maps/PmtilesFile.ts"
 
 /**
  * Checks of the start that concern several settings together, or the machine: the API key's
- * format, the credentials a mode needs, folders that can be written. Each problem is one
+ * format, the credentials a mode needs, folders that can be written, the map file. Each problem is one
  * sentence naming the setting to change; they are reported together with the settings' own
  * checks, so that one start shows everything to fix.
  */
@@ -73,4 +74,12 @@ export const folderProblems = (env: Env): Array<string> =>
     return problem === null ? [] : [problem]
   })
 
-export const startupProblems = (env: Env): Array<string> => [...apiKeyProblems(env), ...modeProblems(env), ...folderProblems(env)]
+/** MAP_TILES_FILE, when set, is a readable PMTiles (version 3) file of tiles a map can draw. */
+export const mapFileProblems = (env: Env): Array<string> => {
+  const file = value(env, "MAP_TILES_FILE")
+  if (file === undefined) return []
+  const checked = readPmtilesHeader(path.resolve(file))
+  return "problem" in checked ? [checked.problem] : []
+}
+
+export const startupProblems = (env: Env): Array<string> => [...apiKeyProblems(env), ...modeProblems(env), ...folderProblems(env), ...mapFileProblems(env)]

@@ -51,6 +51,8 @@ const configFor = (fake: FakeStrava, storageDir: string, overrides: Partial<AppC
   webhooksVerifyToken: Option.none(),
   webhooksCheckIntervalMinutes: 5,
   mapTileUrl: "https://tile.openstreetmap.org/{z}/{x}/{y}.png",
+  mapTilesFile: Option.none(),
+  mapTileCacheMb: 500,
   ...overrides
 })
 

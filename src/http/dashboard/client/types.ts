@@ -8,3 +8,4 @@ export type Streams = SuccessOf<"activityDetail.streams">
 export type Total = SuccessOf<"stats.totals">["totals"][number]
 export type Lap = SuccessOf<"activityDetail.laps">["laps"][number]
 export type ImportProgress = SuccessOf<"fileImports.progress">
+export type Status = SuccessOf<"system.status">

@@ -2,6 +2,7 @@ import { call } from "../api.ts"
 import { h, replace } from "../dom.ts"
 import * as format from "../format.ts"
 import type { Page } from "../main.ts"
+import type { Status } from "../types.ts"
 
 /** What /healthz says: every check and supervised loop, the import queue, and the version. */
 
@@ -26,6 +27,17 @@ const health = async (): Promise<Health> => {
   return await response.json() as Health
 }
 
+const megabytes = (bytes: number) => `${(bytes / 1024 ** 2).toFixed(1)} MB`
+
+/** Where the maps' tiles come from: the file's area, zooms, type and size, or the proxy's cache and hit rate. */
+const mapSource = (map: Status["map"]): string =>
+  map.source === "file"
+    ? `Maps: from the file ${map.file} (${map.tileType === "mvt" ? "vector" : map.tileType.toUpperCase()} tiles, zooms ${map.minZoom}–${map.maxZoom}, ` +
+      `area ${map.bounds.west.toFixed(2)}, ${map.bounds.south.toFixed(2)} to ${map.bounds.east.toFixed(2)}, ${map.bounds.north.toFixed(2)}, ${megabytes(map.sizeBytes)})`
+    : `Maps: tiles fetched from ${new URL(map.tileUrl.replaceAll("{", "").replaceAll("}", "")).host} and kept here (${format.count(map.cachedTiles)} tiles, ` +
+      `${megabytes(map.cacheBytes)} of ${megabytes(map.cacheLimitBytes)}, ${map.hitRate === null ? "no tile asked yet" : `${Math.round(map.hitRate * 100)}% from the cache`})` +
+      (map.reachable ? "" : ` · the tile server cannot be reached: ${map.lastError ?? ""}`)
+
 const badge = (ok: boolean, text: string) => h("span", { class: `badge ${ok ? "success" : "failed"}` }, text)
 
 export const systemPage: Page = async (main) => {
@@ -34,6 +46,7 @@ export const systemPage: Page = async (main) => {
   const draw = (report: Health) =>
     replace(body,
       h("p", null, "Service: ", badge(report.status === "ok", report.status), ` · ${status.version} · import queue: ${format.count(report.importQueue.queued)} waiting · uploads ${status.canUpload ? "open" : "closed"}`),
+      h("p", { id: "map-source" }, mapSource(status.map)),
       h("h2", null, "Checks"),
       h("div", { class: "table-wrap", tabindex: 0 }, h("table", { id: "checks" },
         h("thead", null, h("tr", null, h("th", { scope: "col" }, "Check"), h("th", { scope: "col" }, "State"), h("th", { scope: "col" }, "Error"))),
