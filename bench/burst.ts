@@ -89,7 +89,14 @@ const daemonRun = async (server: string, main: string): Promise<Run> => {
     const daemon = await Effect.runPromise(Scope.extend(startChildDaemon({ env: root.env, apiKey: root.apiKey, built: true, main }), scope))
     await sleep(2000)
     const client = api(daemon.baseUrl, root.apiKey)
-    const run = await burst(server, daemon.baseUrl, root.apiKey, async () => (await finishedRows(client)) >= UPLOADS, daemon.pid)
+    // an upload is linked into the watch folder and taken out once imported: the folder is
+    // looked at often (nothing asked of the daemon), the import log only once it is empty
+    const importsDone = async () => {
+      const left = fs.readdirSync(root.watchDir).filter((name) => !name.startsWith(".")).length
+      if (left > 0) return false
+      return (await finishedRows(client)) >= UPLOADS
+    }
+    const run = await burst(server, daemon.baseUrl, root.apiKey, importsDone, daemon.pid)
     // SIGTERM: a graceful stop, so that a CPU profile is written
     await Effect.runPromise(daemon.kill("SIGTERM"))
     return { server, ...run }
