@@ -9,6 +9,10 @@
  * own process answering the same paths with the daemon's bytes (the uploads once their bodies
  * are read), measured in the same run. Target: p99 under 100 ms, no answer over 250 ms.
  *
+ * Each daemon's memory is printed beside: its resident set idle after start over the empty
+ * database (target under 100 MB), its peak through the burst and its import (VmHWM), and the
+ * modules it loaded at start (counted in a start of its own, bench/loadedModules.mjs).
+ *
  * Environment:
  *   BENCH_UPLOADS=n        uploads in the burst (default 200)
  *   BENCH_BASELINE_REF=ref the daemon of another commit (built once into a temporary folder)
@@ -30,6 +34,7 @@ const STATUS_URL = "/api/v1/status"
 const UPLOAD_URL = "/api/v1/activity/upload"
 const P99_TARGET = 100
 const WORST_TARGET = 250
+const IDLE_TARGET = 100 * 1048576
 
 /** The i-th upload: 600 points, one every 10 s, on a day of its own (so that none is a duplicate). */
 const upload = (i: number) => ({
@@ -46,12 +51,16 @@ interface Run {
   readonly importsEnded: number
   readonly accepted: number
   readonly peakRss: number
+  /** the daemon's resident set idle after start, over the empty database */
+  readonly idleRss: number
+  /** modules (the daemon's and its dependencies') loaded at start */
+  readonly modules: number
 }
 
 const loadAverage = () => os.loadavg().map((l) => l.toFixed(2)).join(" ")
 
 /** The scenario against `base`: probes, the burst, then waiting for `importsDone` (when given). */
-const burst = async (server: string, base: string, key: string, importsDone?: () => Promise<boolean>, pid?: number): Promise<Omit<Run, "server">> => {
+const burst = async (server: string, base: string, key: string, importsDone?: () => Promise<boolean>, pid?: number): Promise<Omit<Run, "server" | "idleRss" | "modules">> => {
   const load = loadAverage()
   const client = api(base, key)
   const files = Array.from({ length: UPLOADS }, (_, i) => upload(i))
@@ -81,13 +90,34 @@ const burst = async (server: string, base: string, key: string, importsDone?: ()
   }
 }
 
+/** The modules the daemon `main` loaded at start, over an empty database: a start of its own, stopped 3 s after it is ready. */
+const modulesAtStart = async (main: string): Promise<number> => {
+  const scope = Effect.runSync(Scope.make())
+  const list = path.join(os.tmpdir(), `waymark-bench-modules-${process.pid}.txt`)
+  const root = makeRoot({ LOG_LEVEL: "warning", NODE_OPTIONS: `--import ${path.join(import.meta.dirname, "loadedModules.mjs")}`, BENCH_MODULES_FILE: list })
+  try {
+    const daemon = await Effect.runPromise(Scope.extend(startChildDaemon({ env: root.env, apiKey: root.apiKey, built: true, main }), scope))
+    await sleep(3000)
+    await Effect.runPromise(daemon.kill("SIGTERM"))
+    return fs.readFileSync(list, "utf8").trim().split("\n").length
+  } catch {
+    return NaN
+  } finally {
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+    fs.rmSync(root.root, { recursive: true, force: true })
+    fs.rmSync(list, { force: true })
+  }
+}
+
 /** The daemon `main` over a fresh storage folder through the scenario. */
 const daemonRun = async (server: string, main: string): Promise<Run> => {
+  const modules = await modulesAtStart(main)
   const scope = Effect.runSync(Scope.make())
   const root = makeRoot({ LOG_LEVEL: "warning", ...daemonDiagnostics() })
   try {
     const daemon = await Effect.runPromise(Scope.extend(startChildDaemon({ env: root.env, apiKey: root.apiKey, built: true, main }), scope))
-    await sleep(2000)
+    await sleep(3000)
+    const idleRss = memoryOf(daemon.pid)?.current ?? NaN
     const client = api(daemon.baseUrl, root.apiKey)
     // an upload is linked into the watch folder and taken out once imported: the folder is
     // looked at often (nothing asked of the daemon), the import log only once it is empty
@@ -99,7 +129,7 @@ const daemonRun = async (server: string, main: string): Promise<Run> => {
     const run = await burst(server, daemon.baseUrl, root.apiKey, importsDone, daemon.pid)
     // SIGTERM: a graceful stop, so that a CPU profile is written
     await Effect.runPromise(daemon.kill("SIGTERM"))
-    return { server, ...run }
+    return { server, ...run, idleRss, modules }
   } finally {
     await Effect.runPromise(Scope.close(scope, Exit.void))
     fs.rmSync(root.root, { recursive: true, force: true })
@@ -125,7 +155,7 @@ const plainRun = async (): Promise<Run> => {
   }
   const plain = await startPlainServer(bodies)
   try {
-    return { server: "plain node:http", ...(await burst("plain node:http", plain.base, root.apiKey)) }
+    return { server: "plain node:http", ...(await burst("plain node:http", plain.base, root.apiKey)), idleRss: NaN, modules: NaN }
   } finally {
     plain.stop()
   }
@@ -173,6 +203,11 @@ const main = async () => {
     }
   }
   printTable(["server", "probes of GET /api/v1/status", "load at start", "uploads, imports", "probes", "not 200", "p50 ms", "p99 ms", "worst ms", "peak RSS", `p99 < ${P99_TARGET}, worst < ${WORST_TARGET}`], rows)
+  console.log("")
+  printTable(
+    ["server", "modules loaded at start", "idle RSS after start (empty database)", `idle < ${mb(IDLE_TARGET)}`, "peak RSS through the burst and its import (VmHWM)"],
+    runs.filter((run) => run.server !== "plain node:http").map((run) => [run.server, String(run.modules), mb(run.idleRss), run.idleRss < IDLE_TARGET ? "yes" : "NO", mb(run.peakRss)])
+  )
 }
 
 main().catch((e) => console.error("benchmark failed:", e)).finally(() => process.exit(0))
