@@ -570,7 +570,7 @@ const main = async () => {
       memoryRows.push(
         ["import through the watch folder", ">= 85 files/s", `${rate.toFixed(1)} files/s (${imported.files} files in ${imported.seconds.toFixed(1)} s; ${imported.succeeded} success)`, rate >= 85 && imported.succeeded === imported.files ? "yes" : "NO"],
         ["  first thousand vs last thousand", "not falling", `${imported.firstThousand.toFixed(1)} vs ${imported.lastThousand.toFixed(1)} files/s`, steady ? "yes" : "NO"],
-        ["  idle RSS after start (empty database)", "< 120 MB", mb(imported.idleRss), imported.idleRss < 120 * MB ? "yes" : "NO"],
+        ["  idle RSS after start (empty database)", "< 100 MB", mb(imported.idleRss), imported.idleRss < 100 * MB ? "yes" : "NO"],
         ["  peak RSS during the import (VmHWM)", "< 350 MB", mb(imported.peakRss), imported.peakRss < 350 * MB ? "yes" : "NO"]
       )
     }

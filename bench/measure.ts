@@ -2,6 +2,7 @@ import { execFileSync, execSync, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { Worker } from "node:worker_threads"
 
 /** Helpers shared by the benchmarks. */
 
@@ -142,4 +143,59 @@ export const finishedRows = async (client: ReturnType<typeof api>): Promise<numb
   const total = async (query: string) =>
     ((await (await client.get(`/api/v1/file-imports?${query}pagination[size]=1`)).json()) as { pagination: { total: number } }).pagination.total
   return (await total("")) - (await total("filters[status]=queued&"))
+}
+
+/** One probe's answer: how long it took, its status (0: no answer), when it was sent (epoch ms). */
+export interface Probe {
+  readonly ms: number
+  readonly status: number
+  readonly at: number
+}
+
+/**
+ * Probes `url` one request at a time on one kept-alive connection, 20 ms apart, in a worker
+ * thread (so that the load the bench makes does not delay the probes' own timing), until
+ * `stop` is called; resolves each probe's time and status.
+ */
+export const probeLoop = (base: string, url: string, headers: Readonly<Record<string, string>> = {}) => {
+  const worker = new Worker(
+    `
+    const http = require("node:http")
+    const { parentPort, workerData } = require("node:worker_threads")
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+    const probes = []
+    let running = true
+    parentPort.once("message", () => (running = false))
+    const once = () => new Promise((resolve) => {
+      const t0 = performance.now()
+      const at = Date.now()
+      const request = http.get(workerData.base + workerData.url, { agent, headers: workerData.headers }, (response) => {
+        response.resume()
+        response.on("end", () => resolve([performance.now() - t0, response.statusCode, at]))
+      })
+      request.on("error", () => resolve([performance.now() - t0, 0, at]))
+    })
+    ;(async () => {
+      while (running) {
+        probes.push(await once())
+        await new Promise((r) => setTimeout(r, 20))
+      }
+      agent.destroy()
+      parentPort.postMessage(probes)
+    })()
+    `,
+    { eval: true, workerData: { base, url, headers } }
+  )
+  const done = new Promise<Array<Probe>>((resolve, reject) => {
+    worker.once("message", (probes: Array<[number, number, number]>) => resolve(probes.map(([ms, status, at]) => ({ ms, status, at }))))
+    worker.once("error", reject)
+  })
+  return {
+    stop: async () => {
+      worker.postMessage("stop")
+      const probes = await done
+      await worker.terminate()
+      return probes
+    }
+  }
 }

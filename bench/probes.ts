@@ -19,66 +19,13 @@ import { Effect, Exit, Scope } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { Worker } from "node:worker_threads"
 import { startChildDaemon } from "../test/support/ChildDaemon.ts"
 import { dayStart, gpxActivity, makeRoot } from "../test/support/ImportHarness.ts"
-import { daemonDiagnostics, printTable, quantile, sleep, startPlainServer } from "./measure.ts"
+import { daemonDiagnostics, printTable, type Probe, probeLoop, quantile, sleep, startPlainServer } from "./measure.ts"
 
 const TARGET_MS = 250
 const LIST_URL = "/api/v1/activities?pagination[size]=25"
 const UPLOAD_URL = "/api/v1/activity/upload"
-
-/** One probe's answer: how long it took, its status (0: no answer). */
-interface Probe {
-  readonly ms: number
-  readonly status: number
-}
-
-/**
- * Probes `url` one request at a time on one kept-alive connection, 20 ms apart, in a worker
- * thread, until `stop` is called; resolves each probe's time and status.
- */
-const probeLoop = (base: string, url: string) => {
-  const worker = new Worker(
-    `
-    const http = require("node:http")
-    const { parentPort, workerData } = require("node:worker_threads")
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
-    const probes = []
-    let running = true
-    parentPort.once("message", () => (running = false))
-    const once = () => new Promise((resolve) => {
-      const t0 = performance.now()
-      const request = http.get(workerData.base + workerData.url, { agent }, (response) => {
-        response.resume()
-        response.on("end", () => resolve([performance.now() - t0, response.statusCode]))
-      })
-      request.on("error", () => resolve([performance.now() - t0, 0]))
-    })
-    ;(async () => {
-      while (running) {
-        probes.push(await once())
-        await new Promise((r) => setTimeout(r, 20))
-      }
-      agent.destroy()
-      parentPort.postMessage(probes)
-    })()
-    `,
-    { eval: true, workerData: { base, url } }
-  )
-  const done = new Promise<Array<Probe>>((resolve, reject) => {
-    worker.once("message", (probes: Array<[number, number]>) => resolve(probes.map(([ms, status]) => ({ ms, status }))))
-    worker.once("error", reject)
-  })
-  return {
-    stop: async () => {
-      worker.postMessage("stop")
-      const probes = await done
-      await worker.terminate()
-      return probes
-    }
-  }
-}
 
 /** Probes both probes while `load` runs. */
 const probedDuring = async <A>(base: string, load: () => Promise<A>) => {

@@ -1,7 +1,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpServer from "@effect/platform/HttpServer"
-import { Chunk, Effect, Layer } from "effect"
+import { Chunk, Effect, FiberRef, Layer } from "effect"
 import { AppConfig } from "../services/platform/AppConfig.ts"
 import { ActivityDetail } from "../services/activities/ActivityDetail.ts"
 import { ActivitiesHttpLive } from "./ActivitiesHttp.ts"
@@ -19,6 +19,7 @@ import { ApiAuthorization, AuthorizationLive } from "./AuthorizationLive.ts"
 import { DashboardSessions } from "./dashboard/DashboardSessions.ts"
 import { DirectRoutesLive } from "./DirectRoutes.ts"
 import { HotReads } from "./HotReads.ts"
+import { slicedScheduler } from "./inSlices.ts"
 import { ErrorResponsesLive } from "./ErrorResponses.ts"
 import { FileImportsHttpLive } from "./FileImportsHttp.ts"
 import { RequestBodyLive } from "./RequestBody.ts"
@@ -41,9 +42,17 @@ export const ApiLive = HttpApiBuilder.api(WaymarkApi).pipe(
 )
 
 /**
+ * How long the app's request fibers may hold the event loop at a time: a request's steps (an
+ * upload's parts, its file, its row) run in slices, so that a burst of them leaves the loop to
+ * take in the probes and the hot reads between two slices.
+ */
+const REQUEST_SLICE_MILLIS = 5
+
+/**
  * `HttpApiBuilder.serve` with the request log, once the routes of the app's router are checked
  * against the route table: a route neither the HttpApi nor a served feature declares stops the
- * start.
+ * start. Its request fibers run on a scheduler of slices (slicedScheduler), inherited from the
+ * server's runtime.
  */
 const serveDeclared = (redact: (url: string) => string) =>
   Layer.unwrapEffect(
@@ -53,7 +62,10 @@ const serveDeclared = (redact: (url: string) => string) =>
       table.checkServed(Chunk.toReadonlyArray(router.routes))
       return HttpServer.serve(yield* HttpApiBuilder.httpApp, makeRequestLog(redact))
     })
-  ).pipe(Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]))
+  ).pipe(
+    Layer.locally(FiberRef.currentScheduler, slicedScheduler(REQUEST_SLICE_MILLIS)),
+    Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer])
+  )
 
 /**
  * The whole HTTP app: the API and the routes the composition serves beside it (the probes,

@@ -7,7 +7,6 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import { Effect, Either, type Layer } from "effect"
 import * as fs from "node:fs"
 import { fileURLToPath } from "node:url"
-import * as Yaml from "yaml"
 import { ApiKey } from "../services/platform/ApiKey.ts"
 import { AppConfig } from "../services/platform/AppConfig.ts"
 import { CONTENT_TYPES, IMAGE_FILE_NAME, ImageStore, IMAGES_URL_PATH } from "../services/activities/ImageStore.ts"
@@ -31,12 +30,16 @@ const PublicRoutesLive = HttpApiBuilder.Router.use((router) =>
     const config = yield* AppConfig
     const apiKey = yield* ApiKey
     const images = yield* ImageStore
-    const document = Yaml.stringify({ ...OpenApi.fromApi(api), servers: [{ url: config.appUrl }] })
+    // written, and the YAML writer loaded, when first asked for: most daemons never are
+    const document = yield* Effect.cached(Effect.promise(async () => {
+      const Yaml = await import("yaml")
+      return Yaml.stringify({ ...OpenApi.fromApi(api), servers: [{ url: config.appUrl }] })
+    }))
     const placeholder = fs.readFileSync(PLACEHOLDER_PATH)
 
     yield* router.get(
       OPENAPI_PATH,
-      Effect.succeed(HttpServerResponse.text(document, { contentType: "application/yaml; charset=utf-8" }))
+      Effect.map(document, (text) => HttpServerResponse.text(text, { contentType: "application/yaml; charset=utf-8" }))
     )
 
     yield* router.get(

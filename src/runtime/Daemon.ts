@@ -6,7 +6,6 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import type * as Path from "@effect/platform/Path"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Effect, Layer } from "effect"
-import { StravaModeLive } from "../connectors/strava/StravaMode.ts"
 import { StravaWebhookRoutes } from "../connectors/strava/StravaWebhookRoutes.ts"
 import { GearMaintenanceLive } from "../fibers/GearMaintenance.ts"
 import { HttpServerRegistrationLive } from "../fibers/HttpServerRegistration.ts"
@@ -42,6 +41,18 @@ export type ServerServices = HttpServer.HttpServer | HttpPlatform.HttpPlatform |
  * the pages of share links, and Strava's webhook (it answers 404 unless externalApi mode has webhooks on).
  */
 const SERVED = [HealthRoutes, PublicRoutes, TileRoutes, DashboardRoutes, MetricsRoutes, SharedPageRoutes, StravaWebhookRoutes]
+
+/**
+ * Strava's loops and their client, loaded only in externalApi mode: in files mode both loops
+ * do nothing, and the client's modules (an HTTP client among them) would be held for nothing.
+ */
+const StravaModeLive = Layer.unwrapEffect(
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    if (config.importMode !== "externalApi") return Layer.empty
+    return (yield* Effect.promise(() => import("../connectors/strava/StravaMode.ts"))).StravaModeLive
+  })
+)
 
 /** One route table for the listener and the app (a layer memoised within one build). */
 const RouteTableLive = RouteTable.layer(SERVED.flatMap((served) => served.routes))

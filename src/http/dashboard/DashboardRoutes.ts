@@ -14,7 +14,7 @@ import { VERSION } from "../../services/platform/version.ts"
 import { WrongKeys } from "../WrongKeys.ts"
 import { DashboardSessions, SESSION_COOKIE, SESSION_TTL_SECONDS, sameOrigin } from "./DashboardSessions.ts"
 import type { ServedRoutes } from "../RouteTable.ts"
-import { signInPage, shellPage, type ShellConfig } from "./pages.ts"
+import type { ShellConfig } from "./pages.ts"
 
 /**
  * The web dashboard on the API's own port: `/` (the sign-in page, or the app once signed in),
@@ -94,6 +94,8 @@ const DashboardRoutesLive = HttpApiBuilder.Router.use((router) =>
       sportTypes: SPORT_TYPES,
       sportGroups: { rides: [...RIDES], runs: [...RUNS], swims: [...SWIMS] }
     }
+    // the pages' templates, loaded with the first page asked for
+    const pages = yield* Effect.cached(Effect.promise(() => import("./pages.ts")))
     const html = (body: string, status = 200) => HttpServerResponse.text(body, { status, contentType: "text/html; charset=utf-8", headers })
     const isBuilt = () => fs.existsSync(path.join(ASSETS_DIR, "app.js"))
 
@@ -108,10 +110,10 @@ const DashboardRoutesLive = HttpApiBuilder.Router.use((router) =>
       SHELL_PATH,
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
-        if (!apiKey.isConfigured) return html(signInPage({ configured: false }), 503)
-        if (!sessions.isSignedIn(request.headers["cookie"])) return html(signInPage({ configured: true }))
-        if (!isBuilt()) return html(signInPage({ configured: true, notBuilt: true }), 503)
-        return html(shellPage(shell))
+        if (!apiKey.isConfigured) return html((yield* pages).signInPage({ configured: false }), 503)
+        if (!sessions.isSignedIn(request.headers["cookie"])) return html((yield* pages).signInPage({ configured: true }))
+        if (!isBuilt()) return html((yield* pages).signInPage({ configured: true, notBuilt: true }), 503)
+        return html((yield* pages).shellPage(shell))
       })
     )
 
@@ -119,19 +121,19 @@ const DashboardRoutesLive = HttpApiBuilder.Router.use((router) =>
       SIGN_IN_PATH,
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
-        if (!apiKey.isConfigured) return html(signInPage({ configured: false }), 503)
-        if (!sameOrigin(request.headers, config.appUrl)) return html(signInPage({ configured: true, error: "Sign in from this page." }), 403)
+        if (!apiKey.isConfigured) return html((yield* pages).signInPage({ configured: false }), 503)
+        if (!sameOrigin(request.headers, config.appUrl)) return html((yield* pages).signInPage({ configured: true, error: "Sign in from this page." }), 403)
         const form = yield* Effect.orElseSucceed(request.urlParamsBody, () => [] as ReadonlyArray<readonly [string, string]>)
         const key = Redacted.make(form.find(([name]) => name === "key")?.[1]?.trim() ?? "")
         if (Either.isLeft(apiKey.check(`Bearer ${Redacted.value(key)}`))) {
           // slowed down per address, then refused for a while (WrongKeys)
           const counted = yield* Effect.either(wrongKeys.wrongKey(Option.getOrUndefined(request.remoteAddress), "sign-in"))
           if (Either.isLeft(counted)) {
-            return html(signInPage({ configured: true, error: counted.left.message }), 429).pipe(
+            return html((yield* pages).signInPage({ configured: true, error: counted.left.message }), 429).pipe(
               HttpServerResponse.setHeader("retry-after", String(counted.left.retryAfterSeconds))
             )
           }
-          return html(signInPage({ configured: true, error: "That key is not the service's API key." }), 401)
+          return html((yield* pages).signInPage({ configured: true, error: "That key is not the service's API key." }), 401)
         }
         return seeOther("/", cookie(request, sessions.open(), SESSION_TTL_SECONDS))
       })
@@ -141,7 +143,7 @@ const DashboardRoutesLive = HttpApiBuilder.Router.use((router) =>
       SIGN_OUT_PATH,
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
-        if (!sameOrigin(request.headers, config.appUrl)) return html(signInPage({ configured: true, error: "Sign out from the dashboard." }), 403)
+        if (!sameOrigin(request.headers, config.appUrl)) return html((yield* pages).signInPage({ configured: true, error: "Sign out from the dashboard." }), 403)
         sessions.close(request.headers["cookie"])
         return seeOther("/", cookie(request, "", 0))
       })

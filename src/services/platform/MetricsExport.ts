@@ -1,10 +1,5 @@
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import * as OtelMetrics from "@effect/opentelemetry/Metrics"
-import * as OtelResource from "@effect/opentelemetry/Resource"
-import { PrometheusExporter, PrometheusSerializer } from "@opentelemetry/exporter-prometheus"
-import type { MetricProducer, MetricReader } from "@opentelemetry/sdk-metrics"
-import { Config, Context, Effect, Layer, Metric, Option, Runtime } from "effect"
-import { VERSION } from "./version.ts"
+import { Config, Context, Effect, Layer, Metric, Option, Runtime, Scope } from "effect"
 import { eventLoopDelay } from "./EventLoopDelay.ts"
 import { processMetrics } from "./Metrics.ts"
 import * as Settings from "./Settings.ts"
@@ -16,8 +11,6 @@ import * as Settings from "./Settings.ts"
  * event-loop delay, and what `sample` adds, such as the import queue's length) are read at
  * each collection, so both see current values without a polling loop.
  */
-
-const OTLP_INTERVAL_MS = 30_000
 
 export interface MetricsExportShape {
   /** Every metric in the Prometheus text exposition format (0.0.4). */
@@ -53,35 +46,19 @@ export class MetricsExport extends Context.Tag("services/platform/MetricsExport"
           delay.reset()
         })
 
-        // no scope label on every series: one producer (the Effect registry) makes them all
-        const prometheus = new PrometheusExporter({ preventServerStart: true })
-        const readers: [MetricReader, ...Array<MetricReader>] = [prometheus]
-        if (Option.isSome(otlpEndpoint)) {
-          // loaded only when pushing: the daemon does not carry the OTLP client otherwise
-          const [{ OTLPMetricExporter }, { PeriodicExportingMetricReader }] = yield* Effect.promise(() =>
-            Promise.all([import("@opentelemetry/exporter-metrics-otlp-http"), import("@opentelemetry/sdk-metrics")])
+        // the readers (the OpenTelemetry SDK) started when first needed: at once when pushing,
+        // otherwise on the first `/metrics`; the Effect metrics count from the start either way
+        const scope = yield* Effect.scope
+        const started = yield* Effect.cached(
+          Effect.promise(() => import("./startMetricReaders.ts")).pipe(
+            Effect.flatMap(({ startMetricReaders }) =>
+              startMetricReaders(service, otlpEndpoint, () => runSample(Effect.zipRight(readProcess, sample)))
+            ),
+            Scope.extend(scope)
           )
-          readers.push(
-            new PeriodicExportingMetricReader({
-              exporter: new OTLPMetricExporter({ url: `${otlpEndpoint.value.replace(/\/+$/, "")}/v1/metrics` }),
-              exportIntervalMillis: OTLP_INTERVAL_MS
-            })
-          )
-        }
-
-        const producer = yield* OtelMetrics.makeProducer.pipe(
-          Effect.provide(OtelResource.layer({ serviceName: service, serviceVersion: VERSION }))
         )
-        const sampled: MetricProducer = {
-          collect: (options) => {
-            runSample(Effect.zipRight(readProcess, sample))
-            return producer.collect(options)
-          }
-        }
-        yield* OtelMetrics.registerProducer(sampled, () => readers)
-
-        const serializer = new PrometheusSerializer(undefined, false, undefined, false, true)
-        const prometheusText = Effect.promise(async () => serializer.serialize((await prometheus.collect()).resourceMetrics))
+        if (Option.isSome(otlpEndpoint)) yield* started
+        const prometheusText = Effect.flatten(started)
         return { prometheusText }
       })
     )

@@ -34,11 +34,13 @@ export interface DistanceUnit {
 export const DISTANCE_MARKS = [100, 250, 500, 1_000, 2_500, 5_000, 10_000, 25_000, 50_000, 100_000, 250_000, 500_000] as const
 
 const numberText = new Intl.NumberFormat("en-US", { maximumFractionDigits: 1 })
-const countryNames = new Intl.DisplayNames(["en"], { type: "region", fallback: "code" })
+// made on first use: the regions' names are locale data a daemon that never walks milestones need not hold
+let countryNames: Intl.DisplayNames | undefined
 
 /** "France" for "fr"; the code itself where the name is unknown. */
 export const countryName = (code: string): string => {
   try {
+    countryNames ??= new Intl.DisplayNames(["en"], { type: "region", fallback: "code" })
     return countryNames.of(code.toUpperCase()) ?? code
   } catch {
     return code
