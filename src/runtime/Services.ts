@@ -19,6 +19,7 @@ import { ImportQueue } from "../services/import/ImportQueue.ts"
 import { ActivityReprocess } from "../services/import/ActivityReprocess.ts"
 import { ImportService } from "../services/import/ImportService.ts"
 import { KeptOriginals } from "../services/import/KeptOriginals.ts"
+import { ReadingMarks } from "../services/import/ReadingMarks.ts"
 import { LogsLive } from "../services/platform/Logs.ts"
 import { StoragePaths } from "../services/platform/StoragePaths.ts"
 import { Supervisor } from "../services/platform/Supervisor.ts"
@@ -57,6 +58,7 @@ const RepositoriesLive = Layer.mergeAll(
   WrongKeys.Default,
   ImageStore.DefaultWithoutDependencies,
   WatchDirectory.DefaultWithoutDependencies,
+  ReadingMarks.Default,
   ParseWorker.Default,
   // the queue, and the progress of the batch it feeds (which counts what waits in it)
   ImportProgress.Default.pipe(Layer.provideMerge(ImportQueue.Default)),
