@@ -20,6 +20,7 @@ import { ActivityReprocess } from "../services/import/ActivityReprocess.ts"
 import { ImportService } from "../services/import/ImportService.ts"
 import { KeptOriginals } from "../services/import/KeptOriginals.ts"
 import { ReadingMarks } from "../services/import/ReadingMarks.ts"
+import { UnpackedEntries } from "../services/import/archives/UnpackedEntries.ts"
 import { LogsLive } from "../services/platform/Logs.ts"
 import { StoragePaths } from "../services/platform/StoragePaths.ts"
 import { Supervisor } from "../services/platform/Supervisor.ts"
@@ -59,6 +60,7 @@ const RepositoriesLive = Layer.mergeAll(
   ImageStore.DefaultWithoutDependencies,
   WatchDirectory.DefaultWithoutDependencies,
   ReadingMarks.Default,
+  UnpackedEntries.Default,
   ParseWorker.Default,
   // the queue, and the progress of the batch it feeds (which counts what waits in it)
   ImportProgress.Default.pipe(Layer.provideMerge(ImportQueue.Default)),

@@ -266,5 +266,5 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
 
     return { prepare, prepareEntry, commit, abandon, importFile, recoverAtStart } as const
   }),
-  dependencies: [ImportReader.Default, Duplicates.Default, ImportWriter.Default, FailedImports.Default, ArchiveImport.Default, UnpackedEntries.Default]
+  dependencies: [ImportReader.Default, Duplicates.Default, ImportWriter.Default, FailedImports.Default, ArchiveImport.Default]
 }) {}

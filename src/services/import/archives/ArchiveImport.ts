@@ -171,5 +171,5 @@ export class ArchiveImport extends Effect.Service<ArchiveImport>()("services/imp
 
     return { unpack } as const
   }),
-  dependencies: [FailedImports.Default, ExportImages.Default, GarminSummaries.Default, KeptArchives.Default, UnpackedEntries.Default, ReadingMarks.Default]
+  dependencies: [FailedImports.Default, ExportImages.Default, GarminSummaries.Default, KeptArchives.Default]
 }) {}
