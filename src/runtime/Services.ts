@@ -20,6 +20,8 @@ import { ImportQueue } from "../services/import/ImportQueue.ts"
 import { ActivityReprocess } from "../services/import/ActivityReprocess.ts"
 import { ImportService } from "../services/import/ImportService.ts"
 import { KeptOriginals } from "../services/import/KeptOriginals.ts"
+import { ReadingMarks } from "../services/import/ReadingMarks.ts"
+import { UnpackedEntries } from "../services/import/archives/UnpackedEntries.ts"
 import { LogsLive } from "../services/platform/Logs.ts"
 import { StoragePaths } from "../services/platform/StoragePaths.ts"
 import { Supervisor } from "../services/platform/Supervisor.ts"
@@ -67,6 +69,8 @@ const RepositoriesLive = Layer.mergeAll(
   WrongKeys.Default,
   ImageStore.DefaultWithoutDependencies,
   WatchDirectory.DefaultWithoutDependencies,
+  ReadingMarks.Default,
+  UnpackedEntries.Default,
   ParseWorker.Default,
   // the queue, and the progress of the batch it feeds (which counts what waits in it)
   ImportProgress.Default.pipe(Layer.provideMerge(ImportQueue.Default)),

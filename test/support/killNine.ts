@@ -44,7 +44,9 @@ export const waiting = (root: Root) => listFiles(root.watchDir).filter(isCandida
 
 /**
  * Drops the archive `zip` into the watch folder as `name` and SIGKILLs the daemon twice over:
- * first as soon as it is unpacked (its staging folder appears, or `kept` answers true), then,
+ * first as soon as its read is over and it is being unpacked into the folder (`kept` answers
+ * true: what the export says is kept, its files about to enter the folder; a kill while the
+ * archive is read sets it aside, as a file that may have stopped the daemon), then,
  * daemon after daemon, right after the n-th new activity (at once or a few milliseconds later),
  * calling `check` after each kill (it answers how many activities are stored). Answers how many
  * kills landed before the last of `total` activities: the caller wants several, or it proved
@@ -65,8 +67,7 @@ export const killWhileImporting = <E>(options: {
     let daemon = yield* start()
     fs.writeFileSync(path.join(root.watchDir, `.${options.name}.part`), options.zip)
     fs.renameSync(path.join(root.watchDir, `.${options.name}.part`), path.join(root.watchDir, options.name))
-    const unpacking = () => fs.readdirSync(root.watchDir).some((name) => name.startsWith(".unzip-"))
-    yield* until("the export unpacked", daemon, () => unpacking() || options.kept())
+    yield* until("the export unpacked", daemon, options.kept)
     expect(yield* daemon.kill("SIGKILL")).toEqual({ code: null, signal: "SIGKILL" })
     options.check("while the export was unpacked")
     // right after the n-th new activity row: between its commit and whatever follows it

@@ -69,6 +69,12 @@ export class FileImportRepo extends Effect.Service<FileImportRepo>()("services/i
       return rows[0]?.original_file ?? null
     }, Effect.orDie)
 
-    return { insert, search, activityWithSameBytes, findCommitted, originalFiles, failedOriginalOf } as const
+    /** The original the row `id` keeps; null when it keeps none. */
+    const originalOf = Effect.fn("FileImportRepo.originalOf")(function*(id: string) {
+      const rows = yield* sql<{ original_file: string | null }>`SELECT original_file FROM file_imports WHERE id = ${id}`
+      return rows[0]?.original_file ?? null
+    }, Effect.orDie)
+
+    return { insert, search, activityWithSameBytes, findCommitted, originalFiles, failedOriginalOf, originalOf } as const
   })
 }) {}

@@ -1,4 +1,4 @@
-import { Duration, Effect } from "effect"
+import { Duration, Effect, Either } from "effect"
 import * as path from "node:path"
 import type { EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
@@ -14,6 +14,8 @@ import { ImportReader, isYoung, type Parsed, type PreparedImport, statIfPresent,
 import { FAILED_RECHECK_SETTLES, type ImportOutcome } from "./ImportOutcome.ts"
 import { ImportWriter } from "./ImportWriter.ts"
 import { KeptOriginals } from "./KeptOriginals.ts"
+import { ReadingMarks } from "./ReadingMarks.ts"
+import { UnpackedEntries } from "./archives/UnpackedEntries.ts"
 import { repairNote } from "./parsers/repairSamples.ts"
 import { linkRaceLegs } from "./RaceLegs.ts"
 import { newActivityId } from "../activities/ActivityRepo.ts"
@@ -55,6 +57,8 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
     const fileImports = yield* FileImportRepo
     const watch = yield* WatchDirectory
     const exported = yield* ExportMetadata
+    const marks = yield* ReadingMarks
+    const unpacked = yield* UnpackedEntries
     const recheckAfter = Duration.times((yield* AppConfig).watchSettle, FAILED_RECHECK_SETTLES)
 
     /** An activity file of the watch folder by its name; null for any other name. */
@@ -212,10 +216,40 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
       prepare(file).pipe(Effect.flatMap((prepared) => (prepared === null ? Effect.succeed(null) : commit(prepared))))
 
     /**
+     * Sets aside, with a `failed` row saying so, each file that was being read when the process
+     * died (its poison-pill mark is still there, ReadingMarks): it is not read again, so it
+     * cannot stop the daemon a second time; a mark kept beside its original says why. A file
+     * whose copy cannot be kept stays marked, for the next start.
+     */
+    const setAsidePoisonPills = Effect.gen(function*() {
+      for (const found of yield* Effect.sync(marks.found)) {
+        const { filename } = found
+        const format = formatOf(filename)
+        const extension = isZipName(filename) ? "zip" : format === null ? null : `${format}${isGzipped(filename) ? ".gz" : ""}`
+        const message = `"${filename}" was being read when the daemon stopped (a crash, running out of memory, or a kill): ` +
+          `it is set aside unread, so that it cannot stop the daemon again. Retry it once the cause is known.`
+        const recorded = extension === null ? Either.right(null) : yield* Effect.either(failed.record(filename, extension, message, false))
+        if (Either.isLeft(recorded)) {
+          yield* Effect.logError(`"${filename}" was being read when the daemon stopped and could not be set aside (${recorded.left.reason}); it stays marked`).pipe(inChannel("daemon"))
+          continue
+        }
+        const outcome = recorded.right
+        if (outcome !== null) {
+          const original = yield* fileImports.originalOf(outcome.fileImportId)
+          if (original !== null) yield* Effect.sync(() => marks.keepBeside(original, message))
+          yield* Effect.logWarning(`set aside ${message}`).pipe(inChannel("daemon"))
+        }
+        yield* Effect.sync(() => marks.clear(found))
+      }
+    }).pipe(Effect.withSpan("ImportService.setAsidePoisonPills"))
+
+    /**
      * What a stop left, put right before the first file is taken: originals no row names are
      * activities the database lost, put back into the watch folder (before the import takes
-     * files, so that an import a stop interrupted is told apart); what an export said about files
-     * that have left the folder (while the daemon was stopped) is of no use.
+     * files, so that an import a stop interrupted is told apart); a file that was being read when
+     * the process died is set aside; the journals of unpackings whose zip has left the folder are
+     * forgotten; what an export said about files that have left the folder (while the daemon was
+     * stopped) is of no use.
      */
     const recoverAtStart = Effect.fn("ImportService.recoverAtStart")(function*() {
       yield* kept.recover().pipe(
@@ -225,6 +259,8 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
           )
         )
       )
+      yield* setAsidePoisonPills
+      yield* unpacked.sweep()
       yield* exported.keepOnly(() => watch.waiting().map((file) => file.filename))
     })
 

@@ -10,6 +10,7 @@ import { StoragePaths } from "../platform/StoragePaths.ts"
 import { isGzipped } from "./ActivityFileName.ts"
 import { FileImportRepo } from "./FileImportRepo.ts"
 import { OriginalsDisk } from "./OriginalsDisk.ts"
+import { ReadingMarks } from "./ReadingMarks.ts"
 import { WatchDirectory } from "./WatchDirectory.ts"
 
 /**
@@ -25,7 +26,8 @@ import { WatchDirectory } from "./WatchDirectory.ts"
  *   backup older than the originals, a database missing or empty): it goes back into the watch
  *   folder under its name and is imported again, with its row. Only a copy whose import a stop
  *   interrupted (the same bytes still wait in the watch folder under that name), or the same
- *   bytes as an original a row keeps, are not imported twice.
+ *   bytes as an original a row keeps, are not imported twice; one that stopped the daemon once
+ *   (a poison-pill mark beside it, ReadingMarks) goes back marked, to be set aside again, not read.
  *
  * A failed import's original may be kept compressed (`.gz` added to a name the file did not
  * have): `restoreTo` gives back the bytes that were dropped.
@@ -58,6 +60,7 @@ export class KeptOriginals extends Effect.Service<KeptOriginals>()("services/imp
     const paths = yield* StoragePaths
     const watch = yield* WatchDirectory
     const fileImports = yield* FileImportRepo
+    const marks = yield* ReadingMarks
 
     const fileOf = (kept: string) => path.join(paths.originalsDir, path.basename(kept))
     const nameFileOf = (kept: string) => path.join(paths.originalNamesDir, path.basename(kept))
@@ -235,28 +238,26 @@ export class KeptOriginals extends Effect.Service<KeptOriginals>()("services/imp
         // imported again in the order they were first imported
         return found.sort((a, b) => a.mtimeMs - b.mtimeMs || a.kept.localeCompare(b.kept))
       })
+      yield* Effect.sync(marks.sweepBeside)
       if (orphans.length === 0) return 0
       const rows = (yield* sql<{ n: number }>`SELECT COUNT(*) AS n FROM file_imports`.pipe(Effect.orDie))[0]?.n ?? 0
-      if (rows === 0) {
-        const was = paths.databaseAtStart === "present" ? "holds no import" : `was ${paths.databaseAtStart}`
-        yield* Effect.logError(
-          `The database ${paths.databaseFile} ${was} while ${paths.originalsDir} holds ${orphans.length} original files: ` +
-            `the database is rebuilt from them (each is imported again); if the database is elsewhere (a wrong STORAGE_DIR, a volume not mounted), stop the daemon and put it back.`
-        ).pipe(inChannel("daemon"))
-      } else {
-        yield* Effect.logWarning(
-          `${orphans.length} original files in ${paths.originalsDir} have no import row (a database restored from an older backup?): each is imported again.`
-        ).pipe(inChannel("daemon"))
-      }
       let again = 0
+      let interrupted = 0
       for (const { kept } of orphans) {
         const filename = nameOf(kept) ?? kept
         const bytes = yield* bytesOf(kept, filename)
         const hash = sha256(bytes)
         const waiting = yield* waitingBytes(filename)
+        const poisonPill = marks.isPoisonPill(kept)
         // an import a stop interrupted (its file still waits), or bytes a row keeps already
         if ((waiting !== null && sha256(waiting) === hash) || (yield* keptByARow(hash))) {
-          yield* Effect.sync(() => discard(kept))
+          yield* Effect.sync(() => {
+            // the file that waits stopped the daemon: set aside again, not read
+            if (poisonPill && waiting !== null) marks.mark(filename)
+            marks.dropBeside(kept)
+            discard(kept)
+          })
+          interrupted++
           continue
         }
         const temp = path.join(paths.uploadsDir, `.recover-${kept}`)
@@ -265,12 +266,37 @@ export class KeptOriginals extends Effect.Service<KeptOriginals>()("services/imp
           fs.mkdirSync(path.dirname(path.join(paths.watchDir, filename)), { recursive: true })
         })
         yield* restoreTo(kept, filename, temp)
-        yield* watch.deliver(temp, filename).pipe(Effect.ensuring(Effect.sync(() => fs.rmSync(temp, { force: true }))), Effect.orDie)
+        // marked before it enters the folder: a file that stopped the daemon is set aside again, never read
+        const placed = yield* watch.deliver(temp, filename).pipe(
+          Effect.tap((placed) => Effect.sync(() => poisonPill && marks.mark(placed))),
+          Effect.ensuring(Effect.sync(() => fs.rmSync(temp, { force: true }))),
+          Effect.orDie
+        )
         // its bytes wait in the watch folder now, to be imported and kept anew
-        yield* Effect.sync(() => discard(kept))
-        again++
+        yield* Effect.sync(() => {
+          marks.dropBeside(kept)
+          discard(kept)
+        })
+        if (placed !== undefined) again++
       }
-      yield* Effect.logInfo(`${again} original files put back into the watch folder to be imported again`).pipe(inChannel("daemon"))
+      // said as it is: the database is rebuilt only when it was missing or empty at start
+      if (paths.databaseAtStart !== "present" && again > 0) {
+        yield* Effect.logError(
+          `The database ${paths.databaseFile} was ${paths.databaseAtStart} at start while ${paths.originalsDir} holds ${orphans.length} original files: ` +
+            `the database is rebuilt from them (${again} put back into the watch folder, each imported again); ` +
+            `if the database is elsewhere (a wrong STORAGE_DIR, a volume not mounted), stop the daemon and put it back.`
+        ).pipe(inChannel("daemon"))
+      } else if (again > 0) {
+        yield* Effect.logWarning(
+          `${again} original files in ${paths.originalsDir} had no import row while the database holds ${rows} ` +
+            `(imports a stop cut short after their copy was kept, or a database restored from an older backup): each is put back into the watch folder and imported again.`
+        ).pipe(inChannel("daemon"))
+      }
+      if (interrupted > 0) {
+        yield* Effect.logInfo(
+          `${interrupted} original files in ${paths.originalsDir} were copies kept by imports a stop cut short (their file still waits in the watch folder, or a row keeps the same bytes): removed, nothing is imported twice.`
+        ).pipe(inChannel("daemon"))
+      }
       return again
     })
 

@@ -46,6 +46,9 @@ export const appConfig = Config.all({
   demoMode: Settings.boolean("DEMO_MODE", { default: false }),
   uploadMaxFileSize: Settings.size("UPLOAD_MAX_FILESIZE", { default: 20 * MiB }),
   postMaxSize: Settings.size("POST_MAX_SIZE", { default: 48 * MiB }),
+  // a zip is refused once one of its entries, or all of them, unpack to more: counted as they inflate, whatever the headers say
+  archiveEntryMaxSize: Settings.size("ARCHIVE_ENTRY_MAX_SIZE", { default: 64 * MiB }),
+  archiveMaxSize: Settings.size("ARCHIVE_MAX_SIZE", { default: 4096 * MiB }),
   importParseWorkers: Settings.integer("IMPORT_PARSE_WORKERS", { default: defaultParseWorkers(), min: 1, max: MAX_PARSE_WORKERS }),
   logLevel: Settings.oneOf<LogLevelName>("LOG_LEVEL", ["trace", "debug", "info", "warning", "error", "fatal"], {
     default: "info"

@@ -14,6 +14,7 @@ import athleteYear from "./migrations/0009_athlete_year.ts"
 import importShapes from "./migrations/0010_import_shapes.ts"
 import detailNames from "./migrations/0011_detail_names.ts"
 import exportArchives from "./migrations/0012_export_archives.ts"
+import unpackedEntries from "./migrations/0013_unpacked_entries.ts"
 import sharing from "./migrations/0015_sharing.ts"
 import { StoragePaths } from "./StoragePaths.ts"
 
@@ -31,6 +32,7 @@ export const MIGRATIONS = {
   "0010_import_shapes": importShapes,
   "0011_detail_names": detailNames,
   "0012_export_archives": exportArchives,
+  "0013_unpacked_entries": unpackedEntries,
   "0015_sharing": sharing
 }
 

@@ -19,6 +19,10 @@ export class StoragePaths extends Effect.Service<StoragePaths>()("services/platf
       exportImagesDir: path.join(config.storageDir, "files", "export-images"),
       /** the archives (zips) dropped into the watch folder, each until the last of its files is imported (KeptArchives) */
       archivesDir: path.join(config.storageDir, "files", "archives"),
+      /** a mark for each file of the watch folder being read, from before its read until its outcome is committed (ReadingMarks) */
+      readingDir: path.join(config.storageDir, "files", "reading"),
+      /** beside a kept original, under the same name, why it is never read again: the daemon stopped while reading it (ReadingMarks) */
+      poisonPillsDir: path.join(config.storageDir, "files", "poison-pills"),
       watchDir: config.watchDir,
       uploadsDir: path.join(config.watchDir, ".uploads")
     }
@@ -33,7 +37,7 @@ export class StoragePaths extends Effect.Service<StoragePaths>()("services/platf
     })()
     yield* Effect.try({
       try: () => {
-        for (const dir of [path.dirname(paths.databaseFile), paths.logsDir, paths.imagesDir, paths.originalsDir, paths.originalNamesDir, paths.exportImagesDir, paths.archivesDir, paths.uploadsDir]) {
+        for (const dir of [path.dirname(paths.databaseFile), paths.logsDir, paths.imagesDir, paths.originalsDir, paths.originalNamesDir, paths.exportImagesDir, paths.archivesDir, paths.readingDir, paths.poisonPillsDir, paths.uploadsDir]) {
           fs.mkdirSync(dir, { recursive: true })
         }
       },

@@ -37,6 +37,8 @@ const configFor = (fake: FakeStrava, storageDir: string, overrides: Partial<AppC
   demoMode: false,
   uploadMaxFileSize: 20 * 1024 * 1024,
   postMaxSize: 48 * 1024 * 1024,
+  archiveEntryMaxSize: 64 * 1024 * 1024,
+  archiveMaxSize: 4096 * 1024 * 1024,
   importParseWorkers: 1,
   logLevel: "info",
   logFormat: "text",

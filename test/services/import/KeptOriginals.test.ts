@@ -88,7 +88,7 @@ describe("the originals are the source of truth", () => {
           yield* again.kill("SIGTERM")
           const said = daemonLog(root).slice(linesBefore).filter((l) => l.level === "ERROR")
           expect(said.map((l) => l.message), damage).toEqual([
-            `The database ${databaseFiles(root)[0]} ${was} while ${root.originalsDir} holds 4 original files: the database is rebuilt from them (each is imported again); if the database is elsewhere (a wrong STORAGE_DIR, a volume not mounted), stop the daemon and put it back.`
+            `The database ${databaseFiles(root)[0]} ${was} at start while ${root.originalsDir} holds 4 original files: the database is rebuilt from them (4 put back into the watch folder, each imported again); if the database is elsewhere (a wrong STORAGE_DIR, a volume not mounted), stop the daemon and put it back.`
           ])
           // each original kept once, named by its row
           expect(fs.readdirSync(root.originalsDir), damage).toHaveLength(4)

@@ -16,7 +16,10 @@ import type { ExportedActivity } from "./ExportedActivity.ts"
 import { ExportImages } from "./ExportImages.ts"
 import { type DescribedFile, ExportMetadata } from "./ExportMetadata.ts"
 import { KeptArchives } from "./KeptArchives.ts"
-import { freeNameIn, placedBefore, publishStaged, removeStaging, stageZip, type StagedZip, ZipChanged, ZipProblem } from "./ZipArchive.ts"
+import { AppConfig } from "../../platform/AppConfig.ts"
+import { ReadingMarks } from "../ReadingMarks.ts"
+import { UnpackedEntries, zipKey } from "./UnpackedEntries.ts"
+import { freeNameIn, publishStaged, removeStaging, stageZip, type StagedZip, ZIP_LIMITS, ZipChanged, ZipProblem } from "./ZipArchive.ts"
 
 /**
  * A zip dropped into the watch folder (a Strava bulk export, or a plain zip of activity files):
@@ -30,10 +33,13 @@ import { freeNameIn, placedBefore, publishStaged, removeStaging, stageZip, type 
  *    next free name, and what was kept follows it);
  * 4. the zip leaves the folder (if it did not change meanwhile), and its files are queued.
  *
- * A stop before 3 leaves the zip, unpacked again at the next start (what was kept for names no
- * file has is forgotten then); a stop after it leaves files that have what was kept for them,
- * and a stop before 4 the zip too: unpacked again, it does not let in a second time the files
- * it finds in the folder under their own name with their own bytes.
+ * Each file is written in the journal of the unpacking (UnpackedEntries) with what is kept for
+ * it in 2, before it enters the folder. A stop before 2 leaves the zip, unpacked again at the
+ * next start; a stop after it leaves the zip and its journal: unpacked again, it lets in only
+ * the entries the journal does not name, and those it names that never reached the folder
+ * (neither waiting there nor imported), under the name they were given: nothing twice, nothing
+ * lost. Step 1 runs under the zip's poison-pill mark (ReadingMarks): a zip that was being read
+ * when the process died is set aside at the next start, never read again.
  * A zip that cannot be unpacked gets a `failed` row with the reason and is kept in storage like
  * every failed original; a young one that looks cut short is held in the folder a while, in case
  * it grows. A link or a pipe named `.zip` gets its one `failed` row.
@@ -49,6 +55,10 @@ export class ArchiveImport extends Effect.Service<ArchiveImport>()("services/imp
     const summaries = yield* GarminSummaries
     const archives = yield* KeptArchives
     const sql = yield* SqlClient.SqlClient
+    const unpacked = yield* UnpackedEntries
+    const marks = yield* ReadingMarks
+    const config = yield* AppConfig
+    const limits = { ...ZIP_LIMITS, entryBytes: config.archiveEntryMaxSize, totalBytes: config.archiveMaxSize }
 
     /** The staged images an export's activity names (by their path in the archive), copied out for it. */
     const imagesOf = (staged: StagedZip, about: ExportedActivity) =>
@@ -68,68 +78,94 @@ export class ArchiveImport extends Effect.Service<ArchiveImport>()("services/imp
     const publish = (filename: string, staged: StagedZip) =>
       Effect.gen(function*() {
         const source = EXPORT_SOURCES[staged.kind]
+        const zip = zipKey(filename, staged.identity)
+        // what an unpacking of this very zip that a stop cut short let in, by the entry's place in it
+        const before = yield* unpacked.of(zip)
         // the archive the files are of: its original and a Garmin export's summaries are kept by it until its last file is done
-        const archive = staged.archive ?? `zip-${randomUUID()}`
+        const archive = staged.archive ?? before.values().next().value?.archive ?? `zip-${randomUUID()}`
         // every gear the export lists, whether or not an activity names it
         for (const { brand, kind, model, name } of staged.gear) {
           yield* gear.upsert({ id: exportedGearId(name), name, type: "imported", isRetired: false, brand, model, kind })
         }
         const taken = new Set<string>()
-        // the files an unpacking of this zip let in before a stop are in the folder already, most with what was kept for them
-        const planned = staged.files.map((file) => {
-          const placed = placedBefore(watch.watchDir, file)
-          return { ...file, placed, wanted: placed ? file.name : freeNameIn(watch.watchDir, file.name, taken) }
-        })
+        const planned: Array<StagedZip["files"][number] & { readonly wanted: string }> = []
+        let reachedBefore = 0
+        for (const file of staged.files) {
+          const earlier = before.get(file.at)
+          if (earlier === undefined) {
+            planned.push({ ...file, wanted: freeNameIn(watch.watchDir, file.name, taken) })
+          } else if (yield* unpacked.reached(earlier)) {
+            reachedBefore++
+          } else {
+            // recorded, then the stop came before it entered the folder: under the name it was given, if still free
+            planned.push({ ...file, wanted: freeNameIn(watch.watchDir, earlier.filename, taken) })
+          }
+        }
         const described: Array<DescribedFile> = []
         for (const file of planned) {
-          if (file.placed && (yield* exported.find(file.name, file.contentHash)) !== null) continue
           const metadata = file.metadata === null ? null : { ...file.metadata, images: yield* imagesOf(staged, file.metadata) }
           described.push({ filename: file.wanted, contentHash: file.contentHash, metadata, source, archive })
         }
-        // the summaries and the files that need them, together: the summaries go once no file names their archive
-        yield* sql.withTransaction(Effect.gen(function*() {
-          if (staged.summaries.length > 0) yield* summaries.keep(archive, staged.summaries)
-          yield* exported.keep(described)
-        })).pipe(Effect.orDie)
+        // the summaries, the files that need them and the journal of the unpacking, together, before any file enters the folder
+        if (planned.length > 0) {
+          yield* sql.withTransaction(Effect.gen(function*() {
+            if (staged.summaries.length > 0) yield* summaries.keep(archive, staged.summaries)
+            yield* exported.keep(described)
+            yield* unpacked.record(zip, planned.map((file) => ({ entry: file.at, archive, filename: file.wanted, contentHash: file.contentHash })))
+          })).pipe(Effect.orDie)
+        }
         const placed: Array<string> = []
         for (const file of planned) {
-          const name = file.placed ? file.name : yield* Effect.sync(() => publishStaged(staged, watch.watchDir, file.name, file.wanted))
-          if (name !== file.wanted) yield* exported.rename(file.wanted, name, file.contentHash)
+          const name = yield* Effect.sync(() => publishStaged(staged, watch.watchDir, file.name, file.wanted))
+          if (name !== file.wanted) {
+            yield* exported.rename(file.wanted, name, file.contentHash)
+            yield* unpacked.rename(zip, file.at, name)
+          }
           placed.push(name)
         }
         // its files are in the folder now, each to be imported and kept; its original stays in storage until the last is
         if (placed.length > 0) yield* archives.keep(path.join(watch.watchDir, filename), archive)
         yield* watch.removeImported(filename, staged.identity)
+        yield* unpacked.forget(zip)
         const left = staged.skipped.map((s) => `${s.area === "." ? "its top folder" : s.area} (${s.entries} ${s.entries === 1 ? "file" : "files"})`)
         yield* Effect.logInfo(
-          `unpacked "${filename}", ${EXPORT_NAMES[staged.kind]}: ${placed.length} activity files` +
+          (before.size === 0
+            ? `unpacked "${filename}", ${EXPORT_NAMES[staged.kind]}: ${placed.length} activity files`
+            : `resumed the unpacking of "${filename}", ${EXPORT_NAMES[staged.kind]}, that a stop cut short: ${placed.length} more activity files, ` +
+              `${reachedBefore} let into the folder before`) +
             (left.length === 0 ? "" : `; left out, as they hold no activity: ${left.join(", ")}`)
         ).pipe(inChannel("daemon"))
         yield* Effect.forEach(placed, queue.offer, { discard: true })
       })
 
+    /**
+     * Reads the zip `filename` into its staging folder (step 1) under its poison-pill mark; the
+     * zip staged, or the outcome of a zip refused (its `failed` row written before the mark goes).
+     */
+    const stage = (filename: string) =>
+      marks.reading(filename, Effect.gen(function*() {
+        const zipPath = path.join(watch.watchDir, filename)
+        const staging = yield* Effect.either(Effect.tryPromise({ try: () => stageZip(zipPath, watch.watchDir, filename, limits), catch: (error) => error }))
+        if (staging._tag === "Right") return { staged: staging.right, outcome: null }
+        const error = staging.left
+        // a link or a pipe named .zip is never opened: its one `failed` row
+        if (yield* Effect.sync(() => fs.lstatSync(zipPath, { throwIfNoEntry: false })?.isFile() === false)) {
+          return { staged: null, outcome: yield* failed.refuseNotRegular(filename) }
+        }
+        if (error instanceof ZipChanged) {
+          yield* Effect.logInfo(`"${filename}" changed while it was unpacked; it is read again once it holds still`).pipe(inChannel("daemon"))
+          return { staged: null, outcome: null }
+        }
+        // not the zip's fault (a full disk while unpacking): tried again like any file that could not be stored
+        if (!(error instanceof ZipProblem)) return yield* Effect.die(error)
+        const outcome: ImportOutcome | null = yield* failed.record(filename, "zip", `"${filename}" was not unpacked: ${error.message}.`, zipLooksTruncated(zipPath))
+        return { staged: null, outcome }
+      }))
+
     /** Unpacks the zip `filename` of the watch folder (see the class); the outcome of a zip refused, else null. */
     const unpack = Effect.fn("ArchiveImport.unpack")(function*(filename: string) {
-      const zipPath = path.join(watch.watchDir, filename)
-      const staging = yield* Effect.either(Effect.tryPromise({ try: () => stageZip(zipPath, watch.watchDir, filename), catch: (error) => error }))
-      if (staging._tag === "Right") {
-        const staged = staging.right
-        if (staged === null) return null
-        yield* publish(filename, staged).pipe(Effect.ensuring(Effect.sync(() => removeStaging(staged))))
-        return null
-      }
-      const error = staging.left
-      // a link or a pipe named .zip is never opened: its one `failed` row
-      if (yield* Effect.sync(() => fs.lstatSync(zipPath, { throwIfNoEntry: false })?.isFile() === false)) {
-        return yield* failed.refuseNotRegular(filename)
-      }
-      if (error instanceof ZipChanged) {
-        yield* Effect.logInfo(`"${filename}" changed while it was unpacked; it is read again once it holds still`).pipe(inChannel("daemon"))
-        return null
-      }
-      // not the zip's fault (a full disk while unpacking): tried again like any file that could not be stored
-      if (!(error instanceof ZipProblem)) return yield* Effect.die(error)
-      const outcome: ImportOutcome | null = yield* failed.record(filename, "zip", `"${filename}" was not unpacked: ${error.message}.`, zipLooksTruncated(zipPath))
+      const { outcome, staged } = yield* stage(filename)
+      if (staged !== null) yield* publish(filename, staged).pipe(Effect.ensuring(Effect.sync(() => removeStaging(staged))))
       return outcome
     })
 

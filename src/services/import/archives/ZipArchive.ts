@@ -1,8 +1,8 @@
 import { createHash, type Hash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { pipeline } from "node:stream/promises"
-import { Transform } from "node:stream"
+import { finished, pipeline } from "node:stream/promises"
+import { Transform, type Writable } from "node:stream"
 import * as yauzl from "yauzl"
 import { type FileIdentity, identityOf, sameIdentity } from "../FileIdentity.ts"
 import { planExport, recogniseExport } from "../exports/ExportLayout.ts"
@@ -21,17 +21,45 @@ import type { ExportedActivity } from "./ExportedActivity.ts"
  * own beside the folder, all or nothing; the caller then keeps what it must about them and lets
  * each file into the folder (`publishStaged`, never over another file) before it removes the
  * staging (`removeStaging`). An archive inside a zip of no known layout refuses the whole zip
- * (its activities would be lost unseen); the limits below stop a zip bomb while it is unpacked,
- * whatever the headers claim (a part's bytes count in the total; the photos have a `totalBytes`
- * of their own, and one past a limit is left out rather than the zip refused). The zip is opened
- * without following a link, and what it holds is answered only if it did not change while it
- * was read.
+ * (its activities would be lost unseen); the limits below stop a zip bomb while it is unpacked:
+ * every entry's inflated bytes are counted as they arrive, whatever its header claims, against
+ * the entry's limit and the archive's total (a part's bytes count in the total; the photos have
+ * a `totalBytes` of their own, and one past a limit is left out rather than the zip refused).
+ * Every stream of an entry (the zip's read stream, the count, the file written) has its errors
+ * handled, and a file is written only once its entry is being read. The zip is opened without
+ * following a link, and what it holds is answered only if it did not change while it was read.
  */
-export const ZIP_LIMITS = {
+export interface ZipLimits {
+  /** entries of the zip (and of each of its parts) */
+  readonly entries: number
+  /** inflated bytes of one entry */
+  readonly entryBytes: number
+  /** inflated bytes of all the entries unpacked, and of the photos on their own */
+  readonly totalBytes: number
+}
+
+/** The limits when the settings name none (ARCHIVE_ENTRY_MAX_SIZE, ARCHIVE_MAX_SIZE). */
+export const ZIP_LIMITS: ZipLimits = {
   entries: 20_000,
   entryBytes: 64 * 1024 * 1024,
   totalBytes: 4 * 1024 * 1024 * 1024
-} as const
+}
+
+/** A number of bytes in words: `64 MiB`, `1.5 KiB`, `300 bytes`. */
+export const bytesInWords = (bytes: number): string => {
+  for (const [unit, size] of [["GiB", 1024 ** 3], ["MiB", 1024 ** 2], ["KiB", 1024]] as const) {
+    if (bytes >= size) return `${Number((bytes / size).toFixed(1))} ${unit}`
+  }
+  return `${bytes} bytes`
+}
+
+/** The refusal of an entry past the limit of one entry. */
+const overEntryLimit = (entry: string, limits: ZipLimits) =>
+  new ZipProblem(`its entry "${entry}" unpacks to more than ${bytesInWords(limits.entryBytes)}, the limit of one entry of an archive (ARCHIVE_ENTRY_MAX_SIZE)`)
+
+/** The refusal of an archive past its total, met while its entry `entry` was unpacked. */
+const overTotalLimit = (entry: string, limits: ZipLimits) =>
+  new ZipProblem(`it unpacks to more than ${bytesInWords(limits.totalBytes)}, the limit of an archive (ARCHIVE_MAX_SIZE), once its entry "${entry}" is unpacked`)
 
 /** A zip unpacked into its staging folder, none of it in the folder yet. */
 export interface StagedZip {
@@ -43,8 +71,14 @@ export interface StagedZip {
   readonly kind: ExportKind
   /** for a part of a Garmin export unpacked in the folder, the id of that export (its summaries' hash); null for a zip of its own */
   readonly archive: string | null
-  /** activity files: the entry, the name in the staging folder (unique there), the hash of its bytes and what the export says of it */
-  readonly files: ReadonlyArray<{ readonly entry: string; readonly name: string; readonly contentHash: string; readonly metadata: ExportedActivity | null }>
+  /**
+   * activity files: the entry, where it is in the zip (`<part>:<index>`, unique even when two
+   * entries share a name), the name in the staging folder (unique there), the hash of its bytes
+   * and what the export says of it
+   */
+  readonly files: ReadonlyArray<
+    { readonly entry: string; readonly at: string; readonly name: string; readonly contentHash: string; readonly metadata: ExportedActivity | null }
+  >
   /** the photos the export gives its activities (jpg, jpeg, png, webp), by their entry */
   readonly images: ReadonlyArray<{ readonly entry: string; readonly name: string }>
   /** every gear the export lists */
@@ -92,16 +126,27 @@ export const freeNameIn = (dir: string, name: string, taken: Set<string>): strin
   }
 }
 
-/** Counts (and, given a hash, hashes) the bytes going through, failing past `limit`. */
-const limited = (limit: number, counted: { bytes: number }, entry: string, hash?: Hash) =>
+/**
+ * Counts (and, given a hash, hashes) the bytes of `entry` going through, against the limit of
+ * one entry (`limit`) and, given `total`, the running total of the archive: fails past either.
+ */
+const limited = (entry: string, limit: { readonly bytes: number; readonly problem: () => ZipProblem }, counted: { bytes: number }, total?: Counted, hash?: Hash) =>
   new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       counted.bytes += chunk.length
+      if (total !== undefined) total.bytes += chunk.length
+      if (counted.bytes > limit.bytes) return callback(limit.problem())
+      if (total !== undefined && total.bytes > total.limits.totalBytes) return callback(overTotalLimit(entry, total.limits))
       hash?.update(chunk)
-      if (counted.bytes > limit) callback(new ZipProblem(`"${entry}" unpacks to more than ${limit} bytes`))
-      else callback(null, chunk)
+      callback(null, chunk)
     }
   })
+
+/** The archive's running total of inflated bytes, against its limits. */
+interface Counted {
+  bytes: number
+  readonly limits: ZipLimits
+}
 
 /** Images an export may give its activities. */
 const IMAGE = /\.(jpe?g|png|webp)$/i
@@ -132,15 +177,20 @@ const unchanged = (file: string, identity: FileIdentity): boolean => {
   return stat !== undefined && stat.isFile() && sameIdentity(identityOf(stat), identity)
 }
 
-/** The entries of an open zip (lazyEntries), read from its central directory, at most ZIP_LIMITS.entries. */
-const listEntries = (zip: yauzl.ZipFile): Promise<Array<yauzl.Entry>> => {
-  if (zip.entryCount > ZIP_LIMITS.entries) return Promise.reject(new ZipProblem(`it has ${zip.entryCount} entries; at most ${ZIP_LIMITS.entries} are unpacked`))
+/**
+ * The entries of an open zip (lazyEntries), read from its central directory, at most
+ * `limits.entries`. The zip's errors after the listing (an entry's read stream reports its own)
+ * are no longer anyone's to answer: they are swallowed rather than left to stop the process.
+ */
+const listEntries = (zip: yauzl.ZipFile, limits: ZipLimits): Promise<Array<yauzl.Entry>> => {
+  zip.on("error", () => {})
+  if (zip.entryCount > limits.entries) return Promise.reject(new ZipProblem(`it has ${zip.entryCount} entries; at most ${limits.entries} are unpacked`))
   return new Promise((resolve, reject) => {
     const entries: Array<yauzl.Entry> = []
     zip.on("error", reject)
     zip.on("end", () => resolve(entries))
     zip.on("entry", (entry: yauzl.Entry) => {
-      if (entries.length >= ZIP_LIMITS.entries) return reject(new ZipProblem(`it has more than ${ZIP_LIMITS.entries} entries`))
+      if (entries.length >= limits.entries) return reject(new ZipProblem(`it has more than ${limits.entries} entries`))
       if (!entry.fileName.endsWith("/")) entries.push(entry)
       zip.readEntry()
     })
@@ -152,55 +202,131 @@ const listEntries = (zip: yauzl.ZipFile): Promise<Array<yauzl.Entry>> => {
 const openZip = (file: string): Promise<yauzl.ZipFile> =>
   yauzl.openPromise(file, { lazyEntries: true, validateEntrySizes: true, strictFileNames: false, autoClose: false })
 
-/** What a zip's entries were unpacked into, counted against ZIP_LIMITS as they arrive. */
+/** What a zip's entries were unpacked into, counted against its limits as they arrive. */
 interface Unpacking {
   readonly staging: string
   readonly taken: Set<string>
-  total: number
+  readonly limits: ZipLimits
+  /** the inflated bytes of the entries so far, photos apart */
+  readonly total: Counted
+  /** the inflated bytes of the photos so far */
   imageBytes: number
 }
 
-/** The bytes of `entry` streamed to `sink`, at most `limit` whatever its header claims; their count. */
-const streamEntry = async (zip: yauzl.ZipFile, entry: yauzl.Entry, sink: NodeJS.WritableStream | ((source: AsyncIterable<Buffer>) => AsyncIterable<never> | Promise<void>), limit: number, hash?: Hash) => {
-  if (entry.uncompressedSize > limit) throw new ZipProblem(`"${entry.fileName}" unpacks to more than ${limit} bytes`)
+/** Where bytes of an entry go: a file written (opened only once the entry is read), or a consumer of the chunks. */
+type Sink =
+  | { readonly _tag: "File"; readonly path: string }
+  | { readonly _tag: "Chunks"; readonly consume: (source: AsyncIterable<Buffer>) => Promise<void> }
+
+/**
+ * The bytes of `entry` streamed to `sink`, at most `limit.bytes` whatever its header claims,
+ * counted in `total` when given; their count. A header over the limit is refused before
+ * anything is opened; the file is created (never over another) only once the entry's read
+ * stream is open, and is closed before this answers, so that no stream outlives the call: an
+ * error of any of them (a header that lies, a file system's) fails this call, never the process.
+ */
+const streamEntry = async (
+  zip: yauzl.ZipFile,
+  entry: yauzl.Entry,
+  sink: Sink,
+  limit: { readonly bytes: number; readonly problem: () => ZipProblem },
+  total?: Counted,
+  hash?: Hash
+): Promise<number> => {
+  if (entry.uncompressedSize > limit.bytes) throw limit.problem()
   const counted = { bytes: 0 }
-  const stream = await zip.openReadStreamPromise(entry)
-  await pipeline(stream, limited(limit, counted, entry.fileName, hash), sink as NodeJS.WritableStream)
+  const source = await zip.openReadStreamPromise(entry)
+  // a stream ends in error at most once through the pipeline; any later error is ignored here, not left unhandled
+  source.on("error", () => {})
+  const counter = limited(entry.fileName, limit, counted, total, hash)
+  if (sink._tag === "Chunks") {
+    await pipeline(source, counter, sink.consume).catch(entryProblem(entry))
+    return counted.bytes
+  }
+  let file: Writable
+  try {
+    file = fs.createWriteStream(sink.path, { fd: fs.openSync(sink.path, "wx"), flush: false })
+  } catch (e) {
+    source.destroy()
+    throw e
+  }
+  file.on("error", () => {})
+  try {
+    await pipeline(source, counter, file).catch(entryProblem(entry))
+  } finally {
+    // the file's descriptor is closed before its folder may be removed
+    await finished(file).catch(() => undefined)
+  }
   return counted.bytes
 }
 
-/** The text of a small entry (an export's metadata), at most ZIP_LIMITS.entryBytes. */
-const entryText = async (zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<string> => {
+/**
+ * An error met while `entry` was read, as the zip's problem naming it: the reader's own (a
+ * header that lies about the size, bytes that do not inflate); the file system's are not.
+ */
+const entryProblem = (entry: yauzl.Entry) => (e: unknown): never => {
+  if (e instanceof ZipProblem || /^E[A-Z]+$/.test((e as NodeJS.ErrnoException).code ?? "")) throw e
+  throw new ZipProblem(`its entry "${entry.fileName}" is damaged (${(e as Error).message})`)
+}
+
+/** The limit of one entry. */
+const entryLimit = (entry: yauzl.Entry, limits: ZipLimits) => ({ bytes: limits.entryBytes, problem: () => overEntryLimit(entry.fileName, limits) })
+
+/** The text of a small entry (an export's metadata), at most the limit of an entry, counted in the archive's total. */
+const entryText = async (zip: yauzl.ZipFile, entry: yauzl.Entry, total: Counted): Promise<string> => {
   const chunks: Array<Buffer> = []
-  await streamEntry(zip, entry, async function*(source: AsyncIterable<Buffer>) {
-    for await (const chunk of source) chunks.push(chunk)
-  }, ZIP_LIMITS.entryBytes)
+  await streamEntry(zip, entry, {
+    _tag: "Chunks",
+    consume: async (source) => {
+      for await (const chunk of source) chunks.push(chunk)
+    }
+  }, entryLimit(entry, total.limits), total)
   return Buffer.concat(chunks).toString("utf8")
 }
 
 /** Writes `entry` into the staging folder under its base name (made unique there); that name. */
 const stageEntry = async (zip: yauzl.ZipFile, entry: yauzl.Entry, into: Unpacking, hash?: Hash): Promise<string> => {
   const name = freeNameIn(into.staging, path.posix.basename(entry.fileName.replaceAll("\\", "/")), into.taken)
-  const bytes = await streamEntry(zip, entry, fs.createWriteStream(path.join(into.staging, name), { flags: "wx" }), ZIP_LIMITS.entryBytes, hash)
-  into.total += bytes
-  if (into.total > ZIP_LIMITS.totalBytes) throw new ZipProblem(`it unpacks to more than ${ZIP_LIMITS.totalBytes} bytes`)
+  await streamEntry(zip, entry, { _tag: "File", path: path.join(into.staging, name) }, entryLimit(entry, into.limits), into.total, hash)
   return name
 }
 
-/** Stages the activity files `planned` of the open zip; each with its name in the staging folder and the hash of its bytes. */
+/** The entries of a zip by their name, each list in the order of the zip's directory. */
+const entriesByName = (entries: ReadonlyArray<yauzl.Entry>, nameOf: (entry: yauzl.Entry) => string = (e) => e.fileName) => {
+  const byName = new Map<string, Array<{ readonly entry: yauzl.Entry; readonly index: number }>>()
+  entries.forEach((entry, index) => {
+    const list = byName.get(nameOf(entry))
+    if (list === undefined) byName.set(nameOf(entry), [{ entry, index }])
+    else list.push({ entry, index })
+  })
+  return byName
+}
+
+/**
+ * Stages the activity files `planned` of the open zip (`part`: its place among the parts, `-`
+ * for the zip itself); each with its name in the staging folder and the hash of its bytes. The
+ * plan names entries by their path, which two entries may share: each entry of a planned name
+ * is staged once, in the zip's order, with what the plan says of that name.
+ */
 const stageActivities = async (
   zip: yauzl.ZipFile,
-  byName: ReadonlyMap<string, yauzl.Entry>,
+  entries: ReadonlyArray<yauzl.Entry>,
   planned: ExportPlan["activities"],
-  into: Unpacking
+  into: Unpacking,
+  part: string
 ): Promise<Array<StagedZip["files"][number]>> => {
+  const byName = entriesByName(entries)
+  const plannedByName = new Map<string, Array<ExportPlan["activities"][number]>>()
+  for (const activity of planned) plannedByName.set(activity.entry, [...plannedByName.get(activity.entry) ?? [], activity])
   const files: Array<StagedZip["files"][number]> = []
-  for (const activity of planned) {
-    const entry = byName.get(activity.entry)
-    if (entry === undefined) continue
-    const hash = createHash("sha256")
-    const name = await stageEntry(zip, entry, into, hash)
-    files.push({ entry: activity.entry, name, contentHash: hash.digest("hex"), metadata: activity.metadata })
+  for (const [name, activities] of plannedByName) {
+    const found = byName.get(name) ?? []
+    for (const [i, { entry, index }] of found.entries()) {
+      const activity = activities[Math.min(i, activities.length - 1)]!
+      const hash = createHash("sha256")
+      const staged = await stageEntry(zip, entry, into, hash)
+      files.push({ entry: activity.entry, at: `${part}:${index}`, name: staged, contentHash: hash.digest("hex"), metadata: activity.metadata })
+    }
   }
   return files
 }
@@ -210,7 +336,7 @@ const stageActivities = async (
  * the plan of its export's layout (ExportLayout), or, for a part of a Garmin export unpacked in
  * the folder, the part's plan with the summaries of the folder it lies in.
  */
-const planOf = async (zip: yauzl.ZipFile, entries: ReadonlyArray<yauzl.Entry>, watchDir: string, relative: string | undefined) => {
+const planOf = async (zip: yauzl.ZipFile, entries: ReadonlyArray<yauzl.Entry>, watchDir: string, relative: string | undefined, total: Counted) => {
   const names = entries.map((e) => e.fileName)
   const folder = relative === undefined || !isFolderGarminPart(relative) ? null : garminExportFolder(relative)
   if (folder !== null) {
@@ -221,10 +347,11 @@ const planOf = async (zip: yauzl.ZipFile, entries: ReadonlyArray<yauzl.Entry>, w
   }
   const layout = recogniseExport(names)
   const texts = new Map<string, string>()
-  const byName = new Map(entries.map((e) => [normalEntry(e.fileName), e]))
+  const byName = entriesByName(entries, (e) => normalEntry(e.fileName))
   for (const wanted of layout.metadataEntries) {
-    const entry = byName.get(wanted)
-    if (entry !== undefined) texts.set(wanted, await entryText(zip, entry))
+    // of two entries of the name, the first is the export's
+    const entry = byName.get(wanted)?.[0]?.entry
+    if (entry !== undefined) texts.set(wanted, await entryText(zip, entry, total))
   }
   return { plan: planExport(layout, names, texts), archive: null }
 }
@@ -237,7 +364,7 @@ const planOf = async (zip: yauzl.ZipFile, entries: ReadonlyArray<yauzl.Entry>, w
  * ZipChanged when it changed while it was read (no staging folder is left either way). Null when
  * it is gone.
  */
-export const stageZip = async (zipPath: string, destDir: string, relative?: string): Promise<StagedZip | null> => {
+export const stageZip = async (zipPath: string, destDir: string, relative?: string, limits: ZipLimits = ZIP_LIMITS): Promise<StagedZip | null> => {
   const opened = openRegular(zipPath)
   if (opened === null) return null
   const { identity } = opened
@@ -254,15 +381,15 @@ export const stageZip = async (zipPath: string, destDir: string, relative?: stri
     throw new ZipProblem(`it is not a readable zip file (${(e as Error).message})`)
   }
   // a dot-folder of its own (several zips may be unpacked at once), which the watcher ignores
-  const into: Unpacking = { staging: fs.mkdtempSync(path.join(destDir, STAGING_PREFIX)), taken: new Set(), total: 0, imageBytes: 0 }
+  const into: Unpacking = { staging: fs.mkdtempSync(path.join(destDir, STAGING_PREFIX)), taken: new Set(), limits, total: { bytes: 0, limits }, imageBytes: 0 }
   try {
-    const entries = await listEntries(zip)
+    const entries = await listEntries(zip, limits)
     for (const entry of entries) {
       // refused by the reader as it reads (an absolute path, `..`): refused here before anything is written
       const error = yauzl.validateFileName(entry.fileName.replaceAll("\\", "/"))
       if (error !== null) throw new ZipProblem(`it holds a file whose path leads outside the archive (${error.replace(/^.*?: /, "")}); nothing was unpacked`)
     }
-    const { archive, plan } = await planOf(zip, entries, destDir, relative)
+    const { archive, plan } = await planOf(zip, entries, destDir, relative, into.total)
     const nested = plan.nested[0]
     if (nested !== undefined) {
       throw new ZipProblem(
@@ -270,37 +397,46 @@ export const stageZip = async (zipPath: string, destDir: string, relative?: stri
           `Unpack it and drop its activity files (or that archive on its own) into the watch folder, then drop this zip again without it`
       )
     }
-    const byName = new Map(entries.map((e) => [e.fileName, e]))
-    const files = await stageActivities(zip, byName, plan.activities, into)
+    const byName = entriesByName(entries)
+    const files = await stageActivities(zip, entries, plan.activities, into, "-")
     const skipped = new Map(plan.skipped.map((s) => [s.area, s.entries]))
     // a Garmin export's parts: each written out, its activity files staged, then dropped
-    for (const partName of plan.parts) {
-      const entry = byName.get(partName)
-      if (entry === undefined) continue
-      const partFile = path.join(into.staging, `.part-${into.taken.size}.zip`)
-      into.total += await streamEntry(zip, entry, fs.createWriteStream(partFile, { flags: "wx" }), ZIP_LIMITS.totalBytes)
-      const part = await openZip(partFile).catch((e: Error) => {
-        throw new ZipProblem(`its part "${partName}" is not a readable zip file (${e.message})`)
-      })
-      try {
-        const partEntries = await listEntries(part)
-        const partPlan = planPart(partEntries.map((e) => e.fileName))
-        files.push(...await stageActivities(part, new Map(partEntries.map((e) => [e.fileName, e])), partPlan.activities, into))
-        for (const s of partPlan.skipped) skipped.set(s.area, (skipped.get(s.area) ?? 0) + s.entries)
-      } finally {
-        part.close()
-        fs.rmSync(partFile, { force: true })
+    for (const partName of new Set(plan.parts)) {
+      for (const { entry, index } of byName.get(partName) ?? []) {
+        const partFile = path.join(into.staging, `.part-${index}.zip`)
+        // a part is an archive: as large as the archive's total may be, its bytes counted in it
+        await streamEntry(zip, entry, { _tag: "File", path: partFile }, { bytes: limits.totalBytes, problem: () => overTotalLimit(partName, limits) }, into.total)
+        const part = await openZip(partFile).catch((e: Error) => {
+          throw new ZipProblem(`its part "${partName}" is not a readable zip file (${e.message})`)
+        })
+        try {
+          const partEntries = await listEntries(part, limits)
+          const partPlan = planPart(partEntries.map((e) => e.fileName))
+          files.push(...await stageActivities(part, partEntries, partPlan.activities, into, String(index)))
+          for (const s of partPlan.skipped) skipped.set(s.area, (skipped.get(s.area) ?? 0) + s.entries)
+        } finally {
+          part.close()
+          fs.rmSync(partFile, { force: true })
+        }
       }
     }
     // the photos the export gives its activities: a budget of their own; one too large, or past it, is left out, never the export with it
     const images: Array<StagedZip["images"][number]> = []
     const wanted = new Set(plan.activities.flatMap((a) => a.metadata?.images ?? []))
     for (const imageName of wanted) {
-      const entry = byName.get(imageName)
+      const entry = byName.get(imageName)?.[0]?.entry
       if (entry === undefined || !IMAGE.test(imageName)) continue
-      if (entry.uncompressedSize > ZIP_LIMITS.entryBytes || into.imageBytes + entry.uncompressedSize > ZIP_LIMITS.totalBytes) continue
+      if (entry.uncompressedSize > limits.entryBytes || into.imageBytes + entry.uncompressedSize > limits.totalBytes) continue
       const name = freeNameIn(into.staging, path.posix.basename(imageName), into.taken)
-      into.imageBytes += await streamEntry(zip, entry, fs.createWriteStream(path.join(into.staging, name), { flags: "wx" }), ZIP_LIMITS.entryBytes)
+      const left = Math.min(limits.entryBytes, limits.totalBytes - into.imageBytes)
+      try {
+        into.imageBytes += await streamEntry(zip, entry, { _tag: "File", path: path.join(into.staging, name) }, { bytes: left, problem: () => overEntryLimit(imageName, limits) })
+      } catch (e) {
+        // a photo larger than its header said is left out like one whose header says so
+        if (!(e instanceof ZipProblem)) throw e
+        fs.rmSync(path.join(into.staging, name), { force: true })
+        continue
+      }
       images.push({ entry: imageName, name })
     }
     // a zip still being copied, or replaced meanwhile: none of its files enter the folder
@@ -341,21 +477,6 @@ export const publishStaged = (staged: StagedZip, destDir: string, name: string, 
   const placed = linkUnderFreeName(path.join(staged.staging, name), destDir, wanted)
   if (placed === null) throw new Error(`no free name for ${wanted} in ${destDir}`)
   return placed
-}
-
-/**
- * Whether `destDir` holds the staged file under its own name already, with the same bytes:
- * let in by an unpacking of the same zip that a stop interrupted before the zip left the folder.
- */
-export const placedBefore = (destDir: string, file: StagedZip["files"][number]): boolean => {
-  const placed = path.join(destDir, file.name)
-  const stat = fs.lstatSync(placed, { throwIfNoEntry: false })
-  if (stat === undefined || !stat.isFile()) return false
-  try {
-    return createHash("sha256").update(fs.readFileSync(placed)).digest("hex") === file.contentHash
-  } catch {
-    return false
-  }
 }
 
 /** Removes the staging folder (what was let into the folder stays there). */

@@ -4,6 +4,8 @@ import { Effect } from "effect"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { identityOf } from "../../../../src/services/import/FileIdentity.ts"
+import { UnpackedEntries, zipKey } from "../../../../src/services/import/archives/UnpackedEntries.ts"
 import { ExportMetadata } from "../../../../src/services/import/archives/ExportMetadata.ts"
 import { ImportService } from "../../../../src/services/import/ImportService.ts"
 import { send } from "../../../support/TestDaemon.ts"
@@ -98,18 +100,20 @@ describe("export metadata", () => {
           data: "Activity ID,Activity Name,Commute,Activity Gear,Filename\n111,Morning loop,true,Old steel,activities/111.gpx\n222,Evening loop,false,,activities/222.gpx\n"
         }
       ])
-      // the state a stop after the first file entered the folder leaves: that file, what was kept for it, and the zip
+      // the state a stop after the first file entered the folder leaves: that file, what was kept for it, the journal of the unpacking, and the zip
       fs.writeFileSync(path.join(root.watchDir, "111.gpx"), first)
       fs.writeFileSync(path.join(root.watchDir, "export.zip"), zip)
+      const zipIdentity = identityOf(fs.statSync(path.join(root.watchDir, "export.zip")))
       yield* Effect.gen(function*() {
         const metadata = yield* ExportMetadata
         yield* metadata.keep([{
           filename: "111.gpx",
           contentHash: sha256(first),
           source: "stravaExport",
-          archive: null,
+          archive: "zip-before",
           metadata: { name: "Morning loop", description: null, sportType: null, isCommute: true, gear: null, images: [] }
         }])
+        yield* (yield* UnpackedEntries).record(zipKey("export.zip", zipIdentity), [{ entry: "-:0", archive: "zip-before", filename: "111.gpx", contentHash: sha256(first) }])
         yield* (yield* ImportService).prepareEntry("export.zip")
         expect(listFiles(root.watchDir).filter((name) => !name.startsWith("."))).toEqual(["111.gpx", "222.gpx"])
         expect((yield* metadata.find("222.gpx", sha256(second)))?.metadata?.name).toBe("Evening loop")
