@@ -27,6 +27,7 @@ import { WeightRepo } from "../services/activities/WeightRepo.ts"
 import { ThresholdsRepo } from "../services/training/ThresholdsRepo.ts"
 import { TrainingRecompute } from "../services/training/TrainingRecompute.ts"
 import { TrainingStore } from "../services/training/TrainingStore.ts"
+import { SegmentStore } from "../services/segments/SegmentStore.ts"
 
 /**
  * The services every program over the storage folder shares, composed once: configuration,
@@ -40,10 +41,10 @@ const StorageLive = ReadConnection.Default.pipe(Layer.provideMerge(DatabaseLive)
 
 const ReadsLive = Layer.merge(ActivityReads.Default, FileImportReads.Default).pipe(Layer.provideMerge(StorageLive))
 
-// the training analysis' writer, which the activities' repository writes through
+// the training analysis' and the segments' writers, which the activities' repository writes through
 const TrainingLive = ThresholdsRepo.Default.pipe(
   Layer.provideMerge(TrainingRecompute.Default),
-  Layer.provideMerge(TrainingStore.Default),
+  Layer.provideMerge(Layer.merge(TrainingStore.Default, SegmentStore.Default)),
   Layer.provideMerge(StorageLive)
 )
 

@@ -14,6 +14,7 @@ import athleteYear from "./migrations/0009_athlete_year.ts"
 import importShapes from "./migrations/0010_import_shapes.ts"
 import detailNames from "./migrations/0011_detail_names.ts"
 import exportArchives from "./migrations/0012_export_archives.ts"
+import segments from "./migrations/0014_segments.ts"
 import { StoragePaths } from "./StoragePaths.ts"
 
 /** Migrations by name, statically imported (a file-system loader breaks when bundled). */
@@ -29,7 +30,8 @@ export const MIGRATIONS = {
   "0009_athlete_year": athleteYear,
   "0010_import_shapes": importShapes,
   "0011_detail_names": detailNames,
-  "0012_export_archives": exportArchives
+  "0012_export_archives": exportArchives,
+  "0014_segments": segments
 }
 
 export const migrations = SqliteMigrator.fromRecord(MIGRATIONS)

@@ -42,6 +42,7 @@ export interface MatchedEffort {
 
 /** A segment readied for matching many tracks: its line in local metres around its first point. */
 export interface PreparedSegment {
+  readonly line: SegmentLine
   readonly lengthInMeter: number
   readonly lat0: number
   readonly lon0: number
@@ -62,7 +63,7 @@ export const prepareSegment = (line: SegmentLine): PreparedSegment => {
     xs[i] = (line.points[i]![1] - lon0) * kx
     ys[i] = (line.points[i]![0] - lat0) * ky
   }
-  return { lengthInMeter: line.lengthInMeter, lat0, lon0, kx, ky, xs, ys }
+  return { line, lengthInMeter: line.lengthInMeter, lat0, lon0, kx, ky, xs, ys }
 }
 
 const TOLERANCE_2 = TOLERANCE * TOLERANCE
