@@ -174,15 +174,13 @@ export class Segments extends Effect.Service<Segments>()("services/segments/Segm
         const end = distance[distance.length - 1] ?? 0
         if (!(from >= 0 && from < end)) return yield* Effect.fail(new BadInput(`"fromDistanceInMeter" must be within the activity: from 0 to ${Math.floor(end)} m.`))
         if (!(to > from && to <= end)) return yield* Effect.fail(new BadInput(`"toDistanceInMeter" must be within the activity, after "fromDistanceInMeter": up to ${Math.floor(end)} m.`))
-        const points = stretchOf(latlng, distance, from, to)
-        if (points === null) return yield* Effect.fail(new BadInput(`"fromDistanceInMeter" and "toDistanceInMeter" must name a stretch of the activity's track.`))
-        const line = lineOf(points)
-        const altitudes = altitude === undefined ? null : line.points.map((_, i) => {
-          const at = Math.min(to, from + i * 10)
-          const k = distance.findIndex((d) => d >= at)
-          return altitude[Math.max(0, k)] ?? altitude[altitude.length - 1]!
+        const cut = stretchOf(latlng, distance, from, to)
+        if (cut === null) return yield* Effect.fail(new BadInput(`"fromDistanceInMeter" and "toDistanceInMeter" must name a stretch of the activity's track.`))
+        const altitudes = altitude === undefined || altitude.length !== distance.length ? null : cut.distances.map((at) => {
+          const k = Math.max(0, distance.findIndex((d) => d >= at))
+          return altitude[k]!
         })
-        return { source: { points, altitudes } satisfies SourceLine, sportType: track.sportType }
+        return { source: { points: cut.points, altitudes } satisfies SourceLine, sportType: track.sportType }
       })
 
     const create = Effect.fn("Segments.create")(function*(input: SegmentCreate) {

@@ -72,19 +72,22 @@ export const gateBox = (line: SegmentLine, p: LatLng) => {
   return { minLat: s, maxLat: n, minLon: w, maxLon: e }
 }
 
+/** the least distance between two kept samples of a stretch: GPS scatter between closer ones would lengthen the line */
+const STRETCH_SPACING = 30
+
 /**
- * The stretch of a track between two of its distances, its ends interpolated between samples;
- * null where the track does not reach them. Samples without a position are skipped.
+ * The stretch of a track between two of its distances, its ends interpolated between samples,
+ * with each point's distance; null where the track does not reach them. Samples without a
+ * position are skipped, and so are samples closer than STRETCH_SPACING to the one kept before.
  */
 export const stretchOf = (
   latlng: ReadonlyArray<LatLng | null>,
   distance: ReadonlyArray<number>,
   from: number,
   to: number
-): Array<LatLng> | null => {
+): { readonly points: Array<LatLng>; readonly distances: Array<number> } | null => {
   const n = Math.min(latlng.length, distance.length)
   if (n < 2 || from < distance[0]! || to > distance[n - 1]! || to <= from) return null
-  const points: Array<LatLng> = []
   const pointAt = (d: number): LatLng | null => {
     for (let i = 0; i + 1 < n; i++) {
       if (distance[i + 1]! < d) continue
@@ -97,14 +100,19 @@ export const stretchOf = (
     return null
   }
   const first = pointAt(from)
-  if (first === null) return null
-  points.push(first)
+  const last = pointAt(to)
+  if (first === null || last === null) return null
+  const points: Array<LatLng> = [first]
+  const distances = [from]
   for (let i = 0; i < n; i++) {
     const p = latlng[i]
-    if (p != null && distance[i]! > from && distance[i]! < to) points.push(p)
+    const d = distance[i]!
+    if (p != null && d - distances[distances.length - 1]! >= STRETCH_SPACING && to - d >= STRETCH_SPACING / 2) {
+      points.push(p)
+      distances.push(d)
+    }
   }
-  const last = pointAt(to)
-  if (last === null) return null
   points.push(last)
-  return points
+  distances.push(to)
+  return { points, distances }
 }

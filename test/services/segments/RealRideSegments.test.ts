@@ -2,12 +2,12 @@ import { describe, expect, it } from "@effect/vitest"
 import { decodeStreams } from "../../../src/services/activities/StreamsCodec.ts"
 import { fileDrafts } from "../../../src/services/import/ParseWorkerDrafts.ts"
 import { matchSegment, prepareSegment } from "../../../src/services/segments/matchSegment.ts"
-import { lineOf, type LatLng, stretchOf } from "../../../src/services/segments/segmentLine.ts"
+import { lineOf, stretchOf } from "../../../src/services/segments/segmentLine.ts"
 import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, readCorpusFile } from "../../support/corpus.ts"
 
 /**
- * The corpus's real rides cut into segments of themselves: each stretch, thinned to every third
- * point, is found again in the ride it was cut from, where it was cut, in the time the ride took
+ * The corpus's real rides cut into segments of themselves (a point every 30 m of the ride): each
+ * stretch is found again in the ride it was cut from, where it was cut, in the time the ride took
  * over it.
  */
 
@@ -43,9 +43,8 @@ describe.skipIf(!CORPUS_DIR)("real rides cut into segments of themselves", () =>
         const from = total * a
         const to = Math.min(total * b, from + 5000)
         if (to - from < 150) continue
-        const points = stretchOf(latlng!, distance!, from, to)!
-        const thinned: Array<LatLng> = points.filter((_, i) => i % 3 === 0 || i === points.length - 1)
-        const efforts = matchSegment(prepareSegment(lineOf(thinned)), { ...streams, latlng: latlng! })
+        const { points } = stretchOf(latlng!, distance!, from, to)!
+        const efforts = matchSegment(prepareSegment(lineOf(points)), { ...streams, latlng: latlng! })
         const effort = efforts.find((e) => Math.abs(e.startDistanceInMeter - from) < 30)
         expect(effort, `${file} ${Math.round(from)}-${Math.round(to)} m: ${JSON.stringify(efforts)}`).toBeDefined()
         const took = valueAt(distance!, time!, to) - valueAt(distance!, time!, from)
