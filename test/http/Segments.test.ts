@@ -62,6 +62,13 @@ layer(TestDaemon.layer(), { excludeTestServices: true })("segments", (it) => {
       const own = yield* send("GET", `/api/v1/activities/${fastest}/segment-efforts`)
       expect(own.json.efforts).toHaveLength(1)
       expect(own.json.efforts[0]).toMatchObject({ segmentId: made.json.id, elapsedTimeInSeconds: 80, rank: 1, effortsAtDate: 3, personalRecord: "personalRecord" })
+      // a new record on a segment is a milestone, as each record before it was
+      const records = yield* send("GET", "/api/v1/milestones?filters[kind]=segmentRecord")
+      expect(records.json.milestones.map((m: any) => [m.on, m.activityId, m.value, m.title])).toEqual([
+        ["2024-08-01", fastest, 80, "New record on Bottom street: 1:20"],
+        ["2024-06-01", fast, 100, "New record on Bottom street: 1:40"],
+        ["2024-05-01", slow, 160, "New record on Bottom street: 2:40"]
+      ])
       const then = yield* send("GET", `/api/v1/activities/${slow}/segment-efforts`)
       expect(then.json.efforts[0]).toMatchObject({ rank: 3, effortsAtDate: 1, personalRecord: "personalRecord" })
 
