@@ -55,6 +55,7 @@ import { ActivityAnalysis, PowerCurveAnswer, Thresholds, ThresholdsInput, Thresh
 import { AthleteYearGroup } from "./AthleteYearApi.ts"
 import { Authorization } from "./Authorization.ts"
 import { GearComponentsGroup } from "./GearComponentsApi.ts"
+import { SegmentsGroup } from "./SegmentsApi.ts"
 import { BodyLimit, uploadBody } from "./BodyLimits.ts"
 import { HotRead } from "./HotRead.ts"
 import { rewriteOpenApi } from "./OpenApiDocument.ts"
@@ -393,6 +394,7 @@ export class WaymarkApi extends HttpApi.make("waymark")
   .add(AthleteYearGroup)
   .add(GearComponentsGroup)
   .add(SharingGroup)
+  .add(SegmentsGroup)
   .addError(InvalidTokenWire)
   .addError(PayloadTooLargeWire)
   .addError(InsufficientStorageWire)

@@ -15,6 +15,8 @@ import { AthleteYearHttpLive } from "./AthleteYearHttp.ts"
 import { AthleteYear } from "../services/year/AthleteYear.ts"
 import { GearComponentsHttpLive } from "./GearComponentsHttp.ts"
 import { SharingHttpLive } from "./SharingHttp.ts"
+import { SegmentsHttpLive } from "./SegmentsHttp.ts"
+import { Segments } from "../services/segments/Segments.ts"
 import { ApiAuthorization, AuthorizationLive } from "./AuthorizationLive.ts"
 import { DashboardSessions } from "./dashboard/DashboardSessions.ts"
 import { DirectRoutesLive } from "./DirectRoutes.ts"
@@ -35,10 +37,10 @@ import { TrainingReads } from "../services/training/TrainingReads.ts"
 /** Every route of the JSON API as one layer, without the listener (tests add their own). */
 export const ApiLive = HttpApiBuilder.api(WaymarkApi).pipe(
   Layer.provide([SystemHttpLive, ActivitiesHttpLive, ActivityDetailHttpLive, FileImportsHttpLive, GearHttpLive, StatsHttpLive, AthleteHttpLive, TrainingHttpLive]),
-  Layer.provide([AthleteYearHttpLive, GearComponentsHttpLive, SharingHttpLive]),
+  Layer.provide([AthleteYearHttpLive, GearComponentsHttpLive, SharingHttpLive, SegmentsHttpLive]),
   Layer.provide([AuthorizationLive, HotReads.Default]),
   // the services of the detail, statistics and import-log routes, over the daemon's storage
-  Layer.provide([ActivityDetail.Default, Stats.Default, FileImportActions.Default, TrainingReads.Default, AthleteYear.Default])
+  Layer.provide([ActivityDetail.Default, Stats.Default, FileImportActions.Default, TrainingReads.Default, AthleteYear.Default, Segments.Default])
 )
 
 /**

@@ -12,6 +12,7 @@ import { HttpServerRegistrationLive } from "../fibers/HttpServerRegistration.ts"
 import { ImportWorkerLive } from "../fibers/ImportWorker.ts"
 import { LogRetentionLive } from "../fibers/LogRetention.ts"
 import { TrainingUpkeepLive } from "../fibers/TrainingUpkeep.ts"
+import { SegmentUpkeepLive } from "../fibers/SegmentUpkeep.ts"
 import { WatchFolderLive } from "../fibers/WatchFolder.ts"
 import { makeHttpApp } from "../http/ApiLive.ts"
 import { DashboardRoutes } from "../http/dashboard/DashboardRoutes.ts"
@@ -70,6 +71,7 @@ export const makeDaemon = <E, R>(server: Layer.Layer<ServerServices, E, R>) =>
     WatchFolderLive,
     ImportWorkerLive,
     TrainingUpkeepLive,
+    SegmentUpkeepLive,
     StravaModeLive
   ).pipe(
     Layer.provide(RouteTableLive),

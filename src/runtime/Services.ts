@@ -34,6 +34,7 @@ import { CardRenderer } from "../services/sharing/CardRenderer.ts"
 import { PrivacyZones } from "../services/sharing/PrivacyZones.ts"
 import { SharedActivity } from "../services/sharing/SharedActivity.ts"
 import { ShareLinks } from "../services/sharing/ShareLinks.ts"
+import { SegmentStore } from "../services/segments/SegmentStore.ts"
 
 /**
  * The services every program over the storage folder shares, composed once: configuration,
@@ -47,10 +48,10 @@ const StorageLive = ReadConnection.Default.pipe(Layer.provideMerge(DatabaseLive)
 
 const ReadsLive = Layer.merge(ActivityReads.Default, FileImportReads.Default).pipe(Layer.provideMerge(StorageLive))
 
-// the training analysis' writer, which the activities' repository writes through
+// the training analysis' and the segments' writers, which the activities' repository writes through
 const TrainingLive = ThresholdsRepo.Default.pipe(
   Layer.provideMerge(TrainingRecompute.Default),
-  Layer.provideMerge(TrainingStore.Default),
+  Layer.provideMerge(Layer.merge(TrainingStore.Default, SegmentStore.Default)),
   Layer.provideMerge(StorageLive)
 )
 

@@ -83,5 +83,7 @@ export interface ActivityDraft extends ActivitySummary {
  */
 export interface EncodedActivityDraft extends Omit<ActivityDraft, "streams" | "training"> {
   readonly encodedStreams: Uint8Array
+  /** the track in the form the segments read (SegmentTrack), made with the encoded streams; null without positions */
+  readonly segmentTrack?: Uint8Array | null
   readonly training: TrainingBasis
 }

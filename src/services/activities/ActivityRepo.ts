@@ -6,6 +6,7 @@ import { ActivityFields, type ActivitySummary, type MultisportPart } from "../..
 import type { ActivityImage } from "../../schema/ApiModels.ts"
 import { Lap, Length, Split } from "../../schema/ActivityDetailModels.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
+import { SegmentStore } from "../segments/SegmentStore.ts"
 import { TrainingStore } from "../training/TrainingStore.ts"
 import { type ActivitySearch, ActivityReads } from "./ActivityReads.ts"
 import { activityColumns, changedColumns } from "./ActivityRow.ts"
@@ -54,6 +55,7 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activ
     const config = yield* AppConfig
     const reads = yield* ActivityReads
     const training = yield* TrainingStore
+    const segments = yield* SegmentStore
 
     const toImage = (row: ImageRow): ActivityImage => ({ id: row.id, url: imageUrl(config.appUrl, row.file_name) })
 
@@ -100,6 +102,7 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activ
         activity_id: id, distance: effort.distanceInMeter, time_in_seconds: Math.round(effort.elapsedTimeInSeconds), start_offset: Math.round(effort.startOffsetInSeconds)
       })))
       yield* training.insert(id, draft)
+      yield* segments.activityStored(id, draft)
       yield* insertRows("activity_lengths", (draft.lengths ?? []).map((length) => ({
         activity_id: id, length_index: length.lengthIndex, data: JSON.stringify(length, LENGTH_PROPERTIES)
       })))
@@ -108,6 +111,7 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activ
     /** Replaces the computed data of an existing activity (external platform updates); keeps images. */
     const replace = Effect.fn("ActivityRepo.replace")(function*(id: string, draft: EncodedActivityDraft, externalId: string | null) {
       const images = yield* sql<{ id: string; activity_id: string; file_name: string; external_id: string | null; created_at: number }>`SELECT * FROM activity_images WHERE activity_id = ${id}`
+      yield* segments.activityRemoved(id)
       yield* sql`DELETE FROM activities WHERE id = ${id}`
       yield* insert(id, draft, externalId)
       if (images.length > 0) yield* sql`INSERT INTO activity_images ${sql.insert(images.map((i) => ({ ...i })))}`
@@ -137,7 +141,10 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activ
       yield* sql.withTransaction(Effect.gen(function*() {
         yield* sql`UPDATE activities SET ${sql.update(changes)} WHERE id = ${id}`
         const sportType = patch.sportType
-        if (sportType !== undefined) yield* changeRacePart(id, (part) => ({ ...part, sportType }))
+        if (sportType !== undefined) {
+          yield* changeRacePart(id, (part) => ({ ...part, sportType }))
+          yield* segments.sportChanged(id, sportType)
+        }
       }))
     }, Effect.orDie)
 
@@ -164,6 +171,7 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activ
           }
         }
         yield* changeRacePart(id, (part) => ({ ...part, activityId: null }))
+        yield* segments.activityRemoved(id)
         yield* sql`DELETE FROM activities WHERE id = ${id}`
         return { imageFiles: images.map((i) => i.file_name) } satisfies DeletedActivity
       }))

@@ -1,5 +1,6 @@
 import * as zlib from "node:zlib"
 import { type ActivityDraft, type ActivityStreams, type EncodedActivityDraft, sampleCount } from "../../schema/ActivityDraft.ts"
+import { encodeTrack } from "../segments/SegmentTrack.ts"
 import { trainingBasisOf } from "../training/TrainingBasis.ts"
 
 /**
@@ -126,5 +127,5 @@ export const decodeStreams = (data: Uint8Array): ActivityStreams => {
 /** The draft in its stored form: its streams encoded, with its training basis (computed from them when it has none). */
 export const encodeDraft = (draft: ActivityDraft): EncodedActivityDraft => {
   const { streams, training, ...rest } = draft
-  return { ...rest, encodedStreams: encodeStreams(streams), training: training ?? trainingBasisOf(streams) }
+  return { ...rest, encodedStreams: encodeStreams(streams), segmentTrack: encodeTrack(streams), training: training ?? trainingBasisOf(streams) }
 }

@@ -37,6 +37,6 @@ port.on("message", async (request: ParseRequest) => {
     // a message may quote the file (a name, a number of a million digits): it is stored and served
     response = { id: request.id, error: truncateText(message, MAX_IMPORT_MESSAGE_LENGTH) }
   }
-  port.postMessage(response, "drafts" in response ? response.drafts.map((d) => d.encodedStreams.buffer as ArrayBuffer) : [])
+  port.postMessage(response, "drafts" in response ? response.drafts.flatMap((d) => [d.encodedStreams.buffer as ArrayBuffer, ...(d.segmentTrack == null ? [] : [d.segmentTrack.buffer as ArrayBuffer])]) : [])
 })
 port.postMessage({ ready: true, tid })

@@ -15,6 +15,7 @@ import importShapes from "./migrations/0010_import_shapes.ts"
 import detailNames from "./migrations/0011_detail_names.ts"
 import exportArchives from "./migrations/0012_export_archives.ts"
 import unpackedEntries from "./migrations/0013_unpacked_entries.ts"
+import segments from "./migrations/0014_segments.ts"
 import sharing from "./migrations/0015_sharing.ts"
 import { StoragePaths } from "./StoragePaths.ts"
 
@@ -33,6 +34,7 @@ export const MIGRATIONS = {
   "0011_detail_names": detailNames,
   "0012_export_archives": exportArchives,
   "0013_unpacked_entries": unpackedEntries,
+  "0014_segments": segments,
   "0015_sharing": sharing
 }
 

@@ -2,6 +2,8 @@ import { Effect } from "effect"
 import { ActivityFields } from "../../schema/ActivityFields.ts"
 import { MILE, type SportType } from "../../schema/SportType.ts"
 import type { SportTypeStreaks, Streaks } from "../../schema/StreakModels.ts"
+import type { Milestone } from "../../schema/MilestoneModels.ts"
+import { durationText } from "./durationText.ts"
 import type { YearInReview } from "../../schema/YearInReviewModels.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { placeholders, ReadConnection } from "../platform/ReadConnection.ts"
@@ -131,8 +133,29 @@ export class AthleteYear extends Effect.Service<AthleteYear>()("services/year/At
 
     const milestones = Effect.fn("AthleteYear.milestones")(function*() {
       const walk = history()
-      return walk.answer ??= walk.milestones.milestones()
+      const walked = walk.answer ??= walk.milestones.milestones()
+      const records = segmentRecords()
+      if (records.length === 0) return walked
+      // newest first; the sort is stable, so what one activity made keeps its order
+      return [...records, ...walked].sort((a, b) => (a.on < b.on ? 1 : a.on > b.on ? -1 : 0))
     })
+
+    /** Each effort on a segment faster than every one before it there (the segments' leaderboards, read as they are). */
+    const segmentRecords = (): Array<Milestone> =>
+      db.rows(
+        `SELECT substr(a.start_date_local, 1, 10), e.activity_id, a.sport_type, s.name, e.elapsed_time
+         FROM segment_efforts e JOIN segments s ON s.id = e.segment_id JOIN activities a ON a.id = e.activity_id
+         WHERE NOT EXISTS (SELECT 1 FROM segment_efforts o WHERE o.segment_id = e.segment_id AND o.start_time < e.start_time AND o.elapsed_time <= e.elapsed_time)
+         ORDER BY e.start_time DESC`,
+        []
+      ).map(([on, activityId, sportType, name, seconds]) => ({
+        on: on as string,
+        kind: "segmentRecord" as const,
+        title: `New record on ${name as string}: ${durationText(seconds as number)}`,
+        activityId: activityId as string,
+        sportType: F.sportType.read(sportType),
+        value: seconds as number
+      }))
 
     const yearRows = (year: number) => localRange(String(year), String(year + 1), [], "started")
 
