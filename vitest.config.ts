@@ -6,8 +6,9 @@ import { defineConfig } from "vitest/config"
  * The suite as three projects, told apart by what a test file does (read from its text and from
  * the helpers it imports from outside test/support), so that a new file lands in the right one
  * by itself:
- * - `unit`: no daemon, no child process, no browser (`npm run test:unit`, well under a minute);
- * - `daemon`: the daemon or a connector built in-process on a loopback port;
+ * - `unit`: no daemon, no database, no corpus, no child process, no browser (`npm run test:unit`);
+ * - `daemon`: the daemon, its services over a database, or a connector, built in-process, and
+ *   the corpora of real files;
  * - `programs`: spawns a program (`node dist/main.js`, the command line, the connectors),
  *   a shell or Chromium; its global setup builds dist/ once (test/support/buildOnce.ts).
  * All three run side by side, one file per worker: every file makes its own temporary folders
@@ -20,7 +21,7 @@ const TEST_DIR = path.join(ROOT, "test")
 const SUPPORT_DIR = path.join(TEST_DIR, "support")
 
 const PROGRAMS = /\b(child_process|programFile|builtDashboard|startChildDaemon|runDaemonToExit|runCli|spawnCli|spawnEntry|buildDashboard|openDashboardBrowser|launchChromium|playwright-core)\b/
-const DAEMON = /\b(TestDaemon\.layer|daemonLayer|healthDaemon|makeDaemon|startConnector)\b/
+const DAEMON = /\b(TestDaemon\.layer|daemonLayer|healthDaemon|makeDaemon|startConnector|ServicesLive|ImportHarness|corpus\.ts|exportArchives)\b/
 
 /** A test file's text with that of the helpers it imports from test/ outside test/support, transitively. */
 const textOf = (file: string, seen = new Set<string>()): string => {
