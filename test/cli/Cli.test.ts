@@ -3,18 +3,21 @@ import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
+import { type Program, programFile, REPO_DIR } from "../support/programs.ts"
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url))
-const TSX = path.join(ROOT, "node_modules", ".bin", "tsx")
-
-const run = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
-  spawnSync(TSX, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? "", HOME: os.tmpdir(), ...env }, encoding: "utf8", timeout: 60_000 })
+/** A built program (`node dist/<program>.js`) run to its end with only `env` (plus PATH and HOME). */
+const run = (program: Program, args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
+  spawnSync(process.execPath, [programFile(program), ...args], {
+    cwd: REPO_DIR,
+    env: { PATH: process.env.PATH ?? "", HOME: os.tmpdir(), ...env },
+    encoding: "utf8",
+    timeout: 120_000
+  })
 
 describe("command line", () => {
   it("app:api-key:generate prints a fresh wmk_ key (64 lowercase hex) each time", () => {
-    const first = run(["src/cli.ts", "app:api-key:generate"])
-    const second = run(["src/cli.ts", "app:api-key:generate"])
+    const first = run("cli", ["app:api-key:generate"])
+    const second = run("cli", ["app:api-key:generate"])
     expect(first.status).toBe(0)
     expect(first.stdout.trim()).toMatch(/^wmk_[0-9a-f]{64}$/)
     expect(second.stdout.trim()).toMatch(/^wmk_[0-9a-f]{64}$/)
@@ -24,7 +27,7 @@ describe("command line", () => {
   it("the daemon reports every configuration error at once and exits with code 1", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "waymark-config-"))
     try {
-      const result = run(["src/main.ts"], {
+      const result = run("main", [], {
         STORAGE_DIR: path.join(dir, "storage"),
         WATCH_DIR: path.join(dir, "watch"),
         PORT: "eighty",
@@ -49,7 +52,7 @@ describe("command line", () => {
   it("the daemon refuses a malformed key, externalApi without Strava credentials and webhooks without a token, all at once", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "waymark-config-"))
     try {
-      const result = run(["src/main.ts"], {
+      const result = run("main", [], {
         STORAGE_DIR: path.join(dir, "storage"),
         WATCH_DIR: path.join(dir, "watch"),
         SERVICE_API_KEY: "abc",
@@ -75,7 +78,7 @@ describe("command line", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "waymark-config-"))
     try {
       const key = `wmk_${"ab12".repeat(16)}`.toUpperCase().replace("WMK_", "wmk_")
-      const result = run(["src/main.ts"], { STORAGE_DIR: path.join(dir, "storage"), WATCH_DIR: path.join(dir, "watch"), SERVICE_API_KEY: key })
+      const result = run("main", [], { STORAGE_DIR: path.join(dir, "storage"), WATCH_DIR: path.join(dir, "watch"), SERVICE_API_KEY: key })
       expect(result.status).toBe(1)
       expect(result.stderr).toMatch(/1 problem\b/)
       expect(result.stderr).toContain("upper-case")

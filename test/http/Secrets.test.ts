@@ -8,6 +8,7 @@ import * as path from "node:path"
 import { generateApiKey } from "../../src/services/platform/ApiKey.ts"
 import { startFakeStrava } from "../fakes/FakeStrava.ts"
 import { REPO_DIR, startChildDaemon } from "../support/ChildDaemon.ts"
+import { programFile } from "../support/programs.ts"
 
 /**
  * Secrets never leave the process: the real daemon in Strava mode, configured with every kind
@@ -29,7 +30,7 @@ const listFiles = (dir: string): Array<string> =>
 const runCli = (args: ReadonlyArray<string>, env: Record<string, string>) =>
   Effect.promise(() =>
     new Promise<{ code: number | null; output: string }>((resolve) => {
-      const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", ...args], {
+      const child = spawn(process.execPath, [programFile("cli"), ...args], {
         cwd: REPO_DIR,
         env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "", ...env },
         stdio: ["ignore", "pipe", "pipe"]
@@ -37,7 +38,7 @@ const runCli = (args: ReadonlyArray<string>, env: Record<string, string>) =>
       let output = ""
       child.stdout.on("data", (c: Buffer) => (output += c.toString("utf8")))
       child.stderr.on("data", (c: Buffer) => (output += c.toString("utf8")))
-      const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
+      const timer = setTimeout(() => child.kill("SIGKILL"), 120_000)
       child.once("exit", (code) => {
         clearTimeout(timer)
         resolve({ code, output })

@@ -5,13 +5,14 @@ import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { REPO_DIR, startChildDaemon, type ChildDaemon } from "../support/ChildDaemon.ts"
+import { programFile } from "../support/programs.ts"
 import { dayStart, dropFile, gpxActivity, makeRoot, type Root } from "../support/ImportHarness.ts"
 import { PNG_1x1 } from "../support/TestDaemon.ts"
 
 /** `npm run cli -- app:backup <file>` over the folders of `root`, as a separate process. */
 const backup = (root: Root, file: string) =>
   Effect.sync(() => {
-    const result = childProcess.spawnSync(process.execPath, ["--import", "tsx", "src/cli.ts", "app:backup", file], {
+    const result = childProcess.spawnSync(process.execPath, [programFile("cli"), "app:backup", file], {
       cwd: REPO_DIR,
       env: { PATH: process.env["PATH"]!, HOME: process.env["HOME"] ?? "/tmp", ...root.env },
       encoding: "utf8",

@@ -3,7 +3,7 @@ import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { REPO_DIR } from "../support/ChildDaemon.ts"
+import { programFile } from "../support/programs.ts"
 import { runCli } from "../cli/runCli.ts"
 
 const ESC = "\u001b["
@@ -55,7 +55,7 @@ describe("command line", () => {
 
   it.skipIf(!HAS_SCRIPT)("--help on a terminal is coloured unless NO_COLOR is set", () => {
     const onTerminal = (env: string) =>
-      spawnSync("script", ["-qec", `${env} ${path.join(REPO_DIR, "node_modules", ".bin", "tsx")} ${path.join(REPO_DIR, "src", "cli.ts")} --help`, "/dev/null"], {
+      spawnSync("script", ["-qec", `${env} ${process.execPath} ${programFile("cli")} --help`, "/dev/null"], {
         cwd: os.tmpdir(),
         env: { PATH: process.env.PATH ?? "", HOME: os.tmpdir(), TERM: "xterm" },
         encoding: "utf8",

@@ -4,7 +4,8 @@ import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { REPO_DIR, startChildDaemon } from "../support/ChildDaemon.ts"
+import { startChildDaemon } from "../support/ChildDaemon.ts"
+import { programFile } from "../support/programs.ts"
 import { freePort } from "../support/freePort.ts"
 import { generateApiKey } from "../../src/services/platform/ApiKey.ts"
 import { lockHeartbeat } from "../../src/fibers/LockHeartbeat.ts"
@@ -70,9 +71,8 @@ describe("storage lock", () => {
       yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
       const key = generateApiKey()
       const env = { STORAGE_DIR: path.join(dir, "storage"), WATCH_DIR: path.join(dir, "watch"), SERVICE_API_KEY: key, TZ: "UTC" }
-      const loader = new URL(`file://${path.join(REPO_DIR, "node_modules", "tsx", "dist", "loader.mjs")}`).href
       const port = yield* freePort
-      const first = yield* underNonReapingParent([process.execPath, "--import", loader, path.join(REPO_DIR, "src", "main.ts")], {
+      const first = yield* underNonReapingParent([process.execPath, programFile("main")], {
         ...env,
         PORT: String(port),
         HOST: "127.0.0.1"

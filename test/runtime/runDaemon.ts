@@ -1,9 +1,7 @@
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import * as os from "node:os"
-import * as path from "node:path"
-import { pathToFileURL } from "node:url"
-import { REPO_DIR } from "../support/ChildDaemon.ts"
+import { programFile } from "../support/programs.ts"
 
 export interface DaemonRun {
   readonly code: number | null
@@ -12,13 +10,12 @@ export interface DaemonRun {
 }
 
 /**
- * Starts the daemon from source with only the given environment and waits for it to exit
+ * Starts the built daemon (`node dist/main.js`) with only the given environment and waits for it to exit
  * (for starts that must fail); killed after `timeoutMs` (then `code` is null).
  */
 export const runDaemonToExit = (env: Record<string, string>, options: { readonly cwd?: string; readonly timeoutMs?: number } = {}) =>
   Effect.async<DaemonRun>((resume) => {
-    const loader = pathToFileURL(path.join(REPO_DIR, "node_modules", "tsx", "dist", "loader.mjs")).href
-    const child = spawn(process.execPath, ["--import", loader, path.join(REPO_DIR, "src", "main.ts")], {
+    const child = spawn(process.execPath, [programFile("main")], {
       cwd: options.cwd ?? os.tmpdir(),
       env: { PATH: process.env.PATH ?? "", HOME: os.tmpdir(), ...env },
       stdio: ["ignore", "pipe", "pipe"]
@@ -27,7 +24,7 @@ export const runDaemonToExit = (env: Record<string, string>, options: { readonly
     let stderr = ""
     child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")))
     child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")))
-    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 30_000)
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 120_000)
     child.on("close", (code) => {
       clearTimeout(timer)
       resume(Effect.succeed({ code, stdout, stderr }))

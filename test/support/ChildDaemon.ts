@@ -1,13 +1,14 @@
 import { Duration, Effect, type Scope } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as path from "node:path"
-import { fileURLToPath, pathToFileURL } from "node:url"
+import { pathToFileURL } from "node:url"
 import { freePort } from "./freePort.ts"
+import { programFile, REPO_DIR } from "./programs.ts"
 
 /**
- * The daemon as a real child process, started from source (`node --import tsx src/main.ts`,
- * cwd the repository) or built (`node dist/main.js`, as `npm start` runs it, for the
- * benchmark), for tests that must kill it for real (`SIGKILL`) and start it again
+ * The daemon as a real child process, built (`node dist/main.js`, as `npm start` runs it, cwd
+ * the repository; the suite builds dist/ once, test/support/buildOnce.ts) or, on request, from
+ * source (`node --import tsx src/main.ts`), for tests that must kill it for real (`SIGKILL`) and start it again
  * over the same folders. The child gets only the environment given here (plus PATH, HOME
  * and TMPDIR), never the test runner's. Every child is killed (`SIGKILL`) when the scope
  * that spawned it closes, and, as a last resort, when the test process exits.
@@ -15,15 +16,15 @@ import { freePort } from "./freePort.ts"
  * Use from `it.live` / `it.scopedLive` (the real clock): startup takes a few seconds.
  */
 
-export const REPO_DIR = fileURLToPath(new URL("../..", import.meta.url))
+export { REPO_DIR }
 
 export interface ChildDaemonOptions {
   /** STORAGE_DIR, WATCH_DIR, SERVICE_API_KEY, TZ, LOG_LEVEL, ...; PORT, HOST and APP_URL are set here */
   readonly env: Readonly<Record<string, string>>
   readonly apiKey: string
-  /** how long the status endpoint may take to answer 200 (default 45 s) */
+  /** how long the status endpoint may take to answer 200 (default 120 s: a busy machine) */
   readonly readyTimeout?: Duration.DurationInput
-  /** run the compiled daemon of `npm run build` instead of the source */
+  /** the compiled daemon of `npm run build` (the default); false: the source through tsx */
   readonly built?: boolean
   /** with `built`: another compiled daemon than this repository's `dist/main.js` (the benchmark's baseline) */
   readonly main?: string
@@ -84,8 +85,8 @@ const spawnOnce = (options: ChildDaemonOptions, port: number): Effect.Effect<Chi
     const child = yield* Effect.acquireRelease(
       Effect.sync(() => {
         installExitHook()
-        const args = options.built
-          ? [options.main ?? path.join(REPO_DIR, "dist", "main.js")]
+        const args = options.built !== false
+          ? [options.main ?? programFile("main")]
           : ["--import", pathToFileURL(path.join(REPO_DIR, "node_modules", "tsx", "dist", "loader.mjs")).href, path.join(REPO_DIR, "src", "main.ts")]
         const child = spawn(process.execPath, args, { cwd: options.cwd ?? REPO_DIR, env, stdio: ["ignore", "pipe", "pipe"] })
         live.add(child)
@@ -168,7 +169,7 @@ const waitReady = (daemon: ChildDaemon, timeout: Duration.DurationInput) =>
  */
 export const startChildDaemon = (options: ChildDaemonOptions): Effect.Effect<ChildDaemon, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const timeout = options.readyTimeout ?? "45 seconds"
+    const timeout = options.readyTimeout ?? "120 seconds"
     for (let attempt = 1; ; attempt++) {
       const daemon = yield* spawnOnce(options, yield* freePort)
       const ready = yield* Effect.either(waitReady(daemon, timeout))

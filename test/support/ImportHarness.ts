@@ -94,7 +94,7 @@ export const waitFor = <A, E, R>(
   options: { readonly timeout?: Duration.DurationInput; readonly interval?: Duration.DurationInput } = {}
 ): Effect.Effect<A, E, R> =>
   Effect.gen(function*() {
-    const deadline = Date.now() + Duration.toMillis(options.timeout ?? "20 seconds")
+    const deadline = Date.now() + Duration.toMillis(options.timeout ?? "90 seconds")
     while (true) {
       const value = yield* probe
       if (value !== undefined) return value
@@ -124,7 +124,7 @@ export const countActivities = Effect.flatMap(SqlClient.SqlClient, (sql) => sql<
 )
 
 /** Waits for the terminal row of `filename` (the first one). */
-export const waitForRow = (filename: string, timeout: Duration.DurationInput = "20 seconds") =>
+export const waitForRow = (filename: string, timeout: Duration.DurationInput = "90 seconds") =>
   waitFor(`the import row of ${filename}`, Effect.map(importRows(filename), (rows) => rows[0]), { timeout })
 
 /**

@@ -10,7 +10,7 @@ import { PolarPoller } from "../../../src/connectors/polar/PolarPoller.ts"
 import { PolarSync } from "../../../src/connectors/polar/PolarSync.ts"
 import { WebhookKeeper } from "../../../src/connectors/polar/WebhookKeeper.ts"
 import { type FakePolar, startFakePolar, type FakePolarOptions } from "../../fakes/FakePolar.ts"
-import { REPO_DIR } from "../../support/ChildDaemon.ts"
+import { programFile, REPO_DIR } from "../../support/programs.ts"
 import { freePort } from "../../support/freePort.ts"
 
 /**
@@ -133,11 +133,11 @@ export interface Child {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
 }
 
-/** `node --import tsx src/polar.ts <args>` with only `env` (plus PATH and HOME); killed when the scope closes. */
+/** The built entry (`node dist/polar.js <args>`) with only `env` (plus PATH and HOME); killed when the scope closes. */
 export const spawnEntry = (args: ReadonlyArray<string>, env: Readonly<Record<string, string>>): Effect.Effect<Child, never, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.sync(() => {
-      const child = spawn(process.execPath, ["--import", "tsx", "src/polar.ts", ...args], {
+      const child = spawn(process.execPath, [programFile("polar"), ...args], {
         cwd: REPO_DIR,
         env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "", ...env },
         stdio: ["pipe", "pipe", "pipe"]

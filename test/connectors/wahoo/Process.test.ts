@@ -4,22 +4,22 @@ import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
-import { REPO_DIR } from "../../support/ChildDaemon.ts"
+import { programFile, REPO_DIR } from "../../support/programs.ts"
 import { connectThroughDashboard, daysAgo, eventually, httpsRequest, listDir, listeningEnv, scopedDirs, scopedFake } from "./harness.ts"
 
 /**
- * The connector as its own process (the entry `npm run wahoo` runs, here from source): it
+ * The connector as its own process (the entry `npm run wahoo` runs, built): it
  * serves the dashboard over HTTPS, connects against the fake and downloads, and a SIGTERM
  * ends it cleanly.
  */
 
 /** The entry run to its end with only `env` (plus PATH and HOME). */
 const runWahoo = (env: Record<string, string>, args: ReadonlyArray<string> = []) =>
-  spawnSync(process.execPath, ["--import", "tsx", "src/wahoo.ts", ...args], {
+  spawnSync(process.execPath, [programFile("wahoo"), ...args], {
     cwd: REPO_DIR,
     env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "", ...env },
     encoding: "utf8",
-    timeout: 60_000
+    timeout: 120_000
   })
 
 describe("Wahoo connector process", () => {
@@ -32,7 +32,7 @@ describe("Wahoo connector process", () => {
       let output = ""
       const child = yield* Effect.acquireRelease(
         Effect.sync(() => {
-          const c = spawn(process.execPath, ["--import", "tsx", "src/wahoo.ts"], {
+          const c = spawn(process.execPath, [programFile("wahoo")], {
             cwd: REPO_DIR,
             env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "", ...env },
             stdio: ["ignore", "pipe", "pipe"]

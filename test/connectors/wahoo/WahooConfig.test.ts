@@ -6,7 +6,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { wahooConfig } from "../../../src/connectors/wahoo/WahooConfig.ts"
 import { configProblems } from "../../../src/services/platform/Settings.ts"
-import { REPO_DIR } from "../../support/ChildDaemon.ts"
+import { programFile, REPO_DIR } from "../../support/programs.ts"
 
 const read = (env: Record<string, string>) =>
   Effect.runSync(Effect.either(Effect.withConfigProvider(wahooConfig, ConfigProvider.fromMap(new Map(Object.entries(env))))))
@@ -108,11 +108,11 @@ describe("Wahoo connector configuration", () => {
   })
 
   it("npm run wahoo's entry exits 1 listing every problem", () => {
-    const result = spawnSync(process.execPath, ["--import", "tsx", "src/wahoo.ts"], {
+    const result = spawnSync(process.execPath, [programFile("wahoo")], {
       cwd: REPO_DIR,
       env: { PATH: process.env["PATH"] ?? "", SYNC_CRON: "every day", SYNC_TIME_WINDOW: "forever" },
       encoding: "utf8",
-      timeout: 60_000
+      timeout: 120_000
     })
     expect(result.status).toBe(1)
     expect(result.stderr).toContain("invalid configuration (4 problems)")

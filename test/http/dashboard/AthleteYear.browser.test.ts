@@ -3,7 +3,7 @@ import { afterAll, describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { buildDashboard } from "../../../scripts/buildDashboard.ts"
+import { builtDashboard } from "../../support/programs.ts"
 import { GearRepo } from "../../../src/services/activities/GearRepo.ts"
 import { GearComponents } from "../../../src/services/gear/GearComponents.ts"
 import { seedGenerated } from "../../support/generatedActivities.ts"
@@ -83,7 +83,7 @@ describe.skipIf(skipReason !== undefined)("the athlete's year in Chromium", () =
         yield* components.create("gear-road", { name: "Tyres", installedOn: daysAgo(90), intervalInMeter: 8_000_000, intervalInSeconds: null, intervalInDays: 365 })
         yield* components.create("gear-shoes", { name: "Soles", installedOn: daysAgo(60), intervalInMeter: null, intervalInSeconds: 360_000, intervalInDays: 60 })
         yield* Effect.promise(async () => {
-          await buildDashboard()
+          builtDashboard()
           ui = await openSignedIn(base, root.apiKey, ARTIFACTS)
         })
       }), 120_000)

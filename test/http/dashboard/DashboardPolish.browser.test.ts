@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { Browser, BrowserContext, Page } from "playwright-core"
-import { buildDashboard } from "../../../scripts/buildDashboard.ts"
+import { builtDashboard } from "../../support/programs.ts"
 import { DASHBOARD_PAGES, menuLabelOf, type PageName } from "../../../src/http/dashboard/dashboardPages.ts"
 import type { ActivityDraft } from "../../../src/schema/ActivityDraft.ts"
 import { FileImportRepo } from "../../../src/services/import/FileImportRepo.ts"
@@ -40,7 +40,7 @@ const ids: Record<string, string> = {}
 
 beforeAll(async () => {
   if (skipReason !== undefined) return
-  await buildDashboard()
+  builtDashboard()
   fs.mkdirSync(ARTIFACTS, { recursive: true })
   browser = await launchChromium()
 }, 120_000)

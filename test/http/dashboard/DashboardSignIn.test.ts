@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, layer } from "@effect/vitest"
 import * as HttpBody from "@effect/platform/HttpBody"
 import { Effect } from "effect"
-import { buildDashboard } from "../../../scripts/buildDashboard.ts"
+import { builtDashboard } from "../../support/programs.ts"
 import { send, TestDaemon } from "../../support/TestDaemon.ts"
 
 /**
@@ -18,8 +18,8 @@ const signIn = (key: string, origin = ORIGIN) =>
 
 const sessionOf = (setCookie: string | undefined) => /waymark_session=([^;]*)/.exec(setCookie ?? "")?.[1] ?? ""
 
-// the app's shell names the built script: built here, not left to another test file
-beforeAll(() => buildDashboard(), 120_000)
+// the app's shell names the built script: built by the global setup before this file runs
+beforeAll(() => builtDashboard())
 
 describe("dashboard sign-in", () => {
   layer(TestDaemon.layer(), { excludeTestServices: true })("with a configured key", (it) => {

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { buildDashboard } from "../../../scripts/buildDashboard.ts"
+import { builtDashboard } from "../../support/programs.ts"
 import { daemonLayer, dayStart, fitActivity, makeRoot } from "../../support/ImportHarness.ts"
 import { CHROMIUM_MISSING, chromiumAvailable } from "../../support/chromium.ts"
 import { openSignedIn, type SignedInPage } from "./signedInPage.ts"
@@ -35,7 +35,7 @@ describe.skipIf(skipReason !== undefined)("the import page's progress in Chromiu
         const client = yield* HttpClient.HttpClient
         base = new URL((yield* client.get("/status")).request.url).origin
         yield* Effect.promise(async () => {
-          await buildDashboard()
+          builtDashboard()
           ui = await openSignedIn(base, root.apiKey, ARTIFACTS)
           await ui.go("#/import", "#dropzone")
           expect(await ui.page.locator("#import-progress").isHidden()).toBe(true)

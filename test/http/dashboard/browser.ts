@@ -1,7 +1,7 @@
 import { expect } from "@effect/vitest"
 import * as fs from "node:fs"
 import type { Browser, BrowserContext, Page } from "playwright-core"
-import { buildDashboard } from "../../../scripts/buildDashboard.ts"
+import { builtDashboard } from "../../support/programs.ts"
 import { DESKTOP, launchChromium, PHONE } from "../../support/chromium.ts"
 import { collectProblems, redrawn, seriousViolations, shoot as shootAt } from "./pageTools.ts"
 
@@ -28,7 +28,7 @@ export interface DashboardBrowser {
  * console errors, script errors and script dialogs are collected into `problems`.
  */
 export const openDashboardBrowser = async (artifacts: string, problems: Array<string>): Promise<DashboardBrowser> => {
-  await buildDashboard()
+  builtDashboard()
   fs.mkdirSync(artifacts, { recursive: true })
   const browser = await launchChromium()
   const context = await browser.newContext({ viewport: DESKTOP })
