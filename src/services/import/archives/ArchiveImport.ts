@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { exportedGearId, GearRepo } from "../../activities/GearRepo.ts"
+import { AppConfig } from "../../platform/AppConfig.ts"
 import { inChannel } from "../../platform/Logs.ts"
 import { EXPORT_NAMES, EXPORT_SOURCES } from "../exports/ExportPlan.ts"
 import { GarminSummaries } from "../exports/GarminSummaries.ts"
@@ -49,6 +50,7 @@ export class ArchiveImport extends Effect.Service<ArchiveImport>()("services/imp
     const summaries = yield* GarminSummaries
     const archives = yield* KeptArchives
     const sql = yield* SqlClient.SqlClient
+    const { exportMetadataLimits } = yield* AppConfig
 
     /** The staged images an export's activity names (by their path in the archive), copied out for it. */
     const imagesOf = (staged: StagedZip, about: ExportedActivity) =>
@@ -111,7 +113,7 @@ export class ArchiveImport extends Effect.Service<ArchiveImport>()("services/imp
     /** Unpacks the zip `filename` of the watch folder (see the class); the outcome of a zip refused, else null. */
     const unpack = Effect.fn("ArchiveImport.unpack")(function*(filename: string) {
       const zipPath = path.join(watch.watchDir, filename)
-      const staging = yield* Effect.either(Effect.tryPromise({ try: () => stageZip(zipPath, watch.watchDir, filename), catch: (error) => error }))
+      const staging = yield* Effect.either(Effect.tryPromise({ try: () => stageZip(zipPath, watch.watchDir, filename, exportMetadataLimits), catch: (error) => error }))
       if (staging._tag === "Right") {
         const staged = staging.right
         if (staged === null) return null

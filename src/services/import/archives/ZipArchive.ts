@@ -7,8 +7,12 @@ import * as yauzl from "yauzl"
 import { type FileIdentity, identityOf, sameIdentity } from "../FileIdentity.ts"
 import { planExport, recogniseExport } from "../exports/ExportLayout.ts"
 import { type ExportKind, type ExportPlan, normalEntry } from "../exports/ExportPlan.ts"
-import { planPart, readGarminSummaries } from "../exports/GarminExport.ts"
+import { garminSummariesOf, planPart } from "../exports/GarminExport.ts"
 import { folderSummaries, garminExportFolder, isFolderGarminPart } from "../exports/GarminFolder.ts"
+import {
+  MetadataBudget, type MetadataFormat, type MetadataLimits, MetadataOverLimit, type MetadataRecord, readMetadataRecords
+} from "../exports/MetadataRecords.ts"
+import { DEFAULT_EXPORT_METADATA_LIMITS } from "../../platform/AppConfig.ts"
 import { linkUnderFreeName, suffixedName } from "../PublishFile.ts"
 import type { ExportedActivity } from "./ExportedActivity.ts"
 
@@ -169,13 +173,10 @@ const streamEntry = async (zip: yauzl.ZipFile, entry: yauzl.Entry, sink: NodeJS.
   return counted.bytes
 }
 
-/** The text of a small entry (an export's metadata), at most ZIP_LIMITS.entryBytes. */
-const entryText = async (zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<string> => {
-  const chunks: Array<Buffer> = []
-  await streamEntry(zip, entry, async function*(source: AsyncIterable<Buffer>) {
-    for await (const chunk of source) chunks.push(chunk)
-  }, ZIP_LIMITS.entryBytes)
-  return Buffer.concat(chunks).toString("utf8")
+/** The records of a metadata entry, streamed within the archive's metadata limits (`budget`; its header's size too). */
+const entryRecords = async (zip: yauzl.ZipFile, entry: yauzl.Entry, format: MetadataFormat, budget: MetadataBudget): Promise<Array<MetadataRecord>> => {
+  budget.countBytes(entry.fileName, entry.uncompressedSize, 0)
+  return readMetadataRecords(entry.fileName, await zip.openReadStreamPromise(entry), format, budget)
 }
 
 /** Writes `entry` into the staging folder under its base name (made unique there); that name. */
@@ -210,23 +211,24 @@ const stageActivities = async (
  * the plan of its export's layout (ExportLayout), or, for a part of a Garmin export unpacked in
  * the folder, the part's plan with the summaries of the folder it lies in.
  */
-const planOf = async (zip: yauzl.ZipFile, entries: ReadonlyArray<yauzl.Entry>, watchDir: string, relative: string | undefined) => {
+const planOf = async (zip: yauzl.ZipFile, entries: ReadonlyArray<yauzl.Entry>, watchDir: string, relative: string | undefined, limits: MetadataLimits) => {
   const names = entries.map((e) => e.fileName)
   const folder = relative === undefined || !isFolderGarminPart(relative) ? null : garminExportFolder(relative)
+  const budget = new MetadataBudget(limits)
   if (folder !== null) {
-    const { archive, texts } = folderSummaries(watchDir, folder)
+    const { archive, records } = await folderSummaries(watchDir, folder, budget)
     const part = planPart(names)
-    const plan: ExportPlan = { kind: "garmin", ...part, parts: [], gear: [], summaries: readGarminSummaries(texts.values()), nested: [] }
+    const plan: ExportPlan = { kind: "garmin", ...part, parts: [], gear: [], summaries: garminSummariesOf(records.values()), nested: [] }
     return { plan, archive }
   }
   const layout = recogniseExport(names)
-  const texts = new Map<string, string>()
+  const records = new Map<string, ReadonlyArray<MetadataRecord>>()
   const byName = new Map(entries.map((e) => [normalEntry(e.fileName), e]))
   for (const wanted of layout.metadataEntries) {
     const entry = byName.get(wanted)
-    if (entry !== undefined) texts.set(wanted, await entryText(zip, entry))
+    if (entry !== undefined) records.set(wanted, await entryRecords(zip, entry, layout.metadataFormat, budget))
   }
-  return { plan: planExport(layout, names, texts), archive: null }
+  return { plan: planExport(layout, names, records), archive: null }
 }
 
 /**
@@ -237,7 +239,12 @@ const planOf = async (zip: yauzl.ZipFile, entries: ReadonlyArray<yauzl.Entry>, w
  * ZipChanged when it changed while it was read (no staging folder is left either way). Null when
  * it is gone.
  */
-export const stageZip = async (zipPath: string, destDir: string, relative?: string): Promise<StagedZip | null> => {
+export const stageZip = async (
+  zipPath: string,
+  destDir: string,
+  relative?: string,
+  metadataLimits: MetadataLimits = DEFAULT_EXPORT_METADATA_LIMITS
+): Promise<StagedZip | null> => {
   const opened = openRegular(zipPath)
   if (opened === null) return null
   const { identity } = opened
@@ -262,7 +269,9 @@ export const stageZip = async (zipPath: string, destDir: string, relative?: stri
       const error = yauzl.validateFileName(entry.fileName.replaceAll("\\", "/"))
       if (error !== null) throw new ZipProblem(`it holds a file whose path leads outside the archive (${error.replace(/^.*?: /, "")}); nothing was unpacked`)
     }
-    const { archive, plan } = await planOf(zip, entries, destDir, relative)
+    const { archive, plan } = await planOf(zip, entries, destDir, relative, metadataLimits).catch((e) => {
+      throw e instanceof MetadataOverLimit ? new ZipProblem(e.message) : e
+    })
     const nested = plan.nested[0]
     if (nested !== undefined) {
       throw new ZipProblem(
