@@ -145,6 +145,8 @@ const readCsv = (entry: string, slices: AsyncIterable<Buffer>, wanted: ReadonlyA
       relax_column_count: true,
       relax_quotes: true,
       skip_empty_lines: true,
+      // any line break ends a row, whichever the first row ended with
+      record_delimiter: ["\r\n", "\n", "\r"],
       max_record_size: budget.limits.recordBytes
     }),
     async (rows: AsyncIterable<MetadataRecord>) => {
@@ -187,12 +189,22 @@ const readJson = async (entry: string, slices: AsyncIterable<Buffer>, unwrap: st
     }
     return started
   }
+  // bytes handed to the tokenizer so far: an unfinished token's size is measured from its offset
+  let written = 0
+  // kept as well as thrown: the tokenizer swallows what is thrown on an unfinished number
+  const tooLarge = () => {
+    failure ??= budget.recordTooLarge(entry)
+    throw failure
+  }
   tokenizer.onToken = (token) => {
-    const size = typeof token.value === "string" ? token.value.length : String(token.value ?? "").length + 1
-    if (size > limit) throw budget.recordTooLarge(entry)
-    if (token.partial === true) return
+    if (token.partial === true) {
+      if (written - token.offset > limit) tooLarge()
+      return
+    }
+    // a finished number is a number, whatever it was written as; a string is held as it is
+    const size = typeof token.value === "string" ? token.value.length : 8
     pending += size
-    if (pending > limit) throw budget.recordTooLarge(entry)
+    if (size > limit || pending > limit) tooLarge()
     if (parser !== null) return parser.write(token)
     // a document that is no list holds no records
     if (first.length === 0 && token.token !== TokenType.LEFT_BRACKET) throw new JsonDamaged("not a JSON list")
@@ -207,6 +219,7 @@ const readJson = async (entry: string, slices: AsyncIterable<Buffer>, unwrap: st
     failure ??= error instanceof MetadataOverLimit ? error : new JsonDamaged(error.message)
   }
   for await (const slice of slices) {
+    written += slice.length
     tokenizer.write(slice)
     if (failure !== null) throw failure
   }
