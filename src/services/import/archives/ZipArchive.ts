@@ -235,7 +235,8 @@ const planOf = async (zip: yauzl.ZipFile, entries: ReadonlyArray<yauzl.Entry>, w
  * Unpacks `zipPath` into a staging folder of its own in `destDir` (the watch folder, where
  * `relative` is its path), all or nothing: the activity files its export's plan names, with what
  * the export says of each, the photos they name, and the activity files of the archives inside it
- * that the plan opens (a Garmin export's parts). Fails with ZipProblem when it is refused,
+ * that the plan opens (a Garmin export's parts). Its metadata is read within `metadataLimits`
+ * (MetadataRecords; past them the zip is refused naming the file). Fails with ZipProblem when it is refused,
  * ZipChanged when it changed while it was read (no staging folder is left either way). Null when
  * it is gone.
  */
