@@ -96,7 +96,10 @@ const mangleJson = (value: unknown, random: Random, kind: (typeof JSON_MUTATIONS
 // ---------------------------------------------------------------------------------------
 // exports
 
-const fileName = (source: SourceFile, id: number) => `${id}.${source.format}`
+/** Names unique to each archive: a file of one archive never meets another's name and bytes in the folder. */
+let archiveTag = ""
+let archiveIndex = 0
+const fileName = (source: SourceFile, id: number) => `${archiveTag}${id}.${source.format}`
 
 const strava = (files: ReadonlyArray<SourceFile>, random: Random, mutations: Array<string>): Array<ZipEntry> => {
   const header = ["Activity ID", "Activity Name", "Activity Type", "Activity Description", "Commute", "Activity Gear", "Filename", "Media"]
@@ -119,7 +122,7 @@ const garmin = (files: ReadonlyArray<SourceFile>, random: Random, mutations: Arr
     mutations.push(`summaries:${kind}`)
     entries.push({ name: `DI_CONNECT/DI-Connect-Fitness/a@b.c_${k}_summarizedActivities.json`, data: mangleJson([{ summarizedActivitiesExport: summaries }], random, kind) })
   }
-  const part = zipBuffer(files.map((f, i) => ({ name: `a@b.c_${i}.${f.format}`, data: f.bytes })))
+  const part = zipBuffer(files.map((f, i) => ({ name: `a@b.c_${fileName(f, i)}`, data: f.bytes })))
   return [...entries, { name: "DI_CONNECT/DI-Connect-Uploaded-Files/UploadedFiles_0-_Part1.zip", data: part, deflate: false }, { name: "DI_CONNECT/DI-Connect-Wellness/sleep.json", data: "[]" }]
 }
 
@@ -133,11 +136,12 @@ const fitTrackee = (files: ReadonlyArray<SourceFile>, random: Random, mutations:
 const endurain = (files: ReadonlyArray<SourceFile>, random: Random, mutations: Array<string>): Array<ZipEntry> => {
   const kind = random.pick(JSON_MUTATIONS)
   mutations.push(`activities:${kind}`)
-  const activities = files.map((_, i) => ({ id: i, name: `Activity ${i}`, activity_type: 1 + random.int(50) }))
+  const id = (i: number) => archiveIndex * 100 + i
+  const activities = files.map((_, i) => ({ id: id(i), name: `Activity ${i}`, activity_type: 1 + random.int(50) }))
   return [
     { name: "data/activities.json", data: mangleJson(activities, random, kind) },
     { name: "counts.json", data: "{}" },
-    ...files.map((f, i): ZipEntry => ({ name: `activity_files/${i}.${f.format}`, data: f.bytes }))
+    ...files.map((f, i): ZipEntry => ({ name: `activity_files/${id(i)}.${f.format}`, data: f.bytes }))
   ]
 }
 
@@ -180,6 +184,8 @@ export function* mutatedArchives(sources: ReadonlyArray<SourceFile>, count: numb
   const layouts = Object.keys(LAYOUTS) as Array<keyof typeof LAYOUTS>
   for (let i = 0; i < count; i++) {
     const layout = random.pick(layouts)
+    archiveTag = `a${i}-`
+    archiveIndex = i
     const files = Array.from({ length: 1 + random.int(4) }, () => random.pick(sources))
     const mutations: Array<string> = []
     const bytes = mangleZip(zipBuffer(LAYOUTS[layout](files, random, mutations)), random, mutations)
