@@ -6,11 +6,16 @@
  * daemon's own log. Prints files per second, outcomes, failures by reason, the slowest files,
  * parse worker restarts, GET /status latency meanwhile, the daemon's peak and idle RSS, and
  * checks that every stored activity is within the bounds and that the daemon still answers.
+ * Then M seeded archives (test/fuzz/mutateArchive.ts: exports of each peer and plain zips,
+ * their CSVs, summaries and JSON or the zip itself mangled), on a daemon whose metadata limits
+ * are lowered so that the attacks are small: each ends unpacked or with its one failed row, and
+ * every file an archive let in gets its own row, none twice.
  *
- *   npm run fuzz -- --count 3000 [--seed 1] [--max-bytes 12000000] [--window 50]
+ *   npm run fuzz -- --count 3000 [--seed 1] [--max-bytes 12000000] [--window 50] [--archives 60]
  *
- * Builds first (the npm script does). Exits 1 when a file did not reach a final state, one
- * took the worker to its limit, an absurd activity was stored or the daemon stopped.
+ * Builds first (the npm script does). Exits 1 when a file or an archive did not reach a final
+ * state, one took the worker to its limit, an absurd activity was stored, the rows do not add
+ * up or the daemon stopped.
  */
 import { Effect, Exit, Scope } from "effect"
 import * as fs from "node:fs"
@@ -22,6 +27,7 @@ import { startChildDaemon } from "../test/support/ChildDaemon.ts"
 import { CORPUS_DIR, CORPUS_MISSING_MESSAGE } from "../test/support/corpus.ts"
 import { makeRoot } from "../test/support/ImportHarness.ts"
 import { corpusSources, mutatedFiles, type MutatedFile } from "../test/fuzz/mutateActivityFile.ts"
+import { METADATA_LIMITS_ENV, mutatedArchives } from "../test/fuzz/mutateArchive.ts"
 
 const { values: args } = parseArgs({
   options: {
@@ -29,6 +35,7 @@ const { values: args } = parseArgs({
     seed: { type: "string", default: "1" },
     "max-bytes": { type: "string", default: String(12 * 1024 * 1024) },
     window: { type: "string", default: "50" },
+    archives: { type: "string", default: "60" },
     /** how long a file may wait for its final state before the run gives up on it */
     "file-timeout": { type: "string", default: "120" }
   }
@@ -37,6 +44,9 @@ const COUNT = Number(args.count)
 const SEED = Number(args.seed)
 const MAX_BYTES = Number(args["max-bytes"])
 const WINDOW = Number(args.window)
+const ARCHIVES = Number(args.archives)
+/** archives waiting at a time */
+const ARCHIVE_WINDOW = 4
 const FILE_TIMEOUT_MS = Number(args["file-timeout"]) * 1000
 /** the parse worker's time limit (ParseLimits) */
 const PARSE_LIMIT_MS = 10_000
@@ -123,7 +133,7 @@ const main = async (): Promise<number> => {
     return 1
   }
   const sources = corpusSources()
-  const env = makeRoot({ LOG_LEVEL: "error" })
+  const env = makeRoot({ LOG_LEVEL: "error", ...METADATA_LIMITS_ENV })
   const logsDir = path.join(env.storageDir, "files", "logs")
   const daemonScope = Effect.runSync(Scope.make())
   const closeDaemon = () => Effect.runPromise(Scope.close(daemonScope, Exit.void))
@@ -225,6 +235,60 @@ const main = async (): Promise<number> => {
     await sleep(20)
   }
   const seconds = (performance.now() - started) / 1000
+
+  // archives: each followed to `unpacked "<name>"` (its files then queued) or its own row
+  const archiveSources = sources.filter((s) => s.bytes.length <= 300_000)
+  const archivesPending = new Map<string, { readonly dropped: number; readonly mutations: ReadonlyArray<string> }>()
+  const archiveFinals: Array<{ readonly name: string; readonly outcome: string; readonly message: string; readonly files: number; readonly mutations: ReadonlyArray<string> }> = []
+  const archivesLost: Array<string> = []
+  const archiveGenerator = mutatedArchives(archiveSources, ARCHIVES, SEED)
+  let archivesExhausted = false
+  let archiveBytes = 0
+  const archivesStarted = performance.now()
+  while ((!archivesExhausted || archivesPending.size > 0) && !daemon.hasExited()) {
+    while (!archivesExhausted && archivesPending.size < ARCHIVE_WINDOW) {
+      const next = archiveGenerator.next()
+      if (next.done) {
+        archivesExhausted = true
+        break
+      }
+      fs.writeFileSync(path.join(staging, next.value.name), next.value.bytes)
+      fs.renameSync(path.join(staging, next.value.name), path.join(env.watchDir, next.value.name))
+      archiveBytes += next.value.bytes.length
+      archivesPending.set(next.value.name, { dropped: performance.now(), mutations: next.value.mutations })
+    }
+    for (const line of follow()) {
+      const message = String(line.message)
+      const unpacked = /^unpacked "(.*?)", .*?: (\d+) activity files/.exec(message)
+      const imported = /^imported "(.*?)": (success|skipped|failed)(?: \(([\s\S]*)\))?$/.exec(message)
+      const name = unpacked?.[1] ?? imported?.[1]
+      const tracked = name === undefined ? undefined : archivesPending.get(name)
+      if (tracked === undefined) continue
+      archivesPending.delete(name!)
+      archiveFinals.push({
+        name: name!,
+        outcome: unpacked !== null ? "unpacked" : imported![2]!,
+        message: imported?.[3] ?? "",
+        files: unpacked !== null ? Number(unpacked[2]) : 0,
+        mutations: tracked.mutations
+      })
+    }
+    for (const [name, tracked] of archivesPending) {
+      if (performance.now() - tracked.dropped > FILE_TIMEOUT_MS) {
+        archivesPending.delete(name)
+        archivesLost.push(name)
+      }
+    }
+    await sleep(20)
+  }
+  // every file an archive let in imported: nothing left queued
+  const settleDeadline = performance.now() + FILE_TIMEOUT_MS
+  while (!daemon.hasExited() && performance.now() < settleDeadline) {
+    const waiting = (await getJson("/api/v1/file-imports?filters[status]=queued&pagination[size]=1")).pagination?.total
+    if (waiting === 0) break
+    await sleep(500)
+  }
+  const archiveSeconds = (performance.now() - archivesStarted) / 1000
   running = false
   await poller
 
@@ -298,8 +362,22 @@ const main = async (): Promise<number> => {
   }
   if (exitedDuringRun) console.log(`\ndaemon output (tail):\n${output.slice(-4000)}`)
 
-  const ok = finals.length === COUNT && lost.length === 0 && overLimit.length === 0 && absurd.length === 0 && !exitedDuringRun && queued === 0
-  console.log(`\n${ok ? "OK" : "FAILED"}: every file final, none at the worker's limit, none absurd, daemon running`)
+  // rows: one per mutated file, one per archive refused, one per file an archive let in
+  const archiveRows = archiveFinals.reduce((n, a) => n + (a.outcome === "unpacked" ? a.files : 1), 0)
+  const rowsAddUp = rows === finals.length + lost.length + archiveRows
+  const archiveOutcomes = new Map<string, number>()
+  for (const a of archiveFinals) archiveOutcomes.set(a.outcome, (archiveOutcomes.get(a.outcome) ?? 0) + 1)
+  const archiveReasons = new Map<string, number>()
+  for (const a of archiveFinals) if (a.outcome === "failed") archiveReasons.set(reasonOf(a.message), (archiveReasons.get(reasonOf(a.message)) ?? 0) + 1)
+  console.log(`\narchives final           ${archiveFinals.length} of ${ARCHIVES} (${mb(archiveBytes)}) in ${archiveSeconds.toFixed(1)} s; ${[...archiveOutcomes].map(([s, n]) => `${s} ${n}`).join(", ")}`)
+  console.log(`archives not final       ${archivesLost.length}${archivesLost.length > 0 ? `: ${archivesLost.slice(0, 5).join(", ")}` : ""}`)
+  console.log(`files let in by archives ${archiveFinals.reduce((n, a) => n + a.files, 0)}; rows ${rows} = files ${finals.length + lost.length} + archives' ${archiveRows}: ${rowsAddUp ? "yes" : "NO"}`)
+  console.log("archives refused, by reason:")
+  for (const [reason, n] of [...archiveReasons].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`  ${String(n).padStart(6)}  ${reason}`)
+
+  const ok = finals.length === COUNT && lost.length === 0 && overLimit.length === 0 && absurd.length === 0 && !exitedDuringRun && queued === 0 &&
+    archiveFinals.length === ARCHIVES && archivesLost.length === 0 && rowsAddUp
+  console.log(`\n${ok ? "OK" : "FAILED"}: every file and archive final, none at the worker's limit, none absurd, rows add up, daemon running`)
   return ok ? 0 : 1
 }
 

@@ -26,6 +26,18 @@ export const defaultParseWorkers = (): number =>
   Math.max(1, Math.min(os.availableParallelism(), Math.floor(os.totalmem() / 1024 ** 3)))
 export const MAX_PARSE_WORKERS = 16
 
+/**
+ * The bounds of what an export's metadata files (a Strava CSV, Garmin's summaries, the JSON of
+ * FitTrackee and Endurain) may make the daemon read and hold: far above a real export's (a
+ * Garmin summaries file holds about a thousand activities in a few MB), far below memory.
+ */
+export const DEFAULT_EXPORT_METADATA_LIMITS = {
+  fileBytes: 64 * MiB,
+  totalBytes: 256 * MiB,
+  recordBytes: 1 * MiB,
+  records: 200_000
+} as const
+
 /** Every variable of the environment table; a ConfigError lists all problems at once. */
 export const appConfig = Config.all({
   port: Settings.integer("PORT", { default: 8080, min: 0, max: 65535 }),
@@ -49,6 +61,12 @@ export const appConfig = Config.all({
   // a zip is refused once one of its entries, or all of them, unpack to more: counted as they inflate, whatever the headers say
   archiveEntryMaxSize: Settings.size("ARCHIVE_ENTRY_MAX_SIZE", { default: 64 * MiB }),
   archiveMaxSize: Settings.size("ARCHIVE_MAX_SIZE", { default: 4096 * MiB }),
+  exportMetadataLimits: Config.all({
+    fileBytes: Settings.size("EXPORT_METADATA_MAX_FILESIZE", { default: DEFAULT_EXPORT_METADATA_LIMITS.fileBytes }),
+    totalBytes: Settings.size("EXPORT_METADATA_MAX_SIZE", { default: DEFAULT_EXPORT_METADATA_LIMITS.totalBytes }),
+    recordBytes: Settings.size("EXPORT_METADATA_MAX_RECORD_SIZE", { default: DEFAULT_EXPORT_METADATA_LIMITS.recordBytes }),
+    records: Settings.integer("EXPORT_METADATA_MAX_RECORDS", { default: DEFAULT_EXPORT_METADATA_LIMITS.records, min: 1 })
+  }),
   importParseWorkers: Settings.integer("IMPORT_PARSE_WORKERS", { default: defaultParseWorkers(), min: 1, max: MAX_PARSE_WORKERS }),
   logLevel: Settings.oneOf<LogLevelName>("LOG_LEVEL", ["trace", "debug", "info", "warning", "error", "fatal"], {
     default: "info"

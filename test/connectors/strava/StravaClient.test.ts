@@ -8,7 +8,7 @@ import * as http from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
 import type { AddressInfo } from "node:net"
-import { AppConfig, type AppConfigShape } from "../../../src/services/platform/AppConfig.ts"
+import { AppConfig, type AppConfigShape, DEFAULT_EXPORT_METADATA_LIMITS } from "../../../src/services/platform/AppConfig.ts"
 import { RATE_LIMIT_WAIT_MARGIN, StravaClient, type StravaError } from "../../../src/connectors/strava/StravaClient.ts"
 import { middayClock } from "../../support/middayClock.ts"
 import { MAX_JSON_BYTES } from "../../../src/connectors/kit/Cloud.ts"
@@ -40,6 +40,7 @@ const configFor = (fake: FakeStrava, storageDir: string, overrides: Partial<AppC
   archiveEntryMaxSize: 64 * 1024 * 1024,
   archiveMaxSize: 4096 * 1024 * 1024,
   importParseWorkers: 1,
+  exportMetadataLimits: DEFAULT_EXPORT_METADATA_LIMITS,
   logLevel: "info",
   logFormat: "text",
   otlpEndpoint: Option.none(),

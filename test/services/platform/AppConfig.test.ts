@@ -55,6 +55,17 @@ describe("AppConfig", () => {
     expect(read({ IMPORT_PARSE_WORKERS: "all" })).toEqual(Either.left(['IMPORT_PARSE_WORKERS must be a whole number from 1 to 16, got "all"']))
   })
 
+  it("the export metadata limits: sizes and a count, defaults far above a real export's, each refused when not one", () => {
+    expect(Either.getOrThrow(read({})).exportMetadataLimits).toEqual({ fileBytes: 64 * 1024 ** 2, totalBytes: 256 * 1024 ** 2, recordBytes: 1024 ** 2, records: 200_000 })
+    expect(Either.getOrThrow(read({
+      EXPORT_METADATA_MAX_FILESIZE: "64K", EXPORT_METADATA_MAX_SIZE: "1M", EXPORT_METADATA_MAX_RECORD_SIZE: "4096", EXPORT_METADATA_MAX_RECORDS: "10"
+    })).exportMetadataLimits).toEqual({ fileBytes: 64 * 1024, totalBytes: 1024 ** 2, recordBytes: 4096, records: 10 })
+    expect(read({ EXPORT_METADATA_MAX_FILESIZE: "big", EXPORT_METADATA_MAX_RECORDS: "0" })).toEqual(Either.left([
+      'EXPORT_METADATA_MAX_FILESIZE must be a size such as 20M, 512K or 1048576, got "big"',
+      'EXPORT_METADATA_MAX_RECORDS must be a whole number of at least 1, got "0"'
+    ]))
+  })
+
   it("keeps today's messages", () => {
     expect(read({
       PORT: "eighty",

@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { exportedGearId, GearRepo } from "../../activities/GearRepo.ts"
+import { AppConfig } from "../../platform/AppConfig.ts"
 import { inChannel } from "../../platform/Logs.ts"
 import { EXPORT_NAMES, EXPORT_SOURCES } from "../exports/ExportPlan.ts"
 import { GarminSummaries } from "../exports/GarminSummaries.ts"
@@ -16,7 +17,6 @@ import type { ExportedActivity } from "./ExportedActivity.ts"
 import { ExportImages } from "./ExportImages.ts"
 import { type DescribedFile, ExportMetadata } from "./ExportMetadata.ts"
 import { KeptArchives } from "./KeptArchives.ts"
-import { AppConfig } from "../../platform/AppConfig.ts"
 import { ReadingMarks } from "../ReadingMarks.ts"
 import { UnpackedEntries, zipKey } from "./UnpackedEntries.ts"
 import { freeNameIn, publishStaged, removeStaging, stageZip, type StagedZip, ZIP_LIMITS, ZipChanged, ZipProblem } from "./ZipArchive.ts"
@@ -145,7 +145,7 @@ export class ArchiveImport extends Effect.Service<ArchiveImport>()("services/imp
     const stage = (filename: string) =>
       marks.reading(filename, Effect.gen(function*() {
         const zipPath = path.join(watch.watchDir, filename)
-        const staging = yield* Effect.either(Effect.tryPromise({ try: () => stageZip(zipPath, watch.watchDir, filename, limits), catch: (error) => error }))
+        const staging = yield* Effect.either(Effect.tryPromise({ try: () => stageZip(zipPath, watch.watchDir, filename, limits, config.exportMetadataLimits), catch: (error) => error }))
         if (staging._tag === "Right") return { staged: staging.right, outcome: null }
         const error = staging.left
         // a link or a pipe named .zip is never opened: its one `failed` row

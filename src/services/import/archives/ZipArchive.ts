@@ -7,8 +7,12 @@ import * as yauzl from "yauzl"
 import { type FileIdentity, identityOf, sameIdentity } from "../FileIdentity.ts"
 import { planExport, recogniseExport } from "../exports/ExportLayout.ts"
 import { type ExportKind, type ExportPlan, normalEntry } from "../exports/ExportPlan.ts"
-import { planPart, readGarminSummaries } from "../exports/GarminExport.ts"
+import { garminSummariesOf, planPart } from "../exports/GarminExport.ts"
 import { folderSummaries, garminExportFolder, isFolderGarminPart } from "../exports/GarminFolder.ts"
+import {
+  MetadataBudget, type MetadataFormat, type MetadataLimits, MetadataOverLimit, type MetadataRecord, readMetadataRecords
+} from "../exports/MetadataRecords.ts"
+import { DEFAULT_EXPORT_METADATA_LIMITS } from "../../platform/AppConfig.ts"
 import { linkUnderFreeName, suffixedName } from "../PublishFile.ts"
 import type { ExportedActivity } from "./ExportedActivity.ts"
 
@@ -262,26 +266,38 @@ const streamEntry = async (
 
 /**
  * An error met while `entry` was read, as the zip's problem naming it: the reader's own (a
- * header that lies about the size, bytes that do not inflate); the file system's are not.
+ * header that lies about the size, bytes that do not inflate); the file system's and a
+ * metadata bound's are not.
  */
 const entryProblem = (entry: yauzl.Entry) => (e: unknown): never => {
-  if (e instanceof ZipProblem || /^E[A-Z]+$/.test((e as NodeJS.ErrnoException).code ?? "")) throw e
+  if (e instanceof ZipProblem || e instanceof MetadataOverLimit || /^E[A-Z]+$/.test((e as NodeJS.ErrnoException).code ?? "")) throw e
   throw new ZipProblem(`its entry "${entry.fileName}" is damaged (${(e as Error).message})`)
 }
 
 /** The limit of one entry. */
 const entryLimit = (entry: yauzl.Entry, limits: ZipLimits) => ({ bytes: limits.entryBytes, problem: () => overEntryLimit(entry.fileName, limits) })
 
-/** The text of a small entry (an export's metadata), at most the limit of an entry, counted in the archive's total. */
-const entryText = async (zip: yauzl.ZipFile, entry: yauzl.Entry, total: Counted): Promise<string> => {
-  const chunks: Array<Buffer> = []
+/**
+ * The records of a metadata entry, streamed within the archive's metadata limits (`budget`; its
+ * header's size too) and, like every entry, at most the limit of an entry counted in the
+ * archive's total.
+ */
+const entryRecords = async (
+  zip: yauzl.ZipFile,
+  entry: yauzl.Entry,
+  format: MetadataFormat,
+  budget: MetadataBudget,
+  total: Counted
+): Promise<Array<MetadataRecord>> => {
+  budget.countBytes(entry.fileName, entry.uncompressedSize, 0)
+  let records: Array<MetadataRecord> = []
   await streamEntry(zip, entry, {
     _tag: "Chunks",
     consume: async (source) => {
-      for await (const chunk of source) chunks.push(chunk)
+      records = await readMetadataRecords(entry.fileName, source, format, budget)
     }
   }, entryLimit(entry, total.limits), total)
-  return Buffer.concat(chunks).toString("utf8")
+  return records
 }
 
 /** Writes `entry` into the staging folder under its base name (made unique there); that name. */
@@ -336,35 +352,50 @@ const stageActivities = async (
  * the plan of its export's layout (ExportLayout), or, for a part of a Garmin export unpacked in
  * the folder, the part's plan with the summaries of the folder it lies in.
  */
-const planOf = async (zip: yauzl.ZipFile, entries: ReadonlyArray<yauzl.Entry>, watchDir: string, relative: string | undefined, total: Counted) => {
+const planOf = async (
+  zip: yauzl.ZipFile,
+  entries: ReadonlyArray<yauzl.Entry>,
+  watchDir: string,
+  relative: string | undefined,
+  total: Counted,
+  limits: MetadataLimits
+) => {
   const names = entries.map((e) => e.fileName)
   const folder = relative === undefined || !isFolderGarminPart(relative) ? null : garminExportFolder(relative)
+  const budget = new MetadataBudget(limits)
   if (folder !== null) {
-    const { archive, texts } = folderSummaries(watchDir, folder)
+    const { archive, records } = await folderSummaries(watchDir, folder, budget)
     const part = planPart(names)
-    const plan: ExportPlan = { kind: "garmin", ...part, parts: [], gear: [], summaries: readGarminSummaries(texts.values()), nested: [] }
+    const plan: ExportPlan = { kind: "garmin", ...part, parts: [], gear: [], summaries: garminSummariesOf(records.values()), nested: [] }
     return { plan, archive }
   }
   const layout = recogniseExport(names)
-  const texts = new Map<string, string>()
+  const records = new Map<string, ReadonlyArray<MetadataRecord>>()
   const byName = entriesByName(entries, (e) => normalEntry(e.fileName))
   for (const wanted of layout.metadataEntries) {
     // of two entries of the name, the first is the export's
     const entry = byName.get(wanted)?.[0]?.entry
-    if (entry !== undefined) texts.set(wanted, await entryText(zip, entry, total))
+    if (entry !== undefined) records.set(wanted, await entryRecords(zip, entry, layout.metadataFormat, budget, total))
   }
-  return { plan: planExport(layout, names, texts), archive: null }
+  return { plan: planExport(layout, names, records), archive: null }
 }
 
 /**
  * Unpacks `zipPath` into a staging folder of its own in `destDir` (the watch folder, where
  * `relative` is its path), all or nothing: the activity files its export's plan names, with what
  * the export says of each, the photos they name, and the activity files of the archives inside it
- * that the plan opens (a Garmin export's parts). Fails with ZipProblem when it is refused,
+ * that the plan opens (a Garmin export's parts). Its metadata is read within `metadataLimits`
+ * (MetadataRecords; past them the zip is refused naming the file). Fails with ZipProblem when it is refused,
  * ZipChanged when it changed while it was read (no staging folder is left either way). Null when
  * it is gone.
  */
-export const stageZip = async (zipPath: string, destDir: string, relative?: string, limits: ZipLimits = ZIP_LIMITS): Promise<StagedZip | null> => {
+export const stageZip = async (
+  zipPath: string,
+  destDir: string,
+  relative?: string,
+  limits: ZipLimits = ZIP_LIMITS,
+  metadataLimits: MetadataLimits = DEFAULT_EXPORT_METADATA_LIMITS
+): Promise<StagedZip | null> => {
   const opened = openRegular(zipPath)
   if (opened === null) return null
   const { identity } = opened
@@ -389,7 +420,9 @@ export const stageZip = async (zipPath: string, destDir: string, relative?: stri
       const error = yauzl.validateFileName(entry.fileName.replaceAll("\\", "/"))
       if (error !== null) throw new ZipProblem(`it holds a file whose path leads outside the archive (${error.replace(/^.*?: /, "")}); nothing was unpacked`)
     }
-    const { archive, plan } = await planOf(zip, entries, destDir, relative, into.total)
+    const { archive, plan } = await planOf(zip, entries, destDir, relative, into.total, metadataLimits).catch((e) => {
+      throw e instanceof MetadataOverLimit ? new ZipProblem(e.message) : e
+    })
     const nested = plan.nested[0]
     if (nested !== undefined) {
       throw new ZipProblem(

@@ -1,6 +1,7 @@
 import type { SportType } from "../../../schema/SportType.ts"
 import type { ExportedActivity, ExportedGear } from "../archives/ExportedActivity.ts"
-import { describedWith, parseJsonText, recordsOf, textOf } from "./ExportReading.ts"
+import { describedWith, textOf } from "./ExportReading.ts"
+import type { MetadataRecords } from "./MetadataRecords.ts"
 import { entryBase, type ExportPlan, normalEntry, sortEntries } from "./ExportPlan.ts"
 
 /**
@@ -53,9 +54,9 @@ const integer = (value: unknown): number | null => {
   return Number.isSafeInteger(n) ? n : null
 }
 
-export const planEndurain = (entries: ReadonlyArray<string>, texts: ReadonlyMap<string, string>): ExportPlan => {
+export const planEndurain = (entries: ReadonlyArray<string>, records: MetadataRecords): ExportPlan => {
   const gearById = new Map<number, ExportedGear>()
-  for (const g of recordsOf(parseJsonText(texts.get(GEARS)))) {
+  for (const g of records.get(GEARS) ?? []) {
     const id = integer(g.id)
     const name = textOf(g.nickname)
     if (id === null || name === null) continue
@@ -68,7 +69,7 @@ export const planEndurain = (entries: ReadonlyArray<string>, texts: ReadonlyMap<
     if (match !== null) photos.set(Number(match[1]), [...photos.get(Number(match[1])) ?? [], entry])
   }
   const described = new Map<number, ExportedActivity>()
-  for (const a of recordsOf(parseJsonText(texts.get(ACTIVITIES)))) {
+  for (const a of records.get(ACTIVITIES) ?? []) {
     const id = integer(a.id)
     if (id === null) continue
     const type = integer(a.activity_type)

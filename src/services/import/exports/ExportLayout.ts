@@ -2,49 +2,56 @@ import { endurainMetadataEntries, isEndurainExport, planEndurain } from "./Endur
 import { formatOf } from "../ActivityFileName.ts"
 import { areaOf, type ExportKind, type ExportPlan, isArchiveEntry, isHiddenEntry, normalEntry, SkippedAreas } from "./ExportPlan.ts"
 import { fitTrackeeMetadataEntries, fitTrackeeRoot, planFitTrackee } from "./FitTrackeeExport.ts"
-import { garminMetadataEntries, isGarminExport, planGarmin } from "./GarminExport.ts"
-import { planStrava, stravaMetadataEntries, stravaRoot } from "./StravaExport.ts"
+import { garminMetadataEntries, garminMetadataFormat, isGarminExport, planGarmin } from "./GarminExport.ts"
+import type { MetadataFormat, MetadataRecords } from "./MetadataRecords.ts"
+import { planStrava, stravaMetadataEntries, stravaMetadataFormat, stravaRoot } from "./StravaExport.ts"
 
 /**
  * Which peer's export an archive is, told from its list of entries alone (read from the zip's
  * central directory, or a folder's files by their path in it), and which of its entries hold
- * the metadata to read before its activity files are imported. Pure: the archive module reads
- * the entries and hands their texts to planExport.
+ * the metadata to read before its activity files are imported, and how. Pure: the archive
+ * module reads those entries (MetadataRecords) and hands their records to planExport.
  */
 export interface ExportLayout {
   readonly kind: ExportKind
   /** the folder of the archive the export lies in (`""`, or `export_123/` for one zipped again from its folder) */
   readonly root: string
-  /** entries whose texts planExport reads: small JSON and CSV files (those present only) */
+  /** entries whose records planExport reads: JSON and CSV files (those present only) */
   readonly metadataEntries: ReadonlyArray<string>
+  /** how they are read */
+  readonly metadataFormat: MetadataFormat
 }
+
+const JSON_LIST: MetadataFormat = { kind: "json" }
 
 export const recogniseExport = (entries: ReadonlyArray<string>): ExportLayout => {
   const present = new Set(entries.map(normalEntry))
   const existing = (wanted: ReadonlyArray<string>) => wanted.filter((entry) => present.has(entry))
-  if (isGarminExport(entries)) return { kind: "garmin", root: "", metadataEntries: garminMetadataEntries(entries) }
+  if (isGarminExport(entries)) return { kind: "garmin", root: "", metadataEntries: garminMetadataEntries(entries), metadataFormat: garminMetadataFormat }
   const strava = stravaRoot(entries)
-  if (strava !== null) return { kind: "strava", root: strava, metadataEntries: existing(stravaMetadataEntries(strava)) }
+  if (strava !== null) return { kind: "strava", root: strava, metadataEntries: existing(stravaMetadataEntries(strava)), metadataFormat: stravaMetadataFormat }
   const fitTrackee = fitTrackeeRoot(entries)
-  if (fitTrackee !== null) return { kind: "fittrackee", root: fitTrackee, metadataEntries: existing(fitTrackeeMetadataEntries(fitTrackee)) }
-  if (isEndurainExport(entries)) return { kind: "endurain", root: "", metadataEntries: existing(endurainMetadataEntries) }
-  return { kind: "unknown", root: "", metadataEntries: [] }
+  if (fitTrackee !== null) {
+    return { kind: "fittrackee", root: fitTrackee, metadataEntries: existing(fitTrackeeMetadataEntries(fitTrackee)), metadataFormat: JSON_LIST }
+  }
+  if (isEndurainExport(entries)) return { kind: "endurain", root: "", metadataEntries: existing(endurainMetadataEntries), metadataFormat: JSON_LIST }
+  return { kind: "unknown", root: "", metadataEntries: [], metadataFormat: JSON_LIST }
 }
 
 /**
- * What to do with each entry of an archive of `layout`, given the texts of its metadata
+ * What to do with each entry of an archive of `layout`, given the records of its metadata
  * entries (a missing or damaged one says nothing: the activity files are imported without it).
  */
-export const planExport = (layout: ExportLayout, entries: ReadonlyArray<string>, texts: ReadonlyMap<string, string>): ExportPlan => {
+export const planExport = (layout: ExportLayout, entries: ReadonlyArray<string>, records: MetadataRecords): ExportPlan => {
   switch (layout.kind) {
     case "garmin":
-      return planGarmin(entries, texts)
+      return planGarmin(entries, records)
     case "strava":
-      return planStrava(layout.root, entries, texts)
+      return planStrava(layout.root, entries, records)
     case "fittrackee":
-      return planFitTrackee(layout.root, entries, texts)
+      return planFitTrackee(layout.root, entries, records)
     case "endurain":
-      return planEndurain(entries, texts)
+      return planEndurain(entries, records)
     case "unknown":
       return planUnknown(entries)
   }

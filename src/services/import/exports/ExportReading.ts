@@ -27,16 +27,6 @@ export const byName = <T>(items: ReadonlyArray<T>, nameOf: (item: T) => string):
   return (name) => index.get(name.trim().toLowerCase())
 }
 
-/** The JSON of a metadata file, or undefined when it is not JSON (a damaged export says nothing). */
-export const parseJsonText = (text: string | undefined): unknown => {
-  if (text === undefined) return undefined
-  try {
-    return JSON.parse(text.startsWith("\uFEFF") ? text.slice(1) : text)
-  } catch {
-    return undefined
-  }
-}
-
 /** The records of a JSON array (objects only), empty for anything else. */
 export const recordsOf = (value: unknown): Array<Record<string, unknown>> =>
   Array.isArray(value) ? value.filter((v): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)) : []

@@ -1,7 +1,8 @@
 import type { SportType } from "../../../schema/SportType.ts"
 import { resolveSportName } from "../parsers/sportNames.ts"
 import type { ExportedActivity, ExportedGear } from "../archives/ExportedActivity.ts"
-import { allGear, describedWith, parseJsonText, recordsOf, textOf } from "./ExportReading.ts"
+import { allGear, describedWith, recordsOf, textOf } from "./ExportReading.ts"
+import type { MetadataRecord, MetadataRecords } from "./MetadataRecords.ts"
 import { entryBase, type ExportPlan, exportRoot, sortEntries } from "./ExportPlan.ts"
 
 /**
@@ -46,7 +47,7 @@ export const fitTrackeeSport = (label: string | null): SportType | null =>
   label === null ? null : SPORTS.get(label) ?? resolveSportName(label)
 
 /** An equipment as gear: its label is its name; FitTrackee keeps no brand or model. */
-const gearOf = (equipment: Record<string, unknown>): ExportedGear | null => {
+const gearOf = (equipment: MetadataRecord): ExportedGear | null => {
   const name = textOf(equipment.label)
   if (name === null) return null
   const type = textOf((equipment.equipment_type as Record<string, unknown> | null)?.label)?.toLowerCase()
@@ -59,8 +60,8 @@ const workoutGear = (equipments: unknown): ExportedGear | null => {
   return gear.find((g) => g.kind !== "other") ?? gear[0] ?? null
 }
 
-export const planFitTrackee = (root: string, entries: ReadonlyArray<string>, texts: ReadonlyMap<string, string>): ExportPlan => {
-  const workouts = recordsOf(parseJsonText(texts.get(root + FITTRACKEE_WORKOUTS)))
+export const planFitTrackee = (root: string, entries: ReadonlyArray<string>, records: MetadataRecords): ExportPlan => {
+  const workouts = records.get(root + FITTRACKEE_WORKOUTS) ?? []
   const described = new Map<string, ExportedActivity>()
   for (const w of workouts) {
     const file = textOf(w.original_file)
@@ -75,7 +76,7 @@ export const planFitTrackee = (root: string, entries: ReadonlyArray<string>, tex
       images: []
     })
   }
-  const listed = recordsOf(parseJsonText(texts.get(root + EQUIPMENTS))).flatMap((e) => gearOf(e) ?? [])
+  const listed = (records.get(root + EQUIPMENTS) ?? []).flatMap((e) => gearOf(e) ?? [])
   const gear = allGear(listed, described.values())
 
   // the GPX made of a workout's FIT, TCX or KML by versions before 1.1: the same workout again

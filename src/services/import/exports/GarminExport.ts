@@ -1,7 +1,8 @@
 import type { SportType } from "../../../schema/SportType.ts"
 import { resolveSportName } from "../parsers/sportNames.ts"
 import type { ExportedActivity } from "../archives/ExportedActivity.ts"
-import { parseJsonText, recordsOf, textOf } from "./ExportReading.ts"
+import { textOf } from "./ExportReading.ts"
+import type { MetadataFormat, MetadataRecord, MetadataRecords } from "./MetadataRecords.ts"
 import { formatOf } from "../ActivityFileName.ts"
 import { areaOf, type ExportPlan, isArchiveEntry, isHiddenEntry, normalEntry, SkippedAreas } from "./ExportPlan.ts"
 
@@ -51,6 +52,9 @@ export const isGarminExport = (entries: ReadonlyArray<string>): boolean =>
 export const garminMetadataEntries = (entries: ReadonlyArray<string>): ReadonlyArray<string> =>
   entries.filter((entry) => !isHiddenEntry(entry) && SUMMARIES.test(normalEntry(entry)))
 
+/** How the summaries are read: `[{"summarizedActivitiesExport": [...]}]`, or the list itself. */
+export const garminMetadataFormat: MetadataFormat = { kind: "json", unwrap: "summarizedActivitiesExport" }
+
 /** One activity as its summary describes it. */
 export interface GarminSummary {
   readonly activityId: string | null
@@ -96,16 +100,10 @@ const instant = (value: unknown): number | null => {
   return Number.isFinite(ms) ? ms : null
 }
 
-/** The activities the summaries files describe, in order of start. */
-export const readGarminSummaries = (texts: Iterable<string>): Array<GarminSummary> => {
+/** The activities the records of the summaries files describe (garminMetadataFormat), in order of start. */
+export const garminSummariesOf = (records: Iterable<ReadonlyArray<MetadataRecord>>): Array<GarminSummary> => {
   const summaries: Array<GarminSummary> = []
-  for (const text of texts) {
-    const json = parseJsonText(text)
-    // [{"summarizedActivitiesExport": [...]}], or the list itself
-    const chunks = recordsOf(json)
-    const activities = chunks.some((c) => Array.isArray(c.summarizedActivitiesExport))
-      ? chunks.flatMap((c) => recordsOf(c.summarizedActivitiesExport))
-      : chunks
+  for (const activities of records) {
     for (const a of activities) {
       const startTime = instant(a.startTimeGmt) ?? instant(a.beginTimestamp)
       if (startTime === null) continue
@@ -131,7 +129,7 @@ export const readGarminSummaries = (texts: Iterable<string>): Array<GarminSummar
 /**
  * What the summaries say about the activity starting at `startTime` (UTC ms): the summary
  * starting nearest it within `toleranceMs`, a leg's rather than its multisport parent's at the
- * same distance. `summaries` in order of start, as readGarminSummaries gives them.
+ * same distance. `summaries` in order of start, as garminSummariesOf gives them.
  */
 export const matchSummary = (
   summaries: ReadonlyArray<GarminSummary>,
@@ -156,7 +154,7 @@ export const matchSummary = (
   return best?.metadata ?? null
 }
 
-export const planGarmin = (entries: ReadonlyArray<string>, texts: ReadonlyMap<string, string>): ExportPlan => {
+export const planGarmin = (entries: ReadonlyArray<string>, records: MetadataRecords): ExportPlan => {
   const summaryFiles = new Set(garminMetadataEntries(entries).map(normalEntry))
   const activities: Array<ExportPlan["activities"][number]> = []
   const parts: Array<string> = []
@@ -175,7 +173,7 @@ export const planGarmin = (entries: ReadonlyArray<string>, texts: ReadonlyMap<st
     activities,
     parts,
     gear: [],
-    summaries: readGarminSummaries([...summaryFiles].flatMap((f) => texts.get(f) ?? [])),
+    summaries: garminSummariesOf([...summaryFiles].map((f) => records.get(f) ?? [])),
     skipped: skipped.list(),
     nested: []
   }

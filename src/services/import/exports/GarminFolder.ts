@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { garminMetadataEntries, isGarminPart } from "./GarminExport.ts"
+import { garminMetadataEntries, garminMetadataFormat, isGarminPart } from "./GarminExport.ts"
+import { type MetadataBudget, MetadataOverLimit, type MetadataRecord, readMetadataRecords } from "./MetadataRecords.ts"
 
 /**
  * A Garmin Connect export unpacked into the watch folder (by hand, or by a tool that opens zips)
@@ -37,11 +38,17 @@ export const garminFolderSkipped = (folder: string): string =>
 export const isFolderGarminPart = (relative: string): boolean => garminExportFolder(relative) !== null && isGarminPart(relative)
 
 /**
- * The summaries of the Garmin export unpacked in `folder` of the watch folder `watchDir`, by
- * their path in the export, and the export's id (the hash of those texts: the same for each
- * of its parts, wherever it was unpacked).
+ * The records of the summaries of the Garmin export unpacked in `folder` of the watch folder
+ * `watchDir`, by their path in the export, read as a stream within the limits of `budget`
+ * (MetadataOverLimit names a file past them, its size told by the file system or counted as it
+ * is read), and the export's id (the hash of their bytes: the same for each of its parts,
+ * wherever it was unpacked).
  */
-export const folderSummaries = (watchDir: string, folder: string): { readonly archive: string; readonly texts: ReadonlyMap<string, string> } => {
+export const folderSummaries = async (
+  watchDir: string,
+  folder: string,
+  budget: MetadataBudget
+): Promise<{ readonly archive: string; readonly records: ReadonlyMap<string, ReadonlyArray<MetadataRecord>> }> => {
   const root = path.join(watchDir, folder, MARKER)
   let listed: Array<string> = []
   try {
@@ -49,16 +56,33 @@ export const folderSummaries = (watchDir: string, folder: string): { readonly ar
   } catch {
     // the folder went away meanwhile: its parts are imported without names
   }
-  const texts = new Map<string, string>()
+  const records = new Map<string, ReadonlyArray<MetadataRecord>>()
   const hash = createHash("sha256").update(folder)
   for (const entry of garminMetadataEntries(listed).toSorted().slice(0, MAX_SUMMARY_FILES)) {
+    let file: fs.promises.FileHandle | null = null
     try {
-      const text = fs.readFileSync(path.join(watchDir, folder, entry), "utf8")
-      texts.set(entry, text)
-      hash.update(entry).update(text)
-    } catch {
-      // gone, or not a file: says nothing
+      // never through a link nor waiting on a pipe: what the folder holds itself
+      file = await fs.promises.open(path.join(watchDir, folder, entry), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK)
+      const stat = await file.stat()
+      if (!stat.isFile()) continue
+      // a file whose size is past the bound (a sparse one too) is refused before it is read
+      budget.countBytes(entry, stat.size, 0)
+      hash.update(entry)
+      records.set(entry, await readMetadataRecords(entry, hashing(file.createReadStream({ autoClose: false }), hash), garminMetadataFormat, budget))
+    } catch (e) {
+      if (e instanceof MetadataOverLimit) throw e
+      // gone, or unreadable: says nothing
+    } finally {
+      await file?.close().catch(() => undefined)
     }
   }
-  return { archive: `garmin-folder-${hash.digest("hex").slice(0, 32)}`, texts }
+  return { archive: `garmin-folder-${hash.digest("hex").slice(0, 32)}`, records }
+}
+
+/** The chunks of `source`, each added to `hash` as it passes. */
+async function* hashing(source: AsyncIterable<Buffer>, hash: ReturnType<typeof createHash>): AsyncGenerator<Buffer> {
+  for await (const chunk of source) {
+    hash.update(chunk)
+    yield chunk
+  }
 }

@@ -1,7 +1,7 @@
-import { csvRows } from "./csvRows.ts"
 import { resolveSportName } from "../parsers/sportNames.ts"
 import type { ExportedActivity, ExportedGear } from "../archives/ExportedActivity.ts"
 import { allGear, byName, describedWith, textOf } from "./ExportReading.ts"
+import type { MetadataFormat, MetadataRecord, MetadataRecords } from "./MetadataRecords.ts"
 import { type ExportPlan, exportRoot, normalEntry, sortEntries } from "./ExportPlan.ts"
 
 /**
@@ -35,35 +35,36 @@ export const stravaRoot = (entries: ReadonlyArray<string>): string | null => exp
 /** The metadata files of a Strava export rooted at `root`, to be read for `planStrava`. */
 export const stravaMetadataEntries = (root: string): ReadonlyArray<string> => ["activities.csv", "bikes.csv", "shoes.csv"].map((f) => root + f)
 
-/** The rows of a CSV, each read by column name (the first column of that name), blank cells null. */
-const csvRecords = (text: string | undefined): Array<(column: string) => string | null> => {
-  if (text === undefined) return []
-  const [header, ...rows] = csvRows(text)
-  if (header === undefined) return []
-  const columns = header.map((name) => name.trim())
-  return rows.map((row) => (column: string) => {
-    const at = columns.indexOf(column)
-    return at === -1 ? null : textOf(row[at])
-  })
-}
+/** The columns read of the three files: no other is kept while they are read. */
+const COLUMNS = [
+  "Activity Name", "Activity Type", "Activity Description", "Activity Private Note", "Commute", "Activity Gear", "Filename", "Media",
+  ...["Bike", "Shoe"].flatMap((prefix) => [`${prefix} Name`, `${prefix} Brand`, `${prefix} Model`])
+]
+
+/** How the metadata files of a Strava export are read (the first column of a name counts, see `Commute`). */
+export const stravaMetadataFormat: MetadataFormat = { kind: "csv", columns: COLUMNS }
+
+/** The rows of a CSV, each read by column name, blank cells null. */
+const csvRecords = (rows: ReadonlyArray<MetadataRecord> | undefined): Array<(column: string) => string | null> =>
+  (rows ?? []).map((row) => (column: string) => textOf(row[column]))
 
 /** The gear of one of the two gear files, `Bike ...` or `Shoe ...` columns. */
-const gearOf = (text: string | undefined, prefix: "Bike" | "Shoe", kind: ExportedGear["kind"]): Array<ExportedGear> =>
-  csvRecords(text).flatMap((cell) => {
+const gearOf = (rows: ReadonlyArray<MetadataRecord> | undefined, prefix: "Bike" | "Shoe", kind: ExportedGear["kind"]): Array<ExportedGear> =>
+  csvRecords(rows).flatMap((cell) => {
     const brand = cell(`${prefix} Brand`)
     const model = cell(`${prefix} Model`)
     const name = cell(`${prefix} Name`) ?? ([brand, model].filter((t) => t !== null).join(" ") || null)
     return name === null ? [] : [{ name, brand, model, kind }]
   })
 
-export const planStrava = (root: string, entries: ReadonlyArray<string>, texts: ReadonlyMap<string, string>): ExportPlan => {
-  const listed = [...gearOf(texts.get(`${root}bikes.csv`), "Bike", "bike"), ...gearOf(texts.get(`${root}shoes.csv`), "Shoe", "shoes")]
+export const planStrava = (root: string, entries: ReadonlyArray<string>, records: MetadataRecords): ExportPlan => {
+  const listed = [...gearOf(records.get(`${root}bikes.csv`), "Bike", "bike"), ...gearOf(records.get(`${root}shoes.csv`), "Shoe", "shoes")]
   const gearNamed = byName(listed, (g) => g.name)
   const gearByMake = byName(listed.filter((g) => g.brand !== null || g.model !== null), (g) => [g.brand, g.model].filter((t) => t !== null).join(" "))
   const present = new Set(entries.map(normalEntry))
 
   const described = new Map<string, ExportedActivity>()
-  for (const cell of csvRecords(texts.get(`${root}${CSV}`))) {
+  for (const cell of csvRecords(records.get(`${root}${CSV}`))) {
     const filename = cell("Filename")
     if (filename === null) continue
     const gearName = cell("Activity Gear")

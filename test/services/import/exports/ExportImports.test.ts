@@ -3,13 +3,13 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { readGarminSummaries } from "../../../../src/services/import/exports/GarminExport.ts"
 import { CORPUS_DIR, CORPUS_MISSING_MESSAGE } from "../../../support/corpus.ts"
 import {
   asZip, corpusSources, endurainExport, fitTrackeeSample, garminExport, garminSample, stravaExport, writeFolder
 } from "../../../support/exportArchives.ts"
 import { daemonLayer, importRows, type Root, scopedRoot, waitFor } from "../../../support/ImportHarness.ts"
 import { readChannel, send } from "../../../support/TestDaemon.ts"
+import { summariesOfTexts } from "../../../support/metadataTexts.ts"
 import type { ZipEntry } from "../../../support/zipWriter.ts"
 
 /**
@@ -106,7 +106,7 @@ describe.skipIf(!CORPUS_DIR)("exports dropped into the watch folder", () => {
         expect(log.filter((m) => m.includes("is not imported: only"))).toEqual([])
         // the summaries are still there for the person; the part is gone, its files imported
         const summaries = path.join(root.watchDir, "garmin", "DI_CONNECT", "DI-Connect-Fitness", "athlete@example.org_0_summarizedActivities.json")
-        expect(readGarminSummaries([fs.readFileSync(summaries, "utf8")])).toHaveLength(2)
+        expect(yield* Effect.promise(() => summariesOfTexts([fs.readFileSync(summaries, "utf8")]))).toHaveLength(2)
         expect(fs.existsSync(path.join(root.watchDir, "garmin", "DI_CONNECT", "DI-Connect-Uploaded-Files", "UploadedFiles_0-_Part1.zip"))).toBe(false)
       }).pipe(Effect.provide(daemonLayer(root)))
     }), 120_000)

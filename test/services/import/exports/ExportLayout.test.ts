@@ -3,7 +3,10 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import type { ExportPlan } from "../../../../src/services/import/exports/ExportPlan.ts"
 import { planExport, recogniseExport } from "../../../../src/services/import/exports/ExportLayout.ts"
-import { matchSummary, planPart, readGarminSummaries } from "../../../../src/services/import/exports/GarminExport.ts"
+import { stravaMetadataFormat } from "../../../../src/services/import/exports/StravaExport.ts"
+import { garminSummariesOf, matchSummary, planPart } from "../../../../src/services/import/exports/GarminExport.ts"
+import { MetadataBudget } from "../../../../src/services/import/exports/MetadataRecords.ts"
+import { DEFAULT_EXPORT_METADATA_LIMITS } from "../../../../src/services/platform/AppConfig.ts"
 import { folderSummaries, garminExportFolder, garminFolderSkipped, isFolderGarminPart } from "../../../../src/services/import/exports/GarminFolder.ts"
 import { parseActivityFile } from "../../../../src/services/import/parsers/parseActivityFile.ts"
 import { CORPUS_DIR, CORPUS_MISSING_MESSAGE } from "../../../support/corpus.ts"
@@ -18,13 +21,14 @@ import {
   TINY_JPEG,
   writeFolder
 } from "../../../support/exportArchives.ts"
+import { recordsOfTexts } from "../../../support/metadataTexts.ts"
 import { tempDirs } from "../../../support/tempDirs.ts"
 import { zipContents } from "../../../support/zipContents.ts"
 import type { ZipEntry } from "../../../support/zipWriter.ts"
 
 /**
  * Each peer's export, built in its real layout from the corpus and zipped, read as the import
- * will read it: the zip's entry list, then the texts of the metadata entries the layout names,
+ * will read it: the zip's entry list, then the records of the metadata entries the layout names,
  * then the plan.
  */
 
@@ -36,8 +40,8 @@ const planOfZip = async (entries: Iterable<ZipEntry>) => {
   const contents = await zipContents(asZip(entries))
   const names = [...contents.keys()]
   const layout = recogniseExport(names)
-  const texts = new Map(layout.metadataEntries.map((e) => [e, contents.get(e)!.toString("utf8")]))
-  return { layout, plan: planExport(layout, names, texts), contents }
+  const records = await recordsOfTexts(layout.metadataEntries.map((e) => [e, contents.get(e)!.toString("utf8")]), layout.metadataFormat)
+  return { layout, plan: planExport(layout, names, records), contents }
 }
 
 const metadataOf = (plan: ExportPlan, suffix: string) => plan.activities.find((a) => a.entry.endsWith(suffix))?.metadata
@@ -60,7 +64,7 @@ describe.skipIf(!CORPUS_DIR)("export layouts built from the corpus", () => {
         { name: "", brand: "Hoka", model: "Clifton", kind: "shoes" }
       ]
     }))
-    expect(layout).toEqual({ kind: "strava", root: "", metadataEntries: ["activities.csv", "bikes.csv", "shoes.csv"] })
+    expect(layout).toEqual({ kind: "strava", root: "", metadataEntries: ["activities.csv", "bikes.csv", "shoes.csv"], metadataFormat: stravaMetadataFormat })
     expect(plan.activities.map((a) => [a.entry, a.format])).toEqual([
       ["activities/10000000000.fit.gz", "fit"], ["activities/10000000001.fit.gz", "fit"], ["activities/10000000002.gpx", "gpx"], ["activities/10000000003.tcx.gz", "tcx"]
     ])
@@ -129,7 +133,7 @@ describe.skipIf(!CORPUS_DIR)("export layouts built from the corpus", () => {
     writeFolder(dir, entries)
     const files = (fs.readdirSync(dir, { recursive: true }) as Array<string>).filter((f) => fs.statSync(path.join(dir, f)).isFile())
     const layout = recogniseExport(files)
-    const plan = planExport(layout, files, new Map(layout.metadataEntries.map((e) => [e, fs.readFileSync(path.join(dir, e), "utf8")])))
+    const plan = planExport(layout, files, await recordsOfTexts(layout.metadataEntries.map((e) => [e, fs.readFileSync(path.join(dir, e), "utf8")]), layout.metadataFormat))
     expect(plan.parts).toEqual(["DI_CONNECT/DI-Connect-Uploaded-Files/UploadedFiles_0-_Part1.zip"])
     expect(matchSummary(plan.summaries, run!.starts[0]! + 4_000)?.name).toBe("Run")
   })
@@ -142,17 +146,18 @@ describe.skipIf(!CORPUS_DIR)("export layouts built from the corpus", () => {
     expect([garminExportFolder(part), isFolderGarminPart(part)]).toEqual(["my garmin/", true])
     expect(garminExportFolder("DI_CONNECT/DI-Connect-Wellness/sleep.json")).toBe("")
     expect([garminExportFolder("rides/a.fit"), isFolderGarminPart("rides/UploadedFiles_0-_Part1.zip"), garminExportFolder("DI_CONNECT")]).toEqual([null, false, null])
-    const { archive, texts } = folderSummaries(watch, "my garmin/")
-    expect([...texts.keys()]).toEqual(["DI_CONNECT/DI-Connect-Fitness/athlete@example.org_0_summarizedActivities.json"])
-    expect(matchSummary(readGarminSummaries(texts.values()), run!.starts[0]!)?.name).toBe("Run")
-    expect(folderSummaries(watch, "my garmin/").archive).toBe(archive)
-    expect(folderSummaries(watch, "gone/")).toEqual({ archive: expect.stringMatching(/^garmin-folder-/), texts: new Map() })
+    const summariesOf = (folder: string) => folderSummaries(watch, folder, new MetadataBudget(DEFAULT_EXPORT_METADATA_LIMITS))
+    const { archive, records } = await summariesOf("my garmin/")
+    expect([...records.keys()]).toEqual(["DI_CONNECT/DI-Connect-Fitness/athlete@example.org_0_summarizedActivities.json"])
+    expect(matchSummary(garminSummariesOf(records.values()), run!.starts[0]!)?.name).toBe("Run")
+    expect((await summariesOf("my garmin/")).archive).toBe(archive)
+    expect(await summariesOf("gone/")).toEqual({ archive: expect.stringMatching(/^garmin-folder-/), records: new Map() })
     expect(garminFolderSkipped("my garmin/")).toMatch(/^"my garmin" in the watch folder is a Garmin Connect export: /)
   })
 
   it("FitTrackee: workout_files/ with their workout's title, sport, description and notes, equipment; a KML workout; the GPX twins of old versions skipped", async () => {
     const { layout, plan } = await planOfZip((await fitTrackeeSample("Walk"))())
-    expect(layout).toEqual({ kind: "fittrackee", root: "", metadataEntries: ["user_workouts_data.json", "user_equipments_data.json"] })
+    expect(layout).toEqual({ kind: "fittrackee", root: "", metadataEntries: ["user_workouts_data.json", "user_equipments_data.json"], metadataFormat: { kind: "json" } })
     expect(plan.activities.map((a) => a.format)).toEqual(["fit", "gpx", "kml"])
     expect(plan.activities[0]!.metadata).toEqual({
       name: "Ride to work", description: "rain\n\nflat tyre", sportType: "Ride", isCommute: true,
@@ -175,7 +180,7 @@ describe.skipIf(!CORPUS_DIR)("export layouts built from the corpus", () => {
       ],
       gear: [{ name: "Brompton", brand: "Brompton", model: "C Line", kind: "bike" }, { name: "Spikes", brand: "Nike", model: "Zoom", kind: "shoes" }]
     }))
-    expect(layout).toEqual({ kind: "endurain", root: "", metadataEntries: ["data/activities.json", "data/gears.json"] })
+    expect(layout).toEqual({ kind: "endurain", root: "", metadataEntries: ["data/activities.json", "data/gears.json"], metadataFormat: { kind: "json" } })
     expect(plan.activities.map((a) => a.entry)).toEqual(["activity_files/100.fit", "activity_files/101.fit", "activity_files/102.gpx"])
     expect(plan.activities[0]!.metadata).toEqual({
       name: "To the office", description: "windy\n\nlate", sportType: "Ride", isCommute: true,

@@ -2,15 +2,18 @@ import { describe, expect, it } from "@effect/vitest"
 import { planEndurain } from "../../../../src/services/import/exports/EndurainExport.ts"
 import { planExport, recogniseExport } from "../../../../src/services/import/exports/ExportLayout.ts"
 import { planFitTrackee } from "../../../../src/services/import/exports/FitTrackeeExport.ts"
-import { garminSport, matchSummary, readGarminSummaries } from "../../../../src/services/import/exports/GarminExport.ts"
-import { planStrava } from "../../../../src/services/import/exports/StravaExport.ts"
+import { garminSport, matchSummary } from "../../../../src/services/import/exports/GarminExport.ts"
+import { planStrava, stravaMetadataFormat } from "../../../../src/services/import/exports/StravaExport.ts"
+import { recordsOfTexts, summariesOfTexts } from "../../../support/metadataTexts.ts"
 
 /** The readers on the texts of small exports written here: what each forgives, and what it matches. */
 
 const at = (iso: string) => Date.parse(iso)
 
-describe("Garmin summaries", () => {
-  const summaries = readGarminSummaries([
+const JSON_LIST = { kind: "json" } as const
+
+describe("Garmin summaries", async () => {
+  const summaries = await summariesOfTexts([
     JSON.stringify([{
       summarizedActivitiesExport: [
         { activityId: 1, name: "Tri", activityType: "multi_sport", parent: true, startTimeGmt: at("2024-05-01T08:00:00Z") },
@@ -55,15 +58,17 @@ describe("Garmin summaries", () => {
 })
 
 describe("Strava activities.csv", () => {
+  const strava = (text: string) => recordsOfTexts([["activities.csv", text]], stravaMetadataFormat)
+
   const entries = ["activities.csv", "activities/1.gpx", "activities/2.fit.gz", "activities/3.tcx", "media/a.jpg"]
 
-  it("takes the first of the repeated Commute columns, only the listed photos the archive holds, and gear it does not list by its name alone (no kind)", () => {
-    const plan = planStrava("", entries, new Map([["activities.csv", [
+  it("takes the first of the repeated Commute columns, only the listed photos the archive holds, and gear it does not list by its name alone (no kind)", async () => {
+    const plan = planStrava("", entries, await strava([
       "Activity ID,Activity Name,Activity Type,Commute,Activity Gear,Filename,Commute,Media",
       "1,A,E-Bike Ride,false,Old bike,activities/1.gpx,1.0,media/a.jpg|media/missing.jpg",
       "2,\"B, with \"\"quotes\"\"\",Stair-Stepper,true,,activities/2.fit.gz,0.0,",
       "4,Manual,Run,false,,,,"
-    ].join("\r\n")]]))
+    ].join("\r\n")))
     expect(plan.activities.map((a) => [a.entry, a.metadata?.name ?? null, a.metadata?.sportType ?? null, a.metadata?.isCommute ?? null])).toEqual([
       ["activities/1.gpx", "A", "EBikeRide", false], ["activities/2.fit.gz", "B, with \"quotes\"", "StairStepper", true], ["activities/3.tcx", null, null, null]
     ])
@@ -73,17 +78,18 @@ describe("Strava activities.csv", () => {
     expect(plan.gear).toEqual([{ name: "Old bike", brand: null, model: null, kind: null }])
   })
 
-  it("imports the files of a damaged or missing activities.csv without metadata", () => {
+  it("imports the files of a damaged or missing activities.csv without metadata", async () => {
     expect(planStrava("", entries, new Map()).activities.map((a) => a.metadata)).toEqual([null, null, null])
+    expect(planStrava("", entries, await strava("Filename\n\"activities/1.gpx")).activities.map((a) => a.metadata)).toEqual([null, null, null])
   })
 })
 
 describe("FitTrackee workouts", () => {
-  it("a workout without a file is passed by, a file without a workout imported as it is, a missing equipment file lists the workouts' own", () => {
-    const plan = planFitTrackee("", ["user_workouts_data.json", "workout_files/a.gpx", "workout_files/orphan.fit"], new Map([["user_workouts_data.json", JSON.stringify([
+  it("a workout without a file is passed by, a file without a workout imported as it is, a missing equipment file lists the workouts' own", async () => {
+    const plan = planFitTrackee("", ["user_workouts_data.json", "workout_files/a.gpx", "workout_files/orphan.fit"], await recordsOfTexts([["user_workouts_data.json", JSON.stringify([
       { title: "Manual", sport_label: "Running", original_file: null },
       { title: "Paddle", sport_label: "Standup Paddleboarding", original_file: "a.gpx", equipments: [{ label: "Board", equipment_type: { label: "Board" } }] }
-    ])]]))
+    ])]], JSON_LIST))
     expect(plan.activities.map((a) => [a.entry, a.metadata?.name ?? null, a.metadata?.sportType ?? null])).toEqual([
       ["workout_files/a.gpx", "Paddle", "StandUpPaddling"], ["workout_files/orphan.fit", null, null]
     ])
@@ -92,13 +98,13 @@ describe("FitTrackee workouts", () => {
 })
 
 describe("Endurain activities", () => {
-  it("reads ids and codes written as numbers or texts; an unknown code is no sport, an unknown gear none", () => {
-    const plan = planEndurain(["data/activities.json", "activity_files/7.gpx", "activity_files/8.fit", "activity_files/x.fit", "counts.json"], new Map([
+  it("reads ids and codes written as numbers or texts; an unknown code is no sport, an unknown gear none", async () => {
+    const plan = planEndurain(["data/activities.json", "activity_files/7.gpx", "activity_files/8.fit", "activity_files/x.fit", "counts.json"], await recordsOfTexts([
       ["data/activities.json", JSON.stringify([
         { id: "7", name: "Sail", activity_type: "43", gear_id: 99 },
         { id: 8, name: "New sport", activity_type: 99 }
       ])]
-    ]))
+    ], JSON_LIST))
     expect(plan.activities.map((a) => [a.entry, a.metadata?.name ?? null, a.metadata?.sportType ?? null, a.metadata?.gear ?? null])).toEqual([
       ["activity_files/7.gpx", "Sail", "Sail", null], ["activity_files/8.fit", "New sport", null, null], ["activity_files/x.fit", null, null, null]
     ])

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
-import { readGarminSummaries } from "../../../../src/services/import/exports/GarminExport.ts"
+import { garminSummariesOf } from "../../../../src/services/import/exports/GarminExport.ts"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { KeptArchives } from "../../../../src/services/import/archives/KeptArchives.ts"
@@ -11,14 +11,12 @@ import { scopedRoot, servicesLayer } from "../../../support/ImportHarness.ts"
 const at = (iso: string) => Date.parse(iso)
 
 /** 2,500 days of runs, and a triathlon whose parent and first leg start together. */
-const SUMMARIES = readGarminSummaries([JSON.stringify([{
-  summarizedActivitiesExport: [
-    ...Array.from({ length: 2500 }, (_, i) => ({ activityId: 100 + i, name: `Run ${i}`, activityType: "running", beginTimestamp: at("2016-01-01T07:00:00Z") + i * 86_400_000 })),
+const SUMMARIES = garminSummariesOf([[
+  ...Array.from({ length: 2500 }, (_, i) => ({ activityId: 100 + i, name: `Run ${i}`, activityType: "running", beginTimestamp: at("2016-01-01T07:00:00Z") + i * 86_400_000 })),
     { activityId: 1, name: "Tri", activityType: "multi_sport", parent: true, startTimeGmt: at("2024-05-01T08:00:00Z") },
     { activityId: 2, name: "Swim leg", activityType: "open_water_swimming", parentId: 1, startTimeGmt: at("2024-05-01T08:00:00Z") },
     { activityId: 3, name: "Bike leg", activityType: "road_biking", parentId: 1, startTimeGmt: at("2024-05-01T08:40:00Z"), description: "windy" }
-  ]
-}])])
+]])
 
 describe("GarminSummaries and KeptArchives", () => {
   it.scopedLive("summaries kept by archive, matched by start time in the database as in memory; they and the archive's original forgotten once no file of the archive waits", () =>
