@@ -178,7 +178,7 @@ describe.skipIf(skipReason !== undefined)("the dashboard in Chromium", () => {
 
     it.effect("edits the name, sport and description; a hostile name stays text", () =>
       Effect.promise(async () => {
-        await page.click("details summary")
+        await page.click("#activity-edit summary")
         await page.fill("#edit-activity input[name=name]", HOSTILE)
         await page.fill("#edit-activity textarea[name=description]", "Windy.\n<b>not bold</b>")
         await page.click("#edit-activity button[type=submit]")

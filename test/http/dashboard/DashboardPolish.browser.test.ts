@@ -465,7 +465,7 @@ describe.skipIf(skipReason !== undefined)("the dashboard's finish in Chromium", 
 
         // "Saved." is about the page it was shown on; it does not follow to the next
         await go(`#/activity/${encodeURIComponent(ids["Evening walk"]!)}`, "#activity-name")
-        await page.click("details summary")
+        await page.click("#activity-edit summary")
         await page.fill("#edit-activity input[name=name]", "Evening stroll")
         await redrawn(page, () => page.click("#edit-activity button[type=submit]"))
         await page.locator("#activity-name").getByText("Evening stroll").waitFor()

@@ -27,6 +27,15 @@ type ShowName = (typeof CHOICES)[number][0]
 
 const message = (error: unknown) => (error instanceof ApiError ? error.message : String(error))
 
+/**
+ * The pane of the part links show: beneath the route's own (a wider green line around it), and
+ * apart from it, so that the route stays the one line of the map's overlays.
+ */
+const sharedPane = (map: RouteMap): string => {
+  if (map.map.getPane("sharedPart") === undefined) map.map.createPane("sharedPart").style.zIndex = "390"
+  return "sharedPart"
+}
+
 /** Draws the part links show over the route map; returns what removes it. */
 export const drawShared = async (a: Activity, map: RouteMap | undefined, note: HTMLElement): Promise<() => void> => {
   const track = await call("sharing.shareTrack", { path: { activityId: a.id } })
@@ -37,7 +46,7 @@ export const drawShared = async (a: Activity, map: RouteMap | undefined, note: H
   const lines = map === undefined
     ? []
     : track.segments.filter((s) => s.length > 1).map((s) =>
-      L.polyline(s as Array<[number, number]>, { color: css("--ok"), weight: 6, opacity: 0.85, interactive: false }).addTo(map.map))
+      L.polyline(s as Array<[number, number]>, { color: css("--ok"), weight: 6, opacity: 0.85, interactive: false, pane: sharedPane(map) }).addTo(map.map))
   note.textContent = track.segments.length === 0
     ? "Links show no part of this route: all of it lies in a privacy zone or in the hidden ends."
     : `On the map, links show the part drawn in green (${format.distance(track.distanceInMeter)}); the privacy zones and the hidden start and finish are left out.`

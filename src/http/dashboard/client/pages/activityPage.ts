@@ -64,7 +64,7 @@ export const activityPage: Page = async (main, _params, id) => {
     h("option", { value: "" }, "No gear"),
     gear.gear.filter((g) => !g.isRetired || g.id === a.gearId).map((g) => h("option", { value: g.id, selected: g.id === a.gearId }, g.name)))
   const editError = h("p", { class: "error", role: "alert", hidden: true })
-  const edit = h("details", { class: "card" },
+  const edit = h("details", { class: "card", id: "activity-edit" },
     h("summary", null, "Edit"),
     h("form", {
       class: "stack",
