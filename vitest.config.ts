@@ -46,9 +46,10 @@ const kindOf = (file: string): "unit" | "daemon" | "programs" => {
 const kinds = new Map(testFiles.map((file) => [file, kindOf(file)]))
 const filesOf = (kind: "unit" | "daemon" | "programs") => testFiles.filter((file) => kinds.get(file) === kind)
 
-// Workers: a test file mostly waits (on a child's start, a socket, a watch folder), so more
-// files than cores run side by side; WAYMARK_TEST_WORKERS overrides.
-const workers = Number(process.env["WAYMARK_TEST_WORKERS"] ?? 3)
+// Workers: one test file at a time unless WAYMARK_TEST_WORKERS says more. Three side by side on
+// two cores ran the corpus and the browser pages' imports past their bounds while the suite's
+// own load was at its height; on a machine with more cores, more workers save time.
+const workers = Number(process.env["WAYMARK_TEST_WORKERS"] ?? 1)
 
 export default defineConfig({
   test: {
