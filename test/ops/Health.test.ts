@@ -7,7 +7,7 @@ import { LogsLive } from "../../src/services/platform/Logs.ts"
 import { scopedRoot } from "../support/ImportHarness.ts"
 import { healthDaemon, logsDirOf, probe, probeUntil } from "./healthDaemon.ts"
 
-const FILES_MODE_FIBERS = ["GearMaintenance", "HttpServer", "ImportWorker", "LogRetention", "TrainingRecompute", "WatchFolder"]
+const FILES_MODE_FIBERS = ["GearMaintenance", "HttpServer", "ImportWorker", "LogRetention", "SegmentUpkeep", "TrainingRecompute", "WatchFolder"]
 
 describe("GET /healthz and GET /status", () => {
   it.scopedLive("answer without a key: 200 with every check ok and every supervised fiber running, nothing secret in the body", () =>

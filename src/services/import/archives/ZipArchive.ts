@@ -291,12 +291,19 @@ const entryRecords = async (
 ): Promise<Array<MetadataRecord>> => {
   budget.countBytes(entry.fileName, entry.uncompressedSize, 0)
   let records: Array<MetadataRecord> = []
+  // a bound met by the reader stops the pipeline, which then fails with its own abort: the bound is the cause
+  let refused: unknown = undefined
   await streamEntry(zip, entry, {
     _tag: "Chunks",
     consume: async (source) => {
-      records = await readMetadataRecords(entry.fileName, source, format, budget)
+      records = await readMetadataRecords(entry.fileName, source, format, budget).catch((e) => {
+        refused = e
+        throw e
+      })
     }
-  }, entryLimit(entry, total.limits), total)
+  }, entryLimit(entry, total.limits), total).catch((e) => {
+    throw refused ?? e
+  })
   return records
 }
 

@@ -86,7 +86,7 @@ describe("attacks on an export's metadata", () => {
         for (const [filename, message] of Object.entries(failures)) {
           const rows = yield* finalRows(filename)
           expect(rows.map((r) => r.status)).toEqual(["failed"])
-          expect(rows[0]!.error_message).toMatch(message)
+          expect(rows[0]!.error_message, rows[0]!.error_message ?? "").toMatch(message)
           expect((yield* send("GET", "/api/v1/status")).status).toBe(200)
         }
 
