@@ -71,10 +71,10 @@ const townActivity = (i: number): ActivityDraft => {
   const track = recordPath(streetPath(route), { speed, noise: 3, seed: i + 1 })
   const n = Math.min(SAMPLES, track.time.length)
   const cut = Object.fromEntries(Object.entries(track).map(([k, v]) => [k, (v as Array<unknown>).slice(0, n)])) as unknown as typeof track
-  // hills: the town's altitude rises and falls 40 m over about a kilometre either way
+  // hills: the town's altitude rises and falls 140 m over a few kilometres, up to 10 % steep
   const streams = { ...cut, altitude: cut.latlng.map(([lat, lon]) => {
     const [east, north] = [(lon - ORIGIN.lon) * 70_000, (lat - ORIGIN.lat) * 111_200]
-    return Math.round((60 + 20 * Math.sin(east / 500) + 20 * Math.cos(north / 400)) * 10) / 10
+    return Math.round((80 + 40 * Math.sin(east / 400) + 30 * Math.cos(north / 350)) * 10) / 10
   }) }
   const startTime = Date.parse("2025-12-31T07:00:00Z") - i * 86_400_000
   return makeDraft({
