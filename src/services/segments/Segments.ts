@@ -107,16 +107,22 @@ export class Segments extends Effect.Service<Segments>()("services/segments/Segm
     const store = yield* SegmentStore
     const activities = yield* ActivityRepo
 
-    /** Efforts with their rank among `rankedOver` and their place among the segment's efforts up to their date. */
-    const effortRows = (where: Statement.Fragment, order: Statement.Fragment, limit: number | null = null) =>
+    /**
+     * Efforts with their rank among those `where` selects and their place among the segment's
+     * efforts up to their date; `keep` then picks the rows returned, so that the places (a count
+     * over the segment's efforts each) are counted for those rows only.
+     */
+    const effortRows = (where: Statement.Fragment, order: Statement.Fragment, limit: number | null = null, keep: Statement.Fragment = sql.literal("1")) =>
       sql<EffortRow>`
-        SELECT e.*, s.name AS segment_name, a.name AS activity_name, a.sport_type, a.start_date_local,
-          RANK() OVER (PARTITION BY e.segment_id ORDER BY e.elapsed_time) AS rank,
+        SELECT e.*,
           (SELECT count(*) FROM segment_efforts o WHERE o.segment_id = e.segment_id AND o.start_time <= e.start_time
             AND o.elapsed_time < e.elapsed_time) + 1 AS rank_then,
           (SELECT count(*) FROM segment_efforts o WHERE o.segment_id = e.segment_id AND o.start_time <= e.start_time) AS count_then
-        FROM segment_efforts e JOIN segments s ON s.id = e.segment_id JOIN activities a ON a.id = e.activity_id
-        WHERE ${where} ORDER BY ${order} ${limit === null ? sql.literal("") : sql`LIMIT ${limit}`}`
+        FROM (SELECT e.*, s.name AS segment_name, a.name AS activity_name, a.sport_type, a.start_date_local,
+            RANK() OVER (PARTITION BY e.segment_id ORDER BY e.elapsed_time) AS rank
+          FROM segment_efforts e JOIN segments s ON s.id = e.segment_id JOIN activities a ON a.id = e.activity_id
+          WHERE ${where}) e
+        WHERE ${keep} ORDER BY ${order} ${limit === null ? sql.literal("") : sql`LIMIT ${limit}`}`
 
     const summaryOf = (row: SegmentRow) =>
       Effect.gen(function*() {
@@ -250,9 +256,12 @@ export class Segments extends Effect.Service<Segments>()("services/segments/Segm
     }, Effect.orDie)
 
     const activityEfforts = Effect.fn("Segments.activityEfforts")(function*(activityId: string) {
-      return (yield* effortRows(sql`e.segment_id IN (SELECT segment_id FROM segment_efforts WHERE activity_id = ${activityId})`, sql.literal("e.start_offset")))
-        .filter((r) => r.activity_id === activityId)
-        .map(effortOf)
+      return (yield* effortRows(
+        sql`e.segment_id IN (SELECT segment_id FROM segment_efforts WHERE activity_id = ${activityId})`,
+        sql.literal("e.start_offset"),
+        null,
+        sql`e.activity_id = ${activityId}`
+      )).map(effortOf)
     }, Effect.orDie)
 
     const climbs = Effect.fn("Segments.climbs")(function*(activityId: string) {
