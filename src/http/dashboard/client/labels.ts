@@ -41,5 +41,6 @@ export const MILESTONE_KINDS: Record<Milestone["kind"], string> = {
   record: "Records",
   eddington: "Eddington numbers",
   firstInCountry: "Countries",
-  longestOfSportType: "Longest so far"
+  longestOfSportType: "Longest so far",
+  segmentRecord: "Segment records"
 }

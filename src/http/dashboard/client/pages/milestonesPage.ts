@@ -15,7 +15,8 @@ const MARKS: Record<Milestone["kind"], string> = {
   record: "PR",
   eddington: "E",
   firstInCountry: "⚑",
-  longestOfSportType: "↔"
+  longestOfSportType: "↔",
+  segmentRecord: "⏱"
 }
 
 const mark = (m: Milestone) => {
