@@ -55,7 +55,7 @@ export const segmentsSection = async (a: Activity, track: Track, map: RouteMap |
     map.map.fitBounds(highlight.getBounds(), { padding: [24, 24] })
   }
   const showButton = (label: string, from: number, to: number) => {
-    const button: HTMLButtonElement = h("button", { type: "button", class: "small", "aria-pressed": "false", "aria-label": `Show ${label} on the map`, onclick: () => show(button, from, to) }, "Show")
+    const button: HTMLButtonElement = h("button", { type: "button", class: "small", "aria-pressed": "false", onclick: () => show(button, from, to) }, "Show", h("span", { class: "visually-hidden" }, ` ${label} on the map`))
     return button
   }
 
@@ -98,7 +98,6 @@ export const segmentsSection = async (a: Activity, track: Track, map: RouteMap |
             h("button", {
               type: "button",
               class: "small",
-              "aria-label": `Make ${label} a segment`,
               onclick: async () => {
                 try {
                   const made = await call("segments.climbSegment", { path: { activityId: a.id, climbIndex: index }, payload: {} })
@@ -108,7 +107,7 @@ export const segmentsSection = async (a: Activity, track: Track, map: RouteMap |
                   toast(message(error), "error")
                 }
               }
-            }, "Make segment"))))
+            }, "Make segment", h("span", { class: "visually-hidden" }, ` of ${label}`)))))
       }))))
 
   // a segment of a chosen stretch: two distances along the activity, shown on the map as typed
