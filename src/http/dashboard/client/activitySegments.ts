@@ -77,38 +77,36 @@ export const segmentsSection = async (a: Activity, track: Track, map: RouteMap |
           h("td", null, showButton(e.segmentName, e.startDistanceInMeter, e.endDistanceInMeter)))
       }))))
 
+  // a list rather than a table: its two buttons beside four figures would not fit a phone
   const climbsPart = climbs.length === 0
     ? h("p", { class: "muted" }, "No climb.")
-    : h("div", { class: "table-wrap", tabindex: 0, role: "region", "aria-label": "Climbs" }, h("table", { id: "activity-climbs" },
-      h("thead", null, h("tr", null,
-        h("th", { scope: "col" }, "Category"),
-        h("th", { scope: "col", class: "num" }, "Length"),
-        h("th", { scope: "col", class: "num" }, "Grade"),
-        h("th", { scope: "col", class: "num" }, "VAM"),
-        h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, "Actions")))),
-      h("tbody", null, climbs.map((c, index) => {
-        const label = `climb ${index + 1} (${c.category === "HC" ? "HC" : `category ${c.category}`})`
-        return h("tr", null,
-          h("td", null, c.category === "HC" ? "HC" : `Cat. ${c.category}`, h("small", { class: "muted" }, ` at ${format.distance(c.startDistanceInMeter)}`)),
-          h("td", { class: "num" }, format.distance(c.lengthInMeter)),
-          h("td", { class: "num" }, grade(c.averageGrade)),
-          h("td", { class: "num" }, c.vam === null ? "–" : `${format.count(c.vam)} m/h`),
-          h("td", null, h("div", { class: "row tight" },
-            showButton(label, c.startDistanceInMeter, c.endDistanceInMeter),
-            h("button", {
-              type: "button",
-              class: "small",
-              onclick: async () => {
-                try {
-                  const made = await call("segments.climbSegment", { path: { activityId: a.id, climbIndex: index }, payload: {} })
-                  toast(`Segment “${made.name}” made.`, "ok", { next: true })
-                  location.hash = `#/segment/${encodeURIComponent(made.id)}`
-                } catch (error) {
-                  toast(message(error), "error")
-                }
+    : h("ul", { id: "activity-climbs", class: "climb-list" }, climbs.map((c, index) => {
+      const label = `climb ${index + 1} (${c.category === "HC" ? "HC" : `category ${c.category}`})`
+      return h("li", { class: "card" },
+        h("div", null,
+          h("strong", null, c.category === "HC" ? "HC" : `Cat. ${c.category}`), " ",
+          h("span", null, `${format.distance(c.lengthInMeter)} at ${grade(c.averageGrade)}`),
+          h("small", { class: "muted" }, [
+            ` · +${format.elevation(c.elevationGainInMeter)}`,
+            c.vam === null ? "" : ` · VAM ${format.count(c.vam)} m/h`,
+            ` · from ${format.distance(c.startDistanceInMeter)}`
+          ].join(""))),
+        h("div", { class: "row tight" },
+          showButton(label, c.startDistanceInMeter, c.endDistanceInMeter),
+          h("button", {
+            type: "button",
+            class: "small",
+            onclick: async () => {
+              try {
+                const made = await call("segments.climbSegment", { path: { activityId: a.id, climbIndex: index }, payload: {} })
+                toast(`Segment “${made.name}” made.`, "ok", { next: true })
+                location.hash = `#/segment/${encodeURIComponent(made.id)}`
+              } catch (error) {
+                toast(message(error), "error")
               }
-            }, "Make segment", h("span", { class: "visually-hidden" }, ` of ${label}`)))))
-      }))))
+            }
+          }, "Make segment", h("span", { class: "visually-hidden" }, ` of ${label}`))))
+    }))
 
   // a segment of a chosen stretch: two distances along the activity, shown on the map as typed
   const toUnit = format.toDistanceUnit(1000) / 1000
