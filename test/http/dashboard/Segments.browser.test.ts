@@ -111,8 +111,12 @@ describe.skipIf(!chromiumAvailable)("segments on the dashboard", () => {
           const show = page.locator("#activity-climbs button", { hasText: "Show" })
           await show.click()
           expect(await show.getAttribute("aria-pressed")).toBe("true")
-          await page.locator("#activity-map path.leaflet-interactive, #activity-map path").nth(1).waitFor()
+          await page.locator("#activity-map path.segment-highlight").waitFor({ state: "attached" })
+          await page.locator("#activity-map").scrollIntoViewIfNeeded()
           await page.screenshot({ path: path.join(ARTIFACTS, "activity-climb-shown-desktop.png"), fullPage: true })
+          // a second press hides it
+          await show.click()
+          await page.locator("#activity-map path.segment-highlight").waitFor({ state: "detached" })
 
           // a stretch chosen by its distances made a segment
           await page.locator("#make-segment summary").click()

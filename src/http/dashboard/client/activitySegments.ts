@@ -51,7 +51,7 @@ export const segmentsSection = async (a: Activity, track: Track, map: RouteMap |
     button.setAttribute("aria-pressed", "true")
     const points = stretch(track, from, to)
     if (map === undefined || points.length < 2) return
-    highlight = L.polyline(points as Array<[number, number]>, { color: css("--accent"), weight: 7, opacity: 0.9, interactive: false }).addTo(map.map)
+    highlight = L.polyline(points as Array<[number, number]>, { color: css("--link"), weight: 7, opacity: 0.9, interactive: false, className: "segment-highlight" }).addTo(map.map)
     map.map.fitBounds(highlight.getBounds(), { padding: [24, 24] })
   }
   const showButton = (label: string, from: number, to: number) => {
@@ -122,7 +122,7 @@ export const segmentsSection = async (a: Activity, track: Track, map: RouteMap |
     preview = undefined
     const points = stretch(track, meters(from), meters(to))
     if (map === undefined || points.length < 2) return
-    preview = L.polyline(points as Array<[number, number]>, { color: css("--accent"), weight: 6, dashArray: "6 6", opacity: 0.9, interactive: false }).addTo(map.map)
+    preview = L.polyline(points as Array<[number, number]>, { color: css("--link"), weight: 6, dashArray: "6 6", opacity: 0.9, interactive: false }).addTo(map.map)
   }
   from.addEventListener("input", drawPreview)
   to.addEventListener("input", drawPreview)
