@@ -123,6 +123,10 @@ describe.skipIf(!chromiumAvailable)("segments on the dashboard", () => {
           await page.locator("#make-segment input[name=from]").fill("3.2")
           await page.locator("#make-segment input[name=to]").fill("3.9")
           await page.locator("#make-segment input[name=name]").fill("Top flat")
+          await page.setViewportSize({ width: 390, height: 844 })
+          await page.locator("#make-segment").scrollIntoViewIfNeeded()
+          await page.screenshot({ path: path.join(ARTIFACTS, "activity-stretch-phone.png"), fullPage: true })
+          await page.setViewportSize({ width: 1280, height: 900 })
           await ui.redrawn(() => page.locator("#make-segment button[type=submit]").click())
           await page.locator("#segment-name", { hasText: "Top flat" }).waitFor()
 
