@@ -13,6 +13,8 @@ export const DASHBOARD_PAGES = {
   calendar: { title: "Calendar", menu: true },
   milestones: { title: "Milestones", menu: true },
   year: { title: "Year in review", label: "Year", menu: true },
+  segments: { title: "Segments", menu: true },
+  segment: { title: "Segment", menu: false, in: "segments" },
   gear: { title: "Gear & weight", menu: true },
   privacy: { title: "Privacy & sharing", label: "Privacy", menu: true },
   system: { title: "System", menu: true }

@@ -6,7 +6,7 @@ import { closeMenu, wireMenu } from "./menu.ts"
 /**
  * The dashboard's router: the part of the address after `#` names the page of the page list
  * (`#/activities?filters…`, `#/activity/<id>`, `#/import`, `#/stats`, `#/training`, `#/calendar?month=…`,
- * `#/milestones`, `#/year?year=…`, `#/gear`, `#/system`).
+ * `#/milestones`, `#/year?year=…`, `#/segments`, `#/segment/<id>`, `#/gear`, `#/system`).
  * Each page's code is loaded when it is first opened (its own file, with the map and chart
  * libraries it draws with), so the list loads neither.
  * A page draws itself into a view of its own inside <main> and returns what to stop when the
@@ -28,6 +28,8 @@ const LOADERS: { readonly [N in PageName]: () => Promise<Page> } = {
   calendar: () => import("./pages/calendarPage.ts").then((m) => m.calendarPage),
   milestones: () => import("./pages/milestonesPage.ts").then((m) => m.milestonesPage),
   year: () => import("./pages/yearPage.ts").then((m) => m.yearPage),
+  segments: () => import("./pages/segmentsPage.ts").then((m) => m.segmentsPage),
+  segment: () => import("./pages/segmentPage.ts").then((m) => m.segmentPage),
   gear: () => import("./pages/gearPage.ts").then((m) => m.gearPage),
   privacy: () => import("./pages/privacyPage.ts").then((m) => m.privacyPage),
   system: () => import("./pages/systemPage.ts").then((m) => m.systemPage)

@@ -6,6 +6,7 @@ import * as format from "../format.ts"
 import { detailTables, drawCharts, loadStreams, routeOf } from "../activityDetail.ts"
 import type { Page } from "../main.ts"
 import { raceSection } from "../raceView.ts"
+import { drawSegments } from "../activitySegments.ts"
 import { type LatLng, routeMap } from "../routeMap.ts"
 import { drawShared, shareSection } from "../shareView.ts"
 import { drawAnalysis } from "../trainingAnalysis.ts"
@@ -55,6 +56,7 @@ export const activityPage: Page = async (main, _params, id) => {
   const race = h("div", { id: "activity-race" })
   const lengths = h("div", { id: "activity-lengths" })
   const charts = h("div", { id: "activity-charts" })
+  const segments = h("div", { id: "activity-segment-part" })
 
   // editing
   const name = h("input", { name: "name", value: a.name, required: true, maxlength: 255 })
@@ -115,6 +117,7 @@ export const activityPage: Page = async (main, _params, id) => {
     a.encodedPolyline || routeOf(streams.streams).length > 1 ? mapBox : null,
     sharedNote,
     charts,
+    segments,
     training,
     tables,
     lengths,
@@ -143,6 +146,7 @@ export const activityPage: Page = async (main, _params, id) => {
   }
   drawAnalysis(training, a).then((remove) => cleanups.push(remove)).catch(failed(training))
   drawShared(a, map, sharedNote).then((remove) => cleanups.push(remove)).catch(failed(sharedNote))
+  if (!format.isSwim(a.sportType)) drawSegments(segments, a, { latlng, distance: streams.streams.distance }, map).then((remove) => cleanups.push(remove)).catch(failed(segments))
   detailTables(a).then(shown(tables)).catch(failed(tables))
   raceSection(a).then(shown(race)).catch(failed(race))
   lengthsSection(a).then(shown(lengths)).catch(failed(lengths))

@@ -16,7 +16,7 @@ const MARKS: Record<Milestone["kind"], string> = {
   eddington: "E",
   firstInCountry: "⚑",
   longestOfSportType: "↔",
-  segmentRecord: "⚐"
+  segmentRecord: "⏱"
 }
 
 const mark = (m: Milestone) => {
