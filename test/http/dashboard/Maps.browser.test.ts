@@ -5,7 +5,7 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { buildDashboard } from "../../../scripts/buildDashboard.ts"
+import { builtDashboard } from "../../support/programs.ts"
 import { CHROMIUM_MISSING, chromiumAvailable } from "../../support/chromium.ts"
 import { mvtTile, pngTile, tilesAround, writePmtiles } from "../../support/pmtilesWriter.ts"
 import { seedActivity, TestDaemon } from "../../support/TestDaemon.ts"
@@ -25,7 +25,7 @@ if (skipReason !== undefined) console.warn(`[maps browser test] skipped: ${skipR
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "waymark-maps-browser-"))
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
-beforeAll(() => buildDashboard(), 120_000)
+beforeAll(() => builtDashboard())
 
 // a loop in Ghent (the heatmap draws it; the activity page draws the seeded activity's few metres
 // there at zoom 18); the files hold zooms up to 12 around it: past them the map scales zoom 12

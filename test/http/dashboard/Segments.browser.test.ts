@@ -2,7 +2,7 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import { afterAll, describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as path from "node:path"
-import { buildDashboard } from "../../../scripts/buildDashboard.ts"
+import { builtDashboard } from "../../support/programs.ts"
 import { CHROMIUM_MISSING, chromiumAvailable } from "../../support/chromium.ts"
 import { recordPath } from "../../support/gridTown.ts"
 import { seedActivity, send, TestDaemon } from "../../support/TestDaemon.ts"
@@ -65,7 +65,7 @@ describe.skipIf(!chromiumAvailable)("segments on the dashboard", () => {
         yield* send("POST", "/api/v1/segments", { json: { name: "Flat start", activityId: last, fromDistanceInMeter: 100, toDistanceInMeter: 800 } })
 
         yield* Effect.promise(async () => {
-          await buildDashboard()
+          builtDashboard()
           ui = await openSignedIn(base, daemon.apiKey, ARTIFACTS)
           const page = ui.page
 

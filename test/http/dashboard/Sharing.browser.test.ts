@@ -2,7 +2,7 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import { afterAll, describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as path from "node:path"
-import { buildDashboard } from "../../../scripts/buildDashboard.ts"
+import { builtDashboard } from "../../support/programs.ts"
 import { haversine } from "../../../src/services/sharing/visibleTrack.ts"
 import { CHROMIUM_MISSING, chromiumAvailable } from "../../support/chromium.ts"
 import { seedActivity, send, TestDaemon } from "../../support/TestDaemon.ts"
@@ -46,7 +46,7 @@ describe.skipIf(!chromiumAvailable)("sharing on the dashboard", () => {
         const id = yield* seedActivity({ name: "Evening loop", sportType: "Ride", streams: ride() })
         yield* send("POST", "/api/v1/privacy-zones", { json: { name: "Home", latitude: 45, longitude: 6, radiusInMeter: 600 } })
         yield* Effect.promise(async () => {
-          await buildDashboard()
+          builtDashboard()
           ui = await openSignedIn(base, daemon.apiKey, ARTIFACTS)
           const page = ui.page
           await ui.go(`#/activity/${id}`, "#activity-map")
