@@ -86,7 +86,13 @@ describe.skipIf(!chromiumAvailable)("sharing on the dashboard", () => {
           await ui.shoot("privacy")
           await ui.axe("privacy")
           expect(ui.problems).toEqual([])
-        })
+        }).pipe(
+          // the browser closed with the test, so that no connection of its outlives the daemon's scope
+          Effect.ensuring(Effect.promise(async () => {
+            await ui?.close()
+            ui = undefined
+          }))
+        )
         const zones = (yield* send("GET", "/api/v1/privacy-zones")).json.privacyZones
         expect(zones.map((z: { name: string }) => z.name)).toEqual(["Home", "Work"])
       }), 300_000)
