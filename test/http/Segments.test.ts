@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import { seedActivity, send, TestDaemon } from "../support/TestDaemon.ts"
 import { at, recordPath } from "../support/gridTown.ts"
 import { expectError } from "./helpers.ts"
+import { matchedSegment } from "../support/matchedSegment.ts"
 
 /**
  * Segments over a real socket: made from points, a stretch of an activity, a GPX file or a
@@ -24,15 +25,6 @@ const ride = (day: string, speed: number, path: ReadonlyArray<readonly [number, 
 
 const street = [at(0, 0), at(800, 0)]
 
-/** The segment once its matching against the history is done. */
-const matched = (id: string) =>
-  Effect.gen(function*() {
-    for (;;) {
-      const answer = yield* send("GET", `/api/v1/segments/${id}`)
-      if (answer.json.matching.status === "done") return answer.json
-      yield* Effect.sleep("50 millis")
-    }
-  })
 
 layer(TestDaemon.layer(), { excludeTestServices: true })("segments", (it) => {
   it.effect("a new segment is matched against the history in the background, then every new activity as it is stored", () =>
@@ -46,7 +38,7 @@ layer(TestDaemon.layer(), { excludeTestServices: true })("segments", (it) => {
       expect(made.json).toMatchObject({ id: expect.stringMatching(/^segment-/), name: "Bottom street", sportGroup: "any", averageGrade: null })
       expect(made.json.distanceInMeter).toBeCloseTo(800, 0)
       expect(made.json.points.length).toBe(81)
-      const segment = yield* matched(made.json.id)
+      const segment = yield* matchedSegment(made.json.id)
       // the street 40 m beside never came near the gates: the R*Tree left it out
       expect(segment.matching).toEqual({ status: "done", checkedActivities: 3, totalActivities: 3 })
       expect(segment.effortCount).toBe(2)
@@ -80,7 +72,7 @@ layer(TestDaemon.layer(), { excludeTestServices: true })("segments", (it) => {
       // a ride made a run leaves a rides' segment; a deleted activity takes its efforts along
       const rides = yield* send("PATCH", `/api/v1/segments/${made.json.id}`, { json: { sportGroup: "rides", name: "Bottom street (rides)" } })
       expect(rides.json.name).toBe("Bottom street (rides)")
-      yield* matched(made.json.id)
+      yield* matchedSegment(made.json.id)
       yield* send("PATCH", `/api/v1/activities/${fast}`, { json: { sportType: "Run" } })
       yield* send("DELETE", `/api/v1/activities/${fastest}`)
       const left = yield* send("GET", `/api/v1/segments/${made.json.id}/efforts`)
@@ -103,7 +95,7 @@ layer(TestDaemon.layer(), { excludeTestServices: true })("segments", (it) => {
       expect(cut.json.sportGroup).toBe("rides")
       expect(cut.json.distanceInMeter).toBeGreaterThan(480)
       expect(cut.json.distanceInMeter).toBeLessThan(530)
-      expect((yield* matched(cut.json.id)).effortCount).toBeGreaterThanOrEqual(1)
+      expect((yield* matchedSegment(cut.json.id)).effortCount).toBeGreaterThanOrEqual(1)
       const gpx = `<?xml version="1.0"?><gpx version="1.1"><trk><trkseg>${
         [at(0, 200), at(400, 200), at(400, 600)].map(([lat, lon], i) => `<trkpt lat="${lat}" lon="${lon}"><ele>${10 + i * 10}</ele></trkpt>`).join("")
       }</trkseg></trk></gpx>`
@@ -159,7 +151,7 @@ layer(TestDaemon.layer(), { excludeTestServices: true })("segments", (it) => {
       expect(made.status).toBe(201)
       expect(made.json.name).toContain("Hill ride")
       expect(made.json.averageGrade).toBeCloseTo(6, 0)
-      const segment = yield* matched(made.json.id)
+      const segment = yield* matchedSegment(made.json.id)
       expect(segment.effortCount).toBe(1)
       expectError(yield* send("POST", `/api/v1/activities/${id}/climbs/3/segment`), 400, "bad_request")
       yield* TestDaemon

@@ -7,6 +7,7 @@ import { CHROMIUM_MISSING, chromiumAvailable } from "../../support/chromium.ts"
 import { recordPath } from "../../support/gridTown.ts"
 import { seedActivity, send, TestDaemon } from "../../support/TestDaemon.ts"
 import { openSignedIn, type SignedInPage } from "./signedInPage.ts"
+import { matchedSegment } from "../../support/matchedSegment.ts"
 
 /**
  * Segments on the dashboard, in Chromium: three rides over the same hill road, a segment made
@@ -32,15 +33,6 @@ const hillRide = (day: string, speed: number) => {
   })
 }
 
-/** The segment once its matching against the history is done. */
-const matched = (id: string) =>
-  Effect.gen(function*() {
-    for (;;) {
-      const answer = yield* send("GET", `/api/v1/segments/${id}`)
-      if (answer.json.matching.status === "done") return answer.json
-      yield* Effect.sleep("50 millis")
-    }
-  })
 
 let ui: SignedInPage | undefined
 
@@ -60,7 +52,7 @@ describe.skipIf(!chromiumAvailable)("segments on the dashboard", () => {
         const last = yield* hillRide("2025-05-01", 5.5)
         const made = yield* send("POST", "/api/v1/segments", { json: { name: "Hill road", activityId: last, fromDistanceInMeter: 900, toDistanceInMeter: 3100 } })
         expect(made.status).toBe(201)
-        const segment = yield* matched(made.json.id)
+        const segment = yield* matchedSegment(made.json.id)
         expect(segment.effortCount).toBe(3)
         yield* send("POST", "/api/v1/segments", { json: { name: "Flat start", activityId: last, fromDistanceInMeter: 100, toDistanceInMeter: 800 } })
 
