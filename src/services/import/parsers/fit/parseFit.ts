@@ -119,8 +119,9 @@ const decode = (segment: Segment, name: string): DecodedFit => {
   let result: DecodedFit | undefined
   let error: unknown
   try {
-    // Copy the segment into its own ArrayBuffer: fit-file-parser reads a Buffer's whole backing store otherwise.
-    const copy = segment.bytes.slice().buffer
+    // Copy the segment into an ArrayBuffer of its own: fit-file-parser reads a view's whole backing
+    // store, and a Buffer's slice() is a view (of Node's shared pool for a small file read).
+    const copy = segment.bytes.buffer.slice(segment.bytes.byteOffset, segment.bytes.byteOffset + segment.bytes.byteLength)
     new FitParser({ mode: "list", force: true, lengthUnit: "m", speedUnit: "m/s", temperatureUnit: "celsius" })
       .parse(copy, (err, data) => {
         error = err
