@@ -26,13 +26,18 @@ interface Row {
 const rowsOf = (daemon: ChildDaemon) =>
   Effect.map(daemon.get("/api/v1/file-imports?pagination[size]=100"), (a) => (a.json?.fileImports ?? []) as Array<Row>)
 
-/** Waits until the import log lists `count` rows, none queued. */
-const settledRows = (daemon: ChildDaemon, count: number) =>
+/** The files still waiting anywhere under the watch folder (a file's row is written before it leaves); the daemon's own are dot-named. */
+const waitingFiles = (root: Root): Array<string> =>
+  (fs.readdirSync(root.watchDir, { recursive: true }) as Array<string>)
+    .filter((name) => !name.split(path.sep).some((part) => part.startsWith(".")) && fs.statSync(path.join(root.watchDir, name)).isFile())
+
+/** Waits until the import log lists `count` rows, none queued, and no file waits in the watch folder. */
+const settledRows = (daemon: ChildDaemon, root: Root, count: number) =>
   Effect.gen(function*() {
     const deadline = Date.now() + PATIENCE_MS
     while (true) {
       const rows = yield* rowsOf(daemon)
-      if (rows.length >= count && rows.every((r) => r.status !== "queued")) return rows
+      if (rows.length >= count && rows.every((r) => r.status !== "queued") && waitingFiles(root).length === 0) return rows
       if (Date.now() > deadline) return yield* Effect.dieMessage(`${rows.length} rows (${JSON.stringify(rows)}), waited for ${count}:\n${daemon.output()}`)
       yield* Effect.sleep("200 millis")
     }
@@ -62,7 +67,7 @@ describe("the originals are the source of truth", () => {
           dropFile(root.watchDir, name, gpxActivity({ start: dayStart(i + 1), seconds: 1200, name: name }))
         })
         dropFile(root.watchDir, "broken.gpx", "<gpx>not a track")
-        const rows = yield* settledRows(first, 5)
+        const rows = yield* settledRows(first, root, 5)
         const expected = [...names.map((n) => [n, "success"]), ["broken.gpx", "failed"]].sort()
         expect(rows.map((r) => [r.filename, r.status]).sort()).toEqual(expected)
         // deleted: its original goes with it, and never comes back
@@ -80,7 +85,7 @@ describe("the originals are the source of truth", () => {
           if (damage === "empty") fs.writeFileSync(databaseFiles(root)[0]!, "")
           const linesBefore = daemonLog(root).length
           const again = yield* start(root)
-          const rebuilt = yield* settledRows(again, 4)
+          const rebuilt = yield* settledRows(again, root, 4)
           expect(rebuilt.map((r) => [r.filename, r.status]).sort(), damage).toEqual(expected.filter(([n]) => n !== "thursday.gpx"))
           expect(rebuilt.find((r) => r.filename === "broken.gpx")?.errorMessage, damage).toMatch(/broken\.gpx/)
           const activities = (yield* again.get("/api/v1/activities?pagination[size]=10")).json.activities as Array<{ name: string }>
@@ -105,7 +110,7 @@ describe("the originals are the source of truth", () => {
       const zip = zipOf(Array.from({ length: 8 }, (_, i) => ({ name: `zeros-${i}.fit`, data: zeros })), { deflate: true })
       expect(zip.length).toBeLessThan(300_000)
       dropFile(root.watchDir, "zeros.zip", zip)
-      const rows = yield* settledRows(daemon, 8)
+      const rows = yield* settledRows(daemon, root, 8)
       expect(rows.map((r) => r.status)).toEqual(Array(8).fill("failed"))
       const sizes = fs.readdirSync(root.originalsDir).map((n) => fs.statSync(path.join(root.originalsDir, n)).size)
       expect(sizes).toHaveLength(1)
