@@ -101,7 +101,7 @@ export const readCityData = (bytes: Uint8Array): CityData => {
   const decoder = new TextDecoder()
   if (decoder.decode(bytes.subarray(0, MAGIC.length)) !== MAGIC) throw new Error("not a city data file")
   // an ArrayBuffer of its own, so that the typed arrays below are aligned (a Buffer's slice() is a view)
-  const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)
+  const buffer = new Uint8Array(bytes).buffer
   let at = MAGIC.length
   const headerLength = new DataView(buffer).getUint32(at, true)
   at += 4
