@@ -5,22 +5,22 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import {
-  BadRequestWire,
+  BadRequest,
   ErrorBody,
-  FileTooLargeWire,
-  GearIsImportedWire,
-  GpxNotAvailableWire,
-  ImportModeNotFilesWire,
-  InsufficientStorageWire,
-  FileImportStatusConflictWire,
-  InternalErrorWire,
-  InvalidTokenWire,
-  MissingFileWire,
-  NotFoundWire,
-  OriginalNotAvailableWire,
-  PayloadTooLargeWire,
-  UnsupportedFileTypeWire,
-  UnsupportedMediaTypeWire
+  FileTooLarge,
+  GearIsImported,
+  GpxNotAvailable,
+  ImportModeNotFiles,
+  InsufficientStorage,
+  FileImportStatusConflict,
+  InternalError,
+  InvalidToken,
+  MissingFile,
+  NotFound,
+  OriginalNotAvailable,
+  PayloadTooLarge,
+  UnsupportedFileType,
+  UnsupportedMediaType
 } from "../schema/ApiErrors.ts"
 import { ImportProgress } from "../schema/ImportProgressModels.ts"
 import {
@@ -85,11 +85,11 @@ export class ActivitiesGroup extends HttpApiGroup.make("activities")
     HttpApiEndpoint.post("upload", "/activity/upload")
       .setPayload(multipartFile)
       .addSuccess(UploadAccepted, { status: 202 })
-      .addError(MissingFileWire)
-      .addError(ImportModeNotFilesWire)
-      .addError(FileTooLargeWire)
-      .addError(UnsupportedMediaTypeWire)
-      .addError(UnsupportedFileTypeWire)
+      .addError(MissingFile.wire)
+      .addError(ImportModeNotFiles.wire)
+      .addError(FileTooLarge.wire)
+      .addError(UnsupportedMediaType.wire)
+      .addError(UnsupportedFileType.wire)
       .annotate(BodyLimit, uploadBody({ watchFolder: true }))
       .annotate(OpenApi.Summary, "Queue a .fit, .tcx, .gpx, .kml or .kmz file, or a .zip of them, for import")
   )
@@ -97,14 +97,14 @@ export class ActivitiesGroup extends HttpApiGroup.make("activities")
     HttpApiEndpoint.get("search", "/activities")
       .setUrlParams(ActivitySearchParams)
       .addSuccess(ActivityList)
-      .addError(BadRequestWire)
+      .addError(BadRequest.wire)
       .annotate(HotRead, "activities.search")
       .annotate(OpenApi.Summary, "Search activities, newest first")
   )
   .add(
     HttpApiEndpoint.get("get")`/activities/${activityId}`
       .addSuccess(Activity)
-      .addError(NotFoundWire)
+      .addError(NotFound.wire)
       .annotate(HotRead, "activities.get")
       .annotate(OpenApi.Summary, "One activity")
   )
@@ -112,43 +112,43 @@ export class ActivitiesGroup extends HttpApiGroup.make("activities")
     HttpApiEndpoint.patch("update")`/activities/${activityId}`
       .setPayload(ActivityUpdate)
       .addSuccess(Activity)
-      .addError(BadRequestWire)
-      .addError(NotFoundWire)
-      .addError(ImportModeNotFilesWire)
+      .addError(BadRequest.wire)
+      .addError(NotFound.wire)
+      .addError(ImportModeNotFiles.wire)
       .annotate(OpenApi.Summary, "Change name, sport type, description or gear")
   )
   .add(
     HttpApiEndpoint.del("delete")`/activities/${activityId}`
       .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFoundWire)
-      .addError(ImportModeNotFilesWire)
+      .addError(NotFound.wire)
+      .addError(ImportModeNotFiles.wire)
       .annotate(OpenApi.Summary, "Delete an activity with its streams, laps, splits, best efforts, images and import log")
   )
   .add(
     HttpApiEndpoint.get("gpx")`/activities/${activityId}/gpx`
       .addSuccess(HttpApiSchema.Text({ contentType: "application/gpx+xml" }))
-      .addError(NotFoundWire)
-      .addError(GpxNotAvailableWire)
+      .addError(NotFound.wire)
+      .addError(GpxNotAvailable.wire)
       .annotate(OpenApi.Summary, "The route as a GPX 1.1 document (attachment)")
   )
   .add(
     HttpApiEndpoint.post("addImage")`/activities/${activityId}/images`
       .setPayload(multipartFile)
       .addSuccess(ActivityImage, { status: 201 })
-      .addError(MissingFileWire)
-      .addError(NotFoundWire)
-      .addError(ImportModeNotFilesWire)
-      .addError(FileTooLargeWire)
-      .addError(UnsupportedMediaTypeWire)
-      .addError(UnsupportedFileTypeWire)
+      .addError(MissingFile.wire)
+      .addError(NotFound.wire)
+      .addError(ImportModeNotFiles.wire)
+      .addError(FileTooLarge.wire)
+      .addError(UnsupportedMediaType.wire)
+      .addError(UnsupportedFileType.wire)
       .annotate(BodyLimit, uploadBody({ watchFolder: false }))
       .annotate(OpenApi.Summary, "Add a jpg, png or webp image to an activity")
   )
   .add(
     HttpApiEndpoint.del("removeImage")`/activities/${activityId}/images/${imageId}`
       .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFoundWire)
-      .addError(ImportModeNotFilesWire)
+      .addError(NotFound.wire)
+      .addError(ImportModeNotFiles.wire)
       .annotate(OpenApi.Summary, "Remove an image from an activity and delete its file")
   )
   .middleware(Authorization)
@@ -160,8 +160,8 @@ export class ActivityDetailGroup extends HttpApiGroup.make("activityDetail")
       .setUrlParams(StreamsParams)
       .addSuccess(Streams)
       .addSuccess(HttpApiSchema.Empty(304).annotations({ description: "Not Modified: the If-None-Match header names the current ETag" }))
-      .addError(BadRequestWire)
-      .addError(NotFoundWire)
+      .addError(BadRequest.wire)
+      .addError(NotFound.wire)
       .annotate(OpenApi.Summary, "The recorded streams (time, distance, position, altitude, speed, heart rate, cadence, power, temperature)")
       .annotate(
         OpenApi.Description,
@@ -172,32 +172,32 @@ export class ActivityDetailGroup extends HttpApiGroup.make("activityDetail")
   .add(
     HttpApiEndpoint.get("laps")`/activities/${activityId}/laps`
       .addSuccess(LapList)
-      .addError(NotFoundWire)
+      .addError(NotFound.wire)
       .annotate(OpenApi.Summary, "The laps, in order")
   )
   .add(
     HttpApiEndpoint.get("lengths")`/activities/${activityId}/lengths`
       .addSuccess(LengthList)
-      .addError(NotFoundWire)
+      .addError(NotFound.wire)
       .annotate(OpenApi.Summary, "A pool swim's lengths: time, strokes, stroke and SWOLF of each")
   )
   .add(
     HttpApiEndpoint.get("splits")`/activities/${activityId}/splits`
       .addSuccess(SplitList)
-      .addError(NotFoundWire)
+      .addError(NotFound.wire)
       .annotate(OpenApi.Summary, "The splits of every kilometre, then of every mile (of every 100 m, then 100 yd, for a swim)")
   )
   .add(
     HttpApiEndpoint.get("bestEfforts")`/activities/${activityId}/best-efforts`
       .addSuccess(BestEffortList)
-      .addError(NotFoundWire)
+      .addError(NotFound.wire)
       .annotate(OpenApi.Summary, "The fastest time over each standard distance within the activity (runs and rides)")
   )
   .add(
     HttpApiEndpoint.get("original")`/activities/${activityId}/original`
       .addSuccess(HttpApiSchema.Uint8Array({ contentType: "application/octet-stream" }))
-      .addError(NotFoundWire)
-      .addError(OriginalNotAvailableWire)
+      .addError(NotFound.wire)
+      .addError(OriginalNotAvailable.wire)
       .annotate(OpenApi.Summary, "The file the activity was imported from, as imported (attachment under its original name)")
       .annotate(
         OpenApi.Description,
@@ -213,7 +213,7 @@ export class FileImportsGroup extends HttpApiGroup.make("fileImports")
     HttpApiEndpoint.get("search", "/file-imports")
       .setUrlParams(FileImportSearchParams)
       .addSuccess(FileImportList)
-      .addError(BadRequestWire)
+      .addError(BadRequest.wire)
       .annotate(HotRead, "fileImports.search")
       .annotate(OpenApi.Summary, "Queued files first, then the outcome of every file import, newest first")
   )
@@ -225,17 +225,17 @@ export class FileImportsGroup extends HttpApiGroup.make("fileImports")
   .add(
     HttpApiEndpoint.post("retry")`/file-imports/${fileImportId}/retry`
       .addSuccess(UploadAccepted, { status: 202 })
-      .addError(NotFoundWire)
-      .addError(OriginalNotAvailableWire)
-      .addError(FileImportStatusConflictWire)
-      .addError(ImportModeNotFilesWire)
+      .addError(NotFound.wire)
+      .addError(OriginalNotAvailable.wire)
+      .addError(FileImportStatusConflict.wire)
+      .addError(ImportModeNotFiles.wire)
       .annotate(OpenApi.Summary, "Import a failed file again from its kept original; the failed row is replaced by the new import's")
   )
   .add(
     HttpApiEndpoint.del("delete")`/file-imports/${fileImportId}`
       .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFoundWire)
-      .addError(FileImportStatusConflictWire)
+      .addError(NotFound.wire)
+      .addError(FileImportStatusConflict.wire)
       .annotate(OpenApi.Summary, "Remove a failed or skipped import and its kept original (a successful one goes with its activity)")
   )
   .middleware(Authorization)
@@ -249,25 +249,25 @@ export class GearGroup extends HttpApiGroup.make("gear")
     HttpApiEndpoint.post("create", "/gear")
       .setPayload(GearCreate)
       .addSuccess(Gear, { status: 201 })
-      .addError(BadRequestWire)
-      .addError(UnsupportedMediaTypeWire)
+      .addError(BadRequest.wire)
+      .addError(UnsupportedMediaType.wire)
       .annotate(OpenApi.Summary, "Create custom gear (shoes, a bike) to give activities")
   )
   .add(
     HttpApiEndpoint.patch("update")`/gear/${gearId}`
       .setPayload(GearUpdate)
       .addSuccess(Gear)
-      .addError(BadRequestWire)
-      .addError(NotFoundWire)
-      .addError(GearIsImportedWire)
-      .addError(UnsupportedMediaTypeWire)
+      .addError(BadRequest.wire)
+      .addError(NotFound.wire)
+      .addError(GearIsImported.wire)
+      .addError(UnsupportedMediaType.wire)
       .annotate(OpenApi.Summary, "Rename or retire gear; imported gear can be retired, not renamed")
   )
   .add(
     HttpApiEndpoint.del("delete")`/gear/${gearId}`
       .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFoundWire)
-      .addError(GearIsImportedWire)
+      .addError(NotFound.wire)
+      .addError(GearIsImported.wire)
       .annotate(OpenApi.Summary, "Delete custom gear; the activities that used it keep no gear")
   )
   .middleware(Authorization)
@@ -278,28 +278,28 @@ export class StatsGroup extends HttpApiGroup.make("stats")
     HttpApiEndpoint.get("totals", "/stats/totals")
       .setUrlParams(TotalsParams)
       .addSuccess(TotalList)
-      .addError(BadRequestWire)
+      .addError(BadRequest.wire)
       .annotate(OpenApi.Summary, "Count, distance, time and elevation per week, month or year and sport type, newest first")
   )
   .add(
     HttpApiEndpoint.get("records", "/stats/records")
       .setUrlParams(SportTypeParams)
       .addSuccess(RecordList)
-      .addError(BadRequestWire)
+      .addError(BadRequest.wire)
       .annotate(OpenApi.Summary, "The fastest effort over each standard distance of runs and rides")
   )
   .add(
     HttpApiEndpoint.get("eddington", "/stats/eddington")
       .setUrlParams(SportTypeParams)
       .addSuccess(EddingtonAnswer)
-      .addError(BadRequestWire)
+      .addError(BadRequest.wire)
       .annotate(OpenApi.Summary, "The Eddington number in km and in miles, and the days still needed for the next one")
   )
   .add(
     HttpApiEndpoint.get("heatmap", "/stats/heatmap")
       .setUrlParams(HeatmapParams)
       .addSuccess(Heatmap)
-      .addError(BadRequestWire)
+      .addError(BadRequest.wire)
       .annotate(OpenApi.Summary, "Every route of one world (the real one by default), simplified for a map of the whole history")
       .annotate(
         OpenApi.Description,
@@ -320,14 +320,14 @@ export class AthleteGroup extends HttpApiGroup.make("athlete")
     HttpApiEndpoint.post("saveWeight", "/athlete/weights")
       .setPayload(WeightInput)
       .addSuccess(Weight)
-      .addError(BadRequestWire)
-      .addError(UnsupportedMediaTypeWire)
+      .addError(BadRequest.wire)
+      .addError(UnsupportedMediaType.wire)
       .annotate(OpenApi.Summary, "Create or replace the measurement of a calendar date")
   )
   .add(
     HttpApiEndpoint.del("deleteWeight")`/athlete/weights/${weightDate}`
       .addSuccess(HttpApiSchema.NoContent)
-      .addError(BadRequestWire)
+      .addError(BadRequest.wire)
       .annotate(OpenApi.Summary, "Delete the measurement of a date, if there is one")
   )
   .middleware(Authorization)
@@ -345,8 +345,8 @@ export class TrainingGroup extends HttpApiGroup.make("training")
     HttpApiEndpoint.post("saveThresholds", "/athlete/thresholds")
       .setPayload(ThresholdsInput)
       .addSuccess(Thresholds)
-      .addError(BadRequestWire)
-      .addError(UnsupportedMediaTypeWire)
+      .addError(BadRequest.wire)
+      .addError(UnsupportedMediaType.wire)
       .annotate(OpenApi.Summary, "Create or replace the set of thresholds in force from a date until the next set's")
       .annotate(
         OpenApi.Description,
@@ -356,27 +356,27 @@ export class TrainingGroup extends HttpApiGroup.make("training")
   .add(
     HttpApiEndpoint.del("deleteThresholds")`/athlete/thresholds/${thresholdsDate}`
       .addSuccess(HttpApiSchema.NoContent)
-      .addError(BadRequestWire)
+      .addError(BadRequest.wire)
       .annotate(OpenApi.Summary, "Delete the set of thresholds of a date, if there is one (the set before it then governs its days)")
   )
   .add(
     HttpApiEndpoint.get("analysis")`/activities/${activityId}/analysis`
       .addSuccess(ActivityAnalysis)
-      .addError(NotFoundWire)
+      .addError(NotFound.wire)
       .annotate(OpenApi.Summary, "Training analysis: normalized power, IF, TSS, training load, power curve, time in zones, grade-adjusted or swim pace")
   )
   .add(
     HttpApiEndpoint.get("powerCurve", "/stats/power-curve")
       .setUrlParams(StatsFilterParams)
       .addSuccess(PowerCurveAnswer)
-      .addError(BadRequestWire)
+      .addError(BadRequest.wire)
       .annotate(OpenApi.Summary, "The best mean power at each duration over the selected activities, with an estimated FTP")
   )
   .add(
     HttpApiEndpoint.get("trainingLoad", "/stats/training-load")
       .setUrlParams(TrainingLoadParams)
       .addSuccess(TrainingLoadAnswer)
-      .addError(BadRequestWire)
+      .addError(BadRequest.wire)
       .annotate(OpenApi.Summary, "Training load per day with fitness (42 days), fatigue (7 days) and form")
   )
   .middleware(Authorization)
@@ -395,10 +395,10 @@ export class WaymarkApi extends HttpApi.make("waymark")
   .add(GearComponentsGroup)
   .add(SharingGroup)
   .add(SegmentsGroup)
-  .addError(InvalidTokenWire)
-  .addError(PayloadTooLargeWire)
-  .addError(InsufficientStorageWire)
-  .addError(InternalErrorWire)
+  .addError(InvalidToken.wire)
+  .addError(PayloadTooLarge.wire)
+  .addError(InsufficientStorage.wire)
+  .addError(InternalError.wire)
   // bearer auth is declared per group: a middleware of the HttpApi itself wraps the whole
   // router in v3, including the public routes (/api/openapi.yaml, /files/*)
   .prefix("/api/v1")

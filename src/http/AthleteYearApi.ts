@@ -1,7 +1,7 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { BadRequestWire } from "../schema/ApiErrors.ts"
+import { BadRequest } from "../schema/ApiErrors.ts"
 import { Calendar } from "../schema/CalendarModels.ts"
 import { MilestoneList } from "../schema/MilestoneModels.ts"
 import { Streaks } from "../schema/StreakModels.ts"
@@ -15,7 +15,7 @@ export class AthleteYearGroup extends HttpApiGroup.make("athleteYear")
     HttpApiEndpoint.get("calendar", "/stats/calendar")
       .setUrlParams(CalendarParams)
       .addSuccess(Calendar)
-      .addError(BadRequestWire)
+      .addError(BadRequest.wire)
       .annotate(OpenApi.Summary, "A month day by day: each day's activities and sums, each week's sums (Monday to Sunday) and the month's")
   )
   .add(
@@ -27,14 +27,14 @@ export class AthleteYearGroup extends HttpApiGroup.make("athleteYear")
     HttpApiEndpoint.get("yearInReview", "/stats/year-in-review")
       .setUrlParams(YearInReviewParams)
       .addSuccess(YearInReview)
-      .addError(BadRequestWire)
+      .addError(BadRequest.wire)
       .annotate(OpenApi.Summary, "A year looked back on: totals, highlights, habits, countries, streak, records, commutes, the year before")
   )
   .add(
     HttpApiEndpoint.get("milestones", "/milestones")
       .setUrlParams(MilestoneParams)
       .addSuccess(MilestoneList)
-      .addError(BadRequestWire)
+      .addError(BadRequest.wire)
       .annotate(OpenApi.Summary, "What the activities achieved, newest first: firsts, distance marks, records, Eddington numbers, countries, longest")
       .annotate(
         OpenApi.Description,

@@ -1,5 +1,5 @@
 import { Cause } from "effect"
-import { DISK_FULL_MESSAGE, InsufficientStorage } from "../schema/ApiErrors.ts"
+import { InsufficientStorage } from "../schema/ApiErrors.ts"
 
 /**
  * A write that failed because the disk, the user's quota or the database file is full:
@@ -22,4 +22,4 @@ export const isDiskFull = (error: unknown, depth = 0): boolean => {
 export const causeIsDiskFull = (cause: Cause.Cause<unknown>): boolean =>
   [...Cause.failures(cause), ...Cause.defects(cause)].some((e) => isDiskFull(e))
 
-export const diskFull = () => new InsufficientStorage({ message: DISK_FULL_MESSAGE })
+export const diskFull = () => new InsufficientStorage()

@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto"
 import {
   type ApiError,
   BadRequest,
-  errorWire,
+  apiErrors,
   FileTooLarge,
   InternalError,
   InvalidToken,
@@ -34,7 +34,7 @@ import { RouteTable } from "./RouteTable.ts"
 export const API_PREFIX = "/api/v1"
 
 export const errorResponse = (error: ApiError): HttpServerResponse.HttpServerResponse => {
-  const { code, status } = errorWire[error._tag]
+  const { code, status } = apiErrors[error._tag]
   const headers: Record<string, string> = {}
   if (error._tag === "InvalidToken") headers["www-authenticate"] = 'Bearer realm="waymark"'
   if (error._tag === "MethodNotAllowed") headers["allow"] = error.allow.join(", ")
@@ -63,14 +63,14 @@ export const decodeErrorMessage = (error: HttpApiError.HttpApiDecodeError): stri
 
 const multipartError = (error: Multipart.MultipartError): ApiError =>
   error.reason === "FileTooLarge" || error.reason === "BodyTooLarge" || error.reason === "FieldTooLarge"
-    ? new FileTooLarge({ message: "The uploaded file is too large." })
+    ? new FileTooLarge()
     : new BadRequest({ message: "The multipart body could not be read." })
 
 /**
  * The 500 of an unexpected failure: a short reference in the answer, and in the `errors` log
  * channel with the method, path and stack trace.
  */
-export const internalErrorResponse = (method: string, url: string, cause: Cause.Cause<unknown>, message = "Something went wrong.") =>
+export const internalErrorResponse = (method: string, url: string, cause: Cause.Cause<unknown>, message: string = apiErrors.InternalError.message) =>
   Effect.gen(function*() {
     const reference = randomUUID().replaceAll("-", "").slice(0, 8)
     const path = url.split("?")[0]
@@ -111,7 +111,7 @@ export const ErrorResponsesLive = HttpApiBuilder.middleware(
           }
           if (error instanceof HttpServerError.RouteNotFound) {
             if (!isUnderApi(request.url)) {
-              return HttpServerResponse.unsafeJson({ error: "not_found", message: "Not found." }, { status: 404 })
+              return errorResponse(new NotFound())
             }
             const denied = apiKey.check(request.headers["authorization"])
             if (Either.isLeft(denied)) {

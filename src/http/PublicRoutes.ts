@@ -7,6 +7,8 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import { Effect, Either, type Layer } from "effect"
 import * as fs from "node:fs"
 import { fileURLToPath } from "node:url"
+import { NotFound } from "../schema/ApiErrors.ts"
+import { errorResponse } from "./ErrorResponses.ts"
 import { ApiKey } from "../services/platform/ApiKey.ts"
 import { AppConfig } from "../services/platform/AppConfig.ts"
 import { CONTENT_TYPES, IMAGE_FILE_NAME, ImageStore, IMAGES_URL_PATH } from "../services/activities/ImageStore.ts"
@@ -19,7 +21,7 @@ import type { ServedRoutes } from "./RouteTable.ts"
 
 const PLACEHOLDER_PATH = fileURLToPath(new URL("../../assets/placeholder.png", import.meta.url))
 
-const notFound = HttpServerResponse.unsafeJson({ error: "not_found", message: "Not found." }, { status: 404 })
+const notFound = errorResponse(new NotFound())
 
 const OPENAPI_PATH = "/api/openapi.yaml"
 const IMAGE_PATH = `${IMAGES_URL_PATH}/:name` as const

@@ -3,7 +3,7 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
-import { BadRequestWire, NotFoundWire, UnsupportedMediaTypeWire } from "../schema/ApiErrors.ts"
+import { BadRequest, NotFound, UnsupportedMediaType } from "../schema/ApiErrors.ts"
 import {
   ClimbList,
   ClimbSegmentCreate,
@@ -30,8 +30,8 @@ export class SegmentsGroup extends HttpApiGroup.make("segments")
     HttpApiEndpoint.post("create", "/segments")
       .setPayload(SegmentCreate)
       .addSuccess(SegmentDetail, { status: 201 })
-      .addError(BadRequestWire)
-      .addError(UnsupportedMediaTypeWire)
+      .addError(BadRequest.wire)
+      .addError(UnsupportedMediaType.wire)
       .annotate(OpenApi.Summary, "Make a segment from a stretch of an activity, points, a GPX file's text or a GeoJSON line")
       .annotate(
         OpenApi.Description,
@@ -47,51 +47,51 @@ export class SegmentsGroup extends HttpApiGroup.make("segments")
   .add(
     HttpApiEndpoint.get("get")`/segments/${segmentId}`
       .addSuccess(SegmentDetail)
-      .addError(NotFoundWire)
+      .addError(NotFound.wire)
       .annotate(OpenApi.Summary, "One segment with its line and altitudes")
   )
   .add(
     HttpApiEndpoint.patch("update")`/segments/${segmentId}`
       .setPayload(SegmentUpdate)
       .addSuccess(SegmentDetail)
-      .addError(BadRequestWire)
-      .addError(NotFoundWire)
-      .addError(UnsupportedMediaTypeWire)
+      .addError(BadRequest.wire)
+      .addError(NotFound.wire)
+      .addError(UnsupportedMediaType.wire)
       .annotate(OpenApi.Summary, "Rename a segment or change its sport group (its efforts are then found again)")
   )
   .add(
     HttpApiEndpoint.del("delete")`/segments/${segmentId}`
       .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFoundWire)
+      .addError(NotFound.wire)
       .annotate(OpenApi.Summary, "Remove a segment with its efforts")
   )
   .add(
     HttpApiEndpoint.get("efforts")`/segments/${segmentId}/efforts`
       .setUrlParams(SegmentEffortParams)
       .addSuccess(SegmentEffortList)
-      .addError(BadRequestWire)
-      .addError(NotFoundWire)
+      .addError(BadRequest.wire)
+      .addError(NotFound.wire)
       .annotate(OpenApi.Summary, "The segment's leaderboard: every effort with its rank, by time (default) or newest first")
   )
   .add(
     HttpApiEndpoint.get("activityEfforts")`/activities/${activityId}/segment-efforts`
       .addSuccess(SegmentEffortList)
-      .addError(NotFoundWire)
+      .addError(NotFound.wire)
       .annotate(OpenApi.Summary, "The activity's efforts, each ranked among the efforts on its segment up to that date, and whether it was a personal record then, 2nd or 3rd")
   )
   .add(
     HttpApiEndpoint.get("climbs")`/activities/${activityId}/climbs`
       .addSuccess(ClimbList)
-      .addError(NotFoundWire)
+      .addError(NotFound.wire)
       .annotate(OpenApi.Summary, "The activity's climbs, categorised as Strava does (length × average grade)")
   )
   .add(
     HttpApiEndpoint.post("climbSegment")`/activities/${activityId}/climbs/${climbIndex}/segment`
       .setPayload(ClimbSegmentCreate)
       .addSuccess(SegmentDetail, { status: 201 })
-      .addError(BadRequestWire)
-      .addError(NotFoundWire)
-      .addError(UnsupportedMediaTypeWire)
+      .addError(BadRequest.wire)
+      .addError(NotFound.wire)
+      .addError(UnsupportedMediaType.wire)
       .annotate(OpenApi.Summary, "Make a climb of the activity a segment")
       .annotate(OpenApi.Transform, (op) => ({ ...op, requestBody: { ...op["requestBody"], required: false } }))
   )

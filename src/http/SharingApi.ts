@@ -3,7 +3,7 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
-import { BadRequestWire, NotFoundWire, UnsupportedMediaTypeWire } from "../schema/ApiErrors.ts"
+import { BadRequest, NotFound, UnsupportedMediaType } from "../schema/ApiErrors.ts"
 import { PrivacySettings, PrivacyZone, PrivacyZoneInput, PrivacyZoneList } from "../schema/PrivacyZoneModels.ts"
 import { Share, ShareCreate, ShareList } from "../schema/ShareModels.ts"
 import { ShareTrack } from "../schema/ShareTrackModels.ts"
@@ -25,20 +25,20 @@ export class SharingGroup extends HttpApiGroup.make("sharing")
     HttpApiEndpoint.post("createZone", "/privacy-zones")
       .setPayload(PrivacyZoneInput)
       .addSuccess(PrivacyZone, { status: 201 })
-      .addError(BadRequestWire)
-      .addError(UnsupportedMediaTypeWire)
+      .addError(BadRequest.wire)
+      .addError(UnsupportedMediaType.wire)
       .annotate(OpenApi.Summary, "Add a privacy zone (a circle of 200 to 2,000 m); it applies at once to every link, made before or after")
   )
   .add(
     HttpApiEndpoint.get("zone")`/privacy-zones/${zoneId}`
       .addSuccess(PrivacyZone)
-      .addError(NotFoundWire)
+      .addError(NotFound.wire)
       .annotate(OpenApi.Summary, "One privacy zone")
   )
   .add(
     HttpApiEndpoint.del("deleteZone")`/privacy-zones/${zoneId}`
       .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFoundWire)
+      .addError(NotFound.wire)
       .annotate(OpenApi.Summary, "Remove a privacy zone")
   )
   .add(
@@ -50,23 +50,23 @@ export class SharingGroup extends HttpApiGroup.make("sharing")
     HttpApiEndpoint.put("saveSettings", "/athlete/privacy-settings")
       .setPayload(PrivacySettings)
       .addSuccess(PrivacySettings)
-      .addError(BadRequestWire)
-      .addError(UnsupportedMediaTypeWire)
+      .addError(BadRequest.wire)
+      .addError(UnsupportedMediaType.wire)
       .annotate(OpenApi.Summary, "Set how much of each end of every shared track is hidden (0 to 2,000 m)")
   )
   .add(
     HttpApiEndpoint.get("shares")`/activities/${activityId}/shares`
       .addSuccess(ShareList)
-      .addError(NotFoundWire)
+      .addError(NotFound.wire)
       .annotate(OpenApi.Summary, "The activity's share links, newest first (their URL is shown only when made)")
   )
   .add(
     HttpApiEndpoint.post("createShare")`/activities/${activityId}/shares`
       .setPayload(ShareCreate)
       .addSuccess(Share, { status: 201 })
-      .addError(BadRequestWire)
-      .addError(NotFoundWire)
-      .addError(UnsupportedMediaTypeWire)
+      .addError(BadRequest.wire)
+      .addError(NotFound.wire)
+      .addError(UnsupportedMediaType.wire)
       .annotate(OpenApi.Summary, "Make a link that shows this activity (its visible track) to anyone who has it")
       .annotate(
         OpenApi.Description,
@@ -77,19 +77,19 @@ export class SharingGroup extends HttpApiGroup.make("sharing")
   .add(
     HttpApiEndpoint.del("revokeShare")`/activities/${activityId}/shares/${shareId}`
       .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFoundWire)
+      .addError(NotFound.wire)
       .annotate(OpenApi.Summary, "Revoke a share link: the next request to it is answered 404")
   )
   .add(
     HttpApiEndpoint.get("shareImage")`/activities/${activityId}/share-image.png`
       .addSuccess(HttpApiSchema.Uint8Array({ contentType: "image/png" }))
-      .addError(NotFoundWire)
+      .addError(NotFound.wire)
       .annotate(OpenApi.Summary, "The 1200×630 picture a share link shows, as the links draw it (visible track only)")
   )
   .add(
     HttpApiEndpoint.get("shareTrack")`/activities/${activityId}/share-track`
       .addSuccess(ShareTrack)
-      .addError(NotFoundWire)
+      .addError(NotFound.wire)
       .annotate(OpenApi.Summary, "The part of the route share links show, under the privacy zones and settings of the moment")
   )
   .middleware(Authorization)

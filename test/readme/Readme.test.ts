@@ -8,9 +8,11 @@ import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, readCorpusFile } from "../support/c
 import { REPO_DIR, startChildDaemon } from "../support/ChildDaemon.ts"
 import { generateApiKey } from "../../src/services/platform/ApiKey.ts"
 import { commandNames } from "../../src/runtime/Commands.ts"
-import { readmeBlocks } from "./ReadmeCommands.ts"
+import { docsPages, headingAnchors, pageLinks, README, readmeBlocks } from "./ReadmeCommands.ts"
 
 const blocks = readmeBlocks()
+/** The commands of the README and of every page under docs/ (the commands' list is in docs/OPERATIONS.md). */
+const allBlocks = [README, ...docsPages()].flatMap((file) => readmeBlocks(file))
 const curlBlocks = blocks.filter((b) => b.commands.some((c) => /\bcurl\b/.test(c)))
 
 /** The lines a reader adapts to their own setup; the test sets KEY and API itself. */
@@ -50,7 +52,41 @@ const runBash = (script: string, cwd: string, env: Record<string, string>) =>
     return Effect.sync(() => child.kill("SIGKILL"))
   })
 
+const relative = (file: string) => path.relative(REPO_DIR, file)
+
 describe("README", () => {
+  it("keeps to what a newcomer needs, under 400 lines: what it is, the commands, the walk-through, the settings, where to read more", () => {
+    const text = fs.readFileSync(README, "utf8")
+    expect(text.split("\n").length).toBeLessThan(400)
+    const headings = [...text.matchAll(/^## (.*)$/gm)].map((m) => m[1])
+    for (const heading of ["Quick start", "Walk-through with curl", "Configuration", "Where to read more"]) {
+      expect(headings).toContain(heading)
+    }
+  })
+
+  it("links every page under docs/", () => {
+    const linked = new Set(pageLinks(README).map((l) => path.resolve(REPO_DIR, l.target.split("#")[0]!)))
+    for (const page of docsPages()) expect(linked.has(page), relative(page)).toBe(true)
+  })
+
+  it("has no link, in the README or under docs/, to a file or heading that does not exist", () => {
+    const checked: Array<string> = []
+    for (const file of [README, ...docsPages()]) {
+      for (const { line, target } of pageLinks(file)) {
+        if (/^[a-z]+:/i.test(target)) continue
+        const [where, anchor] = target.split("#") as [string, string | undefined]
+        const resolved = where === "" ? file : path.resolve(path.dirname(file), decodeURIComponent(where))
+        const at = `${relative(file)}:${line} -> ${target}`
+        expect(fs.existsSync(resolved), at).toBe(true)
+        if (anchor !== undefined && anchor !== "" && resolved.endsWith(".md")) {
+          expect([...headingAnchors(resolved)], at).toContain(anchor)
+        }
+        checked.push(at)
+      }
+    }
+    expect(checked.length).toBeGreaterThan(15)
+  })
+
   it("has a walk-through with curl commands", () => {
     expect(curlBlocks.length).toBeGreaterThan(0)
     expect(curlBlocks.flatMap((b) => b.commands).filter((c) => /\bcurl\b/.test(c)).length).toBeGreaterThan(10)
@@ -58,19 +94,19 @@ describe("README", () => {
 
   it("names only npm scripts that package.json defines", () => {
     const scripts = Object.keys(JSON.parse(fs.readFileSync(path.join(REPO_DIR, "package.json"), "utf8")).scripts)
-    const named = blocks.flatMap((b) => b.commands).flatMap((c) => [...c.matchAll(/\bnpm run (?:--silent )?([\w:-]+)/g)].map((m) => m[1]!))
+    const named = allBlocks.flatMap((b) => b.commands).flatMap((c) => [...c.matchAll(/\bnpm run (?:--silent )?([\w:-]+)/g)].map((m) => m[1]!))
     expect(named.length).toBeGreaterThan(0)
     for (const name of named) expect(scripts, `npm run ${name}`).toContain(name)
   })
 
   it("names only commands that the command line has", () => {
-    const named = blocks.flatMap((b) => b.commands).flatMap((c) => [...c.matchAll(/\bnpm run (?:--silent )?cli -- ([\w:-]+)/g)].map((m) => m[1]!))
+    const named = allBlocks.flatMap((b) => b.commands).flatMap((c) => [...c.matchAll(/\bnpm run (?:--silent )?cli -- ([\w:-]+)/g)].map((m) => m[1]!))
     expect(named.length).toBeGreaterThan(0)
     for (const name of named) expect([...commandNames, "--help"], `npm run cli -- ${name}`).toContain(name)
   })
 
   it("gives curl every URL with brackets with -g (curl reads unescaped brackets as a range)", () => {
-    for (const command of curlBlocks.flatMap((b) => b.commands)) {
+    for (const command of allBlocks.flatMap((b) => b.commands).filter((c) => /\bcurl\b/.test(c))) {
       for (const segment of command.split("|")) {
         if (/\bcurl\b/.test(segment) && /\[[^\]]*\]/.test(segment.replace(/"\$\{auth\[@\]\}"/g, ""))) {
           expect(segment, command).toMatch(/\bcurl\s+(-\w*g\w*|--globoff)\b/)

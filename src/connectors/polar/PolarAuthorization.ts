@@ -2,7 +2,7 @@ import { Clock, Effect, Option, Redacted, Ref } from "effect"
 import { randomBytes } from "node:crypto"
 import { PolarClient, SCOPE } from "./PolarClient.ts"
 import { PolarConfig, redirectUriOf } from "./PolarConfig.ts"
-import type { PolarError } from "./PolarError.ts"
+import type { CloudError } from "../kit/CloudError.ts"
 import { type StoredToken, PolarTokens } from "./PolarTokens.ts"
 
 /**
@@ -130,7 +130,7 @@ export class PolarAuthorization extends Effect.Service<PolarAuthorization>()("co
       return yield* client.registerUser(token.accessToken, token.memberId).pipe(
         Effect.map((newlyRegistered): Completed => ({ _tag: "Authorized", polarUser, newlyRegistered })),
         Effect.catchIf(
-          (e): e is PolarError => e._tag === "PolarError" && e.reason === "ConsentRequired",
+          (e): e is CloudError => e._tag === "CloudError" && e.reason === "ConsentRequired",
           (e) => Effect.as(setState("consent-required", e.message), { _tag: "ConsentRequired", polarUser, message: e.message } as Completed)
         )
       )

@@ -7,7 +7,7 @@ import { type CloudErrors, describeRequest, makeCloud, MAX_ERROR_BODY_BYTES, tra
 import { describeParseError } from "../kit/describeParseError.ts"
 import { makeRateLimitTracker, parsePolar } from "../kit/RateLimit.ts"
 import { PolarConfig } from "./PolarConfig.ts"
-import { isTransient, PolarError } from "./PolarError.ts"
+import { CloudError, isTransient } from "../kit/CloudError.ts"
 import { CreatedWebhook, Exercise, PolarFault, TokenResponse, WebhookList } from "./PolarSchemas.ts"
 
 /**
@@ -68,18 +68,18 @@ export class PolarClient extends Effect.Service<PolarClient>()("connectors/polar
       request.url === config.tokenUrl ? "oauth" : request.headers["authorization"]?.startsWith("Basic ") ? "client" : "user"
     const where = describeRequest
 
-    const errors: CloudErrors<PolarError> = {
+    const errors: CloudErrors<CloudError> = {
       transport: (request, detail) =>
-        new PolarError({ reason: "Transport", message: `${where(request)}: no answer from Polar (${detail})` }),
-      invalid: (_request, status, detail) => new PolarError({ reason: "InvalidResponse", status, message: detail }),
+        new CloudError({ reason: "Transport", message: `${where(request)}: no answer from Polar (${detail})` }),
+      invalid: (_request, status, detail) => new CloudError({ reason: "InvalidResponse", status, message: detail }),
       answered: (request, status, body) => {
         const kind = kindOf(request)
         const detail = describeFault(body)
         if (kind === "oauth" && (status === 400 || status === 401)) {
-          return new PolarError({ reason: "Unauthorized", status, message: `Polar refused the authorization (${status}: ${detail})` })
+          return new CloudError({ reason: "Unauthorized", status, message: `Polar refused the authorization (${status}: ${detail})` })
         }
         if (status === 401) {
-          return new PolarError({
+          return new CloudError({
             reason: "Unauthorized",
             status,
             message: kind === "client"
@@ -88,10 +88,10 @@ export class PolarClient extends Effect.Service<PolarClient>()("connectors/polar
           })
         }
         if (status === 403 && kind === "user") {
-          return new PolarError({ reason: "ConsentRequired", status, message: `Polar refused access (403: ${detail})` })
+          return new CloudError({ reason: "ConsentRequired", status, message: `Polar refused access (403: ${detail})` })
         }
         const reason = status === 404 ? "NotFound" : status === 409 ? "Conflict" : "ApiError"
-        return new PolarError({ reason, status, message: `${where(request)} answered ${status}: ${detail}` })
+        return new CloudError({ reason, status, message: `${where(request)} answered ${status}: ${detail}` })
       },
       isTransient
     }
@@ -132,7 +132,7 @@ export class PolarClient extends Effect.Service<PolarClient>()("connectors/polar
       const request = HttpClientRequest.post("/v3/users").pipe(HttpClientRequest.bodyUnsafeJson({ "member-id": memberId }))
       return yield* user(token).bytes(request, { limit: MAX_ERROR_BODY_BYTES }).pipe(
         Effect.as(true),
-        Effect.catchIf((e) => e._tag === "PolarError" && e.reason === "Conflict", () => Effect.succeed(false))
+        Effect.catchIf((e) => e._tag === "CloudError" && e.reason === "Conflict", () => Effect.succeed(false))
       )
     })
 
@@ -155,7 +155,7 @@ export class PolarClient extends Effect.Service<PolarClient>()("connectors/polar
       )
       return yield* user(token).bytes(request, { limit: MAX_FILE_BYTES, timeout: DOWNLOAD_TIMEOUT }).pipe(
         Effect.map((answer) => (answer.status === 204 || answer.body.length === 0 ? Option.none() : Option.some(answer.body))),
-        Effect.catchIf((e) => e._tag === "PolarError" && e.reason === "NotFound", () => Effect.succeed(Option.none<Uint8Array>()))
+        Effect.catchIf((e) => e._tag === "CloudError" && e.reason === "NotFound", () => Effect.succeed(Option.none<Uint8Array>()))
       )
     })
 

@@ -7,7 +7,7 @@ import { candidatesOf, type Ledger, type LedgerEntry, newEntry, PolarLedger, spo
 import { PolarAuthorization } from "./PolarAuthorization.ts"
 import { type FileFormat, MAX_FILE_BYTES, PolarClient } from "./PolarClient.ts"
 import { PolarConfig } from "./PolarConfig.ts"
-import { isAccountFailure, PolarError } from "./PolarError.ts"
+import { CloudError } from "../kit/CloudError.ts"
 import type { StoredToken } from "./PolarTokens.ts"
 import { resolveSince } from "./Since.ts"
 
@@ -34,7 +34,11 @@ export interface CycleReport {
 /** Nobody has authorized, or Polar refused the stored token and nobody has authorized since. */
 export class NotAuthorized extends Data.TaggedError("NotAuthorized")<{ readonly message: string }> {}
 
-export type CycleError = NotAuthorized | PolarError | RateLimited | JsonFileError | DeliveryError
+/** Failures that concern the whole account, not one exercise: the cycle stops on them. */
+const isAccountFailure = (error: CloudError): boolean =>
+  error.reason === "Unauthorized" || error.reason === "ConsentRequired"
+
+export type CycleError = NotAuthorized | CloudError | RateLimited | JsonFileError | DeliveryError
 
 const emptyReport: CycleReport = { listed: 0, delivered: 0, failed: 0, skipped: 0, withoutFile: 0, backlog: 0 }
 
@@ -68,10 +72,10 @@ export class PolarSync extends Effect.Service<PolarSync>()("connectors/polar/Pol
     })
 
     /** Records what an account-level refusal means before it ends the cycle. */
-    const noteAccountFailure = (token: StoredToken) => (error: PolarError | RateLimited) =>
-      error._tag === "PolarError" && error.reason === "Unauthorized"
+    const noteAccountFailure = (token: StoredToken) => (error: CloudError | RateLimited) =>
+      error._tag === "CloudError" && error.reason === "Unauthorized"
         ? authorization.markRevoked(token, error.message)
-        : error._tag === "PolarError" && error.reason === "ConsentRequired"
+        : error._tag === "CloudError" && error.reason === "ConsentRequired"
         ? authorization.markConsentRequired(error.message)
         : Effect.void
 
@@ -90,7 +94,7 @@ export class PolarSync extends Effect.Service<PolarSync>()("connectors/polar/Pol
           if (Option.isSome(bytes)) {
             const plain = yield* Effect.try({
               try: () => (format === "fit" ? bytes.value : unpacked(bytes.value)),
-              catch: () => new PolarError({ reason: "InvalidResponse", message: `the ${format} file of ${id} is a damaged gzip stream` })
+              catch: () => new CloudError({ reason: "InvalidResponse", message: `the ${format} file of ${id} is a damaged gzip stream` })
             })
             return Option.some({ name: `${id}.${format}`, bytes: plain })
           }

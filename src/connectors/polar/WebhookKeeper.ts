@@ -4,7 +4,7 @@ import type { JsonFileError } from "../kit/JsonFile.ts"
 import type { RateLimited } from "../kit/RateLimit.ts"
 import { PolarClient } from "./PolarClient.ts"
 import { PolarConfig } from "./PolarConfig.ts"
-import { PolarError } from "./PolarError.ts"
+import { CloudError } from "../kit/CloudError.ts"
 import type { WebhookInfo } from "./PolarSchemas.ts"
 import { type StoredWebhook, PolarTokens } from "./PolarTokens.ts"
 
@@ -79,7 +79,7 @@ export class WebhookKeeper extends Effect.Service<WebhookKeeper>()("connectors/p
           const made = yield* create(url).pipe(
             Effect.map(Option.some),
             // someone registered one meanwhile: look again
-            Effect.catchIf((e) => e._tag === "PolarError" && e.reason === "Conflict", () => Effect.succeed(Option.none<StoredWebhook>()))
+            Effect.catchIf((e) => e._tag === "CloudError" && e.reason === "Conflict", () => Effect.succeed(Option.none<StoredWebhook>()))
           )
           if (Option.isSome(made)) {
             yield* Ref.set(active, true)
@@ -90,7 +90,7 @@ export class WebhookKeeper extends Effect.Service<WebhookKeeper>()("connectors/p
         if (Option.isNone(known) || known.value.id !== existing.id) {
           yield* Effect.logWarning(`the Polar webhook ${existing.id} has no signing key here: replacing it`)
           yield* client.deleteWebhook(existing.id).pipe(
-            Effect.catchIf((e) => e._tag === "PolarError" && e.reason === "NotFound", () => Effect.void)
+            Effect.catchIf((e) => e._tag === "CloudError" && e.reason === "NotFound", () => Effect.void)
           )
           continue
         }
@@ -108,11 +108,11 @@ export class WebhookKeeper extends Effect.Service<WebhookKeeper>()("connectors/p
         yield* Ref.set(active, true)
         return record
       }
-      return yield* new PolarError({ reason: "ApiError", message: `Polar keeps a webhook this connector cannot take over; run \`webhook delete\`` })
+      return yield* new CloudError({ reason: "ApiError", message: `Polar keeps a webhook this connector cannot take over; run \`webhook delete\`` })
     })
 
     /** With WEBHOOK_URL set: registers or re-activates the webhook (the HTTP server must already answer Polar's PING). */
-    const ensure: Effect.Effect<void, PolarError | RateLimited | JsonFileError> = Option.match(config.webhookUrl, {
+    const ensure: Effect.Effect<void, CloudError | RateLimited | JsonFileError> = Option.match(config.webhookUrl, {
       onNone: () => Effect.void,
       onSome: (url) => Effect.asVoid(ensureFor(url))
     })
@@ -133,7 +133,7 @@ export class WebhookKeeper extends Effect.Service<WebhookKeeper>()("connectors/p
       const known = yield* stored
       const ids = polar.map((w) => w.id)
       for (const id of ids) {
-        yield* client.deleteWebhook(id).pipe(Effect.catchIf((e) => e._tag === "PolarError" && e.reason === "NotFound", () => Effect.void))
+        yield* client.deleteWebhook(id).pipe(Effect.catchIf((e) => e._tag === "CloudError" && e.reason === "NotFound", () => Effect.void))
       }
       if (Option.isSome(known)) yield* store.save(null)
       yield* Ref.set(active, null)

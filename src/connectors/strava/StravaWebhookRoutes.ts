@@ -5,7 +5,7 @@ import { Cause, Clock, Effect, Either, Layer, Option, Redacted, Ref } from "effe
 import { createHash, timingSafeEqual } from "node:crypto"
 import { AppConfig } from "../../services/platform/AppConfig.ts"
 import { inChannel } from "../../services/platform/Logs.ts"
-import { errorWire } from "../../schema/ApiErrors.ts"
+import { apiErrors } from "../../schema/ApiErrors.ts"
 import { WEBHOOK_MAX_PENDING, StravaWebhookEventRepo } from "./StravaWebhookEventRepo.ts"
 import { readEvent } from "./StravaWebhookPayload.ts"
 
@@ -39,16 +39,13 @@ const webhookLog = (level: "info" | "warning" | "error", message: string, annota
 export const tokensEqual = (a: string, b: string): boolean =>
   timingSafeEqual(createHash("sha256").update(a).digest(), createHash("sha256").update(b).digest())
 
-const disabled = HttpServerResponse.unsafeJson(
-  { error: "not_found", message: "Webhooks are not enabled." },
-  { status: 404 }
-)
-
 /** An error answer in the API's `{error, message}` shape. */
-const refuse = (tag: "BadRequest" | "UnsupportedMediaType" | "PayloadTooLarge", message: string) => {
-  const { code, status } = errorWire[tag]
+const refuse = (tag: "BadRequest" | "NotFound" | "UnsupportedMediaType" | "PayloadTooLarge", message: string) => {
+  const { code, status } = apiErrors[tag]
   return HttpServerResponse.unsafeJson({ error: code, message }, { status })
 }
+
+const disabled = refuse("NotFound", "Webhooks are not enabled.")
 
 const isJson = (contentType: string | undefined) => {
   const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase()

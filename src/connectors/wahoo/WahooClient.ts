@@ -6,7 +6,7 @@ import { type CloudErrors, describeRequest, makeCloud, pathOf, trackerBudget } f
 import { makeRateLimitTracker, parseWahoo, RateLimited } from "../kit/RateLimit.ts"
 import { makeTokenStore } from "../kit/TokenStore.ts"
 import { WahooConfig } from "./WahooConfig.ts"
-import { isTransient, WahooError } from "./WahooError.ts"
+import { CloudError, isTransient } from "../kit/CloudError.ts"
 import { TokenResponse, WahooTokens, WorkoutsPage } from "./WahooSchemas.ts"
 
 /** Scopes asked for at authorization: the profile and the workouts (with their files). */
@@ -55,15 +55,15 @@ export class WahooClient extends Effect.Service<WahooClient>()("connectors/wahoo
 
     const where = describeRequest
     const isGrant = (request: HttpClientRequest.HttpClientRequest) => pathOf(request.url).endsWith("/oauth/token")
-    const errors: CloudErrors<WahooError> = {
-      transport: (request, detail) => new WahooError({ reason: "Transport", message: `Could not reach Wahoo (${where(request)}): ${detail}` }),
-      invalid: (_request, status, detail) => new WahooError({ reason: "InvalidResponse", status, message: detail }),
+    const errors: CloudErrors<CloudError> = {
+      transport: (request, detail) => new CloudError({ reason: "Transport", message: `Could not reach Wahoo (${where(request)}): ${detail}` }),
+      invalid: (_request, status, detail) => new CloudError({ reason: "InvalidResponse", status, message: detail }),
       answered: (request, status, body) => {
         const detail = describeFault(body)
         // a grant's refusal is reworded by the grant, which knows what it offered
-        if (isGrant(request) && status >= 400 && status < 500) return new WahooError({ reason: "Unauthorized", status, message: detail })
-        if (status === 401) return new WahooError({ reason: "Unauthorized", status: 401, message: `Wahoo refused the access token (${detail})` })
-        return new WahooError({ reason: "ApiError", status, message: `Wahoo answered ${status} to ${where(request)}: ${detail}` })
+        if (isGrant(request) && status >= 400 && status < 500) return new CloudError({ reason: "Unauthorized", status, message: detail })
+        if (status === 401) return new CloudError({ reason: "Unauthorized", status: 401, message: `Wahoo refused the access token (${detail})` })
+        return new CloudError({ reason: "ApiError", status, message: `Wahoo answered ${status} to ${where(request)}: ${detail}` })
       },
       isTransient
     }
@@ -90,7 +90,7 @@ export class WahooClient extends Effect.Service<WahooClient>()("connectors/wahoo
       errors: {
         ...errors,
         answered: (_request, status, body) =>
-          new WahooError({ reason: "ApiError", status, message: `the file server answered ${status}: ${describeFault(body)}` })
+          new CloudError({ reason: "ApiError", status, message: `the file server answered ${status}: ${describeFault(body)}` })
       }
     })
 
@@ -108,11 +108,11 @@ export class WahooClient extends Effect.Service<WahooClient>()("connectors/wahoo
         const token = yield* cloud.json(request, TokenResponse).pipe(
           Effect.mapError((e) =>
             e._tag === "RateLimited"
-              ? new WahooError({ reason: "ApiError", status: 429, message: `Wahoo answered 429 to ${what}: ${e.message}` })
+              ? new CloudError({ reason: "ApiError", status: 429, message: `Wahoo answered 429 to ${what}: ${e.message}` })
               : e.reason === "Unauthorized"
-              ? new WahooError({ reason: "Unauthorized", status: e.status, message: `Wahoo refused ${what}: ${e.message}` })
+              ? new CloudError({ reason: "Unauthorized", status: e.status, message: `Wahoo refused ${what}: ${e.message}` })
               : e.reason === "ApiError"
-              ? new WahooError({ reason: "ApiError", status: e.status, message: e.message.replace(/ to POST \S+:/, ` to ${what}:`) })
+              ? new CloudError({ reason: "ApiError", status: e.status, message: e.message.replace(/ to POST \S+:/, ` to ${what}:`) })
               : e
           )
         )
@@ -132,10 +132,10 @@ export class WahooClient extends Effect.Service<WahooClient>()("connectors/wahoo
       })
 
     const withoutRefreshToken = (what: string) =>
-      new WahooError({ reason: "InvalidResponse", message: `Wahoo answered ${what} without a refresh token` })
+      new CloudError({ reason: "InvalidResponse", message: `Wahoo answered ${what} without a refresh token` })
 
     const storeFailure = (e: { readonly message: string }) =>
-      new WahooError({ reason: "ApiError", message: `the Wahoo tokens could not be saved: ${e.message}` })
+      new CloudError({ reason: "ApiError", message: `the Wahoo tokens could not be saved: ${e.message}` })
 
     /** The authorization page of the cloud for this application, carrying `state`. */
     const authorizeUrl = (state: string): string => {
@@ -162,7 +162,7 @@ export class WahooClient extends Effect.Service<WahooClient>()("connectors/wahoo
     })
 
     /** Marks the tokens as refused: nothing more is asked of the cloud with them. */
-    const refused = (error: WahooError) =>
+    const refused = (error: CloudError) =>
       Effect.zipRight(Ref.set(authProblem, Option.some(error.message)), Effect.fail(error))
 
     /**
@@ -173,11 +173,11 @@ export class WahooClient extends Effect.Service<WahooClient>()("connectors/wahoo
       tokens.update((current) =>
         Effect.gen(function*() {
           if (Option.isNone(current)) {
-            return yield* new WahooError({ reason: "NotConnected", message: "Not connected to Wahoo yet: use the Connect button" })
+            return yield* new CloudError({ reason: "NotConnected", message: "Not connected to Wahoo yet: use the Connect button" })
           }
           const problem = yield* Ref.get(authProblem)
           if (Option.isSome(problem)) {
-            return yield* new WahooError({ reason: "Unauthorized", message: `${problem.value}; connect to Wahoo again` })
+            return yield* new CloudError({ reason: "Unauthorized", message: `${problem.value}; connect to Wahoo again` })
           }
           const now = yield* Clock.currentTimeMillis
           if (!force && current.value.expiresAt - Duration.toMillis(TOKEN_EXPIRY_MARGIN) > now) return current.value
@@ -204,10 +204,10 @@ export class WahooClient extends Effect.Service<WahooClient>()("connectors/wahoo
      */
     const apiGet = <A, I>(path: string, params: Record<string, string>, schema: Schema.Schema<A, I>) => {
       const request = HttpClientRequest.get(path).pipe(HttpClientRequest.setUrlParams(params))
-      const attempt = (refreshed: boolean, retried429: boolean): Effect.Effect<A, WahooError | RateLimited> =>
+      const attempt = (refreshed: boolean, retried429: boolean): Effect.Effect<A, CloudError | RateLimited> =>
         account.json(request, schema).pipe(
           Effect.catchIf(
-            (e): e is WahooError => e._tag === "WahooError" && e.reason === "Unauthorized" && e.status === 401,
+            (e): e is CloudError => e._tag === "CloudError" && e.reason === "Unauthorized" && e.status === 401,
             (e) => (refreshed ? refused(e) : Effect.zipRight(accessToken(true), attempt(true, retried429)))
           ),
           Effect.catchIf(
@@ -234,9 +234,9 @@ export class WahooClient extends Effect.Service<WahooClient>()("connectors/wahoo
      * The bytes of a workout file (a plain GET of the URL the cloud gave, without the token:
      * file URLs are signed storage addresses), limited to MAX_FILE_BYTES while they arrive.
      */
-    const downloadFile = (url: string): Stream.Stream<Uint8Array, WahooError> => {
+    const downloadFile = (url: string): Stream.Stream<Uint8Array, CloudError> => {
       if (!/^https?:\/\//i.test(url)) {
-        return Stream.fail(new WahooError({ reason: "InvalidResponse", message: `Wahoo gave a file address that is not http(s): ${excerpt(url)}` }))
+        return Stream.fail(new CloudError({ reason: "InvalidResponse", message: `Wahoo gave a file address that is not http(s): ${excerpt(url)}` }))
       }
       // no budget on the file server: nothing there answers RateLimited
       return files.stream(HttpClientRequest.get(url).pipe(HttpClientRequest.setHeader("accept", "*/*")), { limit: MAX_FILE_BYTES }).pipe(

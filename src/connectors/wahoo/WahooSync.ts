@@ -5,7 +5,7 @@ import { makeDelivery } from "../kit/Delivery.ts"
 import { RateLimited } from "../kit/RateLimit.ts"
 import { WahooClient } from "./WahooClient.ts"
 import { type TimeWindow, WahooConfig, windowLength } from "./WahooConfig.ts"
-import { WahooError } from "./WahooError.ts"
+import { CloudError } from "../kit/CloudError.ts"
 import { fileNameOf, fileUrlOf, startOf, type Workout } from "./WahooSchemas.ts"
 import { type Coverage, makeSyncHistory, type SyncHistory, type SyncResult } from "./SyncHistory.ts"
 
@@ -173,7 +173,7 @@ export class WahooSync extends Effect.Service<WahooSync>()("connectors/wahoo/Wah
               // refused authorization ends this one
               Effect.catchIf(
                 (e): e is Exclude<typeof e, RateLimited> =>
-                  !(e instanceof RateLimited) && !(e instanceof WahooError && (e.reason === "Unauthorized" || e.reason === "NotConnected")),
+                  !(e instanceof RateLimited) && !(e instanceof CloudError && (e.reason === "Unauthorized" || e.reason === "NotConnected")),
                 (e) =>
                   Effect.as(
                     Effect.sync(() => {

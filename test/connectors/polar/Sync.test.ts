@@ -216,7 +216,7 @@ describe("Polar sync cycle", () => {
           revoked: null
         })
         const refused = yield* Effect.either(cycle())
-        expect(Either.isLeft(refused) && refused.left._tag).toBe("PolarError")
+        expect(Either.isLeft(refused) && refused.left._tag).toBe("CloudError")
         expect((yield* Effect.flatMap(PolarAuthorization, (a) => a.view)).authorization).toBe("revoked")
         const calls = fake.requests.length
         const again = yield* Effect.either(cycle())

@@ -4,7 +4,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { RateLimited } from "../../../src/connectors/kit/RateLimit.ts"
 import { WahooClient } from "../../../src/connectors/wahoo/WahooClient.ts"
-import { WahooError } from "../../../src/connectors/wahoo/WahooError.ts"
+import { CloudError } from "../../../src/connectors/kit/CloudError.ts"
 import { type FakeWahoo, type FakeWahooOptions } from "../../fakes/FakeWahoo.ts"
 import { authorizeAt, clientLayer, connectClient, daysAgo, type Dirs, envFor, readTokens, scopedDirs, scopedFake } from "./harness.ts"
 
@@ -62,7 +62,7 @@ describe("WahooClient against the fake Wahoo", () => {
         const code = back.searchParams.get("code")!
         yield* client.exchangeCode(code)
         const error = failureOf(yield* Effect.exit(client.exchangeCode(code)))
-        expect(error).toBeInstanceOf(WahooError)
+        expect(error).toBeInstanceOf(CloudError)
         expect(error.reason).toBe("Unauthorized")
         expect(error.message).toContain("The provided authorization grant is invalid")
         expect(fake.grants()).toBe(1)
@@ -141,7 +141,7 @@ describe("WahooClient against the fake Wahoo", () => {
         yield* connectClient
         fake.revoke()
         const error = failureOf(yield* Effect.exit(client.listWorkouts(1, 50)))
-        expect(error).toMatchObject({ _tag: "WahooError", reason: "Unauthorized" })
+        expect(error).toMatchObject({ _tag: "CloudError", reason: "Unauthorized" })
         expect(yield* client.connected).toBe(false)
         expect(Option.getOrThrow(yield* client.authProblem)).toContain("Wahoo refused the stored refresh token")
         // nothing more is asked of the cloud with the refused tokens
@@ -203,8 +203,8 @@ describe("WahooClient against the fake Wahoo", () => {
         yield* connectClient
         fake.failNext(1, 404)
         const error = failureOf(yield* Effect.exit(client.listWorkouts(1, 50)))
-        expect(error).toMatchObject({ _tag: "WahooError", reason: "ApiError", status: 404 })
-        expect((error as WahooError).message).toBe("Wahoo answered 404 to GET /v1/workouts: failure 404")
+        expect(error).toMatchObject({ _tag: "CloudError", reason: "ApiError", status: 404 })
+        expect((error as CloudError).message).toBe("Wahoo answered 404 to GET /v1/workouts: failure 404")
       })
     ))
 
