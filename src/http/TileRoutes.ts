@@ -1,10 +1,10 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import * as HttpRouter from "@effect/platform/HttpRouter"
-import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, type Layer } from "effect"
-import { MapTiles } from "../services/maps/MapTiles.ts"
+import { MapTiles, type Tile } from "../services/maps/MapTiles.ts"
 import type { ServedRoutes } from "./RouteTable.ts"
+import { ServedAnswers } from "./ServedAnswers.ts"
+import { etagMatches } from "./etagMatches.ts"
 
 /**
  * The map tiles of every map, `/tiles/{z}/{x}/{y}` (an extension after y is allowed), from the
@@ -24,34 +24,38 @@ const errorResponse = (status: number, error: string, message: string, headers: 
 const TileRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const maps = yield* MapTiles
-    yield* router.get(
-      TILE_PATH,
-      Effect.gen(function*() {
-        const params = yield* HttpRouter.params
-        const y = LAST.exec(params["y"] ?? "")?.[1]
-        if (!NUMBER.test(params["z"] ?? "") || !NUMBER.test(params["x"] ?? "") || y === undefined) {
-          return errorResponse(404, "not_found", "A map tile's address is /tiles/{z}/{x}/{y}, three whole numbers.")
-        }
-        const request = yield* HttpServerRequest.HttpServerRequest
-        return yield* maps.tile(Number(params["z"]), Number(params["x"]), Number(y)).pipe(
-          Effect.map((tile) => {
-            const headers = {
-              etag: tile.etag,
-              "cache-control": tile.cacheControl,
-              "x-content-type-options": "nosniff",
-              "access-control-allow-origin": "*"
-            }
-            return request.headers["if-none-match"] === tile.etag
-              ? HttpServerResponse.empty({ status: 304, headers })
-              : HttpServerResponse.uint8Array(tile.bytes, { contentType: tile.contentType, headers })
-          }),
-          Effect.catchTags({
-            TileNotFound: (e) => Effect.succeed(errorResponse(404, "not_found", e.message)),
-            TileUnavailable: (e) => Effect.succeed(errorResponse(503, "tiles_unavailable", e.message, { "retry-after": "30" }))
-          })
-        )
-      })
-    )
+    const served = yield* ServedAnswers
+
+    /** The tile's answer: 304 when the browser holds it already (its ETag), else its bytes. */
+    const answerOf = (tile: Tile, ifNoneMatch: string | ReadonlyArray<string> | undefined) => {
+      const headers = {
+        etag: tile.etag,
+        "cache-control": tile.cacheControl,
+        "x-content-type-options": "nosniff",
+        "access-control-allow-origin": "*"
+      }
+      return etagMatches(ifNoneMatch, tile.etag)
+        ? HttpServerResponse.empty({ status: 304, headers })
+        : HttpServerResponse.uint8Array(tile.bytes, { contentType: tile.contentType, headers })
+    }
+
+    // in front of the app: a tile kept in memory is answered at once, one read from the file by an effect of its own
+    yield* served.getWith(router, TILE_PATH, ({ headers, params }) => {
+      const y = LAST.exec(params["y"] ?? "")?.[1]
+      if (!NUMBER.test(params["z"] ?? "") || !NUMBER.test(params["x"] ?? "") || y === undefined) {
+        return errorResponse(404, "not_found", "A map tile's address is /tiles/{z}/{x}/{y}, three whole numbers.")
+      }
+      const [z, x] = [Number(params["z"]), Number(params["x"])]
+      const kept = maps.tileNow(z, x, Number(y))
+      if (kept !== undefined) return answerOf(kept, headers["if-none-match"])
+      return maps.tile(z, x, Number(y)).pipe(
+        Effect.map((tile) => answerOf(tile, headers["if-none-match"])),
+        Effect.catchTags({
+          TileNotFound: (e) => Effect.succeed(errorResponse(404, "not_found", e.message)),
+          TileUnavailable: (e) => Effect.succeed(errorResponse(503, "tiles_unavailable", e.message, { "retry-after": "30" }))
+        })
+      )
+    })
   })
 )
 
