@@ -40,6 +40,14 @@ describe("map tiles from a PMTiles file", () => {
         const again = yield* send("GET", `/tiles/${first.z}/${first.x}/${first.y}`, { key: null, headers: { "if-none-match": answer.headers["etag"]! } })
         expect(again.status).toBe(304)
         expect(again.bytes.length).toBe(0)
+        expect(again.headers["etag"]).toBe(answer.headers["etag"])
+        // a weak tag, or one of a list, is the same tile; another tag is answered with the bytes
+        for (const held of [`W/${answer.headers["etag"]}`, `"other", ${answer.headers["etag"]}`]) {
+          expect((yield* send("GET", `/tiles/${first.z}/${first.x}/${first.y}`, { key: null, headers: { "if-none-match": held } })).status, held).toBe(304)
+        }
+        const changed = yield* send("GET", `/tiles/${first.z}/${first.x}/${first.y}`, { key: null, headers: { "if-none-match": '"other"' } })
+        expect(changed.status).toBe(200)
+        expect(Buffer.compare(changed.bytes, Buffer.from(first.bytes))).toBe(0)
       }))
 
     it.effect("outside the file's area or zooms a tile is an empty image, never an error; an address the world has not is 404", () =>
