@@ -42,6 +42,14 @@ export interface Tile {
   readonly cacheControl: string
 }
 
+/** The map file itself, served whole or by byte ranges to a client that reads PMTiles. */
+export interface MapFile {
+  readonly path: string
+  readonly sizeBytes: number
+  /** the file's version as an ETag: its size and modification time when the daemon opened it */
+  readonly etag: string
+}
+
 /** The map cannot have that tile: a zoom or column the world does not have. */
 export class TileNotFound extends Data.TaggedError("TileNotFound")<{ readonly message: string }> {}
 /** The tile server cannot be reached, or refused: the map draws the routes on a plain background. */
@@ -115,7 +123,8 @@ export class MapTiles extends Effect.Service<MapTiles>()("services/maps/MapTiles
       })
       /** A tile kept in memory, at once (no effect, no span: the fast path's answer), if it is. */
       const tileNow = (z: number, x: number, y: number): Tile | undefined => hot.get(`${z}/${x}/${y}`)
-      return { client, status: () => status, tile, tileNow }
+      const whole: MapFile = { path: file, sizeBytes: summary.sizeBytes, etag: `"${pmtiles.version}"` }
+      return { client, status: () => status, tile, tileNow, file: whole as MapFile | undefined }
     }
 
     // the proxy
@@ -240,7 +249,7 @@ export class MapTiles extends Effect.Service<MapTiles>()("services/maps/MapTiles
     }
     // a fetched tile is read from the disk cache (a hit) or fetched: never at once
     const tileNow = (_z: number, _x: number, _y: number): Tile | undefined => undefined
-    return { client, status, tile, tileNow }
+    return { client, status, tile, tileNow, file: undefined as MapFile | undefined }
   }),
   dependencies: [NodeHttpClient.layerUndici]
 }) {}
