@@ -58,17 +58,26 @@ const TileRoutesLive = HttpApiBuilder.Router.use((router) =>
     const maps = yield* MapTiles
     const served = yield* ServedAnswers
 
+    /** A tile's two answers, made once for a tile kept in memory: responses are values, written as they are. */
+    const made = new WeakMap<Tile, { readonly ok: HttpServerResponse.HttpServerResponse; readonly notModified: HttpServerResponse.HttpServerResponse }>()
+
     /** The tile's answer: 304 when the browser holds it already (its ETag), else its bytes. */
     const answerOf = (tile: Tile, ifNoneMatch: string | ReadonlyArray<string> | undefined) => {
-      const headers = {
-        etag: tile.etag,
-        "cache-control": tile.cacheControl,
-        "x-content-type-options": "nosniff",
-        "access-control-allow-origin": "*"
+      let answers = made.get(tile)
+      if (answers === undefined) {
+        const headers = {
+          etag: tile.etag,
+          "cache-control": tile.cacheControl,
+          "x-content-type-options": "nosniff",
+          "access-control-allow-origin": "*"
+        }
+        answers = {
+          ok: HttpServerResponse.uint8Array(tile.bytes, { contentType: tile.contentType, headers }),
+          notModified: HttpServerResponse.empty({ status: 304, headers })
+        }
+        made.set(tile, answers)
       }
-      return etagMatches(ifNoneMatch, tile.etag)
-        ? HttpServerResponse.empty({ status: 304, headers })
-        : HttpServerResponse.uint8Array(tile.bytes, { contentType: tile.contentType, headers })
+      return etagMatches(ifNoneMatch, tile.etag) ? answers.notModified : answers.ok
     }
 
     yield* router.get(
