@@ -2,6 +2,7 @@
  * Tiles kept in memory, within a bound of bytes, the least recently asked leaving first: the
  * tiles of the area an athlete rides in are asked again and again, and one kept is answered
  * without reading the file (a Map keeps its keys in order of use: a tile asked is moved last).
+ * A tile of more than a sixteenth of the bound is not kept: it would push out many.
  */
 export const makeHotTiles = <A extends { readonly bytes: Uint8Array }>(limitBytes: number) => {
   /** what an entry costs beyond its bytes: its key, its answer and the map's slot */
