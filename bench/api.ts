@@ -445,14 +445,10 @@ const tileLoad = async () => {
   const file = path.join(root.root, "bench.pmtiles")
   fs.writeFileSync(file, writePmtiles({ tileType: "png", tiles }))
   const paths = tiles.map((t) => `/tiles/${t.z}/${t.x}/${t.y}`)
-  const scope = Effect.runSync(Scope.make())
   let plain: { base: string; stop: () => void } | undefined
+  const running = await startDaemon({ ...root, env: { ...root.env, MAP_TILES_FILE: file } })
   try {
-    const daemon = await Effect.runPromise(startChildDaemon({
-      env: { STORAGE_DIR: root.storageDir, WATCH_DIR: root.watchDir, SERVICE_API_KEY: root.apiKey, TZ: "UTC", LOG_LEVEL: "warning", MAP_TILES_FILE: file },
-      apiKey: root.apiKey,
-      built: true
-    }).pipe(Scope.extend(scope)))
+    const daemon = running.daemon
     plain = await startPlainServer(new Map(tiles.map((t, i) => [paths[i]!, Buffer.from(t.bytes)])))
     const row: Row = { label: "a tile from the file", path: paths[0]!, paths }
     await drive(daemon.baseUrl, row, root.apiKey, 2)
@@ -462,7 +458,7 @@ const tileLoad = async () => {
     return { tiles: tiles.length, bytes: tiles.reduce((n, t) => n + t.bytes.length, 0) / tiles.length, plain: plainLoad, waymark }
   } finally {
     plain?.stop()
-    await Effect.runPromise(Scope.close(scope, Exit.void))
+    await running.stop()
     fs.rmSync(root.root, { recursive: true, force: true })
   }
 }

@@ -9,6 +9,7 @@ import { ActivityDetail } from "../services/activities/ActivityDetail.ts"
 import { asciiFallback } from "../services/activities/GpxWriter.ts"
 import { WaymarkApi } from "./Api.ts"
 import { jsonResponder } from "./encode/jsonResponder.ts"
+import { etagMatches } from "./etagMatches.ts"
 
 const lapsJson = jsonResponder(LapList)
 const splitsJson = jsonResponder(SplitList)
@@ -20,13 +21,6 @@ export const activityNotFound = (id: string) => new NotFound({ message: `Activit
 /** The value, or the activity's 404 when the read found no such activity. */
 const orNotFound = (id: string) => <A>(value: A | null) => (value === null ? Effect.fail(activityNotFound(id)) : Effect.succeed(value))
 
-/** Whether an If-None-Match header names `etag` (or is `*`). */
-const matches = (ifNoneMatch: string | undefined, etag: string) =>
-  ifNoneMatch !== undefined && ifNoneMatch.split(",").some((tag) => {
-    const t = tag.trim()
-    return t === "*" || t === etag || t === `W/${etag}`
-  })
-
 export const ActivityDetailHttpLive = HttpApiBuilder.group(WaymarkApi, "activityDetail", (handlers) =>
   Effect.gen(function*() {
     const detail = yield* ActivityDetail
@@ -36,7 +30,7 @@ export const ActivityDetailHttpLive = HttpApiBuilder.group(WaymarkApi, "activity
           const answer = yield* detail.streams(activityId, urlParams.points).pipe(Effect.flatMap(orNotFound(activityId)))
           const request = yield* HttpServerRequest.HttpServerRequest
           const headers = { etag: answer.etag, "cache-control": "private, no-cache" }
-          if (matches(request.headers["if-none-match"], answer.etag)) return HttpServerResponse.empty({ status: 304, headers })
+          if (etagMatches(request.headers["if-none-match"], answer.etag)) return HttpServerResponse.empty({ status: 304, headers })
           // the body is the Streams schema's JSON, written by the service from the stored texts
           return HttpServerResponse.uint8Array(answer.body(), { contentType: "application/json", headers })
         }))

@@ -1,5 +1,5 @@
 import type * as Headers from "@effect/platform/Headers"
-import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Cause, Context, Effect, Either, Exit, Layer, Option, Runtime, Schema } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { type ApiError, InvalidToken } from "../schema/ApiErrors.ts"
@@ -16,7 +16,7 @@ import { oncePerPoll } from "./oncePerPoll.ts"
 import { type DirectAnswer, DirectAnswers } from "./NodeListener.ts"
 import { callerSpan, configuredSecrets, logResponse, makeRedactor, requestSpanAttributes, requestSpanName } from "./RequestLog.ts"
 import { type Found, type Route, RouteTable } from "./RouteTable.ts"
-import { ServedAnswers } from "./ServedAnswers.ts"
+import { type ServedAnswer, ServedAnswers } from "./ServedAnswers.ts"
 
 /**
  * The endpoints annotated `HotRead` answered on the Node request itself, before the HTTP app:
@@ -43,8 +43,9 @@ import { ServedAnswers } from "./ServedAnswers.ts"
  * A read taken is read and answered in a slice of the event loop (inSlices) after the requests
  * ready with it are taken in: under a thousand connections, a probe waits for one slice rather
  * than for every read ready before it. The routes served beside the API whose feature gives an
- * answer that needs nothing of the request (ServedAnswers: the probes) are answered where they
- * are taken in.
+ * answer that needs no more than the path's parameters and the headers (ServedAnswers: the
+ * probes, the map tiles) are answered where they are taken in: a response at hand (a tile kept
+ * in memory) written at once, an effect (a tile read from its file) in a fiber of its own.
  *
  * An answer of a read kept until the next commit is kept, by URL, until the next commit to the
  * database (a client polling its list is answered once per change), within ANSWERS_CAPACITY
@@ -125,7 +126,7 @@ const fastRoutesOf = (routes: ReadonlyArray<Route>, hot: HotReads) => {
   return fast
 }
 
-/** Writes a response of the app (a JSON body: an error's) on the Node response. */
+/** Writes a response of the app whose body is bytes or nothing (an error's, a probe's, a tile's) on the Node response. */
 const send = (response: ServerResponse, answer: HttpServerResponse.HttpServerResponse) => {
   const body = answer.body
   response.writeHead(answer.status, answer.headers)
@@ -228,8 +229,20 @@ export class DirectRoutes extends Effect.Service<DirectRoutes>()("http/DirectRou
       const servedAnswer = Option.isNone(found.handler.endpoint) ? served.answerOf(found.handler.path) : undefined
       if (servedAnswer !== undefined) {
         const startTime = clock.unsafeCurrentTimeNanos()
+        let answered: ServedAnswer
+        try {
+          answered = servedAnswer({ params: found.params, headers: request.headers })
+        } catch (error) {
+          answered = Effect.die(error)
+        }
+        // a response itself (a tile kept in memory) is written with no fiber at all
+        if (HttpServerResponse.isServerResponse(answered)) {
+          send(response, answered)
+          observe(request, url, found.handler, startTime, answered.status)
+          return true
+        }
         // a synchronous answer is written before this returns
-        runFork(servedAnswer, { immediate: true }).addObserver((exit) => {
+        runFork(answered, { immediate: true }).addObserver((exit) => {
           if (Exit.isSuccess(exit)) {
             send(response, exit.value)
             return observe(request, url, found.handler, startTime, exit.value.status)

@@ -285,7 +285,7 @@ describe("direct routes", () => {
         }
       }))
 
-    it.scoped("answer a served route whose feature gave its answer, with that answer (a defect: 500 with a reference); leave to the app another method and a served route without one", () =>
+    it.scoped("answer a served route whose feature gave its answer, with that answer (a defect: 500 with a reference), from the path's parameters and the headers when it asks for them; leave to the app another method and a served route without one", () =>
       Effect.gen(function*() {
         class ProbeRouter extends HttpRouter.Tag("test/ProbeRouter")<ProbeRouter>() {}
         const servedLive = ProbeRouter.use((router) =>
@@ -293,9 +293,15 @@ describe("direct routes", () => {
             const served = yield* ServedAnswers
             yield* served.get(router, "/probe", Effect.succeed(HttpServerResponse.unsafeJson({ probed: true }, { headers: { "cache-control": "no-store" } })))
             yield* served.get(router, "/broken", Effect.die(new Error("the probe broke")))
+            // a response at hand for "now", an effect otherwise; a throw is a defect
+            yield* served.getWith(router, "/echo/:name", ({ headers, params }) => {
+              if (params["name"] === "throw") throw new Error("the echo broke")
+              const text = `${params["name"]} ${headers["x-echo"]}`
+              return params["name"] === "now" ? HttpServerResponse.text(text) : Effect.map(Effect.yieldNow(), () => HttpServerResponse.text(text, { status: 202 }))
+            })
             yield* router.get("/left", Effect.succeed(HttpServerResponse.empty()))
           }))
-        const table = RouteTable.layer([{ method: "GET", path: "/probe" }, { method: "GET", path: "/broken" }, { method: "GET", path: "/left" }])
+        const table = RouteTable.layer([{ method: "GET", path: "/probe" }, { method: "GET", path: "/broken" }, { method: "GET", path: "/echo/:name" }, { method: "GET", path: "/left" }])
         const routes = yield* Effect.provide(
           DirectRoutes,
           Layer.merge(DirectRoutes.Default, servedLive).pipe(
@@ -308,6 +314,12 @@ describe("direct routes", () => {
         const broken = yield* statusAt(base, "/broken")
         expect(broken.status).toBe(500)
         expect(JSON.parse(broken.text).error).toBe("internal_error")
+        const echo = { headers: { "x-echo": "back" } }
+        expect(yield* statusAt(base, "/echo/now", echo)).toEqual({ status: 200, text: "now back" })
+        expect(yield* statusAt(base, "/echo/later", echo)).toEqual({ status: 202, text: "later back" })
+        const thrown = yield* statusAt(base, "/echo/throw")
+        expect(thrown.status).toBe(500)
+        expect(JSON.parse(thrown.text).error).toBe("internal_error")
         expect((yield* statusAt(base, "/left")).status).toBe(LEFT_TO_THE_APP)
         expect((yield* statusAt(base, "/probe", { method: "HEAD" })).status).toBe(LEFT_TO_THE_APP)
         expect((yield* statusAt(base, "/probe", { method: "POST", body: "{}" })).status).toBe(LEFT_TO_THE_APP)

@@ -1,5 +1,7 @@
+import * as HttpClient from "@effect/platform/HttpClient"
 import { afterAll, describe, expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { FetchSource, PMTiles } from "pmtiles"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -40,6 +42,14 @@ describe("map tiles from a PMTiles file", () => {
         const again = yield* send("GET", `/tiles/${first.z}/${first.x}/${first.y}`, { key: null, headers: { "if-none-match": answer.headers["etag"]! } })
         expect(again.status).toBe(304)
         expect(again.bytes.length).toBe(0)
+        expect(again.headers["etag"]).toBe(answer.headers["etag"])
+        // a weak tag, or one of a list, is the same tile; another tag is answered with the bytes
+        for (const held of [`W/${answer.headers["etag"]}`, `"other", ${answer.headers["etag"]}`]) {
+          expect((yield* send("GET", `/tiles/${first.z}/${first.x}/${first.y}`, { key: null, headers: { "if-none-match": held } })).status, held).toBe(304)
+        }
+        const changed = yield* send("GET", `/tiles/${first.z}/${first.x}/${first.y}`, { key: null, headers: { "if-none-match": '"other"' } })
+        expect(changed.status).toBe(200)
+        expect(Buffer.compare(changed.bytes, Buffer.from(first.bytes))).toBe(0)
       }))
 
     it.effect("outside the file's area or zooms a tile is an empty image, never an error; an address the world has not is 404", () =>
@@ -53,6 +63,50 @@ describe("map tiles from a PMTiles file", () => {
         expectError(yield* send("GET", "/tiles/3/8/0", { key: null }), 404, "not_found")
         expectError(yield* send("GET", "/tiles/a/0/0", { key: null }), 404, "not_found")
         expectError(yield* send("GET", "/tiles/40/0/0", { key: null }), 404, "not_found")
+      }))
+
+    it.effect("the file itself is served by byte ranges, byte for byte: 206 with its Content-Range, the whole file without a range, 416 past its end; a PMTiles reader over HTTP reads every tile", () =>
+      Effect.gen(function*() {
+        const written = fs.readFileSync(rasterFile)
+        const size = written.length
+        const whole = yield* send("GET", "/tiles/file.pmtiles", { key: null })
+        expect(whole.status).toBe(200)
+        expect(whole.headers["accept-ranges"]).toBe("bytes")
+        expect(Buffer.compare(whole.bytes, written)).toBe(0)
+        const asked: ReadonlyArray<[string, number, number]> = [
+          ["bytes=0-126", 0, 126],
+          ["bytes=127-", 127, size - 1],
+          ["bytes=-50", size - 50, size - 1],
+          [`bytes=${size - 10}-${size + 1000}`, size - 10, size - 1],
+          [`bytes=${size - 1}-${size - 1}`, size - 1, size - 1]
+        ]
+        for (const [range, start, end] of asked) {
+          const part = yield* send("GET", "/tiles/file.pmtiles", { key: null, headers: { range } })
+          expect(part.status, range).toBe(206)
+          expect(part.headers["content-range"], range).toBe(`bytes ${start}-${end}/${size}`)
+          expect(part.headers["content-length"], range).toBe(String(end - start + 1))
+          expect(Buffer.compare(part.bytes, written.subarray(start, end + 1)), range).toBe(0)
+          expect(part.headers["etag"]).toBe(whole.headers["etag"])
+        }
+        for (const range of [`bytes=${size}-`, "bytes=-0"]) {
+          const refused = yield* send("GET", "/tiles/file.pmtiles", { key: null, headers: { range } })
+          expectError(refused, 416, "range_not_satisfiable")
+          expect(refused.headers["content-range"]).toBe(`bytes */${size}`)
+        }
+        // a range written wrong, several ranges, or one of another version of the file: the whole file
+        for (const headers of [{ range: "bytes=9-3" }, { range: "bytes=0-1,5-6" }, { range: "bytes=0-9", "if-range": '"another"' }]) {
+          const answer = yield* send("GET", "/tiles/file.pmtiles", { key: null, headers })
+          expect(answer.status, JSON.stringify(headers)).toBe(200)
+          expect(answer.bytes.length).toBe(size)
+        }
+        expect((yield* send("GET", "/tiles/file.pmtiles", { key: null, headers: { "if-none-match": whole.headers["etag"]! } })).status).toBe(304)
+
+        const base = new URL((yield* (yield* HttpClient.HttpClient).get("/status")).request.url).origin
+        const reader = new PMTiles(new FetchSource(`${base}/tiles/file.pmtiles`))
+        for (const tile of rasterTiles) {
+          const read = yield* Effect.promise(() => reader.getZxy(tile.z, tile.x, tile.y))
+          expect(Buffer.compare(Buffer.from(read!.data), Buffer.from(tile.bytes)), `${tile.z}/${tile.x}/${tile.y}`).toBe(0)
+        }
       }))
 
     it.effect("/status says the map is drawn from the file: its name, tile type, zooms, area and size", () =>

@@ -8,6 +8,7 @@ import { AppConfig } from "../platform/AppConfig.ts"
 import { inChannel } from "../platform/Logs.ts"
 import { StoragePaths } from "../platform/StoragePaths.ts"
 import { VERSION } from "../platform/version.ts"
+import { makeHotTiles } from "./HotTiles.ts"
 import { CONTENT_TYPES, openPmtiles, type OpenPmtiles } from "./PmtilesFile.ts"
 import { openTileDiskCache, type TileDiskCache } from "./TileDiskCache.ts"
 
@@ -31,12 +32,22 @@ const RETRY_AFTER_MS = 30_000
 /** A kept tile is fetched again after this long (ms); until then, and whenever the server fails, it is served. */
 const FRESH_MS = 7 * 24 * 3600_000
 const MAX_ZOOM = 24
+/** Bytes of the file's tiles kept in memory: a region's tiles around home at every zoom, many times over. */
+const HOT_TILE_BYTES = 16 * 1024 ** 2
 
 export interface Tile {
   readonly bytes: Uint8Array
   readonly contentType: string
   readonly etag: string
   readonly cacheControl: string
+}
+
+/** The map file itself, served whole or by byte ranges to a client that reads PMTiles. */
+export interface MapFile {
+  readonly path: string
+  readonly sizeBytes: number
+  /** the file's version as an ETag: its size and modification time when the daemon opened it */
+  readonly etag: string
 }
 
 /** The map cannot have that tile: a zoom or column the world does not have. */
@@ -94,17 +105,26 @@ export class MapTiles extends Effect.Service<MapTiles>()("services/maps/MapTiles
         bounds: [[summary.bounds.south, summary.bounds.west], [summary.bounds.north, summary.bounds.east]],
         attribution: OSM_ATTRIBUTION
       }
+      const hot = makeHotTiles<Tile>(HOT_TILE_BYTES)
       const tile = Effect.fn("MapTiles.tile")(function*(z: number, x: number, y: number) {
         if (!valid(z, x, y)) return yield* notFound(z, x, y)
+        const key = `${z}/${x}/${y}`
+        const kept = hot.get(key)
+        if (kept !== undefined) return kept
         const bytes = yield* Effect.promise(() => pmtiles.tile(z, x, y))
-        return {
+        const read: Tile = {
           bytes: bytes ?? empty,
           contentType: bytes === undefined && !vector ? "image/png" : contentType,
           etag: `"${pmtiles.version}-${z}-${x}-${y}"`,
           cacheControl: "public, max-age=3600"
-        } satisfies Tile as Tile
+        }
+        hot.put(key, read)
+        return read
       })
-      return { client, status: () => status, tile }
+      /** A tile kept in memory, at once (no effect, no span: the fast path's answer), if it is. */
+      const tileNow = (z: number, x: number, y: number): Tile | undefined => hot.get(`${z}/${x}/${y}`)
+      const whole: MapFile = { path: file, sizeBytes: summary.sizeBytes, etag: `"${pmtiles.version}"` }
+      return { client, status: () => status, tile, tileNow, file: whole as MapFile | undefined }
     }
 
     // the proxy
@@ -227,7 +247,9 @@ export class MapTiles extends Effect.Service<MapTiles>()("services/maps/MapTiles
         hitRate: hits + misses === 0 ? null : hits / (hits + misses)
       }
     }
-    return { client, status, tile }
+    // a fetched tile is read from the disk cache (a hit) or fetched: never at once
+    const tileNow = (_z: number, _x: number, _y: number): Tile | undefined => undefined
+    return { client, status, tile, tileNow, file: undefined as MapFile | undefined }
   }),
   dependencies: [NodeHttpClient.layerUndici]
 }) {}

@@ -14,8 +14,9 @@ import { openSignedIn } from "./signedInPage.ts"
 /**
  * Every map of the dashboard drawn from the daemon's own tiles, in Chromium: a route over tiles
  * of a raster file and over vector tiles drawn in the page (light and dark), on the activity page
- * and the heatmap, at phone and desktop sizes (screenshots in test-artifacts/maps); and with no
- * file and no reachable tile server, the route on a plain background and the reason said once.
+ * and the heatmap, at phone and desktop sizes (screenshots in test-artifacts/maps), axe-core clean
+ * in each; and with no file and no reachable tile server, the route on a plain background and the
+ * reason said once.
  * Every request of every page is counted: none leaves the daemon.
  */
 
@@ -56,9 +57,11 @@ const visitEverything = (name: string, ready: string) =>
         await ui.go(`#/activity/${id}`, "#activity-map .leaflet-overlay-pane path")
         await ui.page.locator(ready).first().waitFor({ timeout: 15_000 })
         const shots = await ui.shoot(`activity-${name}`)
+        await ui.axe(`activity (${name} map)`)
         await ui.go("#/stats", "#heatmap .leaflet-overlay-pane path")
         await ui.page.locator(ready.replace("#activity-map", "#heatmap")).first().waitFor({ timeout: 15_000 })
         await ui.shoot(`heatmap-${name}`)
+        await ui.axe(`stats (${name} heatmap)`)
         for (const page of PAGES) await ui.go(`#/${page}`, "main h1")
         const note = await ui.page.evaluate(() => (globalThis as any).document.querySelectorAll(".map-note").length)
         return { elsewhere, tiles, shots, problems: [...ui.problems], ui, note }
