@@ -186,6 +186,6 @@ describe.skipIf(!chromiumAvailable)("an activity's stretches on its charts and m
             expect(Math.abs(byName.get("Middle of the hill")! - total / 2)).toBeLessThan(250)
             expect(Math.abs(byName.get("Dragged stretch")! - (to - from) * 1000)).toBeLessThan(100)
           })))
-      }), 300_000)
+      }), 600_000)
   })
 })
