@@ -10,10 +10,11 @@ import { SegmentStore } from "../services/segments/SegmentStore.ts"
  * before segments existed are made (their streams read once); then each segment not yet matched
  * against the history (made since, its sport group changed, or cut short by a stop) is matched a
  * batch of candidate tracks at a time, each batch a transaction that moves its cursor on, so
- * that its page shows the progress and a stop resumes where it was. Looked for every second.
+ * that its page shows the progress and a stop resumes where it was. A pass runs at start, then
+ * each time the store says there is work (a segment made or its group changed, an activity
+ * stored without its track), at once rather than at the next tick of a clock.
  */
 
-const POLL = Duration.seconds(1)
 const BACKFILL_BATCH = 100
 
 export const SegmentUpkeepLive = Layer.scopedDiscard(Effect.gen(function*() {
@@ -36,5 +37,5 @@ export const SegmentUpkeepLive = Layer.scopedDiscard(Effect.gen(function*() {
     }
   })
 
-  yield* supervise("SegmentUpkeep", Effect.forever(Effect.zipRight(pass, Effect.sleep(POLL))))
+  yield* supervise("SegmentUpkeep", Effect.forever(Effect.zipRight(pass, store.awaitWork)))
 }))

@@ -10,6 +10,7 @@ import {
   SegmentCreate,
   SegmentDetail,
   SegmentEffortList,
+  SegmentEffortPage,
   SegmentEffortParams,
   SegmentList,
   SegmentListParams,
@@ -68,10 +69,10 @@ export class SegmentsGroup extends HttpApiGroup.make("segments")
   .add(
     HttpApiEndpoint.get("efforts")`/segments/${segmentId}/efforts`
       .setUrlParams(SegmentEffortParams)
-      .addSuccess(SegmentEffortList)
+      .addSuccess(SegmentEffortPage)
       .addError(BadRequest.wire)
       .addError(NotFound.wire)
-      .annotate(OpenApi.Summary, "The segment's leaderboard: every effort with its rank, by time (default) or newest first")
+      .annotate(OpenApi.Summary, "The segment's leaderboard, a page at a time: each effort with its rank among those filtered, by time (default) or newest first")
   )
   .add(
     HttpApiEndpoint.get("activityEfforts")`/activities/${activityId}/segment-efforts`

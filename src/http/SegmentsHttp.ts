@@ -2,7 +2,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 import { BadRequest, NotFound } from "../schema/ApiErrors.ts"
-import { ClimbList, ClimbSegmentCreate, SegmentCreate, SegmentDetail, SegmentEffortList, SegmentList, SegmentUpdate } from "../schema/SegmentModels.ts"
+import { ClimbList, ClimbSegmentCreate, SegmentCreate, SegmentDetail, SegmentEffortList, SegmentEffortPage, SegmentList, SegmentUpdate } from "../schema/SegmentModels.ts"
 import { ActivityRepo } from "../services/activities/ActivityRepo.ts"
 import { BadInput } from "../services/segments/segmentSources.ts"
 import { Segments } from "../services/segments/Segments.ts"
@@ -17,6 +17,7 @@ const detailJson = jsonResponder(SegmentDetail)
 const detailText = jsonEncoder(SegmentDetail)
 const listJson = jsonResponder(SegmentList)
 const effortsJson = jsonResponder(SegmentEffortList)
+const effortPageJson = jsonResponder(SegmentEffortPage)
 const climbsJson = jsonResponder(ClimbList)
 
 const created = (segment: SegmentDetail) => HttpServerResponse.text(detailText(segment), { status: 201, contentType: "application/json" })
@@ -54,8 +55,8 @@ export const SegmentsHttpLive = HttpApiBuilder.group(WaymarkApi, "segments", (ha
         Effect.flatMap(segments.remove(segmentId), (removed) => (removed ? Effect.void : Effect.fail(new NotFound({ message: `Segment "${segmentId}" not found.` })))))
       .handle("efforts", ({ path: { segmentId }, urlParams }) =>
         Effect.gen(function*() {
-          yield* existing(segmentId)
-          return effortsJson({ efforts: yield* segments.efforts(segmentId, urlParams) })
+          if (!(yield* segments.exists(segmentId))) return yield* new NotFound({ message: `Segment "${segmentId}" not found.` })
+          return effortPageJson(yield* segments.efforts(segmentId, urlParams))
         }))
       .handle("activityEfforts", ({ path: { activityId } }) =>
         Effect.gen(function*() {

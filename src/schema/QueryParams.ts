@@ -63,7 +63,7 @@ const booleanParam = (name: string) =>
 export const PAGE_SIZE_DEFAULT = 25
 export const PAGE_SIZE_MAX = 100
 
-const paginationFields = {
+export const paginationFields = {
   "pagination[page]": integerParam("pagination[page]", 1, undefined, 1),
   "pagination[size]": integerParam("pagination[size]", 1, PAGE_SIZE_MAX, PAGE_SIZE_DEFAULT)
 }

@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { MAX_NAME_LENGTH } from "./ActivityLimits.ts"
-import { bracketParams, sportTypeList } from "./QueryParams.ts"
+import { Pagination } from "./ApiModels.ts"
+import { bracketParams, paginationFields, sportTypeList } from "./QueryParams.ts"
 import { RIDES, RUNS, SWIMS, type SportType } from "./SportType.ts"
 
 /**
@@ -92,6 +93,8 @@ export type SegmentDetail = typeof SegmentDetail.Type
 
 export const SegmentList = Schema.Struct({ segments: Schema.Array(Segment) }).annotations({ identifier: "SegmentList", description: "Newest first" })
 export const SegmentEffortList = Schema.Struct({ efforts: Schema.Array(SegmentEffort) }).annotations({ identifier: "SegmentEffortList" })
+export const SegmentEffortPage = Schema.Struct({ efforts: Schema.Array(SegmentEffort), pagination: Pagination }).annotations({ identifier: "SegmentEffortPage" })
+export type SegmentEffortPage = typeof SegmentEffortPage.Type
 
 export const CLIMB_CATEGORY = Schema.Literal("4", "3", "2", "1", "HC")
 
@@ -159,7 +162,8 @@ export const SegmentEffortParams = bracketParams({
     Schema.String.annotations({ message: () => yearMessage }).pipe(Schema.filter((s) => /^\d{4}$/.test(s), { message: () => yearMessage }))
   ),
   "filters[sportType]": Schema.optional(sportTypeList),
-  sort: Schema.optional(Schema.Literal("time", "date").annotations({ message: () => '"sort" must be time or date.' }))
+  sort: Schema.optional(Schema.Literal("time", "date").annotations({ message: () => '"sort" must be time or date.' })),
+  ...paginationFields
 })
 export type SegmentEffortParams = typeof SegmentEffortParams.Type
 

@@ -66,6 +66,10 @@ layer(TestDaemon.layer(), { excludeTestServices: true })("segments", (it) => {
 
       const byDate = yield* send("GET", `/api/v1/segments/${made.json.id}/efforts?sort=date&filters[year]=2024`)
       expect(byDate.json.efforts.map((e: any) => e.activityId)).toEqual([fastest, fast, slow])
+      // a page at a time: the ranks go on across the pages, the places then stay those of each date
+      const second = yield* send("GET", `/api/v1/segments/${made.json.id}/efforts?pagination[size]=2&pagination[page]=2`)
+      expect(second.json.pagination).toEqual({ page: 2, size: 2, total: 3, totalPages: 2 })
+      expect(second.json.efforts.map((e: any) => [e.activityId, e.rank, e.effortsAtDate, e.personalRecord])).toEqual([[slow, 3, 1, "personalRecord"]])
       const none = yield* send("GET", `/api/v1/segments/${made.json.id}/efforts?filters[year]=2023`)
       expect(none.json.efforts).toEqual([])
 

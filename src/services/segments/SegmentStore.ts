@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Queue } from "effect"
 import { randomUUID } from "node:crypto"
 import type { EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
 import { inSportGroup, type SportGroup } from "../../schema/SegmentModels.ts"
@@ -58,6 +58,10 @@ const boxOf = (box: { minLat: number; maxLat: number; minLon: number; maxLon: nu
 export class SegmentStore extends Effect.Service<SegmentStore>()("services/segments/SegmentStore", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    // the upkeep's wake-up: offered where work for it appears (a segment to match, a track to
+    // make), taken by it between its passes; one pending wake-up stands for any number
+    const work = yield* Queue.sliding<void>(1)
+    const wake = Queue.offer(work, undefined)
 
     const storedSegment = (row: SegmentRow): StoredSegment => {
       const points = JSON.parse(row.points) as Array<LatLng>
@@ -97,7 +101,7 @@ export class SegmentStore extends Effect.Service<SegmentStore>()("services/segme
      * transaction. A draft without a segment track (made before they were) is left to the upkeep.
      */
     const activityStored = Effect.fn("SegmentStore.activityStored")(function*(id: string, draft: EncodedActivityDraft) {
-      if (draft.segmentTrack === undefined) return
+      if (draft.segmentTrack === undefined) return yield* wake
       yield* storeTrack(id, draft.segmentTrack, draft.sportType, draft.startTime)
     }, Effect.orDie)
 
@@ -191,7 +195,7 @@ export class SegmentStore extends Effect.Service<SegmentStore>()("services/segme
         const stored = storedSegment({ id: segment.id, rowid: row!.rowid, sport_group: segment.sportGroup, points: JSON.stringify(segment.points) })
         const [total] = yield* sql<{ n: number }>`SELECT count(*) AS n FROM (${candidatesQuery(stored, last?.until ?? 0, 0, null)})`
         yield* sql`UPDATE segments SET matching_total = ${total?.n ?? 0} WHERE id = ${segment.id}`
-      }))
+      })).pipe(Effect.zipLeft(wake))
     }, Effect.orDie)
 
     const removeSegment = Effect.fn("SegmentStore.removeSegment")(function*(id: string) {
@@ -214,7 +218,7 @@ export class SegmentStore extends Effect.Service<SegmentStore>()("services/segme
         if (segment === undefined) return
         const [total] = yield* sql<{ n: number }>`SELECT count(*) AS n FROM (${candidatesQuery(storedSegment(segment), last?.until ?? 0, 0, null)})`
         yield* sql`UPDATE segments SET matching_total = ${total?.n ?? 0} WHERE id = ${id}`
-      }))
+      })).pipe(Effect.zipLeft(wake))
     }, Effect.orDie)
 
     /** Segments whose matching is not done, oldest first. */
@@ -248,6 +252,9 @@ export class SegmentStore extends Effect.Service<SegmentStore>()("services/segme
       }))
     }, Effect.orDie)
 
-    return { activityStored, activityRemoved, sportChanged, backfill, insertSegment, removeSegment, rematchSegment, pendingSegments, matchBatch } as const
+    /** Waits until there may be work for the upkeep: a segment made or changed, an activity stored without its track. */
+    const awaitWork = Queue.take(work)
+
+    return { awaitWork, activityStored, activityRemoved, sportChanged, backfill, insertSegment, removeSegment, rematchSegment, pendingSegments, matchBatch } as const
   })
 }) {}

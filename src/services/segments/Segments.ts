@@ -8,6 +8,7 @@ import {
   type SegmentCreate,
   type SegmentDetail,
   type SegmentEffort,
+  type SegmentEffortPage,
   type SegmentEffortParams,
   type SegmentUpdate,
   type SportGroup,
@@ -45,8 +46,19 @@ interface EffortRow {
   readonly average_power: number | null
   readonly average_cadence: number | null
   readonly rank: number
-  readonly rank_then: number
-  readonly count_then: number
+}
+
+/** One of a segment's efforts, as its places are counted: when, and how long it took. */
+interface Past {
+  readonly id: string
+  readonly start_time: number
+  readonly elapsed_time: number
+}
+
+/** An effort's place among the segment's efforts up to its date (1st, 2nd, 3rd, or 4 for any later), and their count then. */
+interface Then {
+  readonly place: number
+  readonly count: number
 }
 
 interface SegmentRow {
@@ -67,7 +79,35 @@ interface SegmentRow {
 const round1 = (n: number | null) => (n === null ? null : Math.round(n * 10) / 10)
 const PLACES: ReadonlyArray<PersonalRecord> = ["personalRecord", "second", "third"]
 
-const effortOf = (row: EffortRow): SegmentEffort => ({
+/**
+ * The places then of the `wanted` efforts, in one pass over the segment's efforts by date
+ * (`history`, sorted by start time): the three best times so far are all a place needs, since
+ * past the third an effort is no record. Efforts of the same start are counted together.
+ */
+const placesThen = (history: ReadonlyArray<Past>, wanted: ReadonlySet<string>): Map<string, Then> => {
+  const out = new Map<string, Then>()
+  const best: Array<number> = []
+  for (let i = 0; i < history.length && out.size < wanted.size;) {
+    let j = i
+    while (j < history.length && history[j]!.start_time === history[i]!.start_time) j++
+    for (let k = i; k < j; k++) {
+      best.push(history[k]!.elapsed_time)
+      best.sort((a, b) => a - b)
+      if (best.length > 3) best.length = 3
+    }
+    for (let k = i; k < j; k++) {
+      const e = history[k]!
+      if (!wanted.has(e.id)) continue
+      let place = 1
+      for (const t of best) if (t < e.elapsed_time) place++
+      out.set(e.id, { place, count: j })
+    }
+    i = j
+  }
+  return out
+}
+
+const effortOf = (row: EffortRow, then: Then): SegmentEffort => ({
   id: row.id,
   segmentId: row.segment_id,
   segmentName: row.segment_name,
@@ -86,8 +126,8 @@ const effortOf = (row: EffortRow): SegmentEffort => ({
   averagePower: round1(row.average_power),
   averageCadence: round1(row.average_cadence),
   rank: row.rank,
-  effortsAtDate: row.count_then,
-  personalRecord: PLACES[row.rank_then - 1] ?? null
+  effortsAtDate: then.count,
+  personalRecord: PLACES[then.place - 1] ?? null
 })
 
 /** The line's rise and gain from altitudes at its points. */
@@ -107,28 +147,51 @@ export class Segments extends Effect.Service<Segments>()("services/segments/Segm
     const store = yield* SegmentStore
     const activities = yield* ActivityRepo
 
+    /** The segment's efforts by date, as their places are counted. */
+    const historyOf = (segmentId: string) =>
+      sql<Past>`SELECT id, start_time, elapsed_time FROM segment_efforts WHERE segment_id = ${segmentId} ORDER BY start_time, id`
+
     /**
-     * Efforts with their rank among those `where` selects and their place among the segment's
-     * efforts up to their date; `keep` then picks the rows returned, so that the places (a count
-     * over the segment's efforts each) are counted for those rows only.
+     * Efforts with their rank by time among those `where` selects (a window over them, before
+     * the page is cut), `order`ed, `page` of them when given.
      */
-    const effortRows = (where: Statement.Fragment, order: Statement.Fragment, limit: number | null = null, keep: Statement.Fragment = sql.literal("1")) =>
+    const effortRows = (where: Statement.Fragment, order: Statement.Fragment, page: { readonly limit: number; readonly offset: number } | null = null) =>
       sql<EffortRow>`
-        SELECT e.*,
-          (SELECT count(*) FROM segment_efforts o WHERE o.segment_id = e.segment_id AND o.start_time <= e.start_time
-            AND o.elapsed_time < e.elapsed_time) + 1 AS rank_then,
-          (SELECT count(*) FROM segment_efforts o WHERE o.segment_id = e.segment_id AND o.start_time <= e.start_time) AS count_then
-        FROM (SELECT e.*, s.name AS segment_name, a.name AS activity_name, a.sport_type, a.start_date_local,
-            RANK() OVER (PARTITION BY e.segment_id ORDER BY e.elapsed_time) AS rank
-          FROM segment_efforts e JOIN segments s ON s.id = e.segment_id JOIN activities a ON a.id = e.activity_id
-          WHERE ${where}) e
-        WHERE ${keep} ORDER BY ${order} ${limit === null ? sql.literal("") : sql`LIMIT ${limit}`}`
+        SELECT e.*, s.name AS segment_name, a.name AS activity_name, a.sport_type, a.start_date_local,
+          RANK() OVER (PARTITION BY e.segment_id ORDER BY e.elapsed_time) AS rank
+        FROM segment_efforts e JOIN segments s ON s.id = e.segment_id JOIN activities a ON a.id = e.activity_id
+        WHERE ${where} ORDER BY ${order} ${page === null ? sql.literal("") : sql`LIMIT ${page.limit} OFFSET ${page.offset}`}`
+
+    /** The rows as the API shows them, each with its place among its segment's efforts up to its date. */
+    const withPlaces = (rows: ReadonlyArray<EffortRow>) =>
+      Effect.gen(function*() {
+        const then = new Map<string, Then>()
+        for (const segmentId of new Set(rows.map((r) => r.segment_id))) {
+          const wanted = new Set(rows.filter((r) => r.segment_id === segmentId).map((r) => r.id))
+          for (const [id, t] of placesThen(yield* historyOf(segmentId), wanted)) then.set(id, t)
+        }
+        return rows.map((r) => effortOf(r, then.get(r.id) ?? { place: 1, count: 1 }))
+      })
+
+    /** One effort of a segment whose efforts by date are `history`: its rank by time among them all, its place then. */
+    const effortIn = (history: ReadonlyArray<Past>, id: string) =>
+      Effect.gen(function*() {
+        const [row] = yield* sql<EffortRow>`
+          SELECT e.*, s.name AS segment_name, a.name AS activity_name, a.sport_type, a.start_date_local, 0 AS rank
+          FROM segment_efforts e JOIN segments s ON s.id = e.segment_id JOIN activities a ON a.id = e.activity_id WHERE e.id = ${id}`
+        if (row === undefined) return null
+        let rank = 1
+        for (const e of history) if (e.elapsed_time < row.elapsed_time) rank++
+        return effortOf({ ...row, rank }, placesThen(history, new Set([id])).get(id) ?? { place: 1, count: 1 })
+      })
 
     const summaryOf = (row: SegmentRow) =>
       Effect.gen(function*() {
-        const [count] = yield* sql<{ n: number }>`SELECT count(*) AS n FROM segment_efforts WHERE segment_id = ${row.id}`
-        const best = yield* effortRows(sql`e.segment_id = ${row.id}`, sql.literal("e.elapsed_time, e.start_time"), 1)
-        const last = yield* effortRows(sql`e.segment_id = ${row.id}`, sql.literal("e.start_time DESC"), 1)
+        // the segment's efforts read once: their count, the best (the earliest of equal times) and the last
+        const history = yield* historyOf(row.id)
+        let best: Past | undefined
+        for (const e of history) if (best === undefined || e.elapsed_time < best.elapsed_time) best = e
+        const last = history[history.length - 1]
         const points = JSON.parse(row.points) as Array<[number, number]>
         const segment: Segment = {
           id: row.id,
@@ -139,9 +202,9 @@ export class Segments extends Effect.Service<Segments>()("services/segments/Segm
           elevationGainInMeter: row.elevation_gain,
           startLatlng: points[0]!,
           endLatlng: points[points.length - 1]!,
-          effortCount: count?.n ?? 0,
-          bestEffort: best[0] === undefined ? null : effortOf(best[0]),
-          lastEffort: last[0] === undefined ? null : effortOf(last[0]),
+          effortCount: history.length,
+          bestEffort: best === undefined ? null : yield* effortIn(history, best.id),
+          lastEffort: last === undefined ? null : yield* effortIn(history, last.id),
           matching: {
             status: row.matching_cursor === null ? "done" : "matching",
             checkedActivities: row.matching_checked,
@@ -251,17 +314,21 @@ export class Segments extends Effect.Service<Segments>()("services/segments/Segm
         ...(year === undefined ? [] : [sql`a.start_date_local >= ${`${year}-01-01`} AND a.start_date_local < ${`${Number(year) + 1}-01-01`}`]),
         ...(sports === undefined || sports.length === 0 ? [] : [sql.in("a.sport_type", [...sports])])
       ])
-      const order = params.sort === "date" ? "e.start_time DESC" : "e.elapsed_time, e.start_time"
-      return (yield* effortRows(where, sql.literal(order))).map(effortOf)
+      const order = params.sort === "date" ? "e.start_time DESC, e.id" : "e.elapsed_time, e.start_time, e.id"
+      const page = params["pagination[page]"]
+      const size = params["pagination[size]"]
+      const [count] = yield* sql<{ n: number }>`SELECT count(*) AS n FROM segment_efforts e JOIN activities a ON a.id = e.activity_id WHERE ${where}`
+      const rows = yield* effortRows(where, sql.literal(order), { limit: size, offset: (page - 1) * size })
+      const total = count?.n ?? 0
+      return { efforts: yield* withPlaces(rows), pagination: { page, size, total, totalPages: Math.ceil(total / size) } } satisfies SegmentEffortPage
     }, Effect.orDie)
 
     const activityEfforts = Effect.fn("Segments.activityEfforts")(function*(activityId: string) {
-      return (yield* effortRows(
+      const rows = (yield* effortRows(
         sql`e.segment_id IN (SELECT segment_id FROM segment_efforts WHERE activity_id = ${activityId})`,
-        sql.literal("e.start_offset"),
-        null,
-        sql`e.activity_id = ${activityId}`
-      )).map(effortOf)
+        sql.literal("e.start_offset")
+      )).filter((r) => r.activity_id === activityId)
+      return yield* withPlaces(rows)
     }, Effect.orDie)
 
     const climbs = Effect.fn("Segments.climbs")(function*(activityId: string) {
@@ -287,7 +354,11 @@ export class Segments extends Effect.Service<Segments>()("services/segments/Segm
       })
     })
 
-    return { get, list, create, update, remove: store.removeSegment, efforts, activityEfforts, climbs, climbSegment } as const
+    const exists = Effect.fn("Segments.exists")(function*(id: string) {
+      return (yield* sql`SELECT 1 FROM segments WHERE id = ${id}`).length > 0
+    }, Effect.orDie)
+
+    return { get, exists, list, create, update, remove: store.removeSegment, efforts, activityEfforts, climbs, climbSegment } as const
   })
 }) {}
 

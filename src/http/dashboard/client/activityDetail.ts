@@ -6,6 +6,7 @@ import { type AxisOptions, chart, DURATION_STEPS, MINUTE_STEPS } from "./chart.t
 import * as format from "./format.ts"
 import { type Metric, metricColor } from "./palette.ts"
 import type { LatLng } from "./routeMap.ts"
+import { type Stretch, stretchBands, type Stretches } from "./stretches.ts"
 import { swimLapsTable } from "./swimView.ts"
 import type { Activity, Streams } from "./types.ts"
 
@@ -78,13 +79,16 @@ const paceScale = (values: ReadonlyArray<number | null>): uPlot.Scale => {
 
 /**
  * The charts, one per stream, sharing a cursor; `onPoint` gets the sample under it (or null),
- * each chart's legend the value there. Returns what to remove when the page goes.
+ * each chart's legend the value there; the stretches shown or being chosen drawn over them (when
+ * the streams have distances), named beneath the charts' heading. Returns what to remove when
+ * the page goes.
  */
 export const drawCharts = (
   container: HTMLElement,
   streams: Streams["streams"],
   activity: Activity,
-  onPoint: (index: number | null) => void
+  onPoint: (index: number | null) => void,
+  stretches?: Stretches
 ): (() => void) => {
   const series = seriesOf(streams, activity)
   if (series.length === 0 || (streams.time === undefined && streams.distance === undefined)) return () => undefined
@@ -94,6 +98,17 @@ export const drawCharts = (
   const handles: Array<{ remove: () => void }> = []
   const body = h("div")
   const syncKey = nextId("sync")
+  const bands = stretches === undefined || streams.distance === undefined ? undefined : stretchBands(stretches, streams.distance)
+  const range = (s: Stretch) => `${s.label}, ${format.distance(s.from)} to ${format.distance(s.to)}`
+  const named = h("p", { class: "muted chart-stretch", id: "chart-stretch", "aria-live": "polite" })
+  const name = () => {
+    const shown = stretches?.shown() ?? null
+    const chosen = stretches?.chosen() ?? null
+    named.textContent = [shown === null ? "" : `Shown: ${range(shown)}.`, chosen === null ? "" : `Chosen: ${range(chosen)}.`].join(" ").trim()
+    named.hidden = named.textContent === ""
+  }
+  name()
+  const unname = stretches?.subscribe(name)
 
   const draw = (over: "distance" | "time") => {
     handles.splice(0).forEach((c) => c.remove())
@@ -118,7 +133,7 @@ export const drawCharts = (
       body.appendChild(box)
       const color = metricColor(s.metric)
       const value = (_u: uPlot, v: number | null) => (v === null || v === undefined ? "–" : s.show(v))
-      handles.push(chart(box, {
+      const made = chart(box, {
         height: 150,
         legend,
         cursor: { sync: { key: syncKey }, drag: { x: false, y: false } },
@@ -131,18 +146,23 @@ export const drawCharts = (
             ...(s.pace === true ? { fillTo: (u: uPlot) => u.scales["y"]!.max! } : {})
           }
         ],
-        hooks: { setCursor: [(u) => onPoint(u.cursor.idx ?? null)] },
+        hooks: { setCursor: [(u) => onPoint(u.cursor.idx ?? null)], ...(bands === undefined ? {} : { draw: [bands.draw] }) },
         x: xAxis,
         ...(s.pace === true ? { y: { incrs: MINUTE_STEPS, values: (_u: uPlot, ticks: Array<number>) => ticks.map((t) => format.duration(t)) } } : {})
-      }, [x, s.values as Array<number | null>]))
+      }, [x, s.values as Array<number | null>])
+      const detach = bands?.attach(made.plot)
+      handles.push({ remove: () => {
+        detach?.()
+        made.remove()
+      } })
     })
   }
 
-  const name = nextId("over")
+  const group = nextId("over")
   const choice = (value: "distance" | "time", label: string, checked: boolean) => {
     const id = nextId("over")
     return h("span", null,
-      h("input", { type: "radio", name, id, value, checked, onchange: () => draw(value) }),
+      h("input", { type: "radio", name: group, id, value, checked, onchange: () => draw(value) }),
       h("label", { for: id }, ` ${label}`))
   }
   container.append(
@@ -150,10 +170,14 @@ export const drawCharts = (
     h("fieldset", { class: "toggle" }, h("legend", null, "Charts over"),
       hasDistance ? choice("distance", "distance", true) : null,
       streams.time !== undefined ? choice("time", "time", !hasDistance) : null),
+    named,
     body)
   draw(hasDistance ? "distance" : "time")
   container.addEventListener("mouseleave", () => onPoint(null))
-  return () => handles.forEach((c) => c.remove())
+  return () => {
+    unname?.()
+    handles.forEach((c) => c.remove())
+  }
 }
 
 export const table = (id: string, caption: string, head: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>, numeric: ReadonlyArray<boolean>) =>

@@ -8,6 +8,7 @@ import type { Page } from "../main.ts"
 import { raceSection } from "../raceView.ts"
 import { drawSegments } from "../activitySegments.ts"
 import { type LatLng, routeMap } from "../routeMap.ts"
+import { stretches as stretchState } from "../stretches.ts"
 import { drawShared, shareSection } from "../shareView.ts"
 import { drawAnalysis } from "../trainingAnalysis.ts"
 import { lengthsSection, swimFigures, swum } from "../swimView.ts"
@@ -136,17 +137,19 @@ export const activityPage: Page = async (main, _params, id) => {
     ? routeMap(mapBox, [route])
     : a.encodedPolyline ? routeMap(mapBox, [polyline.decode(a.encodedPolyline) as Array<LatLng>]) : undefined
   if (map) cleanups.push(map.remove)
+  // the stretch of an effort or a climb shown, or of a segment being chosen, on the charts as on the map
+  const stretches = stretchState()
   cleanups.push(drawCharts(charts, streams.streams, a, (index) => {
     const point = index === null || latlng === undefined ? null : latlng[index] ?? null
     map?.showPoint(point)
-  }))
+  }, stretches))
   const shown = (into: HTMLElement) => (found: HTMLElement | null) => into.replaceChildren(...(found === null ? [] : [found]))
   const failed = (into: HTMLElement) => (error: unknown) => {
     into.replaceChildren(h("p", { class: "error" }, error instanceof ApiError ? error.message : String(error)))
   }
   drawAnalysis(training, a).then((remove) => cleanups.push(remove)).catch(failed(training))
   drawShared(a, map, sharedNote).then((remove) => cleanups.push(remove)).catch(failed(sharedNote))
-  if (!format.isSwim(a.sportType)) drawSegments(segments, a, { latlng, distance: streams.streams.distance }, map).then((remove) => cleanups.push(remove)).catch(failed(segments))
+  if (!format.isSwim(a.sportType)) drawSegments(segments, a, { latlng, distance: streams.streams.distance }, map, stretches).then((remove) => cleanups.push(remove)).catch(failed(segments))
   detailTables(a).then(shown(tables)).catch(failed(tables))
   raceSection(a).then(shown(race)).catch(failed(race))
   lengthsSection(a).then(shown(lengths)).catch(failed(lengths))

@@ -39,10 +39,19 @@ const effortCard = (title: string, e: SegmentEffort | null) =>
         h("p", { class: "muted" }, `${format.localDateTime(e.startDateLocal, "short")} · ${format.speedOrPace(e.averageSpeedInKmPerHour, e.sportType)}${e.averageHeartRate === null ? "" : ` · ${Math.round(e.averageHeartRate)} bpm`} · rank ${e.rank}`)
       ])
 
+/** Every effort on the segment, newest first, read a page of the largest size at a time (the pages after the first side by side). */
+const everyEffort = async (segmentId: string) => {
+  const page = (n: number) => call("segments.efforts", { path: { segmentId }, query: { sort: "date", "pagination[page]": n, "pagination[size]": 100 } })
+  const first = await page(1)
+  const rest = await Promise.all(Array.from({ length: first.pagination.totalPages - 1 }, (_, k) => page(k + 2)))
+  return [first, ...rest].flatMap((p) => p.efforts)
+}
+
 export const segmentPage: Page = async (main, _params, id) => {
-  const [segment, { efforts }] = await Promise.all([
+  const [segment, { efforts: top }, efforts] = await Promise.all([
     call("segments.get", { path: { segmentId: id } }),
-    call("segments.efforts", { path: { segmentId: id }, query: { sort: "time" } })
+    call("segments.efforts", { path: { segmentId: id }, query: { sort: "time", "pagination[size]": 10 } }),
+    everyEffort(id)
   ])
   const cleanups: Array<() => void> = []
   const s = segment
@@ -77,7 +86,7 @@ export const segmentPage: Page = async (main, _params, id) => {
             h("th", { scope: "col" }, "Date"),
             h("th", { scope: "col", class: "num" }, "Time"),
             h("th", { scope: "col", class: "num" }, "Speed"))),
-          h("tbody", null, efforts.slice(0, 10).map((e) =>
+          h("tbody", null, top.map((e) =>
             h("tr", null,
               h("td", { class: "num" }, e.rank),
               h("td", null, h("a", { href: `#/activity/${encodeURIComponent(e.activityId)}` }, e.activityName)),
