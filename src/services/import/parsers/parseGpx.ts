@@ -116,7 +116,8 @@ export const parseGpx = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
       samples,
       laps: [],
       repairs,
-      ...(timesUnknown ? { timesUnknown } : {})
+      ...(timesUnknown ? { timesUnknown } : {}),
+      ...(firstType === null ? { sportUnknown: true } : {})
     }
   })
   return activities.sort((a, b) => a.startTime - b.startTime)
