@@ -237,6 +237,7 @@ export const computeActivity = (parsed: ParsedActivity, context: ComputeContext)
     maxPower: intOrNull(isNum(totals.maxPower) ? totals.maxPower : maxOf(samples.power)),
     averageCadence,
     isCommute: parsed.commute === true,
+    excludeFromRecords: false,
     deviceName: parsed.deviceName,
     gearId: null,
     location,
