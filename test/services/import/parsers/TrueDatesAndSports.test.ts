@@ -41,6 +41,10 @@ describe("true dates", () => {
     expect(a!.distanceInMeter).toBeGreaterThan(1700)
   })
 
+  it("a GPX of placeholders only, with no metadata time, is never dated 1901: nothing dates it, and it is refused as undated", async () => {
+    await expect(parseActivityFile(gpx({ timeOf: () => "1901-12-13T20:45:52Z" }), "gpx", "a.gpx")).rejects.toThrow("has no track points with a time")
+  })
+
   it("a device writing a zero UTC offset near Prague is placed by its position; one in London in winter keeps it", () => {
     const prague = syntheticActivity({ origin: [50.08, 14.42], start: "2020-01-15T13:52:00Z", utcOffsetSeconds: 0, sportType: "Run", speed: () => 3 })
     expect(computeActivity(prague, context).startDateLocal).toBe("2020-01-15T14:52:00")
