@@ -62,6 +62,7 @@ export const ActivitiesHttpLive = HttpApiBuilder.group(WaymarkApi, "activities",
         if (update.name !== undefined) patch.name = update.name
         if (update.sportType !== undefined) patch.sportType = update.sportType
         if (update.description !== undefined) patch.description = update.description ?? ""
+        if (update.excludeFromRecords !== undefined) patch.excludeFromRecords = update.excludeFromRecords
         if (update.gearId !== undefined) {
           const gearId = update.gearId ?? ""
           if (gearId !== "" && (!gearId.startsWith("gear-") || !(yield* gear.exists(gearId)))) {

@@ -241,6 +241,14 @@ export const ActivityFields = {
   maxPower: column("max_power", nullableInt, intOrNull),
   averageCadence: column("average_cadence", nullableInt, intOrNull),
   isCommute: personal(column("is_commute", Schema.Boolean, readFlag, writeFlag)),
+  excludeFromRecords: personal(column(
+    "exclude_from_records",
+    Schema.Boolean.annotations({
+      description: "True when the athlete keeps the activity out of the records (its best efforts set none, nor the milestones of a record)"
+    }),
+    readFlag,
+    writeFlag
+  )),
   deviceName: column("device_name", Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true }), textOrNull(MAX_DEVICE_NAME_LENGTH)),
   gearId: personal(column(
     "gear_id",

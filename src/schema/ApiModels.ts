@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { MapStatus } from "./MapModels.ts"
 import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from "./ActivityLimits.ts"
-import { shownFields } from "./ActivityFields.ts"
+import { ActivityFields, shownFields } from "./ActivityFields.ts"
 import { CalendarDate } from "./CalendarDate.ts"
 import { oneOf } from "./OneOf.ts"
 import { SPORT_TYPES } from "./SportType.ts"
@@ -132,7 +132,8 @@ export const ActivityUpdate = Schema.Struct({
       description: "Prefixed id of existing gear; null or empty string removes the gear"
     }),
     { exact: true }
-  )
+  ),
+  excludeFromRecords: Schema.optionalWith(ActivityFields.excludeFromRecords.schema, { exact: true })
 }).annotations({ identifier: "ActivityUpdate", jsonSchema: { minProperties: 1 } })
 export type ActivityUpdate = typeof ActivityUpdate.Type
 

@@ -128,4 +128,11 @@ export interface ParsedActivity {
    * known, and `time` holds the start, then one second more for each sample after it
    */
   readonly timesUnknown?: boolean
+  /**
+   * the file names no sport (a GPX without <type>, a TCX without Sport): `sportType` is a
+   * placeholder, and the sport is read from what the samples hold (inferSport)
+   */
+  readonly sportUnknown?: boolean
+  /** the device marked the activity a commute (Garmin's cycling/commuting sub-sport) */
+  readonly commute?: boolean
 }

@@ -23,6 +23,9 @@ export const RUN_EFFORT_DISTANCES = [400, MILE / 2, 1000, MILE, 2 * MILE, 5000, 
 export const RIDES: ReadonlySet<SportType> = new Set(["Ride", "MountainBikeRide", "GravelRide", "VirtualRide", "EMountainBikeRide"])
 export const RUNS: ReadonlySet<SportType> = new Set(["Run", "TrailRun", "VirtualRun"])
 export const SWIMS: ReadonlySet<SportType> = new Set(["Swim", "OpenWaterSwim"])
+/** The runs and rides on the ground (a treadmill run or a trainer ride is virtual). */
+export const OUTDOOR_RUNS: ReadonlySet<SportType> = new Set([...RUNS].filter((s) => !s.startsWith("Virtual")))
+export const OUTDOOR_RIDES: ReadonlySet<SportType> = new Set([...RIDES].filter((s) => !s.startsWith("Virtual")))
 
 export const bestEffortDistances = (sport: SportType): ReadonlyArray<number> =>
   RIDES.has(sport) ? RIDE_EFFORT_DISTANCES : RUNS.has(sport) ? RUN_EFFORT_DISTANCES : []

@@ -20,20 +20,26 @@ export const TotalList = Schema.Struct({ totals: Schema.Array(Total) }).annotati
 })
 
 export const PersonalRecord = Schema.Struct({
-  discipline: Schema.Literal("run", "ride").annotations({ description: "Runs (Run, TrailRun, VirtualRun) or rides (Ride, MountainBikeRide, GravelRide, VirtualRide, EMountainBikeRide)" }),
+  discipline: Schema.Literal("run", "ride", "virtualRun", "virtualRide").annotations({
+    description: "Runs outdoors (Run, TrailRun), rides outdoors (Ride, MountainBikeRide, GravelRide, EMountainBikeRide), and apart " +
+      "from them treadmill or virtual runs (VirtualRun) and trainer or virtual rides (VirtualRide)"
+  }),
   name: Schema.String.annotations({ examples: ["5 km", "Half marathon"] }),
   distanceInMeter: Schema.Number,
   elapsedTimeInSeconds: Schema.Int,
   activityId: Schema.String,
   sportType: SportType,
   startDateLocal: Schema.String.annotations({ description: "The activity's local start, ISO 8601 without offset" }),
-  startOffsetInSeconds: Schema.Int.annotations({ description: "Seconds from the activity's start to the effort's" })
+  startOffsetInSeconds: Schema.Int.annotations({ description: "Seconds from the activity's start to the effort's" }),
+  activityName: Schema.optionalWith(Schema.String, { exact: true }).annotations({
+    description: "The name of the record's activity (in /stats/records)"
+  })
 }).annotations({ identifier: "PersonalRecord" })
 export type PersonalRecord = typeof PersonalRecord.Type
 
 export const RecordList = Schema.Struct({ records: Schema.Array(PersonalRecord) }).annotations({
   identifier: "RecordList",
-  description: "The fastest effort over each standard distance that was covered: runs first, shortest distance first"
+  description: "The fastest effort over each standard distance that was covered, of the activities not kept out of the records: runs outdoors first, then rides outdoors, virtual runs and virtual rides; shortest distance first"
 })
 
 export const Eddington = Schema.Struct({

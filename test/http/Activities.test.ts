@@ -10,7 +10,7 @@ const ACTIVITY_KEYS = [
   "id", "name", "description", "sportType", "workoutType", "worldType", "importSource", "startDateLocal",
   "distanceInMeter", "elevationInMeter", "movingTimeInSeconds", "elapsedTimeInSeconds", "averageSpeedInKmPerHour",
   "maxSpeedInKmPerHour", "calories", "kilojoules", "averageHeartRate", "maxHeartRate", "averagePower", "maxPower",
-  "averageCadence", "isCommute", "deviceName", "gearId", "location", "passedThroughCountries", "startLatLng",
+  "averageCadence", "isCommute", "excludeFromRecords", "deviceName", "gearId", "location", "passedThroughCountries", "startLatLng",
   "encodedPolyline", "hasGpx", "hasTimes", "poolLengthInMeter", "numberOfLengths", "strokes", "swolf", "multisport", "images"
 ].sort()
 

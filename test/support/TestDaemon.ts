@@ -238,6 +238,7 @@ export const makeDraft = (overrides: Partial<ActivityDraft> = {}): ActivityDraft
     maxPower: 500,
     averageCadence: 85,
     isCommute: false,
+    excludeFromRecords: false,
     deviceName: "Garmin Edge 540",
     gearId: null,
     location: { countryCode: "be", state: "Flanders", city: "Ghent" },

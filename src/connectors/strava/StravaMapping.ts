@@ -173,6 +173,7 @@ export const toActivityDraft = (detail: DetailedActivity, rawStreams: ActivitySt
     maxPower: intOrNull(detail.max_watts),
     averageCadence: intOrNull(detail.average_cadence),
     isCommute: detail.commute === true,
+    excludeFromRecords: false,
     deviceName: detail.device_name ?? null,
     gearId: detail.gear_id !== undefined && detail.gear_id !== "" ? platformGearId(detail.gear_id) : null,
     location,

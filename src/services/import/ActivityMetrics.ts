@@ -15,6 +15,7 @@ import { scaleCadence, stepsFactor } from "./metrics/Cadence.ts"
 import { isNum, kmh, maxOf, round, timeWeightedIntegralOf, timeWeightedMeanOf } from "./metrics/Numbers.ts"
 import { sportProfile } from "./metrics/SportProfile.ts"
 import { computeSplits } from "./metrics/Splits.ts"
+import { trustedDistance } from "./metrics/TrustedDistance.ts"
 import { buildStreams } from "./metrics/Streams.ts"
 import { computeLengths, swimFigures, withDistanceOfLengths } from "./metrics/Swim.ts"
 import { distanceProblem } from "../activities/validateActivity.ts"
@@ -99,10 +100,16 @@ export const computeActivity = (parsed: ParsedActivity, context: ComputeContext)
       : null
   const realPlace = parsed.virtual !== true && worldType === "realWorld" && !sportType.startsWith("Virtual")
 
-  // local start time: device offset > zone at the start position > TZ setting > UTC
+  // local start time: device offset > zone at the start position > TZ setting > UTC; a device
+  // offset of zero where the position's zone is not at UTC then is a watch left on UTC (or one
+  // that writes no offset as zero), not the local time: the position places it
   const positionZone = realPlace && startLatLng ? timeZoneAt(startLatLng[0], startLatLng[1]) : null
-  const startDateLocal = isNum(parsed.utcOffsetSeconds)
-    ? localWithOffset(startTime, parsed.utcOffsetSeconds)
+  const deviceOffset = parsed.utcOffsetSeconds === 0 && positionZone !== null &&
+      localInZone(startTime, positionZone) !== localWithOffset(startTime, 0)
+    ? null
+    : parsed.utcOffsetSeconds
+  const startDateLocal = isNum(deviceOffset)
+    ? localWithOffset(startTime, deviceOffset)
     : localInZone(
       startTime,
       positionZone ?? (isValidTimeZone(context.fallbackTimeZone) ? context.fallbackTimeZone : "UTC")
@@ -144,8 +151,15 @@ export const computeActivity = (parsed: ParsedActivity, context: ComputeContext)
   // the average is over the moving time, as every platform shows it (a device's own average
   // is over its timer, which counts the stops when auto-pause is off)
   const averageSpeedKmh = moving > 0 ? kmh(distance / moving) : timesKnown && isNum(totals.averageSpeed) ? kmh(totals.averageSpeed) : 0
+  // the best efforts (and a swim's best pace) are read from the distance with its GPS jumps bridged
+  const trusted = motion.hasDistance ? trustedDistance(motion.distance, timeS, motion.segmentStart, profile).distance : motion.distance
+  // an open-water swim's best pace is its fastest 100 m of that distance, as the swimmer reads it:
+  // a fix's noise over a few seconds (which a watch's own maximum reads too) is no pace anyone swam
+  const openWaterBest = swimming && motion.positionCount >= 2 && motion.hasDistance ? computeBestEfforts([100], trusted, timeS)[0] : undefined
   const maxSpeedKmh = !timesKnown
     ? 0
+    : openWaterBest !== undefined
+    ? Math.max(averageSpeedKmh, kmh(100 / openWaterBest.elapsedTimeInSeconds))
     : Math.max(averageSpeedKmh, isNum(totals.maxSpeed) ? kmh(totals.maxSpeed) : kmh(robustMaxSpeed(motion.velocity, profile.maxPlausible)))
 
   // physiology and power
@@ -222,7 +236,8 @@ export const computeActivity = (parsed: ParsedActivity, context: ComputeContext)
     averagePower,
     maxPower: intOrNull(isNum(totals.maxPower) ? totals.maxPower : maxOf(samples.power)),
     averageCadence,
-    isCommute: false,
+    isCommute: parsed.commute === true,
+    excludeFromRecords: false,
     deviceName: parsed.deviceName,
     gearId: null,
     location,
@@ -239,7 +254,7 @@ export const computeActivity = (parsed: ParsedActivity, context: ComputeContext)
     streams: timesKnown ? streams : withoutTimes(streams),
     laps,
     splits: timesKnown ? splitUnits(sportType).flatMap((unit) => computeSplits(unit, motion, smoothedAltitude, samples.heartRate)) : [],
-    bestEfforts: timesKnown && efforts.length > 0 && motion.hasDistance ? computeBestEfforts(efforts, motion.distance, timeS) : [],
+    bestEfforts: timesKnown && efforts.length > 0 && motion.hasDistance ? computeBestEfforts(efforts, trusted, timeS) : [],
     ...(lengths.length > 0 ? { lengths } : {}),
     ...(race !== null ? { racePart: race.part } : {}),
     ...(parsed.repairs !== undefined && parsed.repairs.length > 0 ? { repairs: parsed.repairs } : {})

@@ -36,13 +36,16 @@ export interface ImportWrite {
   readonly exported: ExportUse
 }
 
-/** The activity as the export describes it: its name, description, commute flag and gear as the athlete gave them. */
+/**
+ * The activity as the export describes it: its name, description, commute flag and gear as the
+ * athlete gave them; a commute the device marked (Garmin's commuting sub-sport) stays one.
+ */
 const describedBy = (draft: EncodedActivityDraft, metadata: KeptMetadata): EncodedActivityDraft => ({
   ...draft,
   ...(metadata.name !== null ? { name: truncateText(metadata.name, MAX_NAME_LENGTH) } : {}),
   ...(metadata.description !== null ? { description: truncateText(metadata.description, MAX_DESCRIPTION_LENGTH) } : {}),
   ...(metadata.gear !== null ? { gearId: exportedGearId(metadata.gear.name) } : {}),
-  isCommute: metadata.isCommute
+  isCommute: metadata.isCommute || draft.isCommute
 })
 
 export class ImportWriter extends Effect.Service<ImportWriter>()("services/import/ImportWriter", {

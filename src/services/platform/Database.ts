@@ -17,6 +17,7 @@ import exportArchives from "./migrations/0012_export_archives.ts"
 import unpackedEntries from "./migrations/0013_unpacked_entries.ts"
 import segments from "./migrations/0014_segments.ts"
 import sharing from "./migrations/0015_sharing.ts"
+import trustedRecords from "./migrations/0016_trusted_records.ts"
 import { StoragePaths } from "./StoragePaths.ts"
 
 /** Migrations by name, statically imported (a file-system loader breaks when bundled). */
@@ -35,7 +36,8 @@ export const MIGRATIONS = {
   "0012_export_archives": exportArchives,
   "0013_unpacked_entries": unpackedEntries,
   "0014_segments": segments,
-  "0015_sharing": sharing
+  "0015_sharing": sharing,
+  "0016_trusted_records": trustedRecords
 }
 
 export const migrations = SqliteMigrator.fromRecord(MIGRATIONS)

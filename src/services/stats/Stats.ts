@@ -3,8 +3,8 @@ import { Effect } from "effect"
 import simplify from "simplify-js"
 import { RECORD_DISTANCES, effortName } from "../../schema/EffortDistances.ts"
 import type { StatsPeriod } from "../../schema/QueryParams.ts"
-import type { WorldType } from "../../schema/ActivityFields.ts"
-import { MILE, RIDES, RUNS, SPORT_TYPES, type SportType } from "../../schema/SportType.ts"
+import { ActivityFields as F, type WorldType } from "../../schema/ActivityFields.ts"
+import { MILE, OUTDOOR_RIDES, OUTDOOR_RUNS, SPORT_TYPES, type SportType } from "../../schema/SportType.ts"
 import type { Eddington, HeatmapRoute, PersonalRecord, Total } from "../../schema/StatsModels.ts"
 import { type ActivitySearch, ActivityReads, filterOf } from "../activities/ActivityReads.ts"
 import { placeholders, ReadConnection } from "../platform/ReadConnection.ts"
@@ -47,10 +47,21 @@ export const heatmapPolyline = (encoded: string): string => {
   return polyline.encode(kept.map((p) => [p.y, p.x] as [number, number]), 5)
 }
 
+/**
+ * The kinds of records, each its own: a treadmill's or a trainer's distance is the machine's
+ * reckoning (a virtual world's, a belt's), not ground covered, so indoor efforts keep records of
+ * their own apart from the outdoor ones.
+ */
 export const DISCIPLINES = [
-  { discipline: "run", sports: RUNS, distances: RECORD_DISTANCES.run },
-  { discipline: "ride", sports: RIDES, distances: RECORD_DISTANCES.ride }
+  { discipline: "run", words: "run", sports: OUTDOOR_RUNS, distances: RECORD_DISTANCES.run },
+  { discipline: "ride", words: "ride", sports: OUTDOOR_RIDES, distances: RECORD_DISTANCES.ride },
+  { discipline: "virtualRun", words: "virtual run", sports: new Set<SportType>(["VirtualRun"]), distances: RECORD_DISTANCES.run },
+  { discipline: "virtualRide", words: "virtual ride", sports: new Set<SportType>(["VirtualRide"]), distances: RECORD_DISTANCES.ride }
 ] as const
+
+/** A discipline as a person reads it: "run", "virtual ride". */
+export const disciplineWords = (discipline: typeof DISCIPLINES[number]["discipline"]): string =>
+  DISCIPLINES.find((d) => d.discipline === discipline)!.words
 
 /** Simplified routes kept per activity while its stored polyline is the same. */
 interface KeptRoute {
@@ -89,13 +100,14 @@ export class Stats extends Effect.Service<Stats>()("services/stats/Stats", {
         const asked = [...sports].filter((s) => sportTypes === undefined || sportTypes.length === 0 || sportTypes.includes(s))
         if (asked.length === 0) continue
         // fastest first along the index; the first effort of a sport asked for is the record
-        const sql = `SELECT b.time_in_seconds, b.start_offset, a.id, a.sport_type, a.start_date_local
+        const sql = `SELECT b.time_in_seconds, b.start_offset, a.id, a.sport_type, a.start_date_local, a.name
           FROM activity_best_efforts b INDEXED BY activity_best_efforts_fastest CROSS JOIN activities a ON a.id = b.activity_id
-          WHERE b.distance = ? AND a.sport_type IN (${placeholders(asked.length)}) ORDER BY b.time_in_seconds LIMIT 1`
+          WHERE b.distance = ? AND a.sport_type IN (${placeholders(asked.length)}) AND a.exclude_from_records = 0
+          ORDER BY b.time_in_seconds LIMIT 1`
         for (const distance of distances) {
           const row = db.rows(sql, [distance, ...asked])[0]
           if (row === undefined) continue
-          const [time, offset, activityId, sportType, startDateLocal] = row
+          const [time, offset, activityId, sportType, startDateLocal, activityName] = row
           found.push({
             discipline,
             name: effortName(distance),
@@ -104,7 +116,8 @@ export class Stats extends Effect.Service<Stats>()("services/stats/Stats", {
             activityId: activityId as string,
             sportType: sportType as SportType,
             startDateLocal: startDateLocal as string,
-            startOffsetInSeconds: offset as number
+            startOffsetInSeconds: offset as number,
+            activityName: F.name.read(activityName)
           })
         }
       }

@@ -34,11 +34,13 @@ export interface HistoryChanges {
 export const HISTORY_CHANGES_SQL =
   "SELECT inserted, (SELECT COALESCE(MAX(seq), 0) FROM activity_history_rewrites) FROM activity_history_changes"
 
-const COLUMNS = "id, sport_type, start_date_local, distance, country_code, passed_through_countries, created_at, rowid, start_time"
+const COLUMNS = "id, sport_type, start_date_local, distance, country_code, passed_through_countries, created_at, rowid, start_time, exclude_from_records"
 
 interface Entry extends EffortsOwner {
   readonly activity: MilestoneActivity
   readonly startTime: number
+  /** kept out of the records by the athlete: its efforts set none */
+  readonly excluded: boolean
 }
 
 const entryOf = (r: ReadonlyArray<unknown>): Entry => {
@@ -48,6 +50,7 @@ const entryOf = (r: ReadonlyArray<unknown>): Entry => {
     createdAt: r[6] as number,
     rowid: r[7] as number,
     startTime: r[8] as number,
+    excluded: F.excludeFromRecords.read(r[9]),
     activity: {
       id: F.id.read(r[0]),
       sportType: F.sportType.read(r[1]),
@@ -98,7 +101,7 @@ export const makeHistory = (rows: Rows, recordDistances: ReadonlyArray<number>, 
   let state: State | null = null
 
   const walkOver = (entries: ReadonlyArray<Entry>, walk: Walk = { records: makeRecordProgression(), milestones: makeMilestoneWalk(unit), answer: null }) => {
-    for (const e of entries) walk.milestones.add(e.activity, walk.records.add(e.activity, efforts.of(e.id)))
+    for (const e of entries) walk.milestones.add(e.activity, walk.records.add(e.activity, e.excluded ? undefined : efforts.of(e.id)))
     walk.answer = null
     return walk
   }

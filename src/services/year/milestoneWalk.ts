@@ -1,6 +1,7 @@
 import type { Milestone } from "../../schema/MilestoneModels.ts"
 import type { SportType } from "../../schema/SportType.ts"
 import type { PersonalRecord } from "../../schema/StatsModels.ts"
+import { disciplineWords } from "../stats/Stats.ts"
 import { durationText } from "./durationText.ts"
 import { sportTypeLabel } from "./sportTypeLabel.ts"
 
@@ -132,7 +133,7 @@ export const makeMilestoneWalk = (unit: DistanceUnit) => {
     }
     if (before === undefined || distance > before) longest.set(sportType, distance)
     for (const record of records) {
-      made(activity, "record", `New ${record.name} ${record.discipline} record: ${durationText(record.elapsedTimeInSeconds)}`, record.elapsedTimeInSeconds, sportType)
+      made(activity, "record", `New ${record.name} ${disciplineWords(record.discipline)} record: ${durationText(record.elapsedTimeInSeconds)}`, record.elapsedTimeInSeconds, sportType)
     }
     for (const mark of marks(sportType)(distance)) {
       made(activity, "distanceMark", `${labels(sportType).title}: ${numberText.format(mark)} ${unit.name} in total`, mark * unit.meters, sportType)

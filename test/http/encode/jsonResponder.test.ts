@@ -66,6 +66,7 @@ const activityRow: fc.Arbitrary<Record<ShownColumn, unknown>> = fc.record({
   max_power: nullableNumber,
   average_cadence: nullableNumber,
   is_commute: fc.constantFrom(0, 1, 2),
+  exclude_from_records: fc.constantFrom(0, 1, 2),
   device_name: nullableText,
   gear_id: fc.option(edgeText.map((s) => `gear-${s}`), { nil: null }),
   country_code: nullableText,

@@ -1,4 +1,4 @@
-import type { FileImport, Gear } from "./types.ts"
+import type { FileImport, Gear, PersonalRecord } from "./types.ts"
 import type { GearComponent, Milestone } from "./yearTypes.ts"
 
 /** The API's words for a person: every value of these fields has its name here, checked by its type. */
@@ -22,6 +22,14 @@ export const IMPORT_STATUSES: Record<FileImport["status"], string> = {
   success: "Imported",
   skipped: "Skipped",
   failed: "Failed"
+}
+
+/** A record's kind: an indoor effort's records are apart from the outdoor ones. */
+export const DISCIPLINES: Record<PersonalRecord["discipline"], string> = {
+  run: "run",
+  ride: "ride",
+  virtualRun: "virtual run",
+  virtualRide: "virtual ride"
 }
 
 export const GEAR_TYPES: Record<Gear["type"], string> = {

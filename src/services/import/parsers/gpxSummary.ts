@@ -47,6 +47,8 @@ export interface WorkoutSummary {
   readonly calories: number | null
   /** the user's comment */
   readonly description: string | null
+  /** workoutTypeId: the sport the app recorded ("walking", "running") */
+  readonly sport: string | null
 }
 
 const SUMMARY = /^([A-Za-z_][A-Za-z0-9_.$]*)\((.+)\)$/s
@@ -100,7 +102,8 @@ export const workoutSummary = (text: string | null): WorkoutSummary | null => {
     elapsedSeconds: epochs ? within(Math.round((end! - start!) / 1000), MAX_SECONDS) : null,
     timerSeconds: active !== null ? within(Math.round(active / 1000), MAX_SECONDS) : null,
     calories: within(kcal, MAX_KCAL),
-    description: fields.get("comment") ?? null
+    description: fields.get("comment") ?? null,
+    sport: fields.get("workoutTypeId") ?? null
   }
 }
 

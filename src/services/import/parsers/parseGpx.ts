@@ -78,13 +78,13 @@ export const parseGpx = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
     const rows: Array<SampleRow> = []
     for (const t of group) for (const row of timesUnknown ? t.rows : dropBackwardGlitches(t.rows, repairs)) rows.push(row) // not push(...): a long track would overflow the stack
     const samples = buildSamples(timesUnknown ? inOrder(rows, untimed.start) : rows, repairs)
-    // one activity: every track names it, timed or not
-    const own = groups.length === 1 ? tracks : group.map((t) => t.trk)
-    const firstType = own.map((t) => text(t, "type")).find((t) => t !== null) ?? null
-    const firstTrkName = own.map((t) => text(t, "name")).find((t) => t !== null) ?? null
-    const firstTrkDesc = own.map((t) => text(t, "desc")).find((t) => t !== null) ?? null
     // the file's own name and totals describe it whole: they belong to an activity only when it is the only one
     const whole = groups.length === 1
+    // one activity: every track names it, timed or not
+    const own = groups.length === 1 ? tracks : group.map((t) => t.trk)
+    const firstType = own.map((t) => text(t, "type")).find((t) => t !== null) ?? (whole ? summary?.sport : null) ?? null
+    const firstTrkName = own.map((t) => text(t, "name")).find((t) => t !== null) ?? null
+    const firstTrkDesc = own.map((t) => text(t, "desc")).find((t) => t !== null) ?? null
     // a track's statistics are its activity's when the activity is that one track
     const stats = (own.length === 1 ? trackStats(own[0]) : null) ?? (whole ? trackStats(metadata) : null)
     const named = gpxSport(firstType)
@@ -116,7 +116,8 @@ export const parseGpx = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
       samples,
       laps: [],
       repairs,
-      ...(timesUnknown ? { timesUnknown } : {})
+      ...(timesUnknown ? { timesUnknown } : {}),
+      ...(firstType === null ? { sportUnknown: true } : {})
     }
   })
   return activities.sort((a, b) => a.startTime - b.startTime)

@@ -154,7 +154,8 @@ const parseActivity = (doc: XmlDocument, activity: XmlNode, author: string | nul
     startLatLng: null,
     samples,
     laps,
-    repairs
+    repairs,
+    ...(text(activity, "@_Sport") === null ? { sportUnknown: true } : {})
   }
 }
 

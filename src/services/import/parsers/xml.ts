@@ -385,7 +385,16 @@ export const rootOf = (doc: XmlNode): { readonly name: string; readonly node: Xm
   return null
 }
 
-/** ISO 8601 instant -> epoch ms; a time without zone designator is read as UTC. Null when invalid. */
+/**
+ * GPSBabel's "no time" (1901-12-13T20:45:52Z, the least 32-bit time_t): what it writes for a
+ * point that had none. No device recorded anything at that instant.
+ */
+export const GPSBABEL_NO_TIME = -(2 ** 31) * 1000
+
+/**
+ * ISO 8601 instant -> epoch ms; a time without zone designator is read as UTC. Null when invalid,
+ * and for GPSBabel's placeholder of a missing time.
+ */
 const ISO = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i
 export const parseIsoTime = (value: string | null): number | null => {
   if (value === null || value.length > 64) return null
@@ -404,5 +413,5 @@ export const parseIsoTime = (value: string | null): number | null => {
     const minutes = Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || 0)
     ms -= sign * minutes * 60_000
   }
-  return Number.isFinite(ms) ? ms : null
+  return Number.isFinite(ms) && ms !== GPSBABEL_NO_TIME ? ms : null
 }

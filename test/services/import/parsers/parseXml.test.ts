@@ -223,7 +223,7 @@ describe("parseActivityFile (GPX built in code)", () => {
     expect(a!.description).toBe("Walked to the market")
     expect(a!.totals).toMatchObject({ distanceMeters: 4995.375465210002, elapsedSeconds: 3623, timerSeconds: 3513, calories: 406 })
     const draft = computeActivity(a!, { filename: "fito.gpx", fallbackTimeZone: "UTC" })
-    expect(draft).toMatchObject({ calories: 406, distanceInMeter: 4995, elapsedTimeInSeconds: 3623, movingTimeInSeconds: 3513, name: "Morning Workout" })
+    expect(draft).toMatchObject({ calories: 406, distanceInMeter: 4995, elapsedTimeInSeconds: 3623, movingTimeInSeconds: 3513, sportType: "Walk", name: "Morning Walk" })
   })
 
   it("parses workout summaries strictly: other names are names, implausible values are dropped one by one", () => {
@@ -231,11 +231,11 @@ describe("parseActivityFile (GPX built in code)", () => {
       expect(workoutSummary(name), name).toBeNull()
     }
     expect(workoutSummary("Workout(start=1785743210127, comment=Ran fast, then walked (slowly), distance=1000)"))
-      .toEqual({ distanceMeters: 1000, elapsedSeconds: null, timerSeconds: null, calories: null, description: "Ran fast, then walked (slowly)" })
+      .toEqual({ distanceMeters: 1000, elapsedSeconds: null, timerSeconds: null, calories: null, description: "Ran fast, then walked (slowly)", sport: null })
     expect(workoutSummary("workout(distance=-5, energy=999999999, activeDuration=0, start=1785743210, end=1785746832, comment=)"))
-      .toEqual({ distanceMeters: null, elapsedSeconds: null, timerSeconds: null, calories: null, description: null })
+      .toEqual({ distanceMeters: null, elapsedSeconds: null, timerSeconds: null, calories: null, description: null, sport: null })
     expect(workoutSummary("Workout(distance=99999999, energy=NaN, start=1785746832700, end=1785743210127)"))
-      .toEqual({ distanceMeters: null, elapsedSeconds: null, timerSeconds: null, calories: null, description: null })
+      .toEqual({ distanceMeters: null, elapsedSeconds: null, timerSeconds: null, calories: null, description: null, sport: null })
     expect(workoutSummary(`Workout(distance=1${"0".repeat(5000)})`)).toBeNull()
   })
 

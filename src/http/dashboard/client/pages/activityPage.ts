@@ -66,6 +66,11 @@ export const activityPage: Page = async (main, _params, id) => {
   const gearSelect = h("select", { name: "gearId" },
     h("option", { value: "" }, "No gear"),
     gear.gear.filter((g) => !g.isRetired || g.id === a.gearId).map((g) => h("option", { value: g.id, selected: g.id === a.gearId }, g.name)))
+  // a GPS jump may set records no one ran: the athlete keeps such an activity out of them
+  const excluded = h("input", { type: "checkbox", role: "switch", name: "excludeFromRecords", id: "exclude-from-records", checked: a.excludeFromRecords })
+  const recordsSwitch = h("div", { class: "field" },
+    h("label", { class: "check" }, excluded, " Keep out of records"),
+    h("small", { class: "muted" }, "Its best efforts set no record, nor a record's milestone."))
   const editError = h("p", { class: "error", role: "alert", hidden: true })
   const edit = h("details", { class: "card", id: "activity-edit" },
     h("summary", null, "Edit"),
@@ -77,7 +82,13 @@ export const activityPage: Page = async (main, _params, id) => {
         try {
           await call("activities.update", {
             path: { activityId: a.id },
-            payload: { name: name.value, sportType: sport.value as Activity["sportType"], description: description.value, gearId: gearSelect.value === "" ? null : gearSelect.value }
+            payload: {
+              name: name.value,
+              sportType: sport.value as Activity["sportType"],
+              description: description.value,
+              gearId: gearSelect.value === "" ? null : gearSelect.value,
+              excludeFromRecords: excluded.checked
+            }
           })
           toast("Saved.", "ok", { next: true })
           dispatchEvent(new HashChangeEvent("hashchange"))
@@ -86,7 +97,7 @@ export const activityPage: Page = async (main, _params, id) => {
           editError.textContent = error instanceof ApiError ? error.message : String(error)
         }
       }
-    }, field("Name", name), field("Sport", sport), field("Description", description), field("Gear", gearSelect), editError,
+    }, field("Name", name), field("Sport", sport), field("Description", description), field("Gear", gearSelect), recordsSwitch, editError,
       h("div", { class: "row end" }, h("button", { type: "submit", class: "primary" }, "Save"))))
 
   const remove = h("button", {

@@ -3,6 +3,7 @@ import { call } from "../api.ts"
 import { config } from "../config.ts"
 import { field, h, replace } from "../dom.ts"
 import * as format from "../format.ts"
+import { DISCIPLINES } from "../labels.ts"
 import type { Page } from "../main.ts"
 import { type Period, periodLabel, periodOf, periodsBetween } from "../periods.ts"
 import { sportPicker } from "../sportPicker.ts"
@@ -78,12 +79,14 @@ export const statsPage: Page = async (main, params) => {
     : h("div", { class: "table-wrap", tabindex: 0 }, h("table", { id: "records" },
       h("caption", { class: "visually-hidden" }, "Records"),
       h("thead", null, h("tr", null, h("th", { scope: "col" }, "Distance"), h("th", { scope: "col", class: "num" }, "Time"),
-        h("th", { scope: "col", class: "num opt" }, "Pace or speed"), h("th", { scope: "col" }, "When"))),
+        h("th", { scope: "col", class: "num opt" }, "Pace or speed"), h("th", { scope: "col" }, "Activity"))),
       h("tbody", null, records.map((r) => h("tr", null,
-        h("td", null, `${r.name} ${r.discipline}`),
+        h("td", null, `${r.name} ${DISCIPLINES[r.discipline]}`),
         h("td", { class: "num" }, format.duration(r.elapsedTimeInSeconds)),
         h("td", { class: "num opt" }, format.speedOrPace(r.distanceInMeter / r.elapsedTimeInSeconds * 3.6, r.sportType)),
-        h("td", null, h("a", { href: `#/activity/${encodeURIComponent(r.activityId)}` }, format.localDateTime(r.startDateLocal, "short"))))))))
+        h("td", null,
+          h("a", { href: `#/activity/${encodeURIComponent(r.activityId)}`, class: "record-activity" }, r.activityName ?? format.sportLabel(r.sportType)),
+          h("small", { class: "muted nowrap" }, ` ${format.localDateTime(r.startDateLocal, "short")}`)))))))
 
   const heatBox = h("div", { class: "map tall", id: "heatmap", role: "region", "aria-label": "Heatmap of every route" })
   const unit = config.unitSystem === "imperial" ? "mi" : "km"

@@ -1,6 +1,7 @@
 import { call } from "../api.ts"
 import { h, replace, toast } from "../dom.ts"
 import * as format from "../format.ts"
+import { DISCIPLINES } from "../labels.ts"
 import type { Page } from "../main.ts"
 import { paintSport } from "../palette.ts"
 import { MEASURES, totalsChart } from "../totalsChart.ts"
@@ -57,7 +58,7 @@ const summaryOf = (r: YearInReview) => {
     r.longestStreak.days === null ? null : `Longest streak: ${days(r.longestStreak.days.length)} in a row.`,
     r.commutes.count === 0 ? null : `${format.plural(r.commutes.count, "commute")}, ${format.distance(r.commutes.distanceInMeter)}: ${r.commutes.co2SavedInKg.toLocaleString()} kg of CO₂ a car would have emitted.`,
     r.countries.length === 0 ? null : `Countries: ${r.countries.map((c) => countryName(c.countryCode)).join(", ")}.`,
-    r.records.length === 0 ? null : `Records: ${r.records.map((x) => `${x.name} ${x.discipline} ${format.duration(x.elapsedTimeInSeconds)}`).join(", ")}.`
+    r.records.length === 0 ? null : `Records: ${r.records.map((x) => `${x.name} ${DISCIPLINES[x.discipline]} ${format.duration(x.elapsedTimeInSeconds)}`).join(", ")}.`
   ]
   return lines.filter((l) => l !== null).join("\n")
 }
@@ -176,7 +177,7 @@ export const yearPage: Page = async (main, params) => {
               h("caption", { class: "visually-hidden" }, `Records set in ${year}`),
               h("thead", null, h("tr", null, h("th", { scope: "col" }, "Distance"), h("th", { scope: "col", class: "num" }, "Time"), h("th", { scope: "col" }, "When"))),
               h("tbody", null, review.records.map((r) => h("tr", null,
-                h("td", null, `${r.name} ${r.discipline}`),
+                h("td", null, `${r.name} ${DISCIPLINES[r.discipline]}`),
                 h("td", { class: "num" }, format.duration(r.elapsedTimeInSeconds)),
                 h("td", null, h("a", { href: `#/activity/${encodeURIComponent(r.activityId)}` }, format.localDateTime(r.startDateLocal, "short"))))))))),
         h("section", { id: "year-share" },

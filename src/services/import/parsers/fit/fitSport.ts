@@ -16,6 +16,8 @@ export const fitSportId = (sport: unknown): number | null => toId(sport, getFitS
 export const fitSubSportId = (subSport: unknown): number | null => toId(subSport, getFitSubSportId)
 
 export const FIT_SPORT_TRANSITION = 3
+/** Garmin's cycling sub-sport "commuting": the ride was a commute. */
+export const FIT_SUB_SPORT_COMMUTING = 48
 
 const SINGLE: ReadonlyMap<number, SportType> = new Map<number, SportType>([
   [6, "Basketball"], [7, "Soccer"], [8, "Tennis"], [11, "Walk"], [12, "NordicSki"], [17, "Hike"], [19, "Canoeing"],

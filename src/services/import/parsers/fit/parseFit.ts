@@ -9,7 +9,7 @@ import { type DeveloperFieldKeys, developerFieldKeys, developerValue } from "./f
 import { fitDeviceName } from "./fitDevice.ts"
 import { countFitMessages, FIT_MESG_HR, FIT_MESG_RECORD } from "./fitMessageCounts.ts"
 import { expandStrapHeartRates, mergeStrapHeartRates } from "./fitHeartRate.ts"
-import { FIT_SPORT_TRANSITION, fitSportId, makerSport, mapFitSport } from "./fitSport.ts"
+import { FIT_SPORT_TRANSITION, FIT_SUB_SPORT_COMMUTING, fitSportId, fitSubSportId, makerSport, mapFitSport } from "./fitSport.ts"
 import { sportWords } from "../sportNames.ts"
 
 type Msg = Record<string, unknown>
@@ -402,7 +402,8 @@ export const parseFit = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
       laps: slice.laps.map(lapOf).filter((l): l is ParsedLap => l !== null),
       repairs: sliceRepairs,
       ...(poolLength !== null && poolLength > 0 ? { poolLengthMeters: poolLength, lengths: ownLengths } : {}),
-      ...(slice.racePart !== undefined && legs >= 2 ? { race: { parts: raceParts, part: slice.racePart } } : {})
+      ...(slice.racePart !== undefined && legs >= 2 ? { race: { parts: raceParts, part: slice.racePart } } : {}),
+      ...(s !== null && fitSubSportId(s["sub_sport"]) === FIT_SUB_SPORT_COMMUTING ? { commute: true } : {})
     }]
   })
   const [firstActivity, ...others] = activities
