@@ -167,7 +167,7 @@ const decode = (segment: Segment, name: string): DecodedFit => {
   try {
     // Copy the segment into an ArrayBuffer of its own: fit-file-parser reads a view's whole backing
     // store, and a Buffer's slice() is a view (of Node's shared pool for a small file read).
-    const copy = segment.bytes.buffer.slice(segment.bytes.byteOffset, segment.bytes.byteOffset + segment.bytes.byteLength)
+    const copy = new Uint8Array(segment.bytes).buffer
     new FitParser({ mode: "list", force: true, lengthUnit: "m", speedUnit: "m/s", temperatureUnit: "celsius" })
       .parse(copy, (err, data) => {
         error = err
