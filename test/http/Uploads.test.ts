@@ -115,8 +115,8 @@ describe("POST /api/v1/activity/upload", () => {
         for (const entry of entries) {
           expect(entry).toEqual(
             entry.status === "queued"
-              ? { id: null, filename: "listed.fit", source: "fitFile", status: "queued", errorMessage: null, activityId: null, activityIds: [], notes: null, importedOn: null }
-              : { id: expect.stringMatching(/^fileImport-/), filename: "listed.fit", source: "fitFile", status: "failed", errorMessage: expect.any(String), activityId: null, activityIds: [], notes: null, importedOn: expect.any(String) }
+              ? { id: null, filename: "listed.fit", source: "fitFile", status: "queued", errorMessage: null, activityId: null, activityIds: [], activities: [], notes: null, importedOn: null }
+              : { id: expect.stringMatching(/^fileImport-/), filename: "listed.fit", source: "fitFile", status: "failed", errorMessage: expect.any(String), activityId: null, activityIds: [], activities: [], notes: null, importedOn: expect.any(String) }
           )
         }
       }))
