@@ -117,7 +117,7 @@ describe.skipIf(skipReason !== undefined)("pages that open on the athlete's data
         expect(triathlon.status).toBe("success")
         // the damaged file: imported, its repairs said
         expect(imported[DAMAGED].status).toBe("success")
-        expect(await rowOf(DAMAGED).locator(".notes").textContent()).toMatch(/^Repaired: .*its FIT header declares no data/)
+        expect(await rowOf(DAMAGED).locator(".notes").textContent()).toMatch(/^Repaired: its FIT header declares no data/)
         await ui.shoot("import")
         await ui.axe("import")
       }))

@@ -93,12 +93,12 @@ export const importPage: Page = async (main, params) => {
         : h("ul", { class: "made", "aria-label": `Activities of ${item.filename}` },
           ...item.activities.map((a) =>
             h("li", null, h("a", { href: `#/activity/${encodeURIComponent(a.id)}` }, a.name || "Untitled activity"),
-              item.activities.length > 1 ? h("span", { class: "muted" }, ` (${a.sportType})`) : null))))
+              item.activities.length > 1 ? h("span", { class: "muted" }, ` (${format.sportLabel(a.sportType)})`) : null))))
   /** Why a file was skipped or failed, and what its import repaired (times unknown, samples dropped). */
   const messageCell = (item: FileImport) =>
     h("td", { class: "message" },
       item.errorMessage === null ? null : h("div", null, linkedMessage(item.errorMessage)),
-      item.notes === null ? null : h("div", { class: "notes muted" }, h("strong", null, "Repaired: "), item.notes))
+      item.notes === null ? null : h("div", { class: "notes muted" }, item.notes))
 
   const row = (item: FileImport) =>
     h("tr", null,
