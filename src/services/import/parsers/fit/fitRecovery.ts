@@ -13,6 +13,11 @@ import { FitEncoder } from "fit-file-parser"
 
 /** Records in a row that must read as valid before the walk resumes after a damaged stretch. */
 const RESYNC_RECORDS = 32
+/**
+ * Places tried for resuming, over the whole file: past them the rest of a file is given up as
+ * damaged (a file of noise would otherwise be tried at each of its bytes, each a walk of records).
+ */
+const RESYNC_BUDGET = 262_144
 
 /** The FIT base types (profile, fit_base_type) with the size of one value. */
 const BASE_TYPE_SIZES: ReadonlyMap<number, number> = new Map([
@@ -93,6 +98,11 @@ const copyWalk = (walk: Walk): Walk => ({
 
 /** Whether RESYNC_RECORDS valid records (or valid records up to the end) follow from `pos`. */
 const resumesAt = (bytes: Uint8Array, pos: number, end: number, walk: Walk): boolean => {
+  // most places fail at their first byte or two: judged before the walk is copied
+  const header = bytes[pos]!
+  if ((header & 0xc0) === 0x40) {
+    if (pos + 2 >= end || bytes[pos + 1] !== 0 || bytes[pos + 2]! > 1) return false
+  } else if (recordAt(bytes, pos, end, walk, true) < 0) return false
   const trial = copyWalk(walk)
   let at = pos
   for (let n = 0; n < RESYNC_RECORDS; n++) {
@@ -117,6 +127,7 @@ export const recoverFitSegment = (bytes: Uint8Array, headerSize: number, dataEnd
   const architectureFixed: Array<number> = []
   let pos = headerSize
   let lastData = -1
+  let budget = RESYNC_BUDGET
   while (pos < end) {
     let length = recordAt(bytes, pos, end, walk, false)
     // a definition sound but for its architecture byte (one bad byte): read as little-endian, the
@@ -142,7 +153,11 @@ export const recoverFitSegment = (bytes: Uint8Array, headerSize: number, dataEnd
       lastData = -1
     }
     let resume = from + 1
-    while (resume < end && !resumesAt(bytes, resume, end, walk)) resume++
+    while (resume < end && budget > 0 && !resumesAt(bytes, resume, end, walk)) {
+      resume++
+      budget--
+    }
+    if (budget <= 0) resume = end
     skipped.push({ at: from, length: resume - from })
     pos = resume
   }
