@@ -49,8 +49,8 @@ export const ActivitiesHttpLive = HttpApiBuilder.group(WaymarkApi, "activities",
     const requireActivity = (id: string) =>
       Effect.flatMap(activities.exists(id), (found) => (found ? Effect.void : Effect.fail(activityNotFound(id))))
 
-    const limits = { maxFileSize: config.uploadMaxFileSize, maxPostSize: config.postMaxSize, watchFolder: true }
-    const imageLimits = { ...limits, watchFolder: false }
+    const imageLimits = { maxFileSize: config.uploadMaxFileSize, maxPostSize: config.postMaxSize, watchFolder: false }
+    const limits = { ...imageLimits, watchFolder: true, maxArchiveSize: config.archiveMaxSize }
 
     const patchFrom = (body: Record<string, unknown>) =>
       Effect.gen(function*() {

@@ -90,7 +90,7 @@ export class ActivitiesGroup extends HttpApiGroup.make("activities")
       .addError(FileTooLarge.wire)
       .addError(UnsupportedMediaType.wire)
       .addError(UnsupportedFileType.wire)
-      .annotate(BodyLimit, uploadBody({ watchFolder: true }))
+      .annotate(BodyLimit, uploadBody({ watchFolder: true, archives: true }))
       .annotate(OpenApi.Summary, "Queue a .fit, .tcx, .gpx, .kml or .kmz file, or a .zip of them, for import")
   )
   .add(

@@ -11,10 +11,33 @@ export const MAX_JSON_BODY = 64 * 1024
 /** What a route declares of its body: read whole within `maxBytes`, or streamed as an upload. */
 export type BodyRule =
   | { readonly _tag: "Read"; readonly maxBytes: number }
-  /** a multipart upload, within POST_MAX_SIZE; `watchFolder` when it takes activity files, which the watch folder takes too */
-  | { readonly _tag: "Upload"; readonly watchFolder: boolean }
+  /**
+   * a multipart upload, within POST_MAX_SIZE; `watchFolder` when it takes activity files, which
+   * the watch folder takes too; `archives` when it takes export archives, within ARCHIVE_MAX_SIZE
+   */
+  | { readonly _tag: "Upload"; readonly watchFolder: boolean; readonly archives: boolean }
 
-export const uploadBody = (options: { readonly watchFolder: boolean }): BodyRule => ({ _tag: "Upload", watchFolder: options.watchFolder })
+export const uploadBody = (options: { readonly watchFolder: boolean; readonly archives?: boolean }): BodyRule => ({
+  _tag: "Upload",
+  watchFolder: options.watchFolder,
+  archives: options.archives === true
+})
+
+/** The settings that bound an upload's size: a request's (POST_MAX_SIZE) and an archive's (ARCHIVE_MAX_SIZE). */
+export interface UploadSizes {
+  readonly postMaxSize: number
+  readonly archiveMaxSize: number
+}
+
+/**
+ * Room in a request beside an archive's bytes: the multipart boundaries and part headers, and a
+ * few small form fields.
+ */
+export const MULTIPART_ROOM = 1024 * 1024
+
+/** The most bytes a request of an upload route may have: an archive with its multipart room, or POST_MAX_SIZE. */
+export const uploadRequestBytes = (sizes: UploadSizes, archives: boolean): number =>
+  archives ? Math.max(sizes.postMaxSize, sizes.archiveMaxSize + MULTIPART_ROOM) : sizes.postMaxSize
 
 /**
  * Annotation of an endpoint of the HttpApi whose body is not a small JSON document: an upload.
@@ -30,13 +53,22 @@ export interface Limit {
   readonly streamed: boolean
   /** an upload of activity files, which the watch folder takes too */
   readonly watchFolder?: boolean
+  /** an upload that takes archives, within this size (ARCHIVE_MAX_SIZE) */
+  readonly archiveMaxSize?: number
 }
 
 export const DEFAULT_LIMIT: Limit = { maxBytes: MAX_JSON_BODY, streamed: false }
 
-/** The limit a rule sets, uploads within POST_MAX_SIZE. */
-export const limitOf = (rule: BodyRule, postMaxSize: number): Limit =>
-  rule._tag === "Read" ? { maxBytes: rule.maxBytes, streamed: false } : { maxBytes: postMaxSize, streamed: true, watchFolder: rule.watchFolder }
+/** The limit a rule sets: uploads within POST_MAX_SIZE, or ARCHIVE_MAX_SIZE for a route that takes archives. */
+export const limitOf = (rule: BodyRule, sizes: UploadSizes): Limit =>
+  rule._tag === "Read"
+    ? { maxBytes: rule.maxBytes, streamed: false }
+    : {
+      maxBytes: uploadRequestBytes(sizes, rule.archives),
+      streamed: true,
+      watchFolder: rule.watchFolder,
+      ...(rule.archives ? { archiveMaxSize: sizes.archiveMaxSize } : {})
+    }
 
 /** The declared length, when the request declares one. */
 export const declaredLength = (headers: Readonly<Record<string, string | Array<string> | undefined>>): number | undefined => {

@@ -14,7 +14,9 @@ import {
   UnsupportedFileType,
   UnsupportedMediaType
 } from "../schema/ApiErrors.ts"
+import { isZipName } from "../services/import/ActivityFileName.ts"
 import { MAX_IMPORT_FILE_BYTES } from "../services/import/ImportReader.ts"
+import { declaredLength, uploadRequestBytes } from "./BodyLimits.ts"
 import { diskFull, isDiskFull } from "./DiskFull.ts"
 
 /**
@@ -42,6 +44,8 @@ export interface UploadLimits {
   readonly maxFileSize: number
   readonly maxPostSize: number
   readonly watchFolder: boolean
+  /** when the route takes export archives (.zip): the most bytes one may have (ARCHIVE_MAX_SIZE) */
+  readonly maxArchiveSize?: number
 }
 
 export interface FilePartOptions extends UploadLimits {
@@ -60,11 +64,20 @@ const sizeText = (bytes: number) =>
     : `${bytes} bytes`
 
 /**
- * The 413 of an upload over `over`: the file's own limit or the whole request's. It names the
- * limit and the setting that raises it, and for activity files the watch folder, where a file
- * is read from disk and only the import's own bound applies.
+ * The 413 of an upload over `over`: a single file's limit, an archive's, or the whole request's.
+ * It names the limit and the setting that raises it, and for a single activity file the watch
+ * folder, where a file is read from disk and only the import's own bound applies. A route that
+ * takes archives names their limit apart: an export archive is not held to a single file's.
  */
-export const tooLarge = (limits: UploadLimits, over: "file" | "request") => {
+export const tooLarge = (limits: UploadLimits, over: "file" | "archive" | "request") => {
+  const archives = limits.maxArchiveSize !== undefined
+    ? ` An export archive (.zip) may have up to ${sizeText(limits.maxArchiveSize)} (ARCHIVE_MAX_SIZE).`
+    : ""
+  if (over === "archive") {
+    return new FileTooLarge({
+      message: `The uploaded archive is too large: at most ${sizeText(limits.maxArchiveSize ?? limits.maxFileSize)} is accepted (ARCHIVE_MAX_SIZE). Raise ARCHIVE_MAX_SIZE in the service's settings.`
+    })
+  }
   const stated = over === "file"
     ? `The uploaded file is too large: at most ${sizeText(limits.maxFileSize)} is accepted (UPLOAD_MAX_FILESIZE).`
     : `The upload is too large: at most ${sizeText(limits.maxPostSize)} is accepted per request (POST_MAX_SIZE), ${
@@ -72,10 +85,16 @@ export const tooLarge = (limits: UploadLimits, over: "file" | "request") => {
     } per file (UPLOAD_MAX_FILESIZE).`
   const setting = over === "file" ? "UPLOAD_MAX_FILESIZE" : "POST_MAX_SIZE"
   const watch = limits.watchFolder && MAX_IMPORT_FILE_BYTES > Math.min(limits.maxFileSize, limits.maxPostSize)
-    ? `, or copy the file into the watch folder (WATCH_DIR), which imports files up to ${sizeText(MAX_IMPORT_FILE_BYTES)}`
+    ? `, or copy the file into the watch folder (WATCH_DIR), which imports activity files up to ${sizeText(MAX_IMPORT_FILE_BYTES)}`
     : ""
-  return new FileTooLarge({ message: `${stated} Raise ${setting} in the service's settings${watch}.` })
+  return new FileTooLarge({ message: `${stated}${archives} Raise ${setting} in the service's settings${watch}.` })
 }
+
+/** The most bytes a request may have before its file part says whether it is an archive. */
+const requestCap = (limits: UploadLimits, archive: boolean | undefined): number =>
+  limits.maxArchiveSize !== undefined && archive !== false
+    ? uploadRequestBytes({ postMaxSize: limits.maxPostSize, archiveMaxSize: limits.maxArchiveSize }, true)
+    : limits.maxPostSize
 
 const MISSING_FILE_MESSAGE = 'A "file" part is required.'
 
@@ -90,7 +109,7 @@ export const checkMultipartHeaders = (request: HttpServerRequest.HttpServerReque
       return yield* new UnsupportedMediaType({ message: "Send the file as multipart/form-data." })
     }
     const declared = Number(request.headers["content-length"] ?? NaN)
-    if (Number.isFinite(declared) && declared > limits.maxPostSize) return yield* tooLarge(limits, "request")
+    if (Number.isFinite(declared) && declared > requestCap(limits, undefined)) return yield* tooLarge(limits, "request")
     if (!/;\s*boundary=("[^"]+"|[^\s;]+)/i.test(request.headers["content-type"] ?? "")) {
       return yield* new MissingFile({ message: `The multipart/form-data body has no boundary: ${MISSING_FILE_MESSAGE}` })
     }
@@ -152,6 +171,8 @@ export const receiveFilePart = (request: HttpServerRequest.HttpServerRequest, op
       // written through a stream: nothing synchronous on the event loop while the bytes arrive
       let file: { name: string; tempPath: string; out: fs.WriteStream; size: number; head: Buffer; ended: boolean; written: boolean } | undefined
       let bodyBytes = 0
+      /** whether the file part is an archive, once its name is known */
+      let archive: boolean | undefined
 
       /**
        * Stops writing the file and removes it once its stream has closed (an open still under
@@ -184,7 +205,7 @@ export const receiveFilePart = (request: HttpServerRequest.HttpServerRequest, op
       }
       const onData = (chunk: Buffer) => {
         bodyBytes += chunk.length
-        if (bodyBytes > options.maxPostSize) fail(tooLarge(options, "request"))
+        if (bodyBytes > requestCap(options, archive)) fail(tooLarge(options, archive === true ? "archive" : "request"))
       }
       const onClose = () => {
         if (!incoming.readableEnded) fail(new MissingFile({ message: `The request body was cut off: ${MISSING_FILE_MESSAGE}` }))
@@ -202,6 +223,10 @@ export const receiveFilePart = (request: HttpServerRequest.HttpServerRequest, op
         const checked = Effect.runSync(Effect.either(options.checkName(name)))
         if (Either.isLeft(checked)) return fail(checked.left)
         if (CONTROL_CHARACTER.test(name)) return fail(invalidName())
+        archive = options.maxArchiveSize !== undefined && isZipName(name)
+        // a single file: the request within POST_MAX_SIZE again, whatever it declared or has sent
+        if (!archive && Math.max(bodyBytes, declaredLength(incoming.headers) ?? 0) > options.maxPostSize) return fail(tooLarge(options, "request"))
+        const fileLimit = archive ? options.maxArchiveSize! : options.maxFileSize
         const tempPath = path.join(options.tempDir, `.${randomUUID()}.part`)
         const out = fs.createWriteStream(tempPath, { flags: "wx" })
         const current = { name, tempPath, out, size: 0, head: Buffer.alloc(0), ended: false, written: false }
@@ -215,7 +240,7 @@ export const receiveFilePart = (request: HttpServerRequest.HttpServerRequest, op
         stream.on("data", (chunk: Buffer) => {
           if (settled) return
           current.size += chunk.length
-          if (current.size > options.maxFileSize) return fail(tooLarge(options, "file"))
+          if (current.size > fileLimit) return fail(tooLarge(options, archive ? "archive" : "file"))
           if (current.head.length < HEAD_BYTES) current.head = Buffer.concat([current.head, chunk.subarray(0, HEAD_BYTES - current.head.length)])
           // the part waits while the file's writes catch up
           if (!out.write(chunk)) {

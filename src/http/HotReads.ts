@@ -71,6 +71,7 @@ export const fileImportPage = (params: FileImportSearchParams, waiting: Readonly
       errorMessage: null,
       activityId: null,
       activityIds: [],
+      activities: [],
       notes: null,
       importedOn: null
     }))

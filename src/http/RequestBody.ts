@@ -117,7 +117,12 @@ export const limitBody = (
     const declared = declaredLength(request.headers)
     if (limit.streamed) {
       if (declared !== undefined && declared > limit.maxBytes) {
-        return yield* tooLarge({ maxFileSize, maxPostSize: limit.maxBytes, watchFolder: limit.watchFolder === true }, "request")
+        return yield* tooLarge({
+          maxFileSize,
+          maxPostSize: limit.maxBytes,
+          watchFolder: limit.watchFolder === true,
+          ...(limit.archiveMaxSize !== undefined ? { maxArchiveSize: limit.archiveMaxSize } : {})
+        }, "request")
       }
       return request
     }

@@ -5,7 +5,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import * as FindMyWay from "find-my-way-ts"
 import { AppConfig } from "../services/platform/AppConfig.ts"
 import { WaymarkApi } from "./Api.ts"
-import { BodyLimit, DEFAULT_LIMIT, type Limit, limitOf, MAX_JSON_BODY } from "./BodyLimits.ts"
+import { BodyLimit, DEFAULT_LIMIT, type Limit, limitOf, MAX_JSON_BODY, type UploadSizes } from "./BodyLimits.ts"
 import { HotRead, type HotReadName } from "./HotRead.ts"
 
 /**
@@ -84,7 +84,7 @@ const METHODS: ReadonlyArray<Method> = ["GET", "POST", "PUT", "PATCH", "DELETE"]
 const isMethod = (method: string): method is Method => (METHODS as ReadonlyArray<string>).includes(method)
 
 /** The routes of the API's endpoints, in the order of their declaration. */
-const apiRoutes = (postMaxSize: number): Array<Route> => {
+const apiRoutes = (sizes: UploadSizes): Array<Route> => {
   const routes: Array<Route> = []
   HttpApi.reflect(WaymarkApi, {
     onGroup: () => {},
@@ -94,7 +94,7 @@ const apiRoutes = (postMaxSize: number): Array<Route> => {
       routes.push({
         method: endpoint.method,
         path: endpoint.path,
-        limit: Option.match(rule, { onNone: () => DEFAULT_LIMIT, onSome: (r) => limitOf(r, postMaxSize) }),
+        limit: Option.match(rule, { onNone: () => DEFAULT_LIMIT, onSome: (r) => limitOf(r, sizes) }),
         endpoint: Option.some(endpoint as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps),
         middleware: middleware as ReadonlySet<unknown>,
         hotRead: Context.getOption(endpoint.annotations, HotRead)
@@ -104,9 +104,9 @@ const apiRoutes = (postMaxSize: number): Array<Route> => {
   return routes
 }
 
-export const makeRouteTable = (served: ReadonlyArray<ServedRoute>, postMaxSize: number): RouteTableShape => {
+export const makeRouteTable = (served: ReadonlyArray<ServedRoute>, sizes: UploadSizes): RouteTableShape => {
   const routes = [
-    ...apiRoutes(postMaxSize),
+    ...apiRoutes(sizes),
     ...served.map((r): Route => ({
       method: r.method,
       path: r.path,
@@ -164,5 +164,5 @@ export const makeRouteTable = (served: ReadonlyArray<ServedRoute>, postMaxSize: 
 /** The daemon's route table; `served` are the routes the composition registers beside the API. */
 export class RouteTable extends Context.Tag("http/RouteTable")<RouteTable, RouteTableShape>() {
   static readonly layer = (served: ReadonlyArray<ServedRoute>) =>
-    Layer.effect(RouteTable, Effect.map(AppConfig, (config) => makeRouteTable(served, config.postMaxSize)))
+    Layer.effect(RouteTable, Effect.map(AppConfig, (config) => makeRouteTable(served, config)))
 }

@@ -63,6 +63,9 @@ export const FileImport = Schema.Struct({
   activityIds: Schema.Array(Schema.String).annotations({
     description: "Every activity the file made (a multisport file makes one per sport), the first being activityId; empty unless the status is success"
   }),
+  activities: Schema.Array(Schema.Struct({ id: Schema.String, name: Schema.String, sportType: Schema.String })).annotations({
+    description: "The activities of activityIds with their names and sports, in the same order (each leg of a multisport file)"
+  }),
   notes: Schema.NullOr(Schema.String).annotations({
     description: "What the import repaired in the file, in plain words (impossible samples dropped, impossible device totals ignored); null when nothing was"
   }),

@@ -16,7 +16,7 @@ const isYear = (s: string) => /^\d{4}$/.test(s) && Number(s) >= FIRST_YEAR && Nu
 export const CalendarParams = bracketParams({
   "filters[month]": Schema.optional(
     Schema.String.annotations({ message: () => monthMessage }).pipe(Schema.filter(isMonth, { message: () => monthMessage })).annotations({
-      jsonSchema: { type: "string", pattern: "^\\d{4}-(0[1-9]|1[0-2])$", description: "The month, YYYY-MM; this month where the service runs (its TZ) when left out" }
+      jsonSchema: { type: "string", pattern: "^\\d{4}-(0[1-9]|1[0-2])$", description: "The month, YYYY-MM; when left out, the month of the latest activity up to today where the service runs (its TZ), or this month when there is none" }
     })
   ),
   "filters[sportType]": Schema.optional(sportTypeList)
@@ -26,7 +26,7 @@ export type CalendarParams = typeof CalendarParams.Type
 export const YearInReviewParams = bracketParams({
   "filters[year]": Schema.optional(
     Schema.String.annotations({ message: () => yearMessage }).pipe(Schema.filter(isYear, { message: () => yearMessage })).annotations({
-      jsonSchema: { type: "string", pattern: "^\\d{4}$", description: "The year, YYYY; this year where the service runs (its TZ) when left out" }
+      jsonSchema: { type: "string", pattern: "^\\d{4}$", description: "The year, YYYY; when left out, the year of the latest activity up to today where the service runs (its TZ), or this year when there is none" }
     })
   )
 })

@@ -76,6 +76,16 @@ layer(TestDaemon.layer(), { excludeTestServices: true })("the athlete's year ove
       expect((yield* getJson("/stats/calendar?filters[month]=2024-02")).days).toHaveLength(29)
     }))
 
+  it.effect("asked for no period, the calendar and the year in review open on the latest activity's month and year, not on an empty present", () =>
+    Effect.gen(function*() {
+      const latest = (yield* listedActivities).map((a: any) => a.startDateLocal as string).sort().at(-1)!
+      expect(latest.slice(0, 7)).toBe("2025-01")
+      expect((yield* getJson("/stats/calendar")).month).toBe("2025-01")
+      expect((yield* getJson("/stats/year-in-review")).year).toBe(2025)
+      // a period asked for is the one answered, activities or not
+      expect((yield* getJson("/stats/calendar?filters[month]=2026-03")).month).toBe("2026-03")
+    }))
+
   it.effect("year in review: totals, per sport, months, weekdays, hours, highlights, countries, streak, commutes, records and the year before", () =>
     Effect.gen(function*() {
       const all = yield* listedActivities

@@ -41,7 +41,7 @@ layer(TestDaemon.layer(), { excludeTestServices: true })("GET /api/v1/file-impor
         ["waiting.fit", "queued"], ["new.tcx", "failed"], ["mid.gpx", "skipped"], ["old.fit", "success"]
       ])
       expect(answer.json.fileImports[0]).toEqual({
-        id: null, filename: "waiting.fit", source: "fitFile", status: "queued", errorMessage: null, activityId: null, activityIds: [], notes: null,
+        id: null, filename: "waiting.fit", source: "fitFile", status: "queued", errorMessage: null, activityId: null, activityIds: [], activities: [], notes: null,
         importedOn: null
       })
       const success = answer.json.fileImports[3]

@@ -116,7 +116,7 @@ describe("GET /metrics", () => {
   })
 
   describe("the route a request is counted under", () => {
-    const table = makeRouteTable([{ method: "GET", path: "/healthz" }, { method: "GET", path: "/files/activities/:name" }], 1024)
+    const table = makeRouteTable([{ method: "GET", path: "/healthz" }, { method: "GET", path: "/files/activities/:name" }], { postMaxSize: 1024, archiveMaxSize: 1024 })
     it("names a request by its endpoint's declared path or a served route's, and every unknown path `other`", () => {
       expect(table.labelOf("GET", "/api/v1/activities/activity-1?x=1")).toBe("/api/v1/activities/:activityId")
       expect(table.labelOf("HEAD", "/api/v1/activities/activity-1")).toBe("/api/v1/activities/:activityId")

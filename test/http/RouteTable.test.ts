@@ -6,7 +6,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { makeHttpApp } from "../../src/http/ApiLive.ts"
-import { MAX_JSON_BODY } from "../../src/http/BodyLimits.ts"
+import { MAX_JSON_BODY, MULTIPART_ROOM } from "../../src/http/BodyLimits.ts"
 import { makeRouteTable, RouteTable } from "../../src/http/RouteTable.ts"
 import { makeTestListener } from "../support/testListener.ts"
 import { ServicesLive } from "../../src/runtime/Services.ts"
@@ -18,13 +18,14 @@ import { ServicesLive } from "../../src/runtime/Services.ts"
  */
 
 const POST_MAX_SIZE = 48 * 1024 * 1024
+const ARCHIVE_MAX_SIZE = 4096 * 1024 * 1024
 const table = makeRouteTable(
   [
     { method: "GET", path: "/external/webhook" },
     { method: "POST", path: "/external/webhook", maxBodyBytes: 16 * 1024 },
     { method: "POST", path: "/sign-in" }
   ],
-  POST_MAX_SIZE
+  { postMaxSize: POST_MAX_SIZE, archiveMaxSize: ARCHIVE_MAX_SIZE }
 )
 
 describe("route table", () => {
@@ -37,8 +38,13 @@ describe("route table", () => {
     expect(new Set(keys).size).toBe(keys.length)
   })
 
-  it("limits a body by its route: an upload endpoint's annotation (POST_MAX_SIZE, streamed), a served route's own limit, else 64 KB", () => {
-    expect(table.limitOf("POST", "/api/v1/activity/upload")).toEqual({ maxBytes: POST_MAX_SIZE, streamed: true, watchFolder: true })
+  it("limits a body by its route: an upload endpoint's annotation (POST_MAX_SIZE, or an archive's ARCHIVE_MAX_SIZE, streamed), a served route's own limit, else 64 KB", () => {
+    expect(table.limitOf("POST", "/api/v1/activity/upload")).toEqual({
+      maxBytes: ARCHIVE_MAX_SIZE + MULTIPART_ROOM,
+      streamed: true,
+      watchFolder: true,
+      archiveMaxSize: ARCHIVE_MAX_SIZE
+    })
     expect(table.limitOf("post", "/api/v1/activities/activity-1/images/")).toEqual({ maxBytes: POST_MAX_SIZE, streamed: true, watchFolder: false })
     expect(table.limitOf("POST", "/external/webhook?x=1")).toEqual({ maxBytes: 16 * 1024, streamed: false })
     expect(table.limitOf("POST", "/api/v1/athlete/weights")).toEqual({ maxBytes: MAX_JSON_BODY, streamed: false })
@@ -61,7 +67,7 @@ describe("route table", () => {
   it("refuses a route served but not declared, and a route declared twice", () => {
     expect(() => table.checkServed([{ method: "GET", path: "/api/v1/status" } as never, { method: "POST", path: "/sign-in" } as never])).not.toThrow()
     expect(() => table.checkServed([{ method: "GET", path: "/debug" } as never])).toThrow("GET /debug is served but not declared")
-    expect(() => makeRouteTable([{ method: "GET", path: "/api/v1/status" }], POST_MAX_SIZE)).toThrow("GET /api/v1/status is declared twice")
+    expect(() => makeRouteTable([{ method: "GET", path: "/api/v1/status" }], { postMaxSize: POST_MAX_SIZE, archiveMaxSize: ARCHIVE_MAX_SIZE })).toThrow("GET /api/v1/status is declared twice")
   })
 
   it.scoped("a route the app's router serves but no feature declares stops the start", () =>

@@ -6,8 +6,8 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileForm, rawMultipart, send, snapshot, TestDaemon } from "../support/TestDaemon.ts"
 
-/** Upload limits of this block: 1 KiB per file, 4 KiB per request. */
-const LIMITS = { UPLOAD_MAX_FILESIZE: "1K", POST_MAX_SIZE: "4K" }
+/** Upload limits of this block: 1 KiB per file, 4 KiB per request, 8 KiB per archive. */
+const LIMITS = { UPLOAD_MAX_FILESIZE: "1K", POST_MAX_SIZE: "4K", ARCHIVE_MAX_SIZE: "8K" }
 
 const expectError = (answer: { status: number; json: any }, status: number, code: string) => {
   expect({ status: answer.status, error: answer.json?.error }).toEqual({ status, error: code })
@@ -80,6 +80,13 @@ describe("POST /api/v1/activity/upload", () => {
         expect((yield* upload(fileForm("export_12345.ZIP", "PK"))).status).toBe(202)
       }))
 
+    it.effect("an archive is held to ARCHIVE_MAX_SIZE, not to a single file's or a request's limit", () =>
+      Effect.gen(function*() {
+        // 6 KB: over UPLOAD_MAX_FILESIZE and POST_MAX_SIZE, within ARCHIVE_MAX_SIZE
+        expect((yield* upload(fileForm("whole-history.zip", Buffer.alloc(6 * 1024, 1)))).status).toBe(202)
+        expect((yield* upload(fileForm("whole-history.zip", Buffer.alloc(8 * 1024, 1)))).status).toBe(202)
+      }))
+
     it.effect("a file of exactly the size limit and a 200-byte name are accepted", () =>
       importsHeld(Effect.gen(function*() {
         const name = "a".repeat(196) + ".fit"
@@ -108,8 +115,8 @@ describe("POST /api/v1/activity/upload", () => {
         for (const entry of entries) {
           expect(entry).toEqual(
             entry.status === "queued"
-              ? { id: null, filename: "listed.fit", source: "fitFile", status: "queued", errorMessage: null, activityId: null, activityIds: [], notes: null, importedOn: null }
-              : { id: expect.stringMatching(/^fileImport-/), filename: "listed.fit", source: "fitFile", status: "failed", errorMessage: expect.any(String), activityId: null, activityIds: [], notes: null, importedOn: expect.any(String) }
+              ? { id: null, filename: "listed.fit", source: "fitFile", status: "queued", errorMessage: null, activityId: null, activityIds: [], activities: [], notes: null, importedOn: null }
+              : { id: expect.stringMatching(/^fileImport-/), filename: "listed.fit", source: "fitFile", status: "failed", errorMessage: expect.any(String), activityId: null, activityIds: [], activities: [], notes: null, importedOn: expect.any(String) }
           )
         }
       }))
@@ -148,6 +155,8 @@ describe("POST /api/v1/activity/upload", () => {
 
     // 413: over the limits
     refused("a file one byte over UPLOAD_MAX_FILESIZE", 413, "file_too_large", () => fileForm("big.fit", Buffer.alloc(1025, 1)))
+    refused("an archive one byte over ARCHIVE_MAX_SIZE", 413, "file_too_large", () => fileForm("big.zip", Buffer.alloc(8 * 1024 + 1, 1)))
+    refused("an activity file as large as an archive may be", 413, "file_too_large", () => fileForm("big.gpx", Buffer.alloc(6 * 1024, 1)))
     refused("a request over POST_MAX_SIZE", 413, "file_too_large", () => fileForm("huge.fit", Buffer.alloc(5000, 1)))
     refused("a too large file after a small one", 413, "file_too_large", () =>
       rawMultipart([
@@ -157,14 +166,19 @@ describe("POST /api/v1/activity/upload", () => {
 
     it.effect("a 413 names the limit, the setting that raises it and the watch folder for big files", () =>
       Effect.gen(function*() {
-        const watch = "or copy the file into the watch folder (WATCH_DIR), which imports files up to 64 MB."
+        const watch = "or copy the file into the watch folder (WATCH_DIR), which imports activity files up to 64 MB."
+        const archives = "An export archive (.zip) may have up to 8 KB (ARCHIVE_MAX_SIZE)."
         const file = yield* upload(fileForm("big.fit", Buffer.alloc(1025, 1)))
         expect(file.json.message).toBe(
-          `The uploaded file is too large: at most 1 KB is accepted (UPLOAD_MAX_FILESIZE). Raise UPLOAD_MAX_FILESIZE in the service's settings, ${watch}`
+          `The uploaded file is too large: at most 1 KB is accepted (UPLOAD_MAX_FILESIZE). ${archives} Raise UPLOAD_MAX_FILESIZE in the service's settings, ${watch}`
         )
         const request = yield* upload(fileForm("huge.fit", Buffer.alloc(5000, 1)))
         expect(request.json.message).toBe(
-          `The upload is too large: at most 4 KB is accepted per request (POST_MAX_SIZE), 1 KB per file (UPLOAD_MAX_FILESIZE). Raise POST_MAX_SIZE in the service's settings, ${watch}`
+          `The upload is too large: at most 4 KB is accepted per request (POST_MAX_SIZE), 1 KB per file (UPLOAD_MAX_FILESIZE). ${archives} Raise POST_MAX_SIZE in the service's settings, ${watch}`
+        )
+        const archive = yield* upload(fileForm("big.zip", Buffer.alloc(8 * 1024 + 1, 1)))
+        expect(archive.json.message).toBe(
+          "The uploaded archive is too large: at most 8 KB is accepted (ARCHIVE_MAX_SIZE). Raise ARCHIVE_MAX_SIZE in the service's settings."
         )
       }))
 

@@ -13,8 +13,22 @@ import { FILE_IMPORT_COLUMNS, type StoredFileImport, storedFileImportOf } from "
  * `existing` tells which of the activities a row names still exist (any of a multisport file
  * may have been deleted): only those are named, `activityId` being the first of them, or null.
  */
-export const toFileImport = (stored: StoredFileImport, existing: (id: string) => boolean = () => true): FileImport => {
-  const activityIds = stored.activityIds.filter(existing)
+/** An activity a row names, as the log shows it. */
+export interface NamedActivity {
+  readonly name: string
+  readonly sportType: string
+}
+
+/**
+ * A stored row as the API serves it: `existing` says which of its activities still exist, with
+ * their names (any of a multisport file may have been deleted).
+ */
+export const toFileImport = (stored: StoredFileImport, existing: (id: string) => NamedActivity | undefined): FileImport => {
+  const activities = stored.activityIds.flatMap((id) => {
+    const found = existing(id)
+    return found === undefined ? [] : [{ id, name: found.name, sportType: found.sportType }]
+  })
+  const activityIds = activities.map((a) => a.id)
   return {
     id: stored.id,
     filename: stored.filename,
@@ -23,6 +37,7 @@ export const toFileImport = (stored: StoredFileImport, existing: (id: string) =>
     errorMessage: stored.errorMessage,
     activityId: activityIds[0] ?? null,
     activityIds,
+    activities,
     notes: stored.notes,
     importedOn: stored.importedOn
   }
@@ -83,10 +98,13 @@ export class FileImportReads extends Effect.Service<FileImportReads>()("services
       const stored = db.rows(page.sql, page.params).map(storedFileImportOf)
       // every activity a row names is looked up: any of a multisport file may have been deleted
       const named = [...new Set(stored.flatMap((row) => row.activityIds))]
-      const existing = named.length === 0
-        ? new Set<string>()
-        : new Set(db.rows(`SELECT id FROM activities WHERE id IN (${placeholders(named.length)})`, named).map(([id]) => id as string))
-      const rows = stored.map((row) => toFileImport(row, (id) => existing.has(id)))
+      const existing = new Map<string, NamedActivity>(
+        named.length === 0
+          ? []
+          : db.rows(`SELECT id, name, sport_type FROM activities WHERE id IN (${placeholders(named.length)})`, named)
+            .map(([id, name, sportType]) => [id as string, { name: name as string, sportType: sportType as string }])
+      )
+      const rows = stored.map((row) => toFileImport(row, (id) => existing.get(id)))
       return { rows, total }
     }
 

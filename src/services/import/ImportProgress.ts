@@ -26,6 +26,8 @@ export class ImportBatch {
   private announced = false
   private counts: Counts = { success: 0, skipped: 0, failed: 0 }
   private handled = 0
+  /** when the last file was done: the time left counts down from it */
+  private lastHandledAt = 0
 
   /** A file is taken from the queue; `waiting` counts it and every file still queued. Returns the line to log, if any. */
   taken(now: number, waiting: number): string | null {
@@ -50,6 +52,7 @@ export class ImportBatch {
     if (status !== null) {
       this.handled++
       this.counts[status]++
+      this.lastHandledAt = now
     }
     const elapsed = now - this.startedAt
     if (waiting === 0) {
@@ -67,12 +70,15 @@ export class ImportBatch {
   /** The batch's figures at `now`, `waiting` files being imported or queued. */
   snapshot(now: number, waiting: number): ImportProgressAnswer {
     if (this.startedAt === null) return IDLE
-    const rate = this.handled === 0 ? null : this.handled / Math.max((now - this.startedAt) / 1000, 0.001)
+    // the rate up to the last file done, and the time left counted down from then: a file that
+    // takes longer than the rate says is never promised a time already past
+    const rate = this.handled === 0 ? null : this.handled / Math.max((this.lastHandledAt - this.startedAt) / 1000, 0.001)
+    const left = rate === null ? null : Math.round(waiting / rate - (now - this.lastHandledAt) / 1000)
     const figures = {
       done: this.handled,
       total: this.handled + waiting,
       filesPerSecond: rate,
-      secondsLeft: rate === null ? null : Math.round(waiting / rate)
+      secondsLeft: left === null || left <= 0 ? null : left
     }
     return {
       running: true,

@@ -95,8 +95,19 @@ export class AthleteYear extends Effect.Service<AthleteYear>()("services/year/At
         [from, until, ...sportTypes]
       ).map(rowOf)
 
+    /**
+     * The local date of the latest activity up to today, else today: a page asked for no period
+     * opens on the athlete's latest one (an archive of past years opens on its last year, not on an
+     * empty present).
+     */
+    const latestDay = Effect.gen(function*() {
+      const on = yield* today
+      const latest = db.rows("SELECT MAX(start_date_local) FROM activities WHERE start_date_local < ?", [`${on}T24`])[0]?.[0]
+      return typeof latest === "string" && latest.length >= 10 ? latest.slice(0, 10) : on
+    })
+
     const calendar = Effect.fn("AthleteYear.calendar")(function*(month: string | undefined, sportTypes: ReadonlyArray<string> | undefined) {
-      const asked = month ?? (yield* today).slice(0, 7)
+      const asked = month ?? (yield* latestDay).slice(0, 7)
       const { first, last } = calendarSpan(asked)
       return calendarOf(asked, localRange(dateOf(first), `${dateOf(last)}T99`, sportTypes ?? [], "local"))
     })
@@ -160,7 +171,7 @@ export class AthleteYear extends Effect.Service<AthleteYear>()("services/year/At
     const yearRows = (year: number) => localRange(String(year), String(year + 1), [], "started")
 
     const yearInReview = Effect.fn("AthleteYear.yearInReview")(function*(year: number | undefined) {
-      const asked = year ?? Number((yield* today).slice(0, 4))
+      const asked = year ?? Number((yield* latestDay).slice(0, 4))
       const changes = changesNow()
       const seen = kept.years.get(asked)
       if (seen !== undefined && unchanged(seen.changes, changes)) return seen.review

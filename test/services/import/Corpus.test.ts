@@ -27,7 +27,6 @@ const FAILS: Readonly<Record<string, RegExp>> = {
   "bad/empty-zero-bytes.fit": /is empty \(0 bytes\)/,
   "bad/garmin-instinct-locations-not-activity.fit": /is a FIT locations file, not an activity/,
   "bad/gpsbabel-error-text-not-xml.gpx": /is not XML/,
-  "bad/header-datasize-zero.fit": /corrupt FIT header: it declares 0 bytes of data/,
   "bad/sigma-truncated-no-crc.fit": /is truncated/,
   "bad/strava-android-run-undefined-local-message.fit": /is truncated/,
   "bad/trainingpeaks-workout-not-activity.fit": /is a FIT workout .*not an activity/,

@@ -29,6 +29,21 @@ describe("ImportBatch", () => {
     expect(progress.handledOne(1_200, "skipped", 0)).toEqual(["import finished: 2 files in 1 s: 1 imported, 1 skipped, 0 failed"])
   })
 
+  it("the time left counts down from the last file done, and is never promised once past", () => {
+    const batch = new ImportBatch()
+    batch.taken(0, 10)
+    for (let i = 1; i <= 5; i++) batch.handledOne(i * 1_000, "success", 10 - i)
+    // 1 file/s, 5 waiting
+    expect(batch.snapshot(5_000, 5)).toMatchObject({ done: 5, total: 10, secondsLeft: 5 })
+    expect(batch.snapshot(7_000, 5)).toMatchObject({ done: 5, total: 10, secondsLeft: 3 })
+    // the sixth file takes longer than the rest together: no time promised past the estimate
+    const late = batch.snapshot(30_000, 5)
+    expect(late.secondsLeft).toBeNull()
+    expect(late.words).toBe("5 of 10 files done")
+    batch.handledOne(31_000, "success", 4)
+    expect(batch.snapshot(31_000, 4).done).toBe(6)
+  })
+
   it("a name that vanished (offered again once imported) is no file done: the count is the files'", () => {
     const batch = new ImportBatch()
     expect(batch.taken(0, 3)).toBe("3 files queued for import")

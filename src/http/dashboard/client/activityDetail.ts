@@ -180,11 +180,19 @@ export const drawCharts = (
   }
 }
 
-export const table = (id: string, caption: string, head: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>, numeric: ReadonlyArray<boolean>) =>
-  h("div", { class: "table-wrap", tabindex: 0 }, h("table", { id },
+/**
+ * A table of figures in a box that scrolls sideways when the screen is narrower than its columns
+ * (a phone): it then says so under the box, and its edges shade where columns are hidden.
+ */
+export const table = (id: string, caption: string, head: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>, numeric: ReadonlyArray<boolean>) => {
+  const hint = h("p", { class: "scroll-hint muted", id: `${id}-hint`, hidden: true }, `Swipe the table sideways for all ${head.length} columns.`)
+  const wrap = h("div", { class: "table-wrap scrolls", tabindex: 0, "aria-describedby": hint.id }, h("table", { id },
     h("caption", { class: "visually-hidden" }, caption),
     h("thead", null, h("tr", null, head.map((t, i) => h("th", { scope: "col", class: numeric[i] ? "num" : null }, t)))),
     h("tbody", null, rows.map((r) => h("tr", null, r.map((c, i) => h("td", { class: numeric[i] ? "num" : null }, c)))))))
+  new ResizeObserver(() => { hint.hidden = wrap.scrollWidth <= wrap.clientWidth + 1 }).observe(wrap)
+  return h("div", { class: "table-box" }, wrap, hint)
+}
 
 /** Laps, splits (in the athlete's unit) and best efforts, each only when there is one. */
 export const detailTables = async (activity: Activity): Promise<HTMLElement> => {

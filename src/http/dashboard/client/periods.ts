@@ -21,13 +21,6 @@ const isoWeekOf = (utcDay: number) => {
   return `${year}-W${pad(1 + Math.floor((thursday - firstMonday(year)) / (7 * DAY)))}`
 }
 
-/** The period holding a calendar day ("2024-03-01"). */
-export const periodOf = (kind: Period, day: string): string => {
-  if (kind === "year") return day.slice(0, 4)
-  if (kind === "month") return day.slice(0, 7)
-  return isoWeekOf(Date.parse(`${day.slice(0, 10)}T00:00:00Z`))
-}
-
 /** The period after `key`. */
 export const nextPeriod = (kind: Period, key: string): string => {
   if (kind === "year") return String(Number(key) + 1)

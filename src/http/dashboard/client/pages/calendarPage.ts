@@ -54,9 +54,10 @@ const weekTotal = (week: CalendarWeek) =>
 export const calendarPage: Page = async (main, params) => {
   const sport = params.get("sport") ?? ""
   const asked = /^\d{4}-\d{2}$/.test(params.get("month") ?? "") ? params.get("month")! : undefined
-  const [calendar, streaks] = await Promise.all([
+  const [calendar, streaks, { totals: years }] = await Promise.all([
     call("athleteYear.calendar", { query: { "filters[month]": asked, "filters[sportType]": sport === "" ? undefined : sport } }),
-    call("athleteYear.streaks")
+    call("athleteYear.streaks"),
+    call("stats.totals", { query: { "filters[period]": "year" } })
   ])
   const month = calendar.month
   const link = (m: string) => `#/calendar?${new URLSearchParams({ month: m, ...(sport === "" ? {} : { sport }) })}`
@@ -71,6 +72,22 @@ export const calendarPage: Page = async (main, params) => {
       location.hash = `#/calendar?${new URLSearchParams({ month, ...(value === "" ? {} : { sport: value }) })}`
     }
   }, h("option", { value: "" }, "All sports"), config.sportTypes.map((s) => h("option", { value: s, selected: s === sport }, format.sportLabel(s))))
+  // a jump to any month, or to the same month of a year that has activities
+  const monthInput = h("input", {
+    type: "month",
+    name: "month",
+    value: month,
+    min: "1900-01",
+    onchange: (e: Event) => {
+      const value = (e.target as HTMLInputElement).value
+      if (/^\d{4}-\d{2}$/.test(value)) location.hash = link(value)
+    }
+  })
+  const activeYears = [...new Set([...years.map((t) => t.period), month.slice(0, 4)])].sort().reverse()
+  const yearSelect = h("select", {
+    name: "year",
+    onchange: (e: Event) => { location.hash = link(`${(e.target as HTMLSelectElement).value}-${month.slice(5)}`) }
+  }, activeYears.map((y) => h("option", { value: y, selected: y === month.slice(0, 4) }, y)))
 
   const grid = h("section", { class: "calendar", id: "calendar", "aria-labelledby": "calendar-month" },
     h("div", { class: "cal-head", "aria-hidden": "true" },
@@ -88,7 +105,8 @@ export const calendarPage: Page = async (main, params) => {
         h("a", { class: "button", href: link(monthAfter(month, -1)), rel: "prev" }, "← ", monthLink(monthAfter(month, -1))),
         h("a", { class: "button", href: link(streaks.today.slice(0, 7)) }, "This month"),
         h("a", { class: "button", href: link(monthAfter(month, 1)), rel: "next" }, monthLink(monthAfter(month, 1)), " →"))),
-    h("form", { class: "filters compact", onsubmit: (e: Event) => e.preventDefault() }, field("Sport", sportSelect)),
+    h("form", { class: "filters compact", onsubmit: (e: Event) => e.preventDefault() },
+      field("Sport", sportSelect), field("Month", monthInput), field("Year", yearSelect)),
     h("dl", { class: "stats", id: "month-totals" },
       h("div", { class: "stat" }, h("dt", null, "Activities"), h("dd", null, format.count(totals.count))),
       h("div", { class: "stat" }, h("dt", null, "Distance"), h("dd", null, format.distance(totals.distanceInMeter))),

@@ -84,13 +84,29 @@ export const importPage: Page = async (main, params) => {
           if (await confirmDialog(`Remove the row of ${item.filename} and its kept file?`, "Remove")) await act(item, "fileImports.delete", `${item.filename} removed.`)
         } }, "Remove"))
 
+  /** The file, then each activity it made by its name: every leg of a multisport file. */
+  const fileCell = (item: FileImport) =>
+    h("td", { class: "name file" },
+      h("span", { class: "filename" }, item.filename),
+      item.activities.length === 0
+        ? null
+        : h("ul", { class: "made", "aria-label": `Activities of ${item.filename}` },
+          ...item.activities.map((a) =>
+            h("li", null, h("a", { href: `#/activity/${encodeURIComponent(a.id)}` }, a.name || "Untitled activity"),
+              item.activities.length > 1 ? h("span", { class: "muted" }, ` (${format.sportLabel(a.sportType)})`) : null))))
+  /** Why a file was skipped or failed, and what its import repaired (times unknown, samples dropped). */
+  const messageCell = (item: FileImport) =>
+    h("td", { class: "message" },
+      item.errorMessage === null ? null : h("div", null, linkedMessage(item.errorMessage)),
+      item.notes === null ? null : h("div", { class: "notes muted" }, item.notes))
+
   const row = (item: FileImport) =>
     h("tr", null,
       h("td", { class: "status" }, statusBadge(item.status)),
-      h("td", { class: "name file" }, item.activityId !== null ? h("a", { href: `#/activity/${encodeURIComponent(item.activityId)}` }, item.filename) : item.filename),
+      fileCell(item),
       h("td", { class: "source" }, IMPORT_SOURCES[item.source]),
       h("td", { class: "nowrap when" }, item.importedOn === null ? "–" : format.instant(item.importedOn)),
-      h("td", { class: "message" }, linkedMessage(item.errorMessage ?? "")),
+      messageCell(item),
       h("td", { class: "acts" }, actions(item)))
 
   const pages = h("div")

@@ -5,7 +5,7 @@ import { field, h, replace } from "../dom.ts"
 import * as format from "../format.ts"
 import { DISCIPLINES } from "../labels.ts"
 import type { Page } from "../main.ts"
-import { type Period, periodLabel, periodOf, periodsBetween } from "../periods.ts"
+import { type Period, periodLabel, periodsBetween } from "../periods.ts"
 import { sportPicker } from "../sportPicker.ts"
 import { type LatLng, routeMap } from "../routeMap.ts"
 import { type Measure, MEASURES, totalsChart } from "../totalsChart.ts"
@@ -13,25 +13,25 @@ import type { Total } from "../types.ts"
 
 /** Totals per week, month or year by sport as a chart, records, the Eddington number and the heatmap. */
 
-/** How many periods the chart shows, the newest last. */
+/** How many periods the chart shows, the newest last, unless it shows them all. */
 const SHOWN: Record<Period, number> = { week: 26, month: 24, year: 50 }
 
 /**
- * The periods of the chart, every one in its range counted or not: the SHOWN up to this one, or
- * when nothing was counted in those (an athlete back from years off), up to the newest counted.
+ * The periods of the chart, every one in its range counted or not, up to the newest counted
+ * (this one for an athlete still active; an archive of past years ends on its last activities,
+ * not on empty years): the SHOWN of them, or all from the first counted.
  */
-const periodsOf = (totals: ReadonlyArray<Total>, period: Period): Array<string> => {
+const periodsOf = (totals: ReadonlyArray<Total>, period: Period, all: boolean): Array<string> => {
   const keys = totals.map((t) => t.period).sort()
-  const newest = keys.at(-1)!
-  const now = periodOf(period, new Date().toLocaleDateString("sv-SE"))
-  const upToNow = periodsBetween(period, keys[0]!, newest > now ? newest : now, SHOWN[period])
-  return upToNow.includes(newest) || newest > now ? upToNow : periodsBetween(period, keys[0]!, newest, SHOWN[period])
+  return periodsBetween(period, keys[0]!, keys.at(-1)!, all ? Infinity : SHOWN[period])
 }
 
 export const statsPage: Page = async (main, params) => {
   const period = (["week", "month", "year"].includes(params.get("period") ?? "") ? params.get("period") : "month") as Period
   const measure = (Object.hasOwn(MEASURES, params.get("measure") ?? "") ? params.get("measure") : "distance") as Measure
   const sport = params.get("sport") ?? ""
+  // the chart's range: the latest SHOWN periods, or every period since the first activity
+  const all = params.get("range") === "all"
   const sportFilter = { "filters[sportType]": sport === "" ? undefined : sport }
   const [{ totals }, { records }, { eddington }, { routes }] = await Promise.all([
     call("stats.totals", { query: { "filters[period]": period, ...sportFilter } }),
@@ -57,9 +57,10 @@ export const statsPage: Page = async (main, params) => {
   const controls = h("form", { class: "filters", onsubmit: (e: Event) => e.preventDefault() },
     field("Period", select("period", period, [["week", "Week"], ["month", "Month"], ["year", "Year"]])),
     field("Show", select("measure", measure, Object.entries(MEASURES).map(([k, m]) => [k, m.label] as const))),
+    field("Range", select("range", all ? "all" : "", [["", `Latest ${SHOWN[period]} ${period}s`], ["all", "Since the first activity"]])),
     sports.element)
 
-  const periods = totals.length === 0 ? [] : periodsOf(totals, period)
+  const periods = totals.length === 0 ? [] : periodsOf(totals, period, all)
   const shown = new Set(periods)
   const legend = h("div", { class: "legend-below" })
   const chartBox = h("div", { class: "chart", id: "totals-chart", role: "img", "aria-label": `${MEASURES[measure].label} per ${period} by sport` })

@@ -21,6 +21,8 @@ const reload = () => dispatchEvent(new HashChangeEvent("hashchange"))
 
 /** Today, as the browser's calendar says it (YYYY-MM-DD). */
 const today = () => new Date().toLocaleDateString("sv-SE")
+/** The calendar day `n` days before `day` ("2024-03-01"). */
+const daysBefore = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) - n * 86_400_000).toISOString().slice(0, 10)
 const daysAgo = (n: number) => {
   const d = new Date()
   d.setDate(d.getDate() - n)
@@ -72,8 +74,12 @@ export const trainingPage: Page = async (main, params) => {
   const ftpKey = ftpOf(sports)
   const sportFilter = { "filters[sportType]": sports.length === 0 ? undefined : sports.join(",") }
   const periodRange = periodOf()
+  // the fitness chart ends on the latest activity (today for an athlete still active): an archive
+  // of past years opens on its last months, not on empty ones
+  const lastDay = (await call("activities.search", { query: { "pagination[size]": 1 } })).activities[0]?.startDateLocal.slice(0, 10)
+  const end = lastDay !== undefined && lastDay < today() ? lastDay : today()
   const [load, periodCurve, historyCurve, { thresholds }] = await Promise.all([
-    call("training.trainingLoad", { query: { "filters[from]": days === null ? undefined : daysAgo(days - 1), "filters[to]": today() } }),
+    call("training.trainingLoad", { query: { "filters[from]": days === null ? undefined : daysBefore(end, days - 1), "filters[to]": end } }),
     call("training.powerCurve", { query: { ...sportFilter, "filters[from]": periodRange.from, "filters[to]": periodRange.to } }),
     call("training.powerCurve", { query: sportFilter }),
     call("training.thresholds")
@@ -91,7 +97,7 @@ export const trainingPage: Page = async (main, params) => {
 
   // fitness, fatigue and form
   const latest = load.days.at(-1)
-  const pmcBox = h("div", { class: "chart", id: "fitness-chart", role: "img", "aria-label": `Fitness, fatigue and form over ${RANGES[range]![0].toLowerCase()}` })
+  const pmcBox = h("div", { class: "chart", id: "fitness-chart", role: "img", "aria-label": `Fitness, fatigue and form over ${RANGES[range]![0].toLowerCase()}${end === today() ? "" : ` to ${format.calendarDate(end)}`}` })
   const pmcLegend = h("div", { class: "legend-below" })
   const pmcCards = latest === undefined ? null : h("dl", { class: "stats", id: "fitness-today" },
     h("div", { class: "stat" }, h("dt", null, "Fitness"), h("dd", null, oneDecimal(latest.fitness))),

@@ -16,6 +16,8 @@ export interface FitMessageCounts {
   readonly messages: number
   /** data messages by global message number */
   readonly byGlobal: ReadonlyMap<number, number>
+  /** a definition with an architecture byte other than 0 or 1: the decoder would read it as big-endian, silently */
+  readonly badArchitecture: boolean
 }
 
 export const FIT_MESG_RECORD = 20
@@ -28,12 +30,14 @@ export const countFitMessages = (bytes: Uint8Array, headerSize: number, dataSize
   const globals = new Int32Array(16)
   const byGlobal = new Map<number, number>()
   let messages = 0
+  let badArchitecture = false
   let pos = headerSize
   while (pos < end) {
     const header = bytes[pos++]!
     if ((header & 0x80) === 0 && (header & 0x40) !== 0) {
       if (pos + 5 > end) break
       const bigEndian = bytes[pos + 1] === 1
+      if (bytes[pos + 1]! > 1) badArchitecture = true
       const global = bigEndian ? (bytes[pos + 2]! << 8) | bytes[pos + 3]! : bytes[pos + 2]! | (bytes[pos + 3]! << 8)
       const fields = bytes[pos + 4]!
       pos += 5
@@ -59,5 +63,5 @@ export const countFitMessages = (bytes: Uint8Array, headerSize: number, dataSize
     messages++
     byGlobal.set(globals[local]!, (byGlobal.get(globals[local]!) ?? 0) + 1)
   }
-  return { messages, byGlobal }
+  return { messages, byGlobal, badArchitecture }
 }

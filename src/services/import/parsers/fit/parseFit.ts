@@ -9,6 +9,7 @@ import { type DeveloperFieldKeys, developerFieldKeys, developerValue } from "./f
 import { fitDeviceName } from "./fitDevice.ts"
 import { countFitMessages, FIT_MESG_HR, FIT_MESG_RECORD } from "./fitMessageCounts.ts"
 import { expandStrapHeartRates, mergeStrapHeartRates } from "./fitHeartRate.ts"
+import { recoverFitSegment, type RecoveredSegment } from "./fitRecovery.ts"
 import { FIT_SPORT_TRANSITION, FIT_SUB_SPORT_COMMUTING, fitSportId, fitSubSportId, makerSport, mapFitSport } from "./fitSport.ts"
 import { sportWords } from "../sportNames.ts"
 
@@ -36,6 +37,8 @@ interface DecodedFit {
  */
 const FIRST_REAL_FIT_TIME = (631_065_600 + 0x10000000) * 1000
 const MAX_UTC_OFFSET_SECONDS = 14 * 3600
+/** how far a record may lie outside its session's start and end and still belong to it */
+const SESSION_MARGIN_MS = 60_000
 /**
  * Messages a FIT file may hold, all segments together: fit-file-parser keeps each as an
  * object (about 190 bytes of heap apiece). A recording of MAX_SAMPLES records with its events,
@@ -70,6 +73,8 @@ interface Segment {
   readonly bytes: Uint8Array
   readonly headerSize: number
   readonly dataSize: number
+  /** its header declares no data although records follow: they are read up to the file's end */
+  readonly sizeUntrusted?: boolean
 }
 
 /** Checks the first FIT header and splits the byte stream into its chained FIT segments. */
@@ -98,7 +103,8 @@ const splitSegments = (bytes: Uint8Array, name: string): Array<Segment> => {
     }
     if (dataSize === 0) {
       if (offset === 0) {
-        fail(`"${name}" has a corrupt FIT header: it declares 0 bytes of data but ${bytes.length - headerSize} bytes follow`)
+        // a header that declares no data before records: what follows is read as far as it goes
+        segments.push({ bytes, headerSize, dataSize: bytes.length - headerSize, sizeUntrusted: true })
       }
       break
     }
@@ -113,6 +119,46 @@ const crcMatches = (segment: Segment): boolean => {
   if (segment.bytes.length < end + 2) return false
   const stored = segment.bytes[end]! | (segment.bytes[end + 1]! << 8)
   return stored === FitEncoder.calculateCRC(segment.bytes.subarray(0, end))
+}
+
+/**
+ * The first segment decoded, its damaged stretches skipped (fitRecovery) when the decoder stops
+ * at an invalid record or the header's data size cannot be trusted; `repairs` names what was skipped.
+ */
+const decodeRecovering = (segment: Segment, name: string, repairs: Array<string>, badArchitecture: boolean): DecodedFit => {
+  if (badArchitecture && !segment.sizeUntrusted) {
+    return decodeRecovered(recoverFitSegment(segment.bytes, segment.headerSize, segment.headerSize + segment.dataSize), name, repairs)
+  }
+  if (!segment.sizeUntrusted) {
+    try {
+      return decode(segment, name)
+    } catch (e) {
+      const recovered = recoverFitSegment(segment.bytes, segment.headerSize, segment.headerSize + segment.dataSize)
+      if (recovered.skipped.length === 0 && recovered.architectureFixed.length === 0) throw e
+      return decodeRecovered(recovered, name, repairs)
+    }
+  }
+  repairs.push(`its FIT header declares no data: the ${segment.dataSize.toLocaleString("en-US")} bytes after it were read as records`)
+  return decodeRecovered(recoverFitSegment(segment.bytes, segment.headerSize, segment.bytes.length), name, repairs)
+}
+
+const decodeRecovered = (recovered: RecoveredSegment, name: string, repairs: Array<string>): DecodedFit => {
+  const skippedBytes = recovered.skipped.reduce((total, s) => total + s.length, 0)
+  if (skippedBytes > 0) {
+    const where = recovered.skipped.slice(0, 3).map((s) => `${s.length.toLocaleString("en-US")} at byte ${s.at.toLocaleString("en-US")}`).join(", ")
+    repairs.push(
+      `damaged FIT data skipped: ${skippedBytes.toLocaleString("en-US")} of ${recovered.dataBytes.toLocaleString("en-US")} bytes in ${recovered.skipped.length} stretch${
+        recovered.skipped.length === 1 ? "" : "es"
+      } (${where}${recovered.skipped.length > 3 ? ", …" : ""}); the records around them were kept`
+    )
+  }
+  if (recovered.architectureFixed.length > 0) {
+    repairs.push(`${recovered.architectureFixed.length} FIT definition${recovered.architectureFixed.length === 1 ? "" : "s"} with an invalid architecture byte (at byte ${
+      recovered.architectureFixed.slice(0, 3).map((at) => at.toLocaleString("en-US")).join(", ")
+    }) read as little-endian`)
+  }
+  const view = new DataView(recovered.bytes.buffer, recovered.bytes.byteOffset, recovered.bytes.byteLength)
+  return decode({ bytes: recovered.bytes, headerSize: 14, dataSize: view.getUint32(4, true) }, name)
 }
 
 const decode = (segment: Segment, name: string): DecodedFit => {
@@ -255,6 +301,26 @@ interface SessionSlice {
   readonly racePart?: number
 }
 
+/**
+ * Records of a damaged file dated outside their session belong to another recording (a head unit
+ * that reuses its memory leaves an older ride's records beside the damage): each slice keeps only
+ * its session's time, and the records left out are named.
+ */
+const keepSessionRecords = (slices: Array<SessionSlice>, rows: ReadonlyArray<SampleRow>, repairs: Array<string>): void => {
+  for (const [i, slice] of slices.entries()) {
+    const start = slice.session !== null ? realTime(slice.session["start_time"]) : null
+    const elapsed = slice.session !== null ? finite(slice.session["total_elapsed_time"]) : null
+    if (start === null || elapsed === null || elapsed <= 0) continue
+    const from = Math.max(slice.from, start - SESSION_MARGIN_MS)
+    const to = Math.min(slice.to, start + elapsed * 1000 + SESSION_MARGIN_MS)
+    slices[i] = { ...slice, from, to }
+  }
+  const outside = rows.filter((r) => !slices.some((slice) => r.time >= slice.from && r.time < slice.to)).length
+  if (outside > 0) {
+    repairs.push(`${outside.toLocaleString("en-US")} records dated outside the activity's session (another recording's) were left out`)
+  }
+}
+
 export const parseFit = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedActivity> => {
   const segments = splitSegments(bytes, name)
   const first = segments[0]!
@@ -265,7 +331,9 @@ export const parseFit = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
     fail(`"${name}" has ${messageCount.toLocaleString("en-US")} FIT messages (at most ${MAX_FIT_MESSAGES.toLocaleString("en-US")})`)
   }
   checkSampleCount(counts[0]!.byGlobal.get(FIT_MESG_RECORD) ?? 0, name, "records")
-  const fit = decode(first, name)
+  const repairs: Array<string> = []
+  const fit = decodeRecovering(first, name, repairs, counts[0]!.badArchitecture)
+  const recovered = repairs.length > 0
   const fileId = fit.file_ids?.[0]
   const fileType = fileId?.["type"]
   let records = fit.records ?? []
@@ -278,7 +346,8 @@ export const parseFit = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
     if (!(isCourse && timedRecords)) fail(`"${name}" is a FIT ${label} file, not an activity`)
   }
   if (sessions.length === 0 && records.length === 0) fail(`"${name}" contains no activity data (no session and no record messages)`)
-  if (sessions.length === 0 && !isCourse && !crcMatches(first)) {
+  // a header that declares no data has no checksum to trust either: its records are what it holds
+  if (sessions.length === 0 && !isCourse && !first.sizeUntrusted && !crcMatches(first)) {
     fail(`"${name}" is truncated: it ends without its activity summary (no session message, and its checksum does not match). Copy or download it again, or export it again from the device or its app.`)
   }
 
@@ -297,7 +366,6 @@ export const parseFit = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
   const dev = developerFieldKeys(fit.field_descriptions)
   const read = rowsOf(records, dev)
   let deviceRelative = read.deviceRelative
-  const repairs: Array<string> = []
   const rows = dropBackwardGlitches(read.rows, repairs) as Array<SampleRow>
   // the decoded records are the largest part of a long file: let them go before the columns are built
   records = []
@@ -358,6 +426,8 @@ export const parseFit = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
     })
     if (slices.length === 0) fail(`"${name}" contains only transition sessions, no sport session`)
   }
+
+  if (recovered) keepSessionRecords(slices, rows, repairs)
 
   const activity = fit.activity
   const localTs = time(activity?.["local_timestamp"])
