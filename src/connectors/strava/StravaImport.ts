@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Clock, Effect, Option, Ref } from "effect"
 import { isSportType } from "../../schema/SportType.ts"
 import { ActivityRepo } from "../../services/activities/ActivityRepo.ts"

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect } from "effect"
 import { createHash, randomUUID } from "node:crypto"
 import type { Gear } from "../../schema/ApiModels.ts"

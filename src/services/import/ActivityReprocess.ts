@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Data, Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"

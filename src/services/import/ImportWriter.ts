@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Cause, Effect } from "effect"
 import type { EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
 import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, truncateText } from "../../schema/ActivityLimits.ts"

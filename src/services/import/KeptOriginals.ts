@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Data, Effect, Exit } from "effect"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import Database from "better-sqlite3"
 import { Effect } from "effect"
 import { StoragePaths } from "./StoragePaths.ts"

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect } from "effect"
 import { createHash, randomBytes, randomUUID } from "node:crypto"
 import { SHOW_DEFAULTS, type Share, type ShowsInput, type Shows } from "../../schema/ShareModels.ts"

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect } from "effect"
 import { inChannel } from "../platform/Logs.ts"
 import type { ThresholdSet } from "./TrainingFigures.ts"

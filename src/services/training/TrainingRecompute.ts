@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Queue } from "effect"
 import type { TrainingBasis } from "../../schema/TrainingBasis.ts"
 import { TRAINING_BASIS_VERSION } from "./TrainingBasis.ts"

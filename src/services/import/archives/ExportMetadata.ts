@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Either, Schema } from "effect"
 import { FileImportSource, SportType } from "../../../schema/ApiModels.ts"
 import { ExportedActivity, ExportedGear, gearNamed } from "./ExportedActivity.ts"

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Either, Schema } from "effect"
 import { ExportedActivity } from "../archives/ExportedActivity.ts"
 import { GARMIN_MATCH_TOLERANCE_MS, type GarminSummary, matchSummary } from "./GarminExport.ts"
