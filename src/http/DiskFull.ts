@@ -1,4 +1,4 @@
-import { Cause } from "effect"
+import * as Cause from "effect/Cause"
 import { DISK_FULL_MESSAGE, InsufficientStorage } from "../schema/ApiErrors.ts"
 
 /**

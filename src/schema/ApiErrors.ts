@@ -1,5 +1,5 @@
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /**
  * Every error of the JSON API. Each is a tagged error in code and `{error, message}` on the

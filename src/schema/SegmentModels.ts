@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { MAX_NAME_LENGTH } from "./ActivityLimits.ts"
 import { bracketParams, sportTypeList } from "./QueryParams.ts"
 import { RIDES, RUNS, SWIMS, type SportType } from "./SportType.ts"

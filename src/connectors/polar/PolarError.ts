@@ -1,4 +1,4 @@
-import { Data } from "effect"
+import * as Data from "effect/Data"
 
 /**
  * Why a call to Polar failed (a 429 or a spent budget is the kit's RateLimited instead).

@@ -1,5 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { createHash, randomUUID } from "node:crypto"
 import type { Gear } from "../../schema/ApiModels.ts"
 

@@ -1,5 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Data, Effect, Exit } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"

@@ -1,5 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { randomUUID } from "node:crypto"
 import type { EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
 import { inSportGroup, type SportGroup } from "../../schema/SegmentModels.ts"

@@ -1,6 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as Statement from "@effect/sql/Statement"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import {
   type Climb,
   type PersonalRecord,

@@ -1,5 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Effect, Either, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import { FileImportSource, SportType } from "../../../schema/ApiModels.ts"
 import { ExportedActivity, ExportedGear, gearNamed } from "./ExportedActivity.ts"
 import { ExportImages } from "./ExportImages.ts"

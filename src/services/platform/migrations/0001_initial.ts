@@ -1,5 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

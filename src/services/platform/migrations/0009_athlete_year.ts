@@ -1,5 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 /**
  * Gear components (a chain, tyres, shoes) with their maintenance intervals, and their service

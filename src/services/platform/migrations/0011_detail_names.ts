@@ -1,5 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 /**
  * Laps, splits and a pool swim's lengths stored under the API's names, so that they are answered

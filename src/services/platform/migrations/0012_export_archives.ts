@@ -1,5 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 /**
  * Every file unpacked from an archive is kept with the archive it came from (the hash of the
