@@ -1,5 +1,6 @@
 import { Args, Command } from "@effect/cli"
-import { Console, Effect } from "effect"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
 import * as path from "node:path"
 import { backupDatabase } from "../services/platform/DatabaseBackup.ts"
 import { StoragePaths } from "../services/platform/StoragePaths.ts"

@@ -1,5 +1,7 @@
 import { Args, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
-import { Console, Effect, Option } from "effect"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { escapeControl, escapeLines, indented, LOG_CHANNELS, type LogChannel } from "../services/platform/Logs.ts"

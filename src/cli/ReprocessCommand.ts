@@ -1,5 +1,7 @@
 import { Args, Command, Options } from "@effect/cli"
-import { Console, Effect, type Layer } from "effect"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
 import { ActivityReprocess, ReprocessError } from "../services/import/ActivityReprocess.ts"
 import { UsageError } from "../services/platform/ProgramErrors.ts"
 import { TrainingRecompute } from "../services/training/TrainingRecompute.ts"

@@ -1,5 +1,6 @@
 import { Command, Options } from "@effect/cli"
-import { Console, Effect } from "effect"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
 import { generateApiKey } from "../services/platform/ApiKey.ts"
 import { envFilePath, writeApiKey } from "../services/platform/EnvFile.ts"
 

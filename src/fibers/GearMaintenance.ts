@@ -1,4 +1,7 @@
-import { Cron, Effect, Layer, Schedule } from "effect"
+import * as Cron from "effect/Cron"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schedule from "effect/Schedule"
 import type { GearComponent } from "../schema/GearComponentModels.ts"
 import { GearComponents, type OverdueComponent } from "../services/gear/GearComponents.ts"
 import { AppConfig } from "../services/platform/AppConfig.ts"

@@ -1,5 +1,6 @@
 import * as HttpServer from "@effect/platform/HttpServer"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { Supervisor } from "../services/platform/Supervisor.ts"
 
 /**

@@ -1,4 +1,8 @@
-import { Effect, type Exit, Option, Scope, type Tracer } from "effect"
+import * as Effect from "effect/Effect"
+import type * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
+import type * as Tracer from "effect/Tracer"
 import { formatOf } from "../services/import/ActivityFileName.ts"
 import type { ImportOutcome } from "../services/import/ImportOutcome.ts"
 

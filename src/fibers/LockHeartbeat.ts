@@ -1,4 +1,7 @@
-import { Duration, Effect, Layer, Schedule } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schedule from "effect/Schedule"
 import { HEARTBEAT_INTERVAL_MS, HeldLocks } from "../services/platform/StorageLock.ts"
 
 /**

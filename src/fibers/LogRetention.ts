@@ -1,4 +1,6 @@
-import { Effect, Layer, Schedule } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schedule from "effect/Schedule"
 import { inChannel, pruneLogs } from "../services/platform/Logs.ts"
 import { StoragePaths } from "../services/platform/StoragePaths.ts"
 import { supervise } from "../services/platform/supervise.ts"

@@ -1,4 +1,6 @@
-import { Duration, Effect, Layer } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { decodeStreams } from "../services/activities/StreamsCodec.ts"
 import { inChannel } from "../services/platform/Logs.ts"
 import { supervise } from "../services/platform/supervise.ts"

@@ -1,4 +1,7 @@
-import { Duration, Effect, Layer, Option } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { inChannel } from "../services/platform/Logs.ts"
 import { ReadConnection } from "../services/platform/ReadConnection.ts"
 import { TrainingRecompute } from "../services/training/TrainingRecompute.ts"

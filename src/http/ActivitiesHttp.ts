@@ -1,6 +1,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Effect, Either } from "effect"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import {
   BadRequest,
   GpxNotAvailable,

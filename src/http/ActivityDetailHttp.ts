@@ -1,7 +1,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import { NotFound, OriginalNotAvailable } from "../schema/ApiErrors.ts"
 import { BestEffortList, LapList, LengthList, SplitList } from "../schema/ActivityDetailModels.ts"

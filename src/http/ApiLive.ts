@@ -1,7 +1,11 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpServer from "@effect/platform/HttpServer"
-import { Chunk, Effect, FiberRef, Layer } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as Layer from "effect/Layer"
 import { AppConfig } from "../services/platform/AppConfig.ts"
 import { ActivityDetail } from "../services/activities/ActivityDetail.ts"
 import { ActivitiesHttpLive } from "./ActivitiesHttp.ts"
@@ -51,6 +55,14 @@ export const ApiLive = HttpApiBuilder.api(WaymarkApi).pipe(
 const REQUEST_SLICE_MILLIS = 5
 
 /**
+ * A request's fiber starts where Node hands the request over: in the poll phase that read it,
+ * beside every other request of that read. Its first steps (the request log's span, the route,
+ * the key, the decoding of the request) would run there at once, for a burst of uploads two
+ * hundred of them in one stretch of the event loop; yielding first, they run in the slices.
+ */
+const inTurn = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> => Effect.zipRight(Effect.yieldNow(), app)
+
+/**
  * `HttpApiBuilder.serve` with the request log, once the routes of the app's router are checked
  * against the route table: a route neither the HttpApi nor a served feature declares stops the
  * start. Its request fibers run on a scheduler of slices (slicedScheduler), inherited from the
@@ -62,7 +74,8 @@ const serveDeclared = (redact: (url: string) => string) =>
       const table = yield* RouteTable
       const router = yield* HttpApiBuilder.Router.router
       table.checkServed(Chunk.toReadonlyArray(router.routes))
-      return HttpServer.serve(yield* HttpApiBuilder.httpApp, makeRequestLog(redact))
+      const requestLog = makeRequestLog(redact)
+      return HttpServer.serve(yield* HttpApiBuilder.httpApp, (app) => inTurn(requestLog(app)))
     })
   ).pipe(
     Layer.locally(FiberRef.currentScheduler, slicedScheduler(REQUEST_SLICE_MILLIS)),

@@ -1,5 +1,5 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { Calendar } from "../schema/CalendarModels.ts"
 import { MilestoneList } from "../schema/MilestoneModels.ts"
 import { Streaks } from "../schema/StreakModels.ts"

@@ -1,7 +1,7 @@
 import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
 import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { InvalidToken, TooManyRequests } from "../schema/ApiErrors.ts"
 
 /** Bearer authentication of every /api/v1 endpoint (implemented in `AuthorizationLive`). */

@@ -1,4 +1,4 @@
-import { Context } from "effect"
+import * as Context from "effect/Context"
 
 /**
  * How many bytes a request body may have, by route. The upload routes stream their file to

@@ -1,4 +1,4 @@
-import { Cause } from "effect"
+import * as Cause from "effect/Cause"
 import { InsufficientStorage } from "../schema/ApiErrors.ts"
 
 /**

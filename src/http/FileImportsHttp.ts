@@ -1,6 +1,6 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { FileImportStatusConflict, ImportModeNotFiles, NotFound, OriginalNotAvailable } from "../schema/ApiErrors.ts"
 import { type FileImportActionError, FileImportActions } from "../services/import/FileImportActions.ts"
 import { ImportProgress } from "../services/import/ImportProgress.ts"

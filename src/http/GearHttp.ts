@@ -1,6 +1,6 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { BadRequest, GearIsImported, NotFound } from "../schema/ApiErrors.ts"
 import { GearCreate, GearUpdate } from "../schema/GearInput.ts"
 import { GearRepo, newGearId } from "../services/activities/GearRepo.ts"

@@ -1,4 +1,4 @@
-import { Context } from "effect"
+import * as Context from "effect/Context"
 import type { BadRequest, NotFound } from "../schema/ApiErrors.ts"
 import type { ActivitySearchParams, FileImportSearchParams } from "../schema/QueryParams.ts"
 

@@ -1,4 +1,5 @@
-import { Effect, Either } from "effect"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import { importSourceOfFormat } from "../schema/ActivityDraft.ts"
 import { BadRequest, NotFound } from "../schema/ApiErrors.ts"
 import { Activity, ActivityList, type FileImport, FileImportList, Status } from "../schema/ApiModels.ts"

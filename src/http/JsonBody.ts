@@ -1,5 +1,7 @@
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import { Effect, ParseResult, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 import { BadRequest, UnsupportedMediaType } from "../schema/ApiErrors.ts"
 import { MAX_JSON_DEPTH, nestedDeeperThan } from "../schema/JsonDepth.ts"
 

@@ -1,6 +1,6 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { BadRequest, NotFound } from "../schema/ApiErrors.ts"
 import { ClimbList, ClimbSegmentCreate, SegmentCreate, SegmentDetail, SegmentEffortList, SegmentEffortPage, SegmentList, SegmentUpdate } from "../schema/SegmentModels.ts"
 import { ActivityRepo } from "../services/activities/ActivityRepo.ts"

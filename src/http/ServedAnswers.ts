@@ -1,7 +1,7 @@
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 /** The answer of a GET route served beside the API: the app's response, needing nothing of the request. */
 export type ServedAnswer = Effect.Effect<HttpServerResponse.HttpServerResponse>

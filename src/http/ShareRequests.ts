@@ -1,4 +1,5 @@
-import { Context, Effect } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
 import { inChannel } from "../services/platform/Logs.ts"
 import { clientOf } from "./WrongKeys.ts"
 

@@ -1,6 +1,6 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { NotFound } from "../schema/ApiErrors.ts"
 import { PrivacySettings, PrivacyZone, PrivacyZoneInput, PrivacyZoneList } from "../schema/PrivacyZoneModels.ts"
 import { Share, ShareCreate, ShareList } from "../schema/ShareModels.ts"

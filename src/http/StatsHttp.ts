@@ -1,5 +1,5 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { BadRequest } from "../schema/ApiErrors.ts"
 import type { StatsFilterParams } from "../schema/QueryParams.ts"
 import { EddingtonAnswer, Heatmap, RecordList, TotalList } from "../schema/StatsModels.ts"

@@ -1,5 +1,5 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { WaymarkApi } from "./Api.ts"
 import { HotReads } from "./HotReads.ts"
 

@@ -1,4 +1,7 @@
-import { Context, Data, Duration, Effect } from "effect"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
 import { TooManyRequests } from "../schema/ApiErrors.ts"
 import { inChannel } from "../services/platform/Logs.ts"
 

@@ -1,4 +1,4 @@
-import { Scheduler } from "effect"
+import * as Scheduler from "effect/Scheduler"
 
 /** Queued tasks past which the ones done are dropped from the front of the queue. */
 const COMPACT_AFTER = 1024

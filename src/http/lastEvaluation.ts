@@ -1,4 +1,8 @@
-import { Clock, Duration, Effect, Fiber, FiberSet } from "effect"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as FiberSet from "effect/FiberSet"
 
 export interface LastEvaluationOptions {
   /** how long a result answers without a renewal */

@@ -1,5 +1,6 @@
 import { Command } from "@effect/cli"
-import { Console, Layer } from "effect"
+import * as Console from "effect/Console"
+import * as Layer from "effect/Layer"
 import { backupCommand } from "../cli/BackupCommand.ts"
 import { logsCommand } from "../cli/LogsCommand.ts"
 import { makeReprocessCommand } from "../cli/ReprocessCommand.ts"

@@ -1,4 +1,5 @@
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { ParseWorker } from "../services/import/ParseWorker.ts"
 import { ActivityReads } from "../services/activities/ActivityReads.ts"
 import { ActivityRepo } from "../services/activities/ActivityRepo.ts"

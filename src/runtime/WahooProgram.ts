@@ -1,5 +1,7 @@
 import { Command } from "@effect/cli"
-import { Effect, Layer, LogLevel } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as LogLevel from "effect/LogLevel"
 import { WahooConnectorLive } from "../connectors/wahoo/WahooConnector.ts"
 import { WahooConfig, wahooConfig, type WahooLogLevel } from "../connectors/wahoo/WahooConfig.ts"
 import { checkSettings } from "../services/platform/Settings.ts"

@@ -1,4 +1,6 @@
-import { Effect, Layer, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as net from "node:net"
 import * as path from "node:path"
 import { LockHeartbeatLive } from "../fibers/LockHeartbeat.ts"

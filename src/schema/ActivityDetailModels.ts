@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { StrokeType } from "./SwimStroke.ts"
 
 /** Response bodies of an activity's detail: its streams, laps, splits and best efforts. */

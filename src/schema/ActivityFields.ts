@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { MAX_DESCRIPTION_LENGTH, MAX_DEVICE_NAME_LENGTH, MAX_NAME_LENGTH, truncateText } from "./ActivityLimits.ts"
 import { SPORT_TYPES } from "./SportType.ts"
 

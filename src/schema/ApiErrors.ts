@@ -1,5 +1,6 @@
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import { type Cause, Schema } from "effect"
+import type * as Cause from "effect/Cause"
+import * as Schema from "effect/Schema"
 
 /**
  * Every error of the JSON API, declared once: its HTTP status, its stable code on the wire

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { MapStatus } from "./MapModels.ts"
 import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from "./ActivityLimits.ts"
 import { ActivityFields, shownFields } from "./ActivityFields.ts"

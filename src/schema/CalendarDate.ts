@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** A real day written YYYY-MM-DD (2026-02-29 is refused). */
 export const isCalendarDate = (value: string): boolean => {

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { CalendarDate } from "./CalendarDate.ts"
 import { MAX_NAME_LENGTH } from "./ActivityLimits.ts"
 import { LocalDate } from "./LocalDate.ts"

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { MAX_NAME_LENGTH } from "./ActivityLimits.ts"
 
 /** Request bodies of custom gear: POST /gear and PATCH /gear/{gearId}. */

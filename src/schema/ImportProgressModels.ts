@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /**
  * How far the import of the files in hand has gone: the same figures the daemon log's progress

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** A calendar date `YYYY-MM-DD` in an answer: the athlete's local date, described for the OpenAPI document. */
 export const LocalDate = (description: string) =>

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** Which source the maps are drawn from, as `/status` reports it. */
 

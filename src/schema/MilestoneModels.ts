@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { SportType } from "./ApiModels.ts"
 import { LocalDate } from "./LocalDate.ts"
 

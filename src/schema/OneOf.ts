@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** A refused value as a message quotes it: a string in quotes, anything else as JSON, cut short. */
 const quoted = (actual: unknown): string =>

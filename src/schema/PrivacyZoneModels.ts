@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /**
  * Privacy zones: circles around places the athlete keeps to themself (home, work). Nothing that

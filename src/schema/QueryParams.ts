@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { FILE_IMPORT_SOURCES, FILE_IMPORT_STATUSES, type FileImportSource, type FileImportStatus } from "./ApiModels.ts"
 import { SPORT_TYPES, type SportType } from "./SportType.ts"
 import { WorldType } from "./ActivityFields.ts"

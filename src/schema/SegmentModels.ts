@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { MAX_NAME_LENGTH } from "./ActivityLimits.ts"
 import { Pagination } from "./ApiModels.ts"
 import { bracketParams, paginationFields, sportTypeList } from "./QueryParams.ts"

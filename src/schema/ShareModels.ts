@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** A share link: one activity shown to anyone who has the link, never the API or the dashboard. */
 

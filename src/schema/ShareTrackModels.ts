@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** The owner's view of what share links show of an activity's track, to draw what they hide. */
 export const ShareTrack = Schema.Struct({

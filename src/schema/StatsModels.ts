@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { SportType } from "./ApiModels.ts"
 
 /** Response bodies of /stats: totals per period, records, the Eddington number, the heatmap. */

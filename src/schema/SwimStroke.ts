@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** The strokes of a swim's length or lap, as the FIT profile names them (`swim_stroke`). */
 export const STROKE_TYPES = ["freestyle", "backstroke", "breaststroke", "butterfly", "drill", "mixed", "im"] as const

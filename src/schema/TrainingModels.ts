@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { CalendarDate } from "./CalendarDate.ts"
 import { activityFilterFields, bracketParams } from "./QueryParams.ts"
 import { SportType } from "./ActivityFields.ts"

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { MILESTONE_KINDS, type MilestoneKind } from "./MilestoneModels.ts"
 import { bracketParams, commaListOf, sportTypeList } from "./QueryParams.ts"
 

@@ -1,4 +1,4 @@
-import { Data } from "effect"
+import * as Data from "effect/Data"
 
 /**
  * Why a call to a cloud (Polar, Wahoo) failed, in words a person reads on the dashboard. A rate

@@ -1,4 +1,6 @@
-import { Data, Effect, Stream } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { publishFile, type Published } from "../../services/import/PublishFile.ts"

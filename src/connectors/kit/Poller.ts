@@ -1,19 +1,17 @@
-import {
-  Cause,
-  Clock,
-  DateTime,
-  Deferred,
-  Duration,
-  Effect,
-  Exit,
-  Metric,
-  Option,
-  Queue,
-  Ref,
-  Schedule,
-  ScheduleDecision,
-  ScheduleIntervals
-} from "effect"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as DateTime from "effect/DateTime"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Metric from "effect/Metric"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import * as Ref from "effect/Ref"
+import * as Schedule from "effect/Schedule"
+import * as ScheduleDecision from "effect/ScheduleDecision"
+import * as ScheduleIntervals from "effect/ScheduleIntervals"
 import { connectorCycles, connectorErrors } from "../../services/platform/Metrics.ts"
 import { RateLimited } from "./RateLimit.ts"
 

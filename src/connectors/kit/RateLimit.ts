@@ -1,4 +1,10 @@
-import { Clock, Data, DateTime, Duration, Effect, Option, Ref } from "effect"
+import * as Clock from "effect/Clock"
+import * as Data from "effect/Data"
+import * as DateTime from "effect/DateTime"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
 
 /**
  * Rate-limit bookkeeping of the clouds: the usage and limit of each window, read from the

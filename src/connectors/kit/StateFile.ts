@@ -1,4 +1,7 @@
-import { Effect, Option, Ref, type Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import type * as Schema from "effect/Schema"
 import * as path from "node:path"
 import { previewOf } from "./describeParseError.ts"
 import { decodeStored, discardTemporaries, ensureFolder, JsonFileError, readJsonFile, writeJsonFile } from "./JsonFile.ts"

@@ -1,4 +1,4 @@
-import type { ParseResult } from "effect"
+import type * as ParseResult from "effect/ParseResult"
 import { truncateText } from "../../schema/ActivityLimits.ts"
 
 /**

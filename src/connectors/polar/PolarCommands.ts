@@ -1,5 +1,6 @@
 import { Command, Options } from "@effect/cli"
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as readline from "node:readline"
 import { ProgramFailed } from "../../services/platform/ProgramErrors.ts"
 import { checkSettings, type InvalidSettings } from "../../services/platform/Settings.ts"

@@ -1,4 +1,9 @@
-import { Config, ConfigError, Duration, Effect, Either, Option } from "effect"
+import * as Config from "effect/Config"
+import * as ConfigError from "effect/ConfigError"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as Settings from "../../services/platform/Settings.ts"
 import { parseSince, type Since } from "./Since.ts"
 

@@ -1,4 +1,7 @@
-import { Clock, Duration, Effect, Layer } from "effect"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { supervise } from "../../services/platform/supervise.ts"
 import { every, makePoller } from "../kit/Poller.ts"
 import { PolarConfig } from "./PolarConfig.ts"

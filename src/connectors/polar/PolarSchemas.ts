@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** What Polar AccessLink v3 answers, as far as the connector reads it (other fields are ignored). */
 

@@ -1,4 +1,5 @@
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { makeTokenStore } from "../kit/TokenStore.ts"
 import { PolarConfig } from "./PolarConfig.ts"
 

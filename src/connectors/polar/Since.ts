@@ -1,4 +1,6 @@
-import { Duration, Either, Option } from "effect"
+import * as Duration from "effect/Duration"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import { parseDuration } from "../../services/platform/Settings.ts"
 
 /**

@@ -1,4 +1,6 @@
-import { Cause, Effect, Exit } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import { type CycleResult, recordCycle } from "../kit/Poller.ts"
 import type { ImportOutcome } from "./StravaImport.ts"
 

@@ -1,5 +1,5 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { Layer } from "effect"
+import * as Layer from "effect/Layer"
 import { StravaClient } from "./StravaClient.ts"
 import { StravaImport } from "./StravaImport.ts"
 import { StravaWebhookEventRepo } from "./StravaWebhookEventRepo.ts"

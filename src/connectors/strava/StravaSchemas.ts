@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /**
  * Strava payloads, decoded with only the fields Waymark uses (unknown fields are ignored).

@@ -1,4 +1,7 @@
-import { Effect, Option, Redacted, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import { createHash } from "node:crypto"
 import * as path from "node:path"
 import type { JsonFileError } from "../kit/JsonFile.ts"

@@ -1,4 +1,7 @@
-import { Effect, Layer, Ref, Schedule } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Ref from "effect/Ref"
+import * as Schedule from "effect/Schedule"
 import { AppConfig } from "../../services/platform/AppConfig.ts"
 import { inChannel } from "../../services/platform/Logs.ts"
 import { type ImportReport, StravaImport } from "./StravaImport.ts"

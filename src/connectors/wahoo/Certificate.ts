@@ -1,4 +1,5 @@
-import { Data, Effect } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
 import { createPrivateKey, X509Certificate } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"

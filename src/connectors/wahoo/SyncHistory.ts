@@ -1,4 +1,5 @@
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import * as path from "node:path"
 import type { JsonFileError } from "../kit/JsonFile.ts"
 import { makeStateFile, type StateFile } from "../kit/StateFile.ts"

@@ -1,4 +1,9 @@
-import { Config, Cron, Effect, Either, Option, type Redacted } from "effect"
+import * as Config from "effect/Config"
+import * as Cron from "effect/Cron"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
 import * as path from "node:path"
 import * as Settings from "../../services/platform/Settings.ts"
 

@@ -1,6 +1,7 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { createServer } from "node:https"
 import { VERSION } from "../../services/platform/version.ts"
 import { loadOrCreateCertificate } from "./Certificate.ts"

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** What the Wahoo cloud answers, as far as the connector reads it (other fields are ignored). */
 

@@ -1,4 +1,7 @@
-import { Clock, Effect, Option, Ref } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { makeDelivery } from "../kit/Delivery.ts"

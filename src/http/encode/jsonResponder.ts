@@ -1,5 +1,6 @@
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { type Schema, SchemaAST as AST } from "effect"
+import type * as Schema from "effect/Schema"
+import * as AST from "effect/SchemaAST"
 
 /**
  * The first part of `ast` whose JSON form differs from its type (a transformation, or a

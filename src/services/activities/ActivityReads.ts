@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { Activity, ActivityImage } from "../../schema/ApiModels.ts"
 import type { ActivitySort, ActivitySortField } from "../../schema/QueryParams.ts"
 import { AppConfig } from "../platform/AppConfig.ts"

@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import { KeptOriginals } from "../import/KeptOriginals.ts"
 import { ActivityRepo, type DeletedActivity } from "./ActivityRepo.ts"

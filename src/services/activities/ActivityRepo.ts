@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
 import { randomUUID } from "node:crypto"
 import type { ActivityStreams, EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
 import { ActivityFields, type ActivitySummary, type MultisportPart } from "../../schema/ActivityFields.ts"

@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
 import type { Weight } from "../../schema/ApiModels.ts"
 
 /** Weight measurements: one per calendar date, in the configured unit system. */

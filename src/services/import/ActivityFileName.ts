@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import * as Either from "effect/Either"
 import type { FileFormat } from "../../schema/ParsedActivity.ts"
 
 /**

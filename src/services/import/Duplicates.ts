@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
 import { ActivityRepo } from "../activities/ActivityRepo.ts"
 import { FileImportRepo } from "./FileImportRepo.ts"

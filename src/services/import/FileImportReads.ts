@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { FileImport } from "../../schema/ApiModels.ts"
 import { placeholders, ReadConnection } from "../platform/ReadConnection.ts"
 import { makeVersionedCache } from "../platform/VersionedCache.ts"

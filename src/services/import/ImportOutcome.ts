@@ -1,4 +1,4 @@
-import type { Duration } from "effect"
+import type * as Duration from "effect/Duration"
 import type { FileIdentity } from "./FileIdentity.ts"
 import type { StoredStatus } from "./FileImportRepo.ts"
 

@@ -1,4 +1,5 @@
-import { Clock, Effect } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
 import type { ImportProgress as ImportProgressAnswer } from "../../schema/ImportProgressModels.ts"
 import type { StoredStatus } from "./FileImportRepo.ts"
 import { ImportQueue } from "./ImportQueue.ts"

@@ -1,4 +1,7 @@
-import { Effect, Option, Queue, type Tracer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import type * as Tracer from "effect/Tracer"
 
 /**
  * File names of the watch folder waiting for the ImportWorker, each at most once in the

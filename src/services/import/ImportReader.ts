@@ -1,4 +1,7 @@
-import { Clock, Duration, Effect, Either } from "effect"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import type { EncodedActivityDraft } from "../../schema/ActivityDraft.ts"

@@ -1,4 +1,5 @@
-import { Context, Duration } from "effect"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 
 /**
  * What the ImportWorker does with a file whose import stopped on an unexpected error (not a

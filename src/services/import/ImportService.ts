@@ -1,4 +1,6 @@
-import { Duration, Effect, Either } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as path from "node:path"
 import type { EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
 import { AppConfig } from "../platform/AppConfig.ts"

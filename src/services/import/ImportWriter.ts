@@ -1,5 +1,6 @@
-import { SqlClient } from "@effect/sql"
-import { Cause, Effect } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
 import type { EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
 import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, truncateText } from "../../schema/ActivityLimits.ts"
 import { ActivityRepo } from "../activities/ActivityRepo.ts"

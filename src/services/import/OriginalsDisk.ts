@@ -1,4 +1,4 @@
-import { Context } from "effect"
+import * as Context from "effect/Context"
 import * as fs from "node:fs"
 import { pipeline } from "node:stream/promises"
 import * as zlib from "node:zlib"

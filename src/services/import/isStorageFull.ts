@@ -1,4 +1,4 @@
-import { Cause } from "effect"
+import * as Cause from "effect/Cause"
 
 /** Error codes of a full disk: the file system's (ENOSPC, EDQUOT over quota) and SQLite's. */
 const STORAGE_FULL_CODES: ReadonlySet<string> = new Set(["ENOSPC", "EDQUOT", "SQLITE_FULL"])

@@ -1,4 +1,7 @@
-import { Effect, Either, Option, Redacted } from "effect"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import { randomBytes, timingSafeEqual } from "node:crypto"
 import { API_KEY_PATTERN, AppConfig } from "./AppConfig.ts"
 

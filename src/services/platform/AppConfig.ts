@@ -1,4 +1,5 @@
-import { Config, Effect } from "effect"
+import * as Config from "effect/Config"
+import * as Effect from "effect/Effect"
 import * as os from "node:os"
 import * as Settings from "./Settings.ts"
 

@@ -1,5 +1,6 @@
 import Database from "better-sqlite3"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
 import * as path from "node:path"
 

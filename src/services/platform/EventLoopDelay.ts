@@ -1,4 +1,5 @@
-import { Effect, type Scope } from "effect"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import { type IntervalHistogram, monitorEventLoopDelay, performance } from "node:perf_hooks"
 
 /**

@@ -1,4 +1,6 @@
-import { Metric, MetricBoundaries, MetricLabel } from "effect"
+import * as Metric from "effect/Metric"
+import * as MetricBoundaries from "effect/MetricBoundaries"
+import * as MetricLabel from "effect/MetricLabel"
 
 /**
  * Every metric of Waymark and its connectors, declared once. They are Effect metrics (a

@@ -1,4 +1,4 @@
-import { Data } from "effect"
+import * as Data from "effect/Data"
 
 /**
  * How a program of Waymark ends when it does not end well, for the entry point to say and to

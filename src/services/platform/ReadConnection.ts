@@ -1,6 +1,6 @@
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import Database from "better-sqlite3"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { StoragePaths } from "./StoragePaths.ts"
 
 /**

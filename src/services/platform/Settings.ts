@@ -1,4 +1,12 @@
-import { Config, ConfigError, Cron, Data, Duration, Effect, Either, Option, Redacted } from "effect"
+import * as Config from "effect/Config"
+import * as ConfigError from "effect/ConfigError"
+import * as Cron from "effect/Cron"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import * as fs from "node:fs"
 import * as path from "node:path"
 

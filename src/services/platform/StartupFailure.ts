@@ -1,4 +1,4 @@
-import { Cause } from "effect"
+import * as Cause from "effect/Cause"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { logFileName, utcDay } from "./Logs.ts"

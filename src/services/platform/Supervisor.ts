@@ -1,4 +1,10 @@
-import { Cause, Clock, Context, Duration, Effect, Inspectable, Metric } from "effect"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Inspectable from "effect/Inspectable"
+import * as Metric from "effect/Metric"
 import { fiberRestarts } from "./Metrics.ts"
 
 /**

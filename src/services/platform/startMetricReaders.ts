@@ -2,7 +2,9 @@ import * as OtelMetrics from "@effect/opentelemetry/Metrics"
 import * as OtelResource from "@effect/opentelemetry/Resource"
 import { PrometheusExporter, PrometheusSerializer } from "@opentelemetry/exporter-prometheus"
 import type { MetricProducer, MetricReader } from "@opentelemetry/sdk-metrics"
-import { Effect, Option, type Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
 import { VERSION } from "./version.ts"
 
 const OTLP_INTERVAL_MS = 30_000

@@ -1,4 +1,7 @@
-import { Cause, Duration, Effect, Random } from "effect"
+import * as Cause from "effect/Cause"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Random from "effect/Random"
 import { inChannel } from "./Logs.ts"
 import { reasonOf, restartBackoff, Supervisor } from "./Supervisor.ts"
 

@@ -1,5 +1,6 @@
-import { SqlClient } from "@effect/sql"
-import { Effect, Queue } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import * as Queue from "effect/Queue"
 import { randomUUID } from "node:crypto"
 import type { EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
 import { inSportGroup, type SportGroup } from "../../schema/SegmentModels.ts"

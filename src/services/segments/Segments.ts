@@ -1,5 +1,6 @@
-import { SqlClient, type Statement } from "@effect/sql"
-import { Effect } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Statement from "@effect/sql/Statement"
+import * as Effect from "effect/Effect"
 import {
   type Climb,
   type PersonalRecord,
@@ -268,8 +269,8 @@ export class Segments extends Effect.Service<Segments>()("services/segments/Segm
         sportGroup = input.sportGroup ?? sportGroupOf(cut.sportType)
         field = "toDistanceInMeter"
       } else {
-        source = yield* Effect.try({
-          try: () => (input.points !== undefined ? fromPoints(input.points) : input.gpx !== undefined ? fromGpx(input.gpx) : fromGeoJson(input.geojson)),
+        source = yield* Effect.tryPromise({
+          try: async () => (input.points !== undefined ? fromPoints(input.points) : input.gpx !== undefined ? await fromGpx(input.gpx) : fromGeoJson(input.geojson)),
           catch: (error) => (error instanceof BadInput ? error : new BadInput(`"${field}" could not be read.`))
         })
       }

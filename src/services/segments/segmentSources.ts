@@ -1,4 +1,3 @@
-import { XMLParser } from "fast-xml-parser"
 import type { LatLng } from "./segmentLine.ts"
 
 /**
@@ -44,7 +43,9 @@ export const fromGeoJson = (value: unknown): SourceLine => {
 
 const asArray = <A>(v: A | Array<A> | undefined): Array<A> => (v === undefined ? [] : Array.isArray(v) ? v : [v])
 
-export const fromGpx = (text: string): SourceLine => {
+/** The GPX file's track or route; the XML parser is loaded with the first GPX sent. */
+export const fromGpx = async (text: string): Promise<SourceLine> => {
+  const { XMLParser } = await import("fast-xml-parser")
   let doc: any
   try {
     doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "", processEntities: false }).parse(text)

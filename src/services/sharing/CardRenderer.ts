@@ -1,5 +1,4 @@
-import { renderAsync } from "@resvg/resvg-js"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 
 /**
@@ -16,17 +15,20 @@ const FONT_FILES = [
 ]
 
 export class CardRenderer extends Effect.Service<CardRenderer>()("services/sharing/CardRenderer", {
-  sync: () => {
+  effect: Effect.gen(function*() {
+    // resvg (a native library) loaded with the first card drawn: most days none is
+    const resvg = yield* Effect.cached(Effect.promise(() => import("@resvg/resvg-js")))
     const fontFiles = FONT_FILES.filter((file) => fs.existsSync(file))
     const font = fontFiles.length > 0
       ? { loadSystemFonts: false, fontFiles, defaultFontFamily: fontFiles[0]!.includes("DejaVu") ? "DejaVu Sans" : "Liberation Sans" }
       : { loadSystemFonts: true }
 
     const png = Effect.fn("CardRenderer.png")(function*(svg: string) {
+      const { renderAsync } = yield* resvg
       const rendered = yield* Effect.promise(() => renderAsync(svg, { font, fitTo: { mode: "original" } }))
       return rendered.asPng()
     })
 
     return { png, fonts: fontFiles } as const
-  }
+  })
 }) {}

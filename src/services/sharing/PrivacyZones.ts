@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
 import { randomUUID } from "node:crypto"
 import { DEFAULT_HIDDEN_ENDS, type PrivacySettings, type PrivacyZone, type PrivacyZoneInput } from "../../schema/PrivacyZoneModels.ts"
 import { inChannel } from "../platform/Logs.ts"

@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
 import { createHash, randomBytes, randomUUID } from "node:crypto"
 import { SHOW_DEFAULTS, type Share, type ShowsInput, type Shows } from "../../schema/ShareModels.ts"
 import { AppConfig } from "../platform/AppConfig.ts"

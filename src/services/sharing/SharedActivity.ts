@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { Activity } from "../../schema/ApiModels.ts"
 import type { Shows } from "../../schema/ShareModels.ts"
 import { RUNS, type SportType } from "../../schema/SportType.ts"

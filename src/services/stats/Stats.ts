@@ -1,5 +1,5 @@
 import polyline from "@mapbox/polyline"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import simplify from "simplify-js"
 import { RECORD_DISTANCES, effortName } from "../../schema/EffortDistances.ts"
 import type { StatsPeriod } from "../../schema/QueryParams.ts"

@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
 import { inChannel } from "../platform/Logs.ts"
 import type { ThresholdSet } from "./TrainingFigures.ts"
 import { THRESHOLD_COLUMNS, thresholdRow, thresholdSetOf } from "./TrainingRows.ts"

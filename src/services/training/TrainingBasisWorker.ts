@@ -1,4 +1,6 @@
-import { Deferred, Effect, type Scope } from "effect"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import { Worker } from "node:worker_threads"
 import type { TrainingBasis } from "../../schema/TrainingBasis.ts"
 import { storedTrainingBasis } from "./storedTrainingBasis.ts"

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { RUNS, type SportType } from "../../schema/SportType.ts"
 import type { TrainingBasis } from "../../schema/TrainingBasis.ts"
 import type { ActivityAnalysis, PowerCurveAnswer, TrainingLoadAnswer } from "../../schema/TrainingModels.ts"

@@ -1,5 +1,6 @@
-import { SqlClient } from "@effect/sql"
-import { Effect, Queue } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import * as Queue from "effect/Queue"
 import type { TrainingBasis } from "../../schema/TrainingBasis.ts"
 import { TRAINING_BASIS_VERSION } from "./TrainingBasis.ts"
 import { scopedBasisWorker } from "./TrainingBasisWorker.ts"

@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
 import type { EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
 import type { TrainingBasis } from "../../schema/TrainingBasis.ts"
 import { type ActivitySummaryForTraining, type ThresholdSet, trainingFigures } from "./TrainingFigures.ts"

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { ActivityFields } from "../../schema/ActivityFields.ts"
 import { MILE, type SportType } from "../../schema/SportType.ts"
 import type { SportTypeStreaks, Streaks } from "../../schema/StreakModels.ts"

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { promisify } from "node:util"
 import * as zlib from "node:zlib"
 import { isGzipped } from "../ActivityFileName.ts"

@@ -3,7 +3,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { finished, pipeline } from "node:stream/promises"
 import { Transform, type Writable } from "node:stream"
-import * as yauzl from "yauzl"
+import type * as yauzl from "yauzl"
 import { type FileIdentity, identityOf, sameIdentity } from "../FileIdentity.ts"
 import { planExport, recogniseExport } from "../exports/ExportLayout.ts"
 import { type ExportKind, type ExportPlan, normalEntry } from "../exports/ExportPlan.ts"
@@ -15,6 +15,10 @@ import {
 import { DEFAULT_EXPORT_METADATA_LIMITS } from "../../platform/AppConfig.ts"
 import { linkUnderFreeName, suffixedName } from "../PublishFile.ts"
 import type { ExportedActivity } from "./ExportedActivity.ts"
+
+/** The zip reader, loaded with the first zip: a daemon never given an archive does without it. */
+let reader: Promise<typeof yauzl> | undefined
+const zipReader = () => (reader ??= import("yauzl"))
 
 /**
  * Unpacks a zip of activity files (a peer's export, or a plain zip) in two steps: `stageZip`
@@ -203,8 +207,8 @@ const listEntries = (zip: yauzl.ZipFile, limits: ZipLimits): Promise<Array<yauzl
 }
 
 /** Opens the zip `file` for `listEntries` and `extract` (closed by the caller). */
-const openZip = (file: string): Promise<yauzl.ZipFile> =>
-  yauzl.openPromise(file, { lazyEntries: true, validateEntrySizes: true, strictFileNames: false, autoClose: false })
+const openZip = async (file: string): Promise<yauzl.ZipFile> =>
+  (await zipReader()).openPromise(file, { lazyEntries: true, validateEntrySizes: true, strictFileNames: false, autoClose: false })
 
 /** What a zip's entries were unpacked into, counted against its limits as they arrive. */
 interface Unpacking {
@@ -408,7 +412,7 @@ export const stageZip = async (
   const { identity } = opened
   let zip: yauzl.ZipFile
   try {
-    zip = await yauzl.fromFdPromise(opened.fd, { lazyEntries: true, validateEntrySizes: true, strictFileNames: false, autoClose: false })
+    zip = await (await zipReader()).fromFdPromise(opened.fd, { lazyEntries: true, validateEntrySizes: true, strictFileNames: false, autoClose: false })
   } catch (e) {
     try {
       fs.closeSync(opened.fd)
@@ -424,7 +428,7 @@ export const stageZip = async (
     const entries = await listEntries(zip, limits)
     for (const entry of entries) {
       // refused by the reader as it reads (an absolute path, `..`): refused here before anything is written
-      const error = yauzl.validateFileName(entry.fileName.replaceAll("\\", "/"))
+      const error = (await zipReader()).validateFileName(entry.fileName.replaceAll("\\", "/"))
       if (error !== null) throw new ZipProblem(`it holds a file whose path leads outside the archive (${error.replace(/^.*?: /, "")}); nothing was unpacked`)
     }
     const { archive, plan } = await planOf(zip, entries, destDir, relative, into.total, metadataLimits).catch((e) => {

@@ -1,5 +1,7 @@
-import { SqlClient } from "@effect/sql"
-import { Effect, Either, Schema } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import { ExportedActivity } from "../archives/ExportedActivity.ts"
 import { GARMIN_MATCH_TOLERANCE_MS, type GarminSummary, matchSummary } from "./GarminExport.ts"
 

@@ -1,5 +1,4 @@
-import { type ParsedTokenInfo, Tokenizer, TokenParser, TokenType } from "@streamparser/json"
-import { CsvError, parse as parseCsv } from "csv-parse"
+import type { ParsedTokenInfo, TokenParser } from "@streamparser/json"
 import { pipeline } from "node:stream/promises"
 import { setImmediate as nextTurn } from "node:timers/promises"
 
@@ -105,6 +104,10 @@ async function* sliced(source: AsyncIterable<Uint8Array | string> | Iterable<Uin
  * MetadataOverLimit past a limit (`budget`, shared by the files of the archive); a file that
  * is not of its format has no records.
  */
+/** The parsers, loaded with the first metadata file read: a daemon never given an archive does without them. */
+let loaded: Promise<readonly [typeof import("csv-parse"), typeof import("@streamparser/json")]> | undefined
+const parsers = () => (loaded ??= Promise.all([import("csv-parse"), import("@streamparser/json")] as const))
+
 export const readMetadataRecords = async (
   entry: string,
   source: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>,
@@ -112,9 +115,11 @@ export const readMetadataRecords = async (
   budget: MetadataBudget
 ): Promise<Array<MetadataRecord>> => {
   const records: Array<MetadataRecord> = []
+  const [csv, json] = await parsers()
+  const { CsvError } = csv
   try {
-    if (format.kind === "csv") await readCsv(entry, sliced(source, entry, budget), format.columns, budget, records)
-    else await readJson(entry, sliced(source, entry, budget), format.unwrap, budget, records)
+    if (format.kind === "csv") await readCsv(csv, entry, sliced(source, entry, budget), format.columns, budget, records)
+    else await readJson(json, entry, sliced(source, entry, budget), format.unwrap, budget, records)
   } catch (e) {
     if (e instanceof MetadataOverLimit) throw e
     if (e instanceof CsvError && e.code === "CSV_MAX_RECORD_SIZE") throw budget.recordTooLarge(entry)
@@ -126,11 +131,11 @@ export const readMetadataRecords = async (
   return records
 }
 
-const readCsv = (entry: string, slices: AsyncIterable<Buffer>, wanted: ReadonlyArray<string> | undefined, budget: MetadataBudget, records: Array<MetadataRecord>) => {
+const readCsv = (csv: typeof import("csv-parse"), entry: string, slices: AsyncIterable<Buffer>, wanted: ReadonlyArray<string> | undefined, budget: MetadataBudget, records: Array<MetadataRecord>) => {
   const keep = wanted === undefined ? null : new Set(wanted)
   return pipeline(
     slices,
-    parseCsv({
+    csv.parse({
       bom: true,
       // the first column of a name is read, and only those wanted: the others are never kept
       columns: (header: Array<string>) => {
@@ -167,7 +172,7 @@ class JsonDamaged extends Error {}
  * and so is the record being built since the last one handed over; a record handed over is
  * dropped from the parser's own structure (keepStack: false), so only the current one is held.
  */
-const readJson = async (entry: string, slices: AsyncIterable<Buffer>, unwrap: string | undefined, budget: MetadataBudget, records: Array<MetadataRecord>) => {
+const readJson = async ({ Tokenizer, TokenParser, TokenType }: typeof import("@streamparser/json"), entry: string, slices: AsyncIterable<Buffer>, unwrap: string | undefined, budget: MetadataBudget, records: Array<MetadataRecord>) => {
   const limit = budget.limits.recordBytes
   const tokenizer = new Tokenizer({ emitPartialTokens: true })
   let parser: TokenParser | null = null

@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
 
 /**
  * What each sport's numbers need: a swim's pool length, lengths, strokes and SWOLF, and its
