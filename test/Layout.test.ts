@@ -59,4 +59,12 @@ describe("the source's layout", () => {
     }
     expect(wrong).toEqual([])
   })
+
+  it("the daemon's code takes Effect and @effect/sql module by module, never from their index (which loads every module of the package at start)", () => {
+    const barrels = sources(SRC)
+      .filter((file) => areaOf(file) !== "client")
+      .filter((file) => /^import\s[^"]*from\s+"(effect|@effect\/sql)"$/m.test(fs.readFileSync(file, "utf8")))
+      .map((file) => path.relative(SRC, file))
+    expect(barrels).toEqual([])
+  })
 })
