@@ -1,4 +1,5 @@
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import { defineConfig } from "vitest/config"
 
@@ -46,10 +47,11 @@ const kindOf = (file: string): "unit" | "daemon" | "programs" => {
 const kinds = new Map(testFiles.map((file) => [file, kindOf(file)]))
 const filesOf = (kind: "unit" | "daemon" | "programs") => testFiles.filter((file) => kinds.get(file) === kind)
 
-// Workers: one test file at a time unless WAYMARK_TEST_WORKERS says more. Three side by side on
-// two cores ran the corpus and the browser pages' imports past their bounds while the suite's
-// own load was at its height; on a machine with more cores, more workers save time.
-const workers = Number(process.env["WAYMARK_TEST_WORKERS"] ?? 1)
+// Workers: one per core unless WAYMARK_TEST_WORKERS says otherwise. A worker runs its files one
+// after another in one process (not isolated): the test files and the daemon's modules are loaded
+// once per worker instead of once per file, which was most of the suite's time. What a process
+// keeps between files (Effect's metrics) is read by the tests as what their own steps added.
+const workers = Number(process.env["WAYMARK_TEST_WORKERS"] ?? os.availableParallelism())
 
 export default defineConfig({
   test: {
@@ -58,6 +60,7 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 180_000,
     pool: "forks",
+    isolate: false,
     poolOptions: { forks: { maxForks: workers, minForks: 1 } },
     projects: [
       { extends: true, test: { name: "unit", include: filesOf("unit") } },
