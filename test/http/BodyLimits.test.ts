@@ -32,7 +32,9 @@ const DaemonLive = Layer.scoped(
         TZ: "UTC",
         LOG_LEVEL: "fatal",
         UPLOAD_MAX_FILESIZE: "1M",
-        POST_MAX_SIZE: "2M"
+        POST_MAX_SIZE: "2M",
+        // an upload may be an export archive: its request is bounded by the archive's limit
+        ARCHIVE_MAX_SIZE: "1M"
       },
       apiKey
     })

@@ -15,7 +15,7 @@ import { redrawn as redrawnOn, signIn } from "./pageTools.ts"
 /**
  * Each sport as its athlete reads it, in a real browser: a triathlon shown as one event with
  * its legs and transitions, a pool swim's pool, lengths, strokes, SWOLF and paces per 100 m, an
- * open-water swim, a track run's steps, a rowing session's pace per 500 m, a route of 1901
+ * open-water swim, a track run's steps, a rowing session's pace per 500 m, a route of placeholder times
  * without times. Screenshots of each at phone and desktop widths, light and dark, in
  * test-artifacts/dashboard/sport-*.png.
  */
@@ -35,10 +35,14 @@ const speedCoachRow = (): Uint8Array => {
   ])
 }
 
-/** The GPSBabel lake route with every point at 1901-12-13T20:45:52Z: no usable time. */
-const route1901 = () =>
+/**
+ * The GPSBabel lake route with every point at GPSBabel's "no time" placeholder
+ * (1901-12-13T20:45:52Z): no usable time, dated by the file's own time (2010-08-06).
+ */
+const routeOfPlaceholders = () =>
   readCorpusFile("gpx/gpsbabel-gpx10-lake-no-times.gpx").toString("utf8")
     .replace(/<time>[^<]*<\/time>/g, "").replace(/<\/ele>/g, "</ele><time>1901-12-13T20:45:52Z</time>")
+    .replace(/(<gpx[^>]*>)/, "$1\n<time>2010-08-06T10:36:35Z</time>")
 
 const FILES: ReadonlyArray<readonly [string, () => Uint8Array | string]> = [
   ["ironman.fit", () => readCorpusFile("fit/garmin-fr935-ironman-triathlon.fit")],
@@ -46,7 +50,7 @@ const FILES: ReadonlyArray<readonly [string, () => Uint8Array | string]> = [
   ["ocean.fit", () => readCorpusFile("fit/garmin-fenix6-ocean-swim.fit")],
   ["track.fit", () => readCorpusFile("fit/garmin-fenix6-track-run.fit")],
   ["thames-row.fit", speedCoachRow],
-  ["lake-1901.gpx", route1901]
+  ["lake-placeholder.gpx", routeOfPlaceholders]
 ]
 const ARTIFACTS = path.resolve("test-artifacts/dashboard")
 
@@ -105,7 +109,7 @@ const open = async (id: string) => {
 const figure = (label: string) => page.locator(".stats .stat", { has: page.locator("dt", { hasText: new RegExp(`^${label}$`) }) }).locator("dd")
 
 describe.skipIf(skipReason !== undefined)("each sport in the dashboard", () => {
-  layer(daemonLayer(root), { excludeTestServices: true, timeout: 180_000 })("over a triathlon, swims, a track run, a row and a route of 1901", (it) => {
+  layer(daemonLayer(root), { excludeTestServices: true, timeout: 180_000 })("over a triathlon, swims, a track run, a row and a route of placeholder times", (it) => {
     it.scoped("imports the files and signs in", () =>
       Effect.gen(function*() {
         const client = yield* HttpClient.HttpClient
@@ -120,7 +124,7 @@ describe.skipIf(skipReason !== undefined)("each sport in the dashboard", () => {
         yield* Effect.promise(() => signIn(page, base, root.apiKey))
       }), 180_000)
 
-    it.effect("the list gives each its pace: per 100 m for swims, per 500 m for the row, per km on foot; 1901 with its whole year", () =>
+    it.effect("the list gives each its pace: per 100 m for swims, per 500 m for the row, per km on foot; the placeholder route by its file's date, with its whole year", () =>
       Effect.promise(async () => {
         const rows = page.locator("#activity-list tbody tr")
         // the row of a sport: its third cell names it
@@ -129,9 +133,9 @@ describe.skipIf(skipReason !== undefined)("each sport in the dashboard", () => {
         expect(await row("Open water swim").first().textContent()).toMatch(/\d:\d\d \/100 m/)
         expect(await row("Rowing").textContent()).toMatch(/\d:\d\d \/500 m/)
         expect(await row("Run").first().textContent()).toMatch(/\d:\d\d \/km/)
-        const lake = await rows.filter({ hasText: "1901" }).first().locator("td").first().textContent()
-        expect(lake).toMatch(/1901/)
-        expect(lake).not.toMatch(/\b01\b/)
+        expect(await rows.filter({ hasText: "1901" }).count()).toBe(0)
+        const lake = await rows.filter({ hasText: "2010" }).first().locator("td").first().textContent()
+        expect(lake).toMatch(/2010/)
         await shoot("list", "#activity-list")
         expect(problems).toEqual([])
       }), 60_000)
@@ -218,14 +222,14 @@ describe.skipIf(skipReason !== undefined)("each sport in the dashboard", () => {
         expect(problems).toEqual([])
       }), 60_000)
 
-    it.effect("a route of 1901 without usable times: its distance and route, its times unknown, its date with its whole year", () =>
+    it.effect("a route of placeholder times: its distance and route, its times unknown, dated by the file's own time, never 1901", () =>
       Effect.promise(async () => {
-        await open(ids.get("lake-1901.gpx")![0]!)
+        await open(ids.get("lake-placeholder.gpx")![0]!)
         await page.locator("#activity-map .leaflet-overlay-pane path").waitFor({ timeout: 15_000 })
         expect(await figure("Moving time").textContent()).toBe("unknown")
         expect(await figure("Distance").textContent()).toMatch(/^4\.\d\d km$/)
-        expect(await page.locator("#activity-name + p").textContent()).toMatch(/1901/)
-        await shoot("route-1901", "#activity-map .leaflet-overlay-pane path")
+        expect(await page.locator("#activity-name + p").textContent()).toMatch(/2010/)
+        await shoot("route-placeholder", "#activity-map .leaflet-overlay-pane path")
         expect(problems).toEqual([])
       }), 60_000)
   })
