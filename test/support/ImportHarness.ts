@@ -49,6 +49,8 @@ export const makeRoot = (env: Readonly<Record<string, string>> = {}): Root => {
       SERVICE_API_KEY: apiKey,
       // the tests' files appear whole: a short settle time keeps them quick (the watch folder's own tests set theirs)
       WATCH_SETTLE: "150ms",
+      // map tiles from a closed loopback port: a test never asks a host outside the machine
+      MAP_TILE_URL: "http://127.0.0.1:9/{z}/{x}/{y}.png",
       ...env
     }
   }
