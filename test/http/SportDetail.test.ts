@@ -81,15 +81,16 @@ layer(TestDaemon.layer(), { excludeTestServices: true })("each sport's numbers t
       expect((yield* activity(run.activityId)).averageCadence).toBe(184)
     }), { timeout: 120_000 })
 
-  it.effect.skipIf(!CORPUS_DIR)("a route whose points carry one time (GPSBabel's 1901): distance, elevation and route kept, times unknown, the import's notes say so", () =>
+  it.effect.skipIf(!CORPUS_DIR)("a route whose points carry GPSBabel's 1901 placeholder: dated by the file's own time, distance, elevation and route kept, times unknown, the import's notes say so", () =>
     Effect.gen(function*() {
       const gpx = readCorpusFile("gpx/gpsbabel-gpx10-lake-no-times.gpx").toString("utf8")
         .replace(/<time>[^<]*<\/time>/g, "").replace(/<\/ele>/g, "</ele><time>1901-12-13T20:45:52Z</time>")
+      .replace(/(<gpx[^>]*>)/, "$1\n<time>2010-08-06T10:36:35Z</time>")
       const row = yield* imported("lake-1901.gpx", gpx)
-      expect(row.notes).toMatch(/times unknown: the 296 points of its 7 tracks carry no usable time \(they share a few times\)/)
+      expect(row.notes).toMatch(/times unknown: the 296 points of its 7 tracks carry no usable time \(none has a time\)/)
       const route = yield* activity(row.activityId)
       expect(route.hasTimes).toBe(false)
-      expect(route.startDateLocal.slice(0, 10)).toBe("1901-12-13")
+      expect(route.startDateLocal).toBe("2010-08-06T12:36:35")
       expect(route.distanceInMeter).toBeGreaterThan(4000)
       expect(route.elevationInMeter).toBeGreaterThan(0)
       expect(route.encodedPolyline).not.toBeNull()
@@ -101,7 +102,7 @@ layer(TestDaemon.layer(), { excludeTestServices: true })("each sport's numbers t
       expect(exported.text.match(/<trkpt /g)).toHaveLength(296)
       // the activity's date in the metadata, no time on any point
       expect(exported.text.match(/<time>/g)).toHaveLength(1)
-      expect(exported.text).toMatch(/<metadata>\s*<time>1901-12-13T20:45:52(\.000)?Z<\/time>/)
+      expect(exported.text).toMatch(/<metadata>\s*<time>2010-08-06T10:36:35(\.000)?Z<\/time>/)
     }), { timeout: 120_000 })
 
   it.effect.skipIf(!CORPUS_DIR)("the heatmap draws real-world routes only; a virtual world's are its own", () =>

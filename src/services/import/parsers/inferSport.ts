@@ -8,8 +8,9 @@ import { isNum } from "../metrics/Numbers.ts"
  * read from what it holds: how fast it moved (the time-weighted median of its moving speed, so
  * that a stop or a GPS jump does not decide it) and whether a power meter read. No one runs a
  * median of 5 m/s (18 km/h) for a whole outing; a power meter at more than a fast run's pace is
- * on a bike; below a jog's pace it is a walk. An activity that tells nothing (no speed, no
- * power, times unknown) stays a Workout.
+ * on a bike; below a jog's pace it is a walk. Between a fast run's median (15 km/h) and a ride's
+ * the speed tells nothing (a fast runner, a slow ride on a hilly road), and neither does an
+ * activity without speed or power, or with its times unknown: those stay a Workout.
  */
 
 /** m/s: below it an interval is a stop, not counted in the median. */
@@ -20,6 +21,8 @@ const RIDE_SPEED = 5
 const POWERED_RIDE_SPEED = 3.5
 /** m/s: a median at or above it is a run (6.5 km/h), below it a walk. */
 const RUN_SPEED = 1.8
+/** m/s: a median above it, short of a ride's, could be a fast run as well as a slow ride (15 km/h). */
+const FASTEST_RUN = 4.2
 /** m/s: a median above it is no sport done by a body (a car, a train). */
 const FASTEST = 25
 /** Intervals longer than this (s) are recording gaps, not speeds. */
@@ -73,6 +76,7 @@ export const sportOfSamples = (samples: ParsedSamples, timesKnown: boolean): Spo
   if (speed === null) return powered ? "Ride" : null
   if (speed > FASTEST) return null
   if (speed >= RIDE_SPEED || (powered && speed >= POWERED_RIDE_SPEED)) return "Ride"
+  if (speed > FASTEST_RUN) return null
   if (speed >= RUN_SPEED) return "Run"
   return "Walk"
 }

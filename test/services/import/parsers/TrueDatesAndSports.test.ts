@@ -89,4 +89,12 @@ describe("true sports", () => {
     const [road] = await computed(new Uint8Array(readCorpusFile("fit/garmin-edge1000-ride.fit")), "fit")
     expect(road!.isCommute).toBe(false)
   })
+
+  it.skipIf(!CORPUS_DIR)("real files: an untyped ride at 16 km/h (the Edge 1000's, its <type> taken out) is never called a run: between a fast run's pace and a ride's it stays a Workout", async () => {
+    const untyped = readCorpusFile("gpx/garmin-connect-edge1000-ride.gpx").toString("utf8").replace(/<type>[^<]*<\/type>/g, "")
+    const [ride] = await computed(new TextEncoder().encode(untyped), "gpx")
+    expect(ride!.sportType).toBe("Workout")
+    const [run] = await computed(new Uint8Array(readCorpusFile("gpx/garmin-connect-run-hr.gpx")), "gpx")
+    expect(run!.sportType).toBe("Run")
+  })
 })
