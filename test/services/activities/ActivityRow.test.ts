@@ -61,7 +61,7 @@ describe("ActivityRow", () => {
     expect(() => changedColumns({ id: "activity-2" } as never)).toThrow(/not a field/)
   })
 
-  it("keeps, as a person's, the name, description, sport type, gear and commute flag", () => {
-    expect([...PERSONAL_COLUMNS].sort()).toEqual(["description", "gear_id", "is_commute", "name", "sport_type"])
+  it("keeps, as a person's, the name, description, sport type, gear, commute flag and keeping out of records", () => {
+    expect([...PERSONAL_COLUMNS].sort()).toEqual(["description", "exclude_from_records", "gear_id", "is_commute", "name", "sport_type"])
   })
 })
