@@ -5,6 +5,7 @@ import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { ShareRequestsPolicy } from "../../src/http/ShareRequests.ts"
+import { WrongKeysPolicy } from "../../src/http/WrongKeys.ts"
 import { redactUrl } from "../../src/http/RequestLog.ts"
 import { haversine, type LatLng } from "../../src/services/sharing/visibleTrack.ts"
 import { waitFor } from "../support/ImportHarness.ts"
@@ -80,7 +81,11 @@ const seen = (url: string) =>
     return { page: page.text.replaceAll(token, "TOKEN"), image: image.bytes }
   })
 
-const Unlimited = Layer.succeed(ShareRequestsPolicy, { capacity: Infinity, perMinute: 1 })
+// neither link requests nor the tokens tried as API keys are throttled here: their limits have tests of their own
+const Unlimited = Layer.merge(
+  Layer.succeed(ShareRequestsPolicy, { capacity: Infinity, perMinute: 1 }),
+  Layer.succeed(WrongKeysPolicy, { free: Infinity, refuseAt: Infinity })
+)
 
 describe("sharing", () => {
   layer(TestDaemon.layer().pipe(Layer.provide(Unlimited)), { excludeTestServices: true })("privacy zones and links", (it) => {
