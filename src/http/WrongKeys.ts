@@ -65,7 +65,8 @@ export type WrongKeyAnswer = Data.TaggedEnum<{
 const WrongKeyAnswer = Data.taggedEnum<WrongKeyAnswer>()
 
 export class WrongKeys extends Effect.Service<WrongKeys>()("http/WrongKeys", {
-  succeed: (() => {
+  // each daemon built counts its own addresses (one process may build several)
+  sync: () => {
     const buckets = new Map<string, Bucket>()
 
     /** The bucket of `client` now, emptied by the time passed. */
@@ -136,5 +137,5 @@ export class WrongKeys extends Effect.Service<WrongKeys>()("http/WrongKeys", {
       })
 
     return { wrongKey } as const
-  })()
+  }
 }) {}

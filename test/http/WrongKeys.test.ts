@@ -1,8 +1,8 @@
-import { describe, expect, layer } from "@effect/vitest"
+import { describe, expect, it, layer } from "@effect/vitest"
 import * as HttpBody from "@effect/platform/HttpBody"
 import { Duration, Effect, Fiber } from "effect"
 import { readChannel, send, TestDaemon } from "../support/TestDaemon.ts"
-import { FREE_WRONG_KEYS, REFUSE_AT } from "../../src/http/WrongKeys.ts"
+import { FREE_WRONG_KEYS, REFUSE_AT, WrongKeys } from "../../src/http/WrongKeys.ts"
 
 /**
  * Wrong keys, over a real socket from one client address (127.0.0.1): the first few are
@@ -64,4 +64,17 @@ describe("wrong keys", () => {
         expect((yield* send("GET", "/api/v1/gear", { key: null })).status).toBe(401)
       }), 120_000)
   })
+})
+
+describe("wrong keys, counted per daemon", () => {
+  it.live("a second WrongKeys built in the same process starts with every address's count at nothing", () =>
+    Effect.gen(function*() {
+      const first = yield* Effect.provide(WrongKeys, WrongKeys.Default)
+      // the bucket leaks while it fills: a few more than the limit reach it
+      for (let i = 0; i < REFUSE_AT + 5; i++) yield* Effect.exit(Effect.timeout(first.wrongKey("10.0.0.1", "API key"), "1 millis"))
+      expect((yield* Effect.flip(Effect.timeout(first.wrongKey("10.0.0.1", "API key"), "1 second")))._tag).toBe("TooManyRequests")
+      const second = yield* Effect.provide(WrongKeys, WrongKeys.Default)
+      // free again: answered at once, without any delay
+      yield* Effect.timeout(second.wrongKey("10.0.0.1", "API key"), "1 second")
+    }))
 })

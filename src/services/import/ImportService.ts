@@ -147,6 +147,8 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
           // the legs of a race name each other
           const linked = linkRaceLegs(drafts.map((leg, i) => ({ leg, id: activityIds[i]! })), options.storedLegs)
           const held = status === "failed" && options.truncated && (yield* isYoung(identity, recheckAfter))
+          // from before its row commits, the file is no longer listed as queued
+          watch.hold(file.filename, identity)
           yield* writer.write({
             row: {
               ...row, status, errorMessage, contentHash, originalFile: original?.name ?? null,
@@ -154,7 +156,10 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
             },
             activities: linked.map((draft, i) => ({ id: activityIds[i]!, draft })),
             exported: status === "success" ? "apply" : held ? "leave" : "forget"
-          }).pipe(Effect.tapDefect(() => kept.dropCopy(original)))
+          }).pipe(
+            Effect.tapDefect(() => kept.dropCopy(original)),
+            Effect.onError(() => Effect.sync(() => watch.release(file.filename)))
+          )
           const outcome: ImportOutcome = { fileImportId: row.id, status, activityIds, errorMessage }
           // what changed after the read is a new version of the file, imported as such once it holds still
           if (!(yield* stillSame(file.path, identity))) return yield* Effect.as(changed, outcome)

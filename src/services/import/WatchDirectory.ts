@@ -270,7 +270,7 @@ export class WatchDirectory extends Effect.Service<WatchDirectory>()("services/i
      * Files whose import failed as truncated while they were young, left in the folder a while
      * in case they were still being written: they have their `failed` row and are not waiting,
      * unless they changed since the bytes of that row were read (then they are imported again
-     * from their whole content).
+     * from their whole content). A file whose row is being written is held too (see `hold`).
      */
     const held = new Map<string, FileIdentity>()
     const stillHeld = (filename: string, stat: fs.Stats): boolean => {
@@ -281,9 +281,18 @@ export class WatchDirectory extends Effect.Service<WatchDirectory>()("services/i
       return false
     }
 
-    /** Marks `filename` as held (see `held`): `identity` is the file as it was read for its failed row. */
+    /**
+     * Marks `filename` as held (see `held`): `identity` is the file as it was read for its row.
+     * A file is held too from just before its row is written until it leaves the folder, so
+     * that the import log never lists it both as queued and with its row.
+     */
     const hold = (filename: string, identity: FileIdentity): void => {
       held.set(filename, identity)
+    }
+
+    /** `filename` is not held any more: its row was not written after all, and it waits again. */
+    const release = (filename: string): void => {
+      held.delete(filename)
     }
 
     /**
@@ -428,6 +437,7 @@ export class WatchDirectory extends Effect.Service<WatchDirectory>()("services/i
       queued,
       waiting,
       hold,
+      release,
       takeOut,
       removeImported,
       takeHeld,
