@@ -1,3 +1,4 @@
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -40,7 +41,11 @@ import { supervise } from "../services/platform/supervise.ts"
  * gets its `.uploads` again and the daemon's lock on it.
  */
 export const RESCAN_INTERVAL = Duration.minutes(1)
-export const FOLDER_CHECK_INTERVAL = Duration.seconds(5)
+
+/** How often the folder itself is looked at (tests of a folder that goes away look more often). */
+export class FolderCheckInterval extends Context.Reference<FolderCheckInterval>()("fibers/FolderCheckInterval", {
+  defaultValue: (): Duration.Duration => Duration.seconds(5)
+}) {}
 
 /** At most this many names of unsupported files are remembered as already mentioned. */
 const MAX_MENTIONED = 10_000
@@ -80,6 +85,7 @@ export const WatchFolderLive = Layer.scopedDiscard(Effect.gen(function*() {
   const locks = yield* HeldLocks
   const dir = watchDir.watchDir
   const settleMs = Duration.toMillis(config.watchSettle)
+  const folderCheck = yield* FolderCheckInterval
   const watcherChoice = yield* Effect.promise(() => chooseWatcher(config.watchPolling ? Duration.toMillis(config.watchPollingInterval) : null))
   const mentioned = new Set<string>()
 
@@ -157,7 +163,7 @@ export const WatchFolderLive = Layer.scopedDiscard(Effect.gen(function*() {
             const check = setInterval(() => {
               if (!stillWatched(lookAtFolder(dir), watched)) return emit.fail(new FolderChanged())
               watchDir.sweepEmptied(settleMs * EMPTIED_FOLDER_SETTLES)
-            }, Duration.toMillis(FOLDER_CHECK_INTERVAL))
+            }, Duration.toMillis(folderCheck))
             return { watcher, settling, timers: [rescan, check] }
           }),
           ({ settling, timers, watcher }) =>
@@ -234,7 +240,7 @@ export const WatchFolderLive = Layer.scopedDiscard(Effect.gen(function*() {
           continue
         }
       }
-      yield* Effect.sleep(FOLDER_CHECK_INTERVAL)
+      yield* Effect.sleep(folderCheck)
     }
   })
 

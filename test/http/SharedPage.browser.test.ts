@@ -5,7 +5,7 @@ import * as path from "node:path"
 import type { Browser, Page } from "playwright-core"
 import { ShareRequestsPolicy } from "../../src/http/ShareRequests.ts"
 import { haversine } from "../../src/services/sharing/visibleTrack.ts"
-import { CHROMIUM_MISSING, chromiumAvailable, DESKTOP, launchChromium, PHONES } from "../support/chromium.ts"
+import { CHROMIUM_MISSING, chromiumAvailable, DESKTOP, launchChromium, PHONES, screenshot } from "../support/chromium.ts"
 import { seedActivity, send, TestDaemon } from "../support/TestDaemon.ts"
 import { fitsScreen, seriousViolations, shoot } from "./dashboard/pageTools.ts"
 
@@ -93,7 +93,7 @@ describe.skipIf(!chromiumAvailable)("the shared page in a browser", () => {
             await shoot(page, ARTIFACTS, `shared-page-${scheme}`, [["desktop", DESKTOP], ...PHONES])
           }
           await page.goto(`${link}/image.png`)
-          await page.screenshot({ path: path.join(ARTIFACTS, "shared-card.png") })
+          await screenshot(page, { path: path.join(ARTIFACTS, "shared-card.png") })
           await context.close()
         })
         expect(elsewhere).toEqual([])

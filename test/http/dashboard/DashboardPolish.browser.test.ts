@@ -10,7 +10,7 @@ import type { ActivityDraft } from "../../../src/schema/ActivityDraft.ts"
 import { FileImportRepo } from "../../../src/services/import/FileImportRepo.ts"
 import { daemonLayer, dropFile, gpxActivity, makeRoot, tcxActivity, waitForRow } from "../../support/ImportHarness.ts"
 import { seedActivity } from "../../support/TestDaemon.ts"
-import { CHROMIUM_MISSING, chromiumAvailable, DESKTOP, launchChromium, PHONES } from "../../support/chromium.ts"
+import { CHROMIUM_MISSING, chromiumAvailable, DESKTOP, launchChromium, PHONES, screenshot } from "../../support/chromium.ts"
 import { expectReadable, markerColor, readPalette } from "./colourChecks.ts"
 import { canvasTexts, collectProblems, fitsScreen, open, recordCanvasText, redrawn, seriousViolations, shoot } from "./pageTools.ts"
 
@@ -293,7 +293,7 @@ describe.skipIf(skipReason !== undefined)("the dashboard's finish in Chromium", 
             expect(fits, `${name}, ten sections: ${await link.textContent()}`).toBe(true)
           }
           expect(await pageFits()).toBe(true)
-          await page.screenshot({ path: path.join(ARTIFACTS, `menu-ten-sections-${name}.png`) })
+          await screenshot(page, { path: path.join(ARTIFACTS, `menu-ten-sections-${name}.png`) })
           await page.keyboard.press("Escape")
           // the list: distance, time and pace or speed in view, the table within its box
           await go("#/activities", "#activity-list")
@@ -321,7 +321,7 @@ describe.skipIf(skipReason !== undefined)("the dashboard's finish in Chromium", 
           expect(await pageFits(), `ten sections at ${viewport.width} px`).toBe(true)
           expect(await links.evaluateAll((all) =>
             all.every((a) => a.getBoundingClientRect().right <= (globalThis as any).innerWidth && a.scrollWidth <= a.clientWidth))).toBe(true)
-          await page.screenshot({ path: path.join(ARTIFACTS, `ten-sections-${viewport.width}.png`) })
+          await screenshot(page, { path: path.join(ARTIFACTS, `ten-sections-${viewport.width}.png`) })
         }
       }), 120_000)
 
@@ -394,7 +394,7 @@ describe.skipIf(skipReason !== undefined)("the dashboard's finish in Chromium", 
         expect((await values("Pace"))[0]).toMatch(/^\d+\.\d\d km$/)
         expect((await values("Heart rate"))[1]).toMatch(/^\d+ bpm$/)
         expect((await values("Altitude"))[1]).toMatch(/^\d+ m$/)
-        await page.screenshot({ path: path.join(ARTIFACTS, "activity-run-hover-light-desktop.png") })
+        await screenshot(page, { path: path.join(ARTIFACTS, "activity-run-hover-light-desktop.png") })
         await page.mouse.move(0, 0)
         await shootAll("activity-run", "light")
         await expectAccessible("the run's page")
@@ -419,7 +419,7 @@ describe.skipIf(skipReason !== undefined)("the dashboard's finish in Chromium", 
         // under an hour: h:mm too
         const swim = page.locator(".legend-below .u-series", { has: page.locator(".u-label", { hasText: /^Swim$/ }) }).locator(".u-value")
         expect(await swim.textContent()).toBe("0:40")
-        await page.screenshot({ path: path.join(ARTIFACTS, "stats-hover-light-desktop.png"), fullPage: true })
+        await screenshot(page, { path: path.join(ARTIFACTS, "stats-hover-light-desktop.png"), fullPage: true })
       }), 60_000)
 
     it.effect("details: every row of the totals, empty periods on the axis, one format of start offsets, plural, names for people, a link to the duplicate, messages on their page, four-digit years", () =>
@@ -563,7 +563,7 @@ describe.skipIf(skipReason !== undefined)("the dashboard's finish in Chromium", 
           await page.setViewportSize(PHONES[0][1])
           await go("#/activities", "#activity-list")
           await page.getByRole("button", { name: "Menu" }).click()
-          await page.screenshot({ path: path.join(ARTIFACTS, `menu-${scheme}-phone-360.png`) })
+          await screenshot(page, { path: path.join(ARTIFACTS, `menu-${scheme}-phone-360.png`) })
           await expectAccessible(`the menu unfolded (${scheme})`)
         }
         await context.close()

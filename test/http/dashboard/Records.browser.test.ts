@@ -3,7 +3,7 @@ import { afterAll, describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as path from "node:path"
 import { builtDashboard } from "../../support/programs.ts"
-import { CHROMIUM_MISSING, chromiumAvailable } from "../../support/chromium.ts"
+import { CHROMIUM_MISSING, chromiumAvailable, screenshot } from "../../support/chromium.ts"
 import { seedActivity, send, TestDaemon } from "../../support/TestDaemon.ts"
 import { openSignedIn, type SignedInPage } from "./signedInPage.ts"
 
@@ -57,7 +57,7 @@ describe.skipIf(!chromiumAvailable)("records on the dashboard", () => {
           const toggle = page.getByRole("switch", { name: "Keep out of records" })
           expect(await toggle.isChecked()).toBe(false)
           await toggle.check()
-          await page.locator("#activity-edit").screenshot({ path: path.join(ARTIFACTS, "edit-switch-desktop.png") })
+          await screenshot(page.locator("#activity-edit"), { path: path.join(ARTIFACTS, "edit-switch-desktop.png") })
           await ui.redrawn(() => page.locator("#edit-activity button[type=submit]").click())
           await page.locator("#activity-edit summary").click()
           expect(await page.getByRole("switch", { name: "Keep out of records" }).isChecked()).toBe(true)

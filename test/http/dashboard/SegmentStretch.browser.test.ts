@@ -3,7 +3,7 @@ import { afterAll, describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as path from "node:path"
 import type { Page } from "playwright-core"
-import { CHROMIUM_MISSING, chromiumAvailable, DESKTOP, PHONES } from "../../support/chromium.ts"
+import { CHROMIUM_MISSING, chromiumAvailable, DESKTOP, PHONES, screenshot } from "../../support/chromium.ts"
 import { recordPath } from "../../support/gridTown.ts"
 import { matchedSegment } from "../../support/matchedSegment.ts"
 import { builtDashboard } from "../../support/programs.ts"
@@ -112,7 +112,7 @@ describe.skipIf(!chromiumAvailable)("an activity's stretches on its charts and m
           expect(band.last).toBeGreaterThan(0.7)
           expect(band.last).toBeLessThan(0.85)
           await page.evaluate(() => (globalThis as any).scrollTo(0, 0))
-          await page.screenshot({ path: path.join(ARTIFACTS, "effort-shown-desktop.png"), fullPage: true })
+          await screenshot(page, { path: path.join(ARTIFACTS, "effort-shown-desktop.png"), fullPage: true })
 
           // the climb shown instead: the effort's band goes, the climb's (1 to 3 km) is drawn
           await page.locator("#activity-climbs button", { hasText: "Show" }).click()
@@ -140,7 +140,7 @@ describe.skipIf(!chromiumAvailable)("an activity's stretches on its charts and m
           await page.locator("#activity-map path.segment-chosen").waitFor({ state: "attached" })
           await page.locator("#chart-stretch", { hasText: "Chosen: the new segment" }).waitFor()
           await page.evaluate(() => (globalThis as any).scrollTo(0, 0))
-          await page.screenshot({ path: path.join(ARTIFACTS, "map-chosen-desktop.png"), fullPage: true })
+          await screenshot(page, { path: path.join(ARTIFACTS, "map-chosen-desktop.png"), fullPage: true })
           await page.locator("#make-segment input[name=name]").fill("Middle of the hill")
           await ui.redrawn(() => page.locator("#make-segment button[type=submit]").click())
           await page.locator("#segment-name", { hasText: "Middle of the hill" }).waitFor()
@@ -166,7 +166,7 @@ describe.skipIf(!chromiumAvailable)("an activity's stretches on its charts and m
               await page.locator("#activity-map path.segment-chosen").waitFor({ state: "attached" })
               await page.evaluate(() => (globalThis as any).scrollTo(0, 0))
               await nextFrames(page)
-              await page.screenshot({ path: path.join(ARTIFACTS, `chart-chosen-${size}-${scheme}.png`), fullPage: true })
+              await screenshot(page, { path: path.join(ARTIFACTS, `chart-chosen-${size}-${scheme}.png`), fullPage: true })
               expect(await seriousViolations(page), `axe, a stretch chosen, ${size}, ${scheme}`).toEqual([])
             }
           }

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as path from "node:path"
 import { builtDashboard } from "../../support/programs.ts"
-import { CHROMIUM_MISSING, chromiumAvailable } from "../../support/chromium.ts"
+import { CHROMIUM_MISSING, chromiumAvailable, screenshot } from "../../support/chromium.ts"
 import { recordPath } from "../../support/gridTown.ts"
 import { seedActivity, send, TestDaemon } from "../../support/TestDaemon.ts"
 import { openSignedIn, type SignedInPage } from "./signedInPage.ts"
@@ -105,7 +105,7 @@ describe.skipIf(!chromiumAvailable)("segments on the dashboard", () => {
           expect(await show.getAttribute("aria-pressed")).toBe("true")
           await page.locator("#activity-map path.segment-highlight").waitFor({ state: "attached" })
           await page.locator("#activity-map").scrollIntoViewIfNeeded()
-          await page.screenshot({ path: path.join(ARTIFACTS, "activity-climb-shown-desktop.png"), fullPage: true })
+          await screenshot(page, { path: path.join(ARTIFACTS, "activity-climb-shown-desktop.png"), fullPage: true })
           // a second press hides it
           await show.click()
           await page.locator("#activity-map path.segment-highlight").waitFor({ state: "detached" })
@@ -117,7 +117,7 @@ describe.skipIf(!chromiumAvailable)("segments on the dashboard", () => {
           await page.locator("#make-segment input[name=name]").fill("Top flat")
           await page.setViewportSize({ width: 390, height: 844 })
           await page.locator("#make-segment").scrollIntoViewIfNeeded()
-          await page.screenshot({ path: path.join(ARTIFACTS, "activity-stretch-phone.png"), fullPage: true })
+          await screenshot(page, { path: path.join(ARTIFACTS, "activity-stretch-phone.png"), fullPage: true })
           await page.setViewportSize({ width: 1280, height: 900 })
           await ui.redrawn(() => page.locator("#make-segment button[type=submit]").click())
           await page.locator("#segment-name", { hasText: "Top flat" }).waitFor()

@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import * as path from "node:path"
 import { builtDashboard } from "../../support/programs.ts"
 import { haversine } from "../../../src/services/sharing/visibleTrack.ts"
-import { CHROMIUM_MISSING, chromiumAvailable } from "../../support/chromium.ts"
+import { CHROMIUM_MISSING, chromiumAvailable, screenshot } from "../../support/chromium.ts"
 import { seedActivity, send, TestDaemon } from "../../support/TestDaemon.ts"
 import { openSignedIn, type SignedInPage } from "./signedInPage.ts"
 
@@ -68,9 +68,9 @@ describe.skipIf(!chromiumAvailable)("sharing on the dashboard", () => {
           // the card loaded: the owner's picture of what links show
           await page.locator("#activity-share img.share-card").scrollIntoViewIfNeeded()
           await page.waitForFunction(() => (globalThis as any).document.querySelector("#activity-share img.share-card")?.naturalWidth === 1200)
-          await page.screenshot({ path: path.join(ARTIFACTS, "share-panel-desktop.png"), fullPage: true })
+          await screenshot(page, { path: path.join(ARTIFACTS, "share-panel-desktop.png"), fullPage: true })
           await page.setViewportSize({ width: 390, height: 844 })
-          await page.screenshot({ path: path.join(ARTIFACTS, "share-panel-phone.png"), fullPage: true })
+          await screenshot(page, { path: path.join(ARTIFACTS, "share-panel-phone.png"), fullPage: true })
           await page.setViewportSize({ width: 1280, height: 900 })
           await page.locator("#share-list button", { hasText: "Revoke" }).click()
           await page.locator("dialog button[value=ok]").click()

@@ -9,7 +9,7 @@ import { daemonLayer, dropFile, makeRoot, waitForRow } from "../../support/Impor
 import { send } from "../../support/TestDaemon.ts"
 import { at, encodeFit, Mesg, semicircles } from "../../services/import/parsers/fitFixtures.ts"
 import { openDashboardBrowser } from "./browser.ts"
-import { CHROMIUM_MISSING, chromiumAvailable, DESKTOP, PHONE } from "../../support/chromium.ts"
+import { CHROMIUM_MISSING, chromiumAvailable, DESKTOP, PHONE, screenshot } from "../../support/chromium.ts"
 import { redrawn as redrawnOn, signIn } from "./pageTools.ts"
 
 /**
@@ -93,7 +93,7 @@ const shoot = async (name: string, ready: string) => {
       await page.waitForTimeout(150)
       const width = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number)
       expect(width, `${name} at ${size}`).toBeLessThanOrEqual(viewport.width)
-      await page.screenshot({ path: path.join(ARTIFACTS, `sport-${name}-${size}-${scheme}.png`), fullPage: true })
+      await screenshot(page, { path: path.join(ARTIFACTS, `sport-${name}-${size}-${scheme}.png`), fullPage: true })
     }
   }
   await page.emulateMedia({ colorScheme: "light" })

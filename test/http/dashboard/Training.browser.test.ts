@@ -8,7 +8,7 @@ import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, readCorpusFile } from "../../suppor
 import { daemonLayer, dropFile, makeRoot, waitForRow } from "../../support/ImportHarness.ts"
 import { blocksFit } from "../../support/trainingFits.ts"
 import { dashboardHelpers, openDashboardBrowser } from "./browser.ts"
-import { CHROMIUM_MISSING, chromiumAvailable, DESKTOP, PHONES } from "../../support/chromium.ts"
+import { CHROMIUM_MISSING, chromiumAvailable, DESKTOP, PHONES, screenshot } from "../../support/chromium.ts"
 import { cssColor, expectReadable, markerColor, readPalette } from "./colourChecks.ts"
 import { canvasTexts, fitsScreen, nextFrames, recordCanvasText, shoot, signIn } from "./pageTools.ts"
 
@@ -289,7 +289,7 @@ describe.skipIf(skipReason !== undefined)("the training pages in Chromium", () =
         await page.mouse.move(0, 0)
         await page.locator("#activity-training").scrollIntoViewIfNeeded()
         await shootBothSchemes("activity-training")
-        await page.locator("#activity-training").screenshot({ path: path.join(ARTIFACTS, "activity-training-section.png") })
+        await screenshot(page.locator("#activity-training"), { path: path.join(ARTIFACTS, "activity-training-section.png") })
         expect(problems).toEqual([])
       }), 90_000)
   })

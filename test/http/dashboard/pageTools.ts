@@ -2,6 +2,7 @@ import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as path from "node:path"
 import type { Page } from "playwright-core"
+import { SCREENSHOTS, screenshot } from "../../support/chromium.ts"
 
 /** What the dashboard's browser tests do to a page: wait for it to be drawn, run axe-core on it, take its screenshots. */
 
@@ -58,11 +59,12 @@ export const open = async (page: Page, base: string, hash: string, ready: string
 
 /** A full-page screenshot at each of `sizes`, named `<name>-<size>.png` in `dir`; the page is left at the first size. */
 export const shoot = async (page: Page, dir: string, name: string, sizes: ReadonlyArray<readonly [string, { readonly width: number; readonly height: number }]>) => {
+  if (!SCREENSHOTS) return
   for (const [size, viewport] of sizes) {
     await page.setViewportSize(viewport)
     await page.evaluate(() => (globalThis as any).scrollTo(0, 0))
     await nextFrames(page)
-    await page.screenshot({ path: path.join(dir, `${name}-${size}.png`), fullPage: true })
+    await screenshot(page, { path: path.join(dir, `${name}-${size}.png`), fullPage: true })
   }
   await page.setViewportSize(sizes[0]![1])
 }

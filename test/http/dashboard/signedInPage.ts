@@ -2,7 +2,7 @@ import { expect } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { Browser, BrowserContext, Page } from "playwright-core"
-import { DESKTOP, launchChromium, PHONES } from "../../support/chromium.ts"
+import { DESKTOP, launchChromium, PHONES, SCREENSHOTS, screenshot } from "../../support/chromium.ts"
 import { collectProblems, redrawn as redrawnOn, seriousViolations } from "./pageTools.ts"
 
 /**
@@ -77,6 +77,7 @@ export const openSignedIn = async (base: string, apiKey: string, artifacts: stri
     },
     shoot: async (name) => {
       const shots: Array<string> = []
+      if (!SCREENSHOTS) return shots
       // a message of an earlier action is no part of the page
       await page.evaluate(() => (globalThis as any).document.getElementById("toasts")?.replaceChildren())
       await eachLook(async (size, scheme) => {
@@ -84,7 +85,7 @@ export const openSignedIn = async (base: string, apiKey: string, artifacts: stri
         // the charts follow their box's new width on the next frame
         await page.evaluate(() => new Promise((resolve) => (globalThis as any).requestAnimationFrame(() => (globalThis as any).requestAnimationFrame(resolve))))
         const file = path.join(artifacts, `${name}-${size}-${scheme}.png`)
-        await page.screenshot({ path: file, fullPage: true })
+        await screenshot(page, { path: file, fullPage: true })
         shots.push(file)
       })
       return shots
