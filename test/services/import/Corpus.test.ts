@@ -149,10 +149,23 @@ describe.skipIf(!CORPUS_DIR)("corpus activities (computed in the parse worker)",
       }).pipe(Effect.provide(servicesLayer(root)))
     })
 
+  /** Every activity file of the corpus and of its pairs, parsed once for the tests below. */
+  const everyFile = [...new Set([
+    ...entries.filter((e) => /^(fit|tcx|gpx)\//.test(e.file) && FAILS[e.file] === undefined).map((e) => e.file),
+    ...PAIRS.flat()
+  ])]
+  let parsedOnce: Promise<Map<string, ReadonlyArray<EncodedActivityDraft>>> | undefined
+  /** The activities of `files`, from the one parse of every file. */
+  const parsedFiles = (files: ReadonlyArray<string>) =>
+    Effect.map(
+      Effect.promise(() => (parsedOnce ??= Effect.runPromise(Effect.scoped(computeAll(everyFile))))),
+      (all) => new Map(files.map((file) => [file, all.get(file)!]))
+    )
+
   it.scopedLive("FIT activities agree with the devices' session totals (distance ±1 %, elapsed ±2 s, moving within the timer (= timer ±2 s without GPS), kcal exact, avg HR ±1)", () =>
     Effect.gen(function*() {
       const fits = entries.filter((e) => e.file.startsWith("fit/") && FAILS[e.file] === undefined)
-      const drafts = yield* computeAll(fits.map((e) => e.file))
+      const drafts = yield* parsedFiles(fits.map((e) => e.file))
       let compared = 0
       for (const entry of fits) {
         const sessions = embeddedSessions(entry.notes).filter((s) => s.sport !== "transition")
@@ -185,7 +198,7 @@ describe.skipIf(!CORPUS_DIR)("corpus activities (computed in the parse worker)",
   it.scopedLive("no best effort of any corpus activity is faster than a person can go (a track with gaps covers them at its own pace, not in one second)", () =>
     Effect.gen(function*() {
       const files = entries.filter((e) => /^(fit|tcx|gpx)\//.test(e.file) && FAILS[e.file] === undefined).map((e) => e.file)
-      const drafts = yield* computeAll(files)
+      const drafts = yield* parsedFiles(files)
       let efforts = 0
       for (const [file, activities] of drafts) {
         for (const a of activities) {
@@ -202,7 +215,7 @@ describe.skipIf(!CORPUS_DIR)("corpus activities (computed in the parse worker)",
 
   it.scopedLive("cross-format pairs agree: moving time within 2 % of the device timer (a pool swim's, rests left out, within 3 %), elevation within 10 % of the device total, distance ±1 % (GPX ±3 %)", () =>
     Effect.gen(function*() {
-      const drafts = yield* computeAll(PAIRS.flat())
+      const drafts = yield* parsedFiles(PAIRS.flat())
       for (const [device, other] of PAIRS) {
         const session = embeddedSessions(entries.find((e) => e.file === device)!.notes)[0]!
         const d = drafts.get(device)![0]!
