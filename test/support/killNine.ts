@@ -72,7 +72,7 @@ export const killWhileImporting = <E>(options: {
     options.check("while the export was unpacked")
     // right after the n-th new activity row: between its commit and whatever follows it
     let killedBetween = 0
-    for (const [n, delayMs] of [[1, 0], [2, 0], [1, 5], [3, 0], [1, 0]] as const) {
+    for (const [n, delayMs] of [[1, 0], [1, 5], [2, 0]] as const) {
       daemon = yield* start()
       const from = activitiesNow()
       if (from >= total) break
