@@ -1,5 +1,5 @@
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Duration, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as net from "node:net"
@@ -15,7 +15,6 @@ import { zipOf } from "../support/zipOf.ts"
 import { ImportQueue } from "../../src/services/import/ImportQueue.ts"
 import { compressRegularFile, copyRegularFile, OriginalsDisk } from "../../src/services/import/OriginalsDisk.ts"
 import { WATCH_LOCK_FILE_NAME } from "../../src/services/platform/StorageLock.ts"
-import { FolderCheckInterval } from "../../src/fibers/WatchFolder.ts"
 import { runDaemonToExit } from "../runtime/runDaemon.ts"
 import { keptBytes } from "../support/keptBytes.ts"
 
@@ -25,9 +24,6 @@ import { keptBytes } from "../support/keptBytes.ts"
  */
 
 const SETTLE = "800ms"
-
-/** The folder looked at often: what happens to it is seen within a fraction of a second rather than five. */
-const FrequentFolderChecks = Layer.succeed(FolderCheckInterval, Duration.millis(200))
 
 /** Rows of `filename` until `count` of them are there. */
 const rowsOf = (filename: string, count: number) =>
@@ -266,7 +262,7 @@ describe("watch folder: what is not a regular file", () => {
 })
 
 describe("watch folder: trouble is said", () => {
-  layer(freshDaemon({ WATCH_SETTLE: "200ms", LOG_LEVEL: "info" }).pipe(Layer.provide(FrequentFolderChecks)), { excludeTestServices: true })((it) => {
+  layer(freshDaemon({ WATCH_SETTLE: "200ms", LOG_LEVEL: "info" }), { excludeTestServices: true })((it) => {
     it.effect("a watch folder that goes away is logged at error level in the daemon channel, /healthz reports it, and its return is logged at error level too and watched again", () =>
       Effect.gen(function*() {
         const { watchDir } = yield* TestDaemon
@@ -363,7 +359,7 @@ describe("watch folder: trouble is said", () => {
           dropFile(root.watchDir, "remounted.gpx", gpxActivity({ start: dayStart(31), seconds: 900 }))
           expect((yield* waitForRow("remounted.gpx")).status).toBe("success")
           expect((yield* daemonLines).filter((l) => l.message.includes("is no longer mounted"))).toHaveLength(1)
-        }).pipe(Effect.provide(daemonLayer(root).pipe(Layer.provide(FrequentFolderChecks))))
+        }).pipe(Effect.provide(daemonLayer(root)))
       }), 90_000)
   })
 

@@ -7,7 +7,7 @@ import { makeDaemon, type ServerServices } from "../../src/runtime/Daemon.ts"
 import { ServicesLive } from "../../src/runtime/Services.ts"
 import { generateApiKey } from "../../src/services/platform/ApiKey.ts"
 import { encodeFit, fitSeconds, Mesg, semicircles } from "../services/import/parsers/fitFixtures.ts"
-import { TestDaemon, type TestDaemonInfo } from "./TestDaemon.ts"
+import { FrequentFolderChecks, TestDaemon, type TestDaemonInfo } from "./TestDaemon.ts"
 import { testListener } from "./testListener.ts"
 
 /**
@@ -82,6 +82,7 @@ export const daemonLayer = (root: Root) => {
   const server = Layer.effectContext(Effect.context<ServerServices>())
   return Layer.mergeAll(makeDaemon(server), ServicesLive, Layer.succeed(TestDaemon, infoOf(root))).pipe(
     Layer.provideMerge(testListener),
+    Layer.provide(FrequentFolderChecks),
     Layer.provide(configOf(root))
   )
 }

@@ -3,7 +3,7 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { SqlClient } from "@effect/sql"
-import { ConfigProvider, Context, Effect, Layer } from "effect"
+import { ConfigProvider, Context, Duration, Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -26,6 +26,13 @@ import { GearRepo } from "../../src/services/activities/GearRepo.ts"
 import { encodeDraft } from "../../src/services/activities/StreamsCodec.ts"
 import { WeightRepo } from "../../src/services/activities/WeightRepo.ts"
 import { makeTestListener, testListener } from "./testListener.ts"
+import { FolderCheckInterval } from "../../src/fibers/WatchFolder.ts"
+
+/**
+ * The watch folder itself looked at often in the daemons the tests build: what happens to it (gone,
+ * replaced, a subfolder the import emptied) is seen within a fraction of a second, not five.
+ */
+export const FrequentFolderChecks = Layer.succeed(FolderCheckInterval, Duration.millis(200))
 
 /**
  * The real daemon (`makeDaemon` of src/runtime/Daemon.ts) for one test block: a temporary STORAGE_DIR
@@ -127,7 +134,10 @@ const makeTestDaemon = (options: TestDaemonOptions): Layer.Layer<TestDaemonServi
       const daemon = Layer.mergeAll(makeDaemon(server), ServicesLive, Layer.succeed(TestDaemon, info)).pipe(
         Layer.provideMerge(options.directRoutes === false ? makeTestListener({ direct: false }) : testListener)
       )
-      return daemon.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))))
+      return daemon.pipe(
+        Layer.provide(FrequentFolderChecks),
+        Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))))
+      )
     })
   )
 
