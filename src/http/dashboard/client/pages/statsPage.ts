@@ -105,7 +105,7 @@ export const statsPage: Page = async (main, params) => {
           h("p", { class: "big" }, `${number} ${unit}`),
           h("p", null, `On ${number} days you covered at least ${number} ${unit}. ${format.plural(needed, "more day")} of ${number + 1} ${unit} or more ${needed === 1 ? "reaches" : "reach"} ${number + 1}.`),
           h("p", { class: "muted" }, `In ${unit === "mi" ? "kilometres" : "miles"}: ${unit === "mi" ? eddington.km : eddington.mi}`)))),
-    h("section", null, h("h2", null, `Heatmap · ${format.count(routes.length)} routes`), heatBox))
+    h("section", null, h("h2", null, `Heatmap · ${format.plural(routes.length, "route")}`), heatBox))
 
   if (totals.length > 0) {
     const short = (key: string) => periodLabel(period, key, "short")
