@@ -95,6 +95,7 @@ export class SharedActivity extends Effect.Service<SharedActivity>()("services/s
       return {
         latlng: read<LatLng | null>("latlng"),
         time: read<number | null>("time"),
+        distance: read<number | null>("distance"),
         altitude: read<number | null>("altitude"),
         heartrate: read<number | null>("heartrate"),
         watts: read<number | null>("watts")

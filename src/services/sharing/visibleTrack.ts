@@ -17,6 +17,12 @@ export interface TrackSamples {
   readonly latlng?: ReadonlyArray<LatLng | null> | undefined
   /** seconds from the start */
   readonly time?: ReadonlyArray<number | null> | undefined
+  /**
+   * the activity's own metres since the start: where both ends of a step have one, the step is
+   * measured by it, so that a shared part is as long as the same part of the activity (a noisy
+   * track's straight-line sum, which the import filters, can be several times longer)
+   */
+  readonly distance?: ReadonlyArray<number | null> | undefined
   readonly altitude?: ReadonlyArray<number | null> | undefined
   readonly heartrate?: ReadonlyArray<number | null> | undefined
   readonly watts?: ReadonlyArray<number | null> | undefined
@@ -92,16 +98,23 @@ export const visibleTrack = (samples: TrackSamples, zones: ReadonlyArray<Circle>
   const latlng = samples.latlng ?? []
   // the distance along the whole recorded track at each positioned sample
   const along: Array<number> = new Array(latlng.length).fill(NaN)
+  const own = samples.distance !== undefined && samples.distance.length === latlng.length ? samples.distance : undefined
+  /** metres from sample `from` to sample `to` (both with a position) */
+  const step = (from: number, to: number): number => {
+    const a = own === undefined ? null : numberOrNull(own[from])
+    const b = own === undefined ? null : numberOrNull(own[to])
+    return a !== null && b !== null ? Math.max(0, b - a) : haversine(latlng[from]!, latlng[to]!)
+  }
   let total = 0
-  let previous: LatLng | null = null
+  let previous = -1
   for (let i = 0; i < latlng.length; i++) {
     const p = latlng[i]
     if (!isPosition(p)) continue
-    if (previous !== null) total += haversine(previous, p)
+    if (previous >= 0) total += step(previous, i)
     along[i] = total
-    previous = p
+    previous = i
   }
-  if (previous === null) {
+  if (previous < 0) {
     return { hasPositions: false, segments: [], distanceInMeter: 0, timeInSeconds: null, elevationGainInMeter: null, bounds: null }
   }
 
@@ -136,8 +149,7 @@ export const visibleTrack = (samples: TrackSamples, zones: ReadonlyArray<Circle>
       current = []
       segments.push(current)
     } else {
-      const step = haversine(latlng[lastIndex]!, p)
-      distance += step
+      distance += step(lastIndex, i)
       const t0 = hasTime ? numberOrNull(time[lastIndex]) : null
       const t1 = hasTime ? numberOrNull(time[i]) : null
       if (t0 !== null && t1 !== null && t1 > t0) seconds += t1 - t0

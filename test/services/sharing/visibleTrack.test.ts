@@ -86,4 +86,16 @@ describe("visibleTrack", () => {
     const track = visibleTrack({ latlng, altitude: [10, 11, 10, 13, 20] }, [], 0)
     expect(track.elevationGainInMeter).toBe(10)
   })
+
+  it("measures the shared part by the activity's own distance where it has one: a noisy track's zigzag does not lengthen it", () => {
+    const samples = eastward(2_000)
+    // each point thrown 30 m north or south: the straight-line sum is about three times the way
+    const latlng = samples.latlng.map(([lat, lng], i): LatLng => [lat + (i % 2 === 0 ? 1 : -1) * (30 / 111_195), lng])
+    const distance = samples.latlng.map((_, i) => i * 10)
+    expect(visibleTrack({ ...samples, latlng }, [], 0).distanceInMeter).toBeGreaterThan(5_000)
+    const own = visibleTrack({ ...samples, latlng, distance }, [], 200)
+    // 2,000 m less the hidden 200 m at each end, as the activity measured them
+    expect(own.distanceInMeter).toBeCloseTo(1_600, -1)
+    expect(own.segments.flat().at(-1)!.distance).toBeCloseTo(1_600, -1)
+  })
 })
