@@ -13,7 +13,8 @@ import * as Effect from "effect/Effect"
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`ALTER TABLE activities ADD COLUMN date_unknown INTEGER NOT NULL DEFAULT 0`
-  yield* sql`CREATE VIEW dated_activities AS SELECT * FROM activities WHERE date_unknown = 0`
+  // a view has no rowid of its own: the history's walk reads the activities' one
+  yield* sql`CREATE VIEW dated_activities AS SELECT rowid AS rowid, * FROM activities WHERE date_unknown = 0`
   yield* sql`DROP INDEX activities_history`
   yield* sql`CREATE INDEX activities_history ON activities (start_time, id, sport_type, start_date_local, distance, country_code,
     passed_through_countries, created_at, exclude_from_records, date_unknown)`
