@@ -59,6 +59,8 @@ describe.skipIf(skipReason !== undefined)("an activity whose date is unknown in 
             await page.emulateMedia({ colorScheme: scheme })
             await open(page, base, `#/activity/${encodeURIComponent(route.activity_id!)}`, "#activity-map .leaflet-overlay-pane path")
             expect(await page.locator("#activity-name + p").textContent()).toMatch(/^Date unknown · /)
+            // no thresholds of a day, no training load
+            await page.getByText("Its date is unknown: no thresholds apply to it, and it adds no training load.").waitFor({ timeout: 15_000 })
             await axe(`date unknown activity (${scheme})`)
             await shoot("date-unknown-activity", `-${scheme}`)
             await open(page, base, "#/activities", "#activity-list tbody tr")
