@@ -67,6 +67,12 @@ describe.skipIf(skipReason !== undefined)("an activity whose date is unknown in 
             await axe(`activities with one of unknown date (${scheme})`)
             await shoot("date-unknown-list", `-${scheme}`)
           }
+          // the import's row says so in its notes
+          await page.emulateMedia({ colorScheme: "light" })
+          await open(page, base, "#/import", ".notes")
+          expect(await page.locator(".notes").filter({ hasText: /date unknown: nothing in the file tells when it was recorded/ }).count()).toBe(1)
+          await axe("import with a route of unknown date")
+          await shoot("date-unknown-import")
           expect(problems).toEqual([])
         })
       }), 120_000)
