@@ -61,6 +61,8 @@ export const filterOf = (search: Omit<ActivitySearch, "page" | "size">) => {
     conditions.push("start_date_local < ?")
     params.push(search.to + "T99")
   }
+  // a period holds only activities whose date is known: the start of one whose date is unknown is a stand-in
+  if (search.from !== undefined || search.to !== undefined) conditions.push("date_unknown = 0")
   if (search.sportTypes !== undefined && search.sportTypes.length > 0) {
     conditions.push(`sport_type IN (${placeholders(search.sportTypes.length)})`)
     params.push(...search.sportTypes)

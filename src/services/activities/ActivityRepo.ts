@@ -194,10 +194,10 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activ
       } satisfies StoredActivityTrack
     }, Effect.orDie)
 
-    /** Activities starting within [from, to] (epoch ms), for the duplicate check: a range of the list's index. */
+    /** Activities whose date is known starting within [from, to] (epoch ms), for the duplicate check: a range of the list's index. */
     const startingBetween = Effect.fn("ActivityRepo.startingBetween")(function*(from: number, to: number) {
       return yield* sql<{ id: string; start_time: number; elapsed_time: number }>`
-        SELECT id, start_time, elapsed_time FROM activities WHERE start_time BETWEEN ${from} AND ${to}`
+        SELECT id, start_time, elapsed_time FROM dated_activities WHERE start_time BETWEEN ${from} AND ${to}`
     }, Effect.orDie)
 
     const addImage = Effect.fn("ActivityRepo.addImage")(function*(activityId: string, imageId: string, fileName: string, externalId: string | null = null) {

@@ -83,7 +83,8 @@ export class ImportWriter extends Effect.Service<ImportWriter>()("services/impor
         // a Garmin export's files carry no activity id: each activity is named by the summary starting nearest it
         const summarised = applying && kept?.source === "garminExport" ? kept.archive : null
         for (const { draft, id } of input.activities) {
-          const summary = summarised === null ? null : yield* summaries.match(summarised, draft.startTime)
+          // (one whose date is unknown starts at a stand-in: no summary is its)
+          const summary = summarised === null || draft.dateUnknown ? null : yield* summaries.match(summarised, draft.startTime)
           const described = summary === null ? draft : describedBy(summary.sportType === null ? draft : { ...draft, sportType: summary.sportType }, summary)
           yield* activities.insert(id, applied === null ? described : describedBy(described, applied))
         }

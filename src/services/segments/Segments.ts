@@ -150,7 +150,8 @@ export class Segments extends Effect.Service<Segments>()("services/segments/Segm
 
     /** The segment's efforts by date, as their places are counted. */
     const historyOf = (segmentId: string) =>
-      sql<Past>`SELECT id, start_time, elapsed_time FROM segment_efforts WHERE segment_id = ${segmentId} ORDER BY start_time, id`
+      sql<Past>`SELECT e.id, e.start_time, e.elapsed_time FROM segment_efforts e JOIN dated_activities a ON a.id = e.activity_id
+        WHERE e.segment_id = ${segmentId} ORDER BY e.start_time, e.id`
 
     /**
      * Efforts with their rank by time among those `where` selects (a window over them, before
@@ -160,7 +161,7 @@ export class Segments extends Effect.Service<Segments>()("services/segments/Segm
       sql<EffortRow>`
         SELECT e.*, s.name AS segment_name, a.name AS activity_name, a.sport_type, a.start_date_local,
           RANK() OVER (PARTITION BY e.segment_id ORDER BY e.elapsed_time) AS rank
-        FROM segment_efforts e JOIN segments s ON s.id = e.segment_id JOIN activities a ON a.id = e.activity_id
+        FROM segment_efforts e JOIN segments s ON s.id = e.segment_id JOIN dated_activities a ON a.id = e.activity_id
         WHERE ${where} ORDER BY ${order} ${page === null ? sql.literal("") : sql`LIMIT ${page.limit} OFFSET ${page.offset}`}`
 
     /** The rows as the API shows them, each with its place among its segment's efforts up to its date. */
@@ -179,7 +180,7 @@ export class Segments extends Effect.Service<Segments>()("services/segments/Segm
       Effect.gen(function*() {
         const [row] = yield* sql<EffortRow>`
           SELECT e.*, s.name AS segment_name, a.name AS activity_name, a.sport_type, a.start_date_local, 0 AS rank
-          FROM segment_efforts e JOIN segments s ON s.id = e.segment_id JOIN activities a ON a.id = e.activity_id WHERE e.id = ${id}`
+          FROM segment_efforts e JOIN segments s ON s.id = e.segment_id JOIN dated_activities a ON a.id = e.activity_id WHERE e.id = ${id}`
         if (row === undefined) return null
         let rank = 1
         for (const e of history) if (e.elapsed_time < row.elapsed_time) rank++
@@ -318,7 +319,7 @@ export class Segments extends Effect.Service<Segments>()("services/segments/Segm
       const order = params.sort === "date" ? "e.start_time DESC, e.id" : "e.elapsed_time, e.start_time, e.id"
       const page = params["pagination[page]"]
       const size = params["pagination[size]"]
-      const [count] = yield* sql<{ n: number }>`SELECT count(*) AS n FROM segment_efforts e JOIN activities a ON a.id = e.activity_id WHERE ${where}`
+      const [count] = yield* sql<{ n: number }>`SELECT count(*) AS n FROM segment_efforts e JOIN dated_activities a ON a.id = e.activity_id WHERE ${where}`
       const rows = yield* effortRows(where, sql.literal(order), { limit: size, offset: (page - 1) * size })
       const total = count?.n ?? 0
       return { efforts: yield* withPlaces(rows), pagination: { page, size, total, totalPages: Math.ceil(total / size) } } satisfies SegmentEffortPage
