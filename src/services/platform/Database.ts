@@ -20,6 +20,7 @@ import segments from "./migrations/0014_segments.ts"
 import sharing from "./migrations/0015_sharing.ts"
 import trustedRecords from "./migrations/0016_trusted_records.ts"
 import dateUnknown from "./migrations/0018_date_unknown.ts"
+import segmentEffortsByDate from "./migrations/0019_segment_efforts_by_date.ts"
 import { StoragePaths } from "./StoragePaths.ts"
 
 /** Migrations by name, statically imported (a file-system loader breaks when bundled). */
@@ -40,7 +41,8 @@ export const MIGRATIONS = {
   "0014_segments": segments,
   "0015_sharing": sharing,
   "0016_trusted_records": trustedRecords,
-  "0018_date_unknown": dateUnknown
+  "0018_date_unknown": dateUnknown,
+  "0019_segment_efforts_by_date": segmentEffortsByDate
 }
 
 export const migrations = SqliteMigrator.fromRecord(MIGRATIONS)
