@@ -34,13 +34,20 @@ export const ActivityList = Schema.Struct({
 }).annotations({ identifier: "ActivityList" })
 export type ActivityList = typeof ActivityList.Type
 
+/** What gear is, as the platform it was imported from says (its bike and shoe lists). */
+export const GEAR_KINDS = ["bike", "shoes", "other"] as const
+export const GearKind = Schema.Literal(...GEAR_KINDS)
+
 export const Gear = Schema.Struct({
   id: Schema.String.pipe(Schema.startsWith("gear-")),
   name: Schema.String,
   type: Schema.Literal("imported", "custom"),
   isRetired: Schema.Boolean,
   distanceInMeter: Schema.Int,
-  numberOfActivities: Schema.Int
+  numberOfActivities: Schema.Int,
+  brand: Schema.NullOr(Schema.String).annotations({ description: "The maker, as the export it came from names it; null when it names none" }),
+  model: Schema.NullOr(Schema.String).annotations({ description: "The model, as the export it came from names it; null when it names none" }),
+  kind: Schema.NullOr(GearKind).annotations({ description: "bike, shoes or other, as the export it came from lists it; null when unknown" })
 }).annotations({ identifier: "Gear" })
 export type Gear = typeof Gear.Type
 
