@@ -53,6 +53,20 @@ export type Gear = typeof Gear.Type
 
 export const GearList = Schema.Struct({ gear: Schema.Array(Gear) }).annotations({ identifier: "GearList" })
 
+/** One month of a gear's use: the distance of the activities that used it that month (by their local start). */
+export const GearMonth = Schema.Struct({
+  month: Schema.String.annotations({ description: "YYYY-MM, local to the activities' starts", examples: ["2024-05"] }),
+  distanceInMeter: Schema.Int,
+  numberOfActivities: Schema.Int
+}).annotations({ identifier: "GearMonth" })
+
+/** One gear, with its distance month by month: its activities are the activity list's `filters[gearId]`. */
+export const GearDetail = Schema.Struct({
+  ...Gear.fields,
+  months: Schema.Array(GearMonth).annotations({ description: "Every month it was used in, oldest first" })
+}).annotations({ identifier: "GearDetail" })
+export type GearDetail = typeof GearDetail.Type
+
 export const FILE_IMPORT_STATUSES = ["queued", "success", "skipped", "failed"] as const
 export const FileImportStatus = Schema.Literal(...FILE_IMPORT_STATUSES)
 export type FileImportStatus = typeof FileImportStatus.Type

@@ -58,6 +58,14 @@ export class GearRepo extends Effect.Service<GearRepo>()("services/activities/Ge
       return rows.length === 0 ? null : toGear(rows[0]!)
     }, Effect.orDie)
 
+    /** The months gear `id` was used in, oldest first, with the distance and count of its activities each (by their local start). */
+    const months = Effect.fn("GearRepo.months")(function*(id: string) {
+      const rows = yield* sql<{ month: string; distance: number; activities: number }>`
+        SELECT substr(start_date_local, 1, 7) AS month, SUM(distance) AS distance, COUNT(*) AS activities
+        FROM activities WHERE gear_id = ${id} GROUP BY month ORDER BY month`
+      return rows.map((r) => ({ month: r.month, distanceInMeter: Math.trunc(r.distance), numberOfActivities: r.activities }))
+    }, Effect.orDie)
+
     /** Changes the name and retirement given; the rest stays. */
     const update = Effect.fn("GearRepo.update")(function*(id: string, patch: { readonly name?: string; readonly isRetired?: boolean }) {
       if (patch.name !== undefined) yield* sql`UPDATE gear SET name = ${patch.name} WHERE id = ${id}`
@@ -94,6 +102,6 @@ export class GearRepo extends Effect.Service<GearRepo>()("services/activities/Ge
           brand = COALESCE(excluded.brand, gear.brand), model = COALESCE(excluded.model, gear.model), kind = COALESCE(excluded.kind, gear.kind)`
     }, Effect.orDie)
 
-    return { list, findById, exists, upsert, update, remove } as const
+    return { list, findById, months, exists, upsert, update, remove } as const
   })
 }) {}
