@@ -54,7 +54,6 @@ describe.skipIf(!chromiumAvailable)("gear on the dashboard", () => {
           expect(await row("Pegasus 40").locator("td.opt").first().textContent()).toBe("Shoes · Nike Pegasus")
           expect(await row("Old hack").locator("td.opt").first().textContent()).toBe("Imported")
           expect(await row("Commuter").locator("td.opt").first().textContent()).toBe("Added here")
-          expect(await page.locator("#gear-list").textContent()).not.toMatch(/Imported.*Imported/)
           await ui.shoot("gear")
           await ui.axe("gear")
 
