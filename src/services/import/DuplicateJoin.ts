@@ -75,10 +75,13 @@ export const joinedChanges = (kept: KeptFacts, copy: CopyFacts): { readonly chan
   return { changes, words }
 }
 
-/** "Its name, gear and 2 photos joined activity-…." (null when nothing joined). */
-export const joinedSentence = (words: ReadonlyArray<string>, activityId: string): string | null => {
+/**
+ * "Its name, gear and 2 photos joined that activity." (null when nothing joined): said after the
+ * skipped row's message, which names the activity (its name, date and id).
+ */
+export const joinedSentence = (words: ReadonlyArray<string>): string | null => {
   if (words.length === 0) return null
   const listed = words.map((w, i) => (i === 0 ? w : w.replace(/^its /, "")))
   const text = listed.length === 1 ? listed[0]! : `${listed.slice(0, -1).join(", ")} and ${listed.at(-1)}`
-  return `${text.charAt(0).toUpperCase()}${text.slice(1)} joined "${activityId}".`
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)} joined that activity.`
 }

@@ -119,7 +119,7 @@ export class ImportWriter extends Effect.Service<ImportWriter>()("services/impor
         if (exportedGear !== null && (changes.gearId !== undefined || exportedGearId(exportedGear.name) === stored.gear_id)) yield* learnGear(exportedGear)
         if (Object.keys(changes).length > 0) yield* activities.update(joins.activityId, changes)
         for (const name of yield* images.publish(photos)) yield* activities.addImage(joins.activityId, imageIdOf(name), name)
-        return joinedSentence(words, joins.activityId)
+        return joinedSentence(words)
       })
 
     /**
