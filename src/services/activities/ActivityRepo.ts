@@ -58,13 +58,12 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activ
     const segments = yield* SegmentStore
 
     /** The fields of the activity the athlete set by hand (PATCH), by their names in the Activity. */
-    const editedFields = (id: string) =>
-      Effect.map(sql<{ edited: string | null }>`SELECT edited FROM activities WHERE id = ${id}`, (rows): ReadonlyArray<string> => {
-        const edited = rows[0]?.edited
-        if (edited == null) return []
-        const names: unknown = JSON.parse(edited)
-        return Array.isArray(names) ? names.filter((n): n is string => typeof n === "string") : []
-      })
+    const editedFields = Effect.fn("ActivityRepo.editedFields")(function*(id: string) {
+      const edited = (yield* sql<{ edited: string | null }>`SELECT edited FROM activities WHERE id = ${id}`)[0]?.edited
+      if (edited == null) return []
+      const names: unknown = JSON.parse(edited)
+      return Array.isArray(names) ? names.filter((n): n is string => typeof n === "string") : []
+    }, Effect.orDie)
 
     const toImage = (row: ImageRow): ActivityImage => ({ id: row.id, url: imageUrl(config.appUrl, row.file_name) })
 
@@ -250,7 +249,7 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activ
     }, Effect.orDie)
 
     return {
-      findById, exists, search, insert, replace, update, editedFields: Effect.fn("ActivityRepo.editedFields")(editedFields, Effect.orDie), remove, track,
+      findById, exists, search, insert, replace, update, editedFields, remove, track,
       startingBetween, addImage, findImage, removeImage, imageFileExists, imageExternalIds, externalIds
     } as const
   })

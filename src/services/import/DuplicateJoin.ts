@@ -7,7 +7,8 @@ import { sportWords } from "./parsers/sportNames.ts"
  * files of one ride) brings to the activity stored first, when it is skipped as its duplicate:
  * what the kept activity has none of. Its gear and description where it has none, its name where
  * the kept one is a name nobody wrote ("Morning Ride", Garmin's "Lisbon Running"), its commute
- * flag, and its photos. A field the athlete set by hand is never replaced.
+ * flag, and its photos where the kept one has none (the same export dropped twice does not
+ * double them). A field the athlete set by hand is never replaced.
  */
 
 /** What the skipped copy says about the activity (its file, its export and its export's summary). */
@@ -26,6 +27,8 @@ export interface KeptFacts {
   readonly description: string | null
   readonly gearId: string | null
   readonly isCommute: boolean
+  /** how many photos it has */
+  readonly photos: number
   readonly edited: ReadonlyArray<string>
 }
 
@@ -51,7 +54,10 @@ export const isAutomaticName = (name: string): boolean => {
 }
 
 /** The changes the copy brings to the kept activity, and what joined in words ("its gear", "2 photos"). */
-export const joinedChanges = (kept: KeptFacts, copy: CopyFacts): { readonly changes: Partial<ActivitySummary>; readonly words: ReadonlyArray<string> } => {
+export const joinedChanges = (
+  kept: KeptFacts,
+  copy: CopyFacts
+): { readonly changes: Partial<ActivitySummary>; readonly photos: boolean; readonly words: ReadonlyArray<string> } => {
   const free = (field: keyof ActivitySummary) => !kept.edited.includes(field)
   const changes: { -readonly [K in keyof ActivitySummary]?: ActivitySummary[K] } = {}
   const words: Array<string> = []
@@ -71,8 +77,9 @@ export const joinedChanges = (kept: KeptFacts, copy: CopyFacts): { readonly chan
     changes.isCommute = true
     words.push("its commute flag")
   }
-  if (copy.photos > 0) words.push(copy.photos === 1 ? "1 photo" : `${copy.photos} photos`)
-  return { changes, words }
+  const photos = kept.photos === 0 && copy.photos > 0
+  if (photos) words.push(copy.photos === 1 ? "1 photo" : `${copy.photos} photos`)
+  return { changes, photos, words }
 }
 
 /**

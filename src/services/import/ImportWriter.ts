@@ -51,7 +51,7 @@ interface KeptRow {
   readonly gear_id: string | null
   readonly is_commute: number
   readonly start_time: number
-  readonly edited: string | null
+  readonly photos: number
 }
 
 /**
@@ -77,12 +77,9 @@ export class ImportWriter extends Effect.Service<ImportWriter>()("services/impor
     const summaries = yield* GarminSummaries
     const archives = yield* KeptArchives
 
-    /** The gear an export names, learnt (or what it says of it now: its brand, model, kind); its id. */
+    /** The gear an export names, learnt (or what it says of it now: its brand, model, kind). */
     const learnGear = (exportedGear: NonNullable<KeptMetadata["gear"]>) =>
-      Effect.as(
-        gear.upsert({ ...exportedGear, id: exportedGearId(exportedGear.name), type: "imported", isRetired: false }),
-        exportedGearId(exportedGear.name)
-      )
+      gear.upsert({ ...exportedGear, id: exportedGearId(exportedGear.name), type: "imported", isRetired: false })
 
     /**
      * What a skipped copy brings to the activity it duplicates (DuplicateJoin), within the
@@ -92,7 +89,8 @@ export class ImportWriter extends Effect.Service<ImportWriter>()("services/impor
      */
     const join = (joins: NonNullable<ImportWrite["joins"]>, kept: KeptFile | null) =>
       Effect.gen(function*() {
-        const [stored] = yield* sql<KeptRow>`SELECT name, description, gear_id, is_commute, start_time, edited FROM activities WHERE id = ${joins.activityId}`
+        const [stored] = yield* sql<KeptRow>`SELECT name, description, gear_id, is_commute, start_time,
+          (SELECT COUNT(*) FROM activity_images i WHERE i.activity_id = a.id) AS photos FROM activities a WHERE id = ${joins.activityId}`
         if (stored === undefined) return null
         const metadata = kept?.metadata ?? null
         const summary = kept?.source === "garminExport" && kept.archive !== null
@@ -103,10 +101,10 @@ export class ImportWriter extends Effect.Service<ImportWriter>()("services/impor
         const exportedGear = said.find((m) => m.gear !== null)?.gear ?? null
         const name = said.find((m) => m.name !== null)?.name ?? joins.draft?.name ?? null
         const description = said.find((m) => m.description !== null)?.description ?? joins.draft?.description ?? null
-        const edited: ReadonlyArray<string> = stored.edited === null ? [] : JSON.parse(stored.edited)
+        const edited = yield* activities.editedFields(joins.activityId)
         const photos = metadata?.images ?? []
-        const { changes, words } = joinedChanges(
-          { name: stored.name, description: stored.description, gearId: stored.gear_id, isCommute: stored.is_commute === 1, edited },
+        const joined = joinedChanges(
+          { name: stored.name, description: stored.description, gearId: stored.gear_id, isCommute: stored.is_commute === 1, photos: stored.photos, edited },
           {
             name: name === null ? null : truncateText(name, MAX_NAME_LENGTH),
             description: description === null ? null : truncateText(description, MAX_DESCRIPTION_LENGTH),
@@ -115,11 +113,12 @@ export class ImportWriter extends Effect.Service<ImportWriter>()("services/impor
             photos: photos.length
           }
         )
+        const { changes } = joined
         // the gear is learnt when it joins, or when it is the kept activity's own (its brand and model may be new)
         if (exportedGear !== null && (changes.gearId !== undefined || exportedGearId(exportedGear.name) === stored.gear_id)) yield* learnGear(exportedGear)
         if (Object.keys(changes).length > 0) yield* activities.update(joins.activityId, changes)
-        for (const name of yield* images.publish(photos)) yield* activities.addImage(joins.activityId, imageIdOf(name), name)
-        return joinedSentence(words)
+        if (joined.photos) for (const name of yield* images.publish(photos)) yield* activities.addImage(joins.activityId, imageIdOf(name), name)
+        return joinedSentence(joined.words)
       })
 
     /**

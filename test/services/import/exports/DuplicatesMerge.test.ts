@@ -68,7 +68,7 @@ describe.skipIf(!CORPUS_DIR)("the same ride from a Garmin and a Strava export", 
       }), 120_000)
   }
 
-  it.scopedLive("what the athlete set by hand stays: a name written as \"Morning Ride\" is not replaced, the gear removed by hand does not come back", () =>
+  it.scopedLive("what the athlete set by hand stays: a name written as \"Morning Ride\" is not replaced, the gear removed by hand does not come back; photos join once", () =>
     Effect.gen(function*() {
       const ride = yield* Effect.promise(() => corpusSource("fit/garmin-edge1000-ride.fit"))
       const root = yield* scopedRoot()
@@ -86,6 +86,12 @@ describe.skipIf(!CORPUS_DIR)("the same ride from a Garmin and a Strava export", 
         expect(kept.images).toHaveLength(2)
         expect(second!.error_message).toContain(id)
         expect(second!.error_message).toContain("Its commute flag and 2 photos joined that activity.")
+        // the same export dropped again brings nothing new: no photo twice
+        drop(root, "strava-again.zip", strava(ride))
+        const [, , third] = yield* rowsDone(3)
+        expect(third!.status).toBe("skipped")
+        expect(third!.error_message).not.toContain("joined")
+        expect((yield* activity(id)).images).toHaveLength(2)
       }).pipe(Effect.provide(daemonLayer(root)))
     }), 120_000)
 })
@@ -99,11 +105,14 @@ describe("what a duplicate brings", () => {
 
   it("fills only what the kept activity has none of, never a field set by hand", () => {
     const copy = { name: "Galibier", description: "windy", gearId: "gear-b", isCommute: true, photos: 1 }
-    expect(joinedChanges({ name: "Afternoon Ride", description: null, gearId: null, isCommute: false, edited: [] }, copy).changes)
-      .toEqual({ name: "Galibier", description: "windy", gearId: "gear-b", isCommute: true })
-    expect(joinedChanges({ name: "Col", description: "calm", gearId: "gear-a", isCommute: true, edited: [] }, copy))
-      .toEqual({ changes: {}, words: ["1 photo"] })
-    expect(joinedChanges({ name: "Afternoon Ride", description: null, gearId: null, isCommute: false, edited: ["name", "gearId", "description"] }, copy).changes)
+    expect(joinedChanges({ name: "Afternoon Ride", description: null, gearId: null, isCommute: false, photos: 0, edited: [] }, copy))
+      .toEqual({ changes: { name: "Galibier", description: "windy", gearId: "gear-b", isCommute: true }, photos: true, words: ["its name", "its description", "its gear", "its commute flag", "1 photo"] })
+    expect(joinedChanges({ name: "Col", description: "calm", gearId: "gear-a", isCommute: true, photos: 0, edited: [] }, copy))
+      .toEqual({ changes: {}, photos: true, words: ["1 photo"] })
+    // photos join an activity that has none: the same export dropped twice does not double them
+    expect(joinedChanges({ name: "Col", description: "calm", gearId: "gear-a", isCommute: true, photos: 2, edited: [] }, copy))
+      .toEqual({ changes: {}, photos: false, words: [] })
+    expect(joinedChanges({ name: "Afternoon Ride", description: null, gearId: null, isCommute: false, photos: 0, edited: ["name", "gearId", "description"] }, copy).changes)
       .toEqual({ isCommute: true })
     expect(joinedSentence(["its name", "its gear", "2 photos"])).toBe("Its name, gear and 2 photos joined that activity.")
     expect(joinedSentence(["2 photos"])).toBe("2 photos joined that activity.")
