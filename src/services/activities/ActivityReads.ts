@@ -19,6 +19,8 @@ export interface ActivitySearch {
   readonly to?: string | undefined
   readonly sportTypes?: ReadonlyArray<string> | undefined
   readonly hasGpx?: boolean | undefined
+  /** the id of the gear they used */
+  readonly gearId?: string | undefined
   /** words the name or description must contain */
   readonly search?: string | undefined
   /** newest first when absent */
@@ -70,6 +72,10 @@ export const filterOf = (search: Omit<ActivitySearch, "page" | "size">) => {
   if (search.hasGpx !== undefined) {
     conditions.push("has_gpx = ?")
     params.push(search.hasGpx ? 1 : 0)
+  }
+  if (search.gearId !== undefined) {
+    conditions.push("gear_id = ?")
+    params.push(search.gearId)
   }
   const words = searchWordsParam(search.search)
   if (words !== undefined) {

@@ -16,9 +16,10 @@ export class ReprocessError extends Data.TaggedError("ReprocessError")<{ readonl
 
 /**
  * The start of an activity, and what is kept when it is computed again (as stored): what a
- * person set on it, and the race it is a leg of (which names the other legs' activities).
+ * person set on it (and which of it was set by hand), and the race it is a leg of (which names
+ * the other legs' activities).
  */
-const START_AND_KEPT = `SELECT start_time, start_date_local, ${[...PERSONAL_COLUMNS, ...ActivityFields.multisport.columns].join(", ")} FROM activities WHERE id = ?`
+const START_AND_KEPT = `SELECT start_time, start_date_local, ${[...PERSONAL_COLUMNS, ...ActivityFields.multisport.columns, "edited"].join(", ")} FROM activities WHERE id = ?`
 
 /** The draft of a file that is this activity: the one starting closest to it (a file may hold several). */
 const closestTo = (drafts: ReadonlyArray<EncodedActivityDraft>, startTime: number) =>
