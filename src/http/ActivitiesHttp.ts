@@ -115,7 +115,7 @@ export const ActivitiesHttpLive = HttpApiBuilder.group(WaymarkApi, "activities",
           // what depends on the sport (moving time, splits, best efforts and records, cadence) is
           // computed again at once from the kept original; an activity without one keeps its figures
           if (before !== null && before.sportType !== patch.sportType) {
-            yield* reprocess.one(activityId).pipe(
+            yield* reprocess.one(activityId, true).pipe(
               Effect.catchTag("ReprocessError", (e) => Effect.logInfo(`sport of ${activityId} changed, figures kept: ${e.message}`))
             )
           }

@@ -52,7 +52,8 @@ export class ActivityReprocess extends Effect.Service<ActivityReprocess>()("serv
       (rows) => rows.map((r) => r.id)
     ).pipe(Effect.orDie)
 
-    const one = Effect.fn("ActivityReprocess.one")(function*(id: string) {
+    /** `interactive`: a person waits for it (a sport changed by hand), see ParseWorker.parse. */
+    const one = Effect.fn("ActivityReprocess.one")(function*(id: string, interactive = false) {
       const current = (yield* sql.unsafe<Record<string, SqlValue>>(START_AND_KEPT, [id]).pipe(Effect.orDie))[0]
       if (current === undefined) return yield* new ReprocessError({ message: `Activity "${id}" not found.` })
       // the rows that name it first go with the row replaced, and are put back; a later leg of a
@@ -79,7 +80,7 @@ export class ActivityReprocess extends Effect.Service<ActivityReprocess>()("serv
       const { start_time: storedStart, start_date_local: storedLocal, ...kept } = current
       const startTime = ActivityFields.startTime.read(storedStart)
       const sport = ActivityFields.sportType.read(kept["sport_type"])
-      const drafts = yield* files.parse(raw, format, original, sport, startTime).pipe(
+      const drafts = yield* files.parse(raw, format, original, sport, startTime, interactive).pipe(
         Effect.mapError((e) => new ReprocessError({ message: `Activity "${id}" left as it is: ${e.message}` }))
       )
       const draft = closestTo(drafts, startTime)

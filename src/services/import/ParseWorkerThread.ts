@@ -1,9 +1,10 @@
+import * as v8 from "node:v8"
 import { parentPort } from "node:worker_threads"
-import { currentThreadId, lowerThreadPriority } from "../platform/ThreadPriority.ts"
+import { currentThreadId, lowerThreadPriority, setThreadPriority } from "../platform/ThreadPriority.ts"
 import type { EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
 import { MAX_IMPORT_MESSAGE_LENGTH, truncateText } from "../../schema/ActivityLimits.ts"
 import { ActivityFileError } from "./parsers/ActivityFileError.ts"
-import { type DraftsRequest, fileDrafts } from "./ParseWorkerDrafts.ts"
+import { type DraftsRequest, fileDrafts, warmUp } from "./ParseWorkerDrafts.ts"
 
 /**
  * The worker thread of ParseWorker: parses a file, computes its activities, checks them and
@@ -12,11 +13,16 @@ import { type DraftsRequest, fileDrafts } from "./ParseWorkerDrafts.ts"
  */
 export interface ParseRequest extends DraftsRequest {
   readonly id: number
+  /** a person waits for this file (a sport changed by hand): parsed at the daemon's own priority where the system allows it */
+  readonly interactive?: boolean | undefined
 }
 
 export type ParseResponse =
   | { readonly id: number; readonly drafts: ReadonlyArray<EncodedActivityDraft> }
   | { readonly id: number; readonly error: string }
+
+/** The least heap a worker is warmed with (see warmUp). */
+const WARM_UP_HEAP_BYTES = 128 * 1048576
 
 /** Parsing yields to the daemon's event loop (see lowerThreadPriority). */
 const PARSE_NICE = 10
@@ -28,6 +34,9 @@ const port = parentPort!
 
 port.on("message", async (request: ParseRequest) => {
   let response: ParseResponse
+  // raising a thread's priority again takes a privilege (or RLIMIT_NICE): where it is refused
+  // the file is parsed at the worker's priority like any other
+  if (request.interactive === true) setThreadPriority(0)
   try {
     response = { id: request.id, drafts: await fileDrafts(request) }
   } catch (error) {
@@ -36,7 +45,13 @@ port.on("message", async (request: ParseRequest) => {
       : `"${request.filename}" could not be imported: ${error instanceof Error ? error.message : String(error)}`
     // a message may quote the file (a name, a number of a million digits): it is stored and served
     response = { id: request.id, error: truncateText(message, MAX_IMPORT_MESSAGE_LENGTH) }
+  } finally {
+    if (request.interactive === true) lowerThreadPriority(PARSE_NICE)
   }
   port.postMessage(response, "drafts" in response ? response.drafts.flatMap((d) => [d.encodedStreams.buffer as ArrayBuffer, ...(d.segmentTrack == null ? [] : [d.segmentTrack.buffer as ArrayBuffer])]) : [])
 })
+// ready once warm: the first file's processor time (its budget) is its own, and a worker
+// started ahead of its first file (after idling) is warm when that file comes. What the warm-up
+// loads (the borders, the cities) takes tens of MB: a worker given a small heap is not warmed
+if (v8.getHeapStatistics().heap_size_limit >= WARM_UP_HEAP_BYTES) await warmUp().catch(() => undefined)
 port.postMessage({ ready: true, tid })

@@ -112,10 +112,13 @@ export const importPage: Page = async (main, params) => {
   const pages = h("div")
   const progressBar = h("progress", { max: 1, value: 0, "aria-label": "Files of the import under way done" })
   const progressText = h("span")
-  const progress = h("p", { class: "card import-progress", id: "import-progress", role: "status", hidden: true }, h("strong", null, "Importing: "), progressText, progressBar)
+  const progressLabel = h("strong", null, "Importing: ")
+  const progress = h("p", { class: "card import-progress", id: "import-progress", role: "status", hidden: true }, progressLabel, progressText, progressBar)
   const showProgress = (p: ImportProgress) => {
-    // a lone file (an upload) has its own row soon enough: the line is for a batch
-    progress.hidden = !p.running || p.total < 2
+    // a lone file (an upload) has its own row soon enough: the line is for a batch, shown whole
+    // for a while once nothing waits (more files arriving meanwhile continue the same count)
+    progress.hidden = p.total < 2
+    progressLabel.textContent = p.running ? "Importing: " : "Imported: "
     progressText.textContent = progressLine(p)
     progressBar.max = Math.max(p.total, 1)
     progressBar.value = p.done
