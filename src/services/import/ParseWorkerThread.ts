@@ -1,10 +1,9 @@
-import * as v8 from "node:v8"
 import { parentPort } from "node:worker_threads"
 import { currentThreadId, lowerThreadPriority, setThreadPriority } from "../platform/ThreadPriority.ts"
 import type { EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
 import { MAX_IMPORT_MESSAGE_LENGTH, truncateText } from "../../schema/ActivityLimits.ts"
 import { ActivityFileError } from "./parsers/ActivityFileError.ts"
-import { type DraftsRequest, fileDrafts, warmUp } from "./ParseWorkerDrafts.ts"
+import { type DraftsRequest, fileDrafts } from "./ParseWorkerDrafts.ts"
 
 /**
  * The worker thread of ParseWorker: parses a file, computes its activities, checks them and
@@ -20,9 +19,6 @@ export interface ParseRequest extends DraftsRequest {
 export type ParseResponse =
   | { readonly id: number; readonly drafts: ReadonlyArray<EncodedActivityDraft> }
   | { readonly id: number; readonly error: string }
-
-/** The least heap a worker is warmed with (see warmUp). */
-const WARM_UP_HEAP_BYTES = 128 * 1048576
 
 /** Parsing yields to the daemon's event loop (see lowerThreadPriority). */
 const PARSE_NICE = 10
@@ -50,8 +46,4 @@ port.on("message", async (request: ParseRequest) => {
   }
   port.postMessage(response, "drafts" in response ? response.drafts.flatMap((d) => [d.encodedStreams.buffer as ArrayBuffer, ...(d.segmentTrack == null ? [] : [d.segmentTrack.buffer as ArrayBuffer])]) : [])
 })
-// ready once warm: the first file's processor time (its budget) is its own, and a worker
-// started ahead of its first file (after idling) is warm when that file comes. What the warm-up
-// loads (the borders, the cities) takes tens of MB: a worker given a small heap is not warmed
-if (v8.getHeapStatistics().heap_size_limit >= WARM_UP_HEAP_BYTES) await warmUp().catch(() => undefined)
 port.postMessage({ ready: true, tid })
