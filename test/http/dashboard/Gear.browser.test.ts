@@ -6,7 +6,7 @@ import { GearRepo } from "../../../src/services/activities/GearRepo.ts"
 import { builtDashboard } from "../../support/programs.ts"
 import { CHROMIUM_MISSING, chromiumAvailable } from "../../support/chromium.ts"
 import { seedActivity, seedGear, TestDaemon } from "../../support/TestDaemon.ts"
-import { fitsScreen } from "./pageTools.ts"
+import { fitsScreen, nextFrames } from "./pageTools.ts"
 import { openSignedIn, type SignedInPage } from "./signedInPage.ts"
 
 /**
@@ -67,6 +67,8 @@ describe.skipIf(!chromiumAvailable)("gear on the dashboard", () => {
           expect(await page.locator("#gear-activities a", { hasText: "Ride 1" }).getAttribute("href")).toBe(`#/activity/${rides[0]}`)
           for (const width of [390, 1280]) {
             await page.setViewportSize({ width, height: 900 })
+            // the chart follows its box's new width on the next frame
+            await nextFrames(page)
             expect(await fitsScreen(page), `the gear page fits ${width} px`).toBe(true)
           }
           await ui.shoot("gear-item")
