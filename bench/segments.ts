@@ -19,7 +19,8 @@
  *                                                 without storing it again ((b) is then skipped)
  *
  * Environment: BENCH_RUNS=n (default 50), BENCH_PROFILE_DIR=dir (a CPU profile of the daemon's
- * main thread, bench/cpuProfile.mjs). Prints target vs measured; always exits 0.
+ * main thread, bench/cpuProfile.mjs), BENCH_LOG_LEVEL (the daemon's, default warning: its output
+ * is printed when a request fails). Prints target vs measured; always exits 0.
  */
 import { Effect, Exit, Layer, Scope } from "effect"
 import * as fs from "node:fs"
@@ -170,12 +171,16 @@ const main = async () => {
     }
     const profileDir = process.env.BENCH_PROFILE_DIR
     const daemon = await Effect.runPromise(
-      startChildDaemon({ env: { ...root.env, LOG_LEVEL: "warning", ...daemonDiagnostics() }, apiKey: root.apiKey, built: true }).pipe(Scope.extend(scope))
+      startChildDaemon({ env: { ...root.env, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "warning", ...daemonDiagnostics() }, apiKey: root.apiKey, built: true }).pipe(Scope.extend(scope))
     )
     const headers = { authorization: `Bearer ${root.apiKey}`, "content-type": "application/json" }
     const request = async (base: string, path: string, init: RequestInit = {}) => {
       const start = performance.now()
-      const response = await fetch(`${base}${path}`, { ...init, headers })
+      const response = await fetch(`${base}${path}`, { ...init, headers }).catch((error) => {
+        // the daemon's own words when it went away
+        console.error(`${path} at ${new Date().toISOString()}, ${(performance.now() - start).toFixed(0)} ms after it was sent: the daemon ${daemon.hasExited() ? "exited" : "runs"}; its output:\n${daemon.output().slice(-4000)}`)
+        throw error
+      })
       const body = Buffer.from(await response.arrayBuffer())
       const ms = performance.now() - start
       if (!response.ok) throw new Error(`${path} answered ${response.status}: ${body.toString("utf8").slice(0, 300)}`)

@@ -13,6 +13,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { formatOf } from "../services/import/ActivityFileName.ts"
 import type { StoredStatus } from "../services/import/FileImportRepo.ts"
+import { type Handled, ImportProgress } from "../services/import/ImportProgress.ts"
 import { ImportQueue } from "../services/import/ImportQueue.ts"
 import type { ImportOutcome } from "../services/import/ImportOutcome.ts"
 import { ImportRetryPolicy } from "../services/import/ImportRetryPolicy.ts"
@@ -24,7 +25,6 @@ import { WatchDirectory } from "../services/import/WatchDirectory.ts"
 import { AppConfig } from "../services/platform/AppConfig.ts"
 import { inChannel } from "../services/platform/Logs.ts"
 import { recordImport } from "../services/platform/Metrics.ts"
-import { ImportProgress } from "../services/import/ImportProgress.ts"
 import { annotateOutcome, type ImportSpan, startImportSpan } from "./ImportSpan.ts"
 import { supervise } from "../services/platform/supervise.ts"
 
@@ -65,22 +65,31 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
   const take = Effect.tap(queue.take, (filename) =>
     Effect.gen(function*() {
       inFlight.add(filename)
-      const line = progress.taken(yield* Clock.currentTimeMillis, yield* queue.size)
-      if (line !== null) yield* logLines([line])
+      yield* logLines(progress.taken(yield* Clock.currentTimeMillis, yield* queue.size))
     }))
 
-  /** The batch's progress, and its summary once nothing waits. */
-  const progressed = (status: StoredStatus | null) =>
+  /** The batch closes once nothing has waited for its grace time: its summary, unless files arrived meanwhile. */
+  const closeLater = Effect.sleep(Duration.millis(progress.graceMs)).pipe(
+    Effect.zipRight(Effect.flatMap(Clock.currentTimeMillis, (now) => logLines(progress.close(now)))),
+    Effect.forkIn(scope),
+    Effect.asVoid
+  )
+
+  /** The batch's progress; once nothing waits, its summary after the grace time. */
+  const progressed = (what: Handled | null) =>
     Effect.gen(function*() {
-      yield* logLines(progress.handledOne(yield* Clock.currentTimeMillis, status, yield* queue.size))
+      const waiting = yield* queue.size
+      yield* logLines(progress.handledOne(yield* Clock.currentTimeMillis, what, waiting))
+      if (waiting === 0) yield* closeLater
     })
 
   /**
-   * The file is done (`offeredLater`: to be tried again later; it still waits, and the batch is
-   * not over): progress and, once nothing waits, the batch's summary.
+   * The name is done (`offeredLater`: to be tried again later; it still waits, and the batch is
+   * not over; otherwise a name without a row `status` leaves the batch as done): progress and,
+   * once nothing waits, the batch's summary.
    */
   const handled = (filename: string, status: StoredStatus | null, offeredLater: boolean) =>
-    done(filename, offeredLater).pipe(Effect.zipRight(progressed(status)))
+    done(filename, offeredLater).pipe(Effect.zipRight(progressed(status ?? (offeredLater ? null : "other"))))
 
   /** What the worker does with a failed row's file held in the folder in case it grows: looked at again later. */
   const holdIfAsked = (filename: string, outcome: ImportOutcome | null) =>
@@ -151,14 +160,17 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
       while (yield* queue.waitsLater(filename)) {
         if (!fs.existsSync(full)) {
           yield* queue.forget(filename)
-          return yield* progressed(null)
+          return yield* progressed("other")
         }
         yield* Effect.sleep(settleTime)
       }
     })
 
-  /** Handles a file whose import stopped on an unexpected error; returns when to offer it again, if ever. */
-  const onUnexpected = (filename: string, cause: Cause.Cause<unknown>): Effect.Effect<Duration.Duration | null> =>
+  /**
+   * Handles a file whose import stopped on an unexpected error; returns when to offer it again,
+   * if ever (`ended`: the status of the row it ends with, once its attempts are spent).
+   */
+  const onUnexpected = (filename: string, cause: Cause.Cause<unknown>, ended: (status: StoredStatus) => void): Effect.Effect<Duration.Duration | null> =>
     Effect.gen(function*() {
       const policy = yield* ImportRetryPolicy
       if (isStorageFull(cause)) {
@@ -188,6 +200,7 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
       const abandoned = yield* Effect.either(imports.abandon(filename, `"${filename}" could not be stored (${attempt} attempts); reference ${reference}.`))
       if (Either.isLeft(abandoned)) return yield* keptBack(abandoned.left)
       const outcome = abandoned.right
+      if (outcome !== null) ended(outcome.status)
       failures.delete(filename)
       yield* report(filename, outcome, null, null)
       return null
@@ -219,7 +232,7 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
       return null
     }).pipe(
       Effect.catchTag("OriginalNotKept", keptBack),
-      Effect.catchAllCause((cause) => onUnexpected(filename, cause)),
+      Effect.catchAllCause((cause) => onUnexpected(filename, cause, (ended) => void (status = ended))),
       Effect.tap((retryAfter) => void (retried = retryAfter !== null)),
       // offered again only once handled, so that the queue takes the name back
       Effect.ensuring(Effect.suspend(() => handled(filename, status, retried))),

@@ -111,11 +111,11 @@ export const ActivitiesHttpLive = HttpApiBuilder.group(WaymarkApi, "activities",
           )
           const patch = yield* patchFrom(body)
           const before = patch.sportType === undefined ? null : yield* activities.findById(activityId)
-          yield* activities.update(activityId, patch)
+          yield* activities.update(activityId, patch, { byAthlete: true })
           // what depends on the sport (moving time, splits, best efforts and records, cadence) is
           // computed again at once from the kept original; an activity without one keeps its figures
           if (before !== null && before.sportType !== patch.sportType) {
-            yield* reprocess.one(activityId).pipe(
+            yield* reprocess.one(activityId, true).pipe(
               Effect.catchTag("ReprocessError", (e) => Effect.logInfo(`sport of ${activityId} changed, figures kept: ${e.message}`))
             )
           }

@@ -31,6 +31,7 @@ import {
   FileImportList,
   FileUpload,
   Gear,
+  GearDetail,
   GearList,
   Status,
   UploadAccepted,
@@ -252,6 +253,12 @@ export class GearGroup extends HttpApiGroup.make("gear")
       .addError(BadRequest.wire)
       .addError(UnsupportedMediaType.wire)
       .annotate(OpenApi.Summary, "Create custom gear (shoes, a bike) to give activities")
+  )
+  .add(
+    HttpApiEndpoint.get("get")`/gear/${gearId}`
+      .addSuccess(GearDetail)
+      .addError(NotFound.wire)
+      .annotate(OpenApi.Summary, "One gear with its distance month by month (its activities: GET /activities with filters[gearId])")
   )
   .add(
     HttpApiEndpoint.patch("update")`/gear/${gearId}`

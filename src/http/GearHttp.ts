@@ -25,6 +25,11 @@ export const GearHttpLive = HttpApiBuilder.group(WaymarkApi, "gear", (handlers) 
 
     return handlers
       .handle("list", () => Effect.map(gear.list(), (list) => ({ gear: list })))
+      .handle("get", ({ path: { gearId } }) =>
+        Effect.gen(function*() {
+          const found = yield* existing(gearId)
+          return { ...found, months: yield* gear.months(gearId) }
+        }))
       .handleRaw("create", ({ request }) =>
         Effect.gen(function*() {
           const input = yield* decodeCreate(yield* readJsonObject(request, { onWrongContentType: "unsupportedMediaType" }))

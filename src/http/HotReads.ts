@@ -39,6 +39,7 @@ export const searchOf = (params: ActivitySearchParams): ActivitySearch => ({
   to: params["filters[to]"],
   sportTypes: params["filters[sportType]"],
   hasGpx: params["filters[hasGpx]"],
+  gearId: params["filters[gearId]"],
   search: params["filters[search]"],
   sort: params.sort,
   page: params["pagination[page]"],

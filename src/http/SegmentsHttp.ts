@@ -7,18 +7,23 @@ import { ActivityRepo } from "../services/activities/ActivityRepo.ts"
 import { BadInput } from "../services/segments/segmentSources.ts"
 import { Segments } from "../services/segments/Segments.ts"
 import { WaymarkApi } from "./Api.ts"
-import { jsonEncoder, jsonResponder } from "./encode/jsonResponder.ts"
+import { jsonEncoder } from "./encode/jsonResponder.ts"
+import { keptJson } from "./encode/keptJson.ts"
 import { decodeBody, readJsonObject } from "./JsonBody.ts"
 
 const decodeCreate = decodeBody(SegmentCreate)
 const decodeUpdate = decodeBody(SegmentUpdate)
 const decodeClimb = decodeBody(ClimbSegmentCreate)
-const detailJson = jsonResponder(SegmentDetail)
 const detailText = jsonEncoder(SegmentDetail)
-const listJson = jsonResponder(SegmentList)
-const effortsJson = jsonResponder(SegmentEffortList)
-const effortPageJson = jsonResponder(SegmentEffortPage)
-const climbsJson = jsonResponder(ClimbList)
+const listText = jsonEncoder(SegmentList)
+const effortsText = jsonEncoder(SegmentEffortList)
+const climbsText = jsonEncoder(ClimbList)
+// Segments keeps its answers until the next commit: the JSON of each is written once
+const detailJson = keptJson(detailText)
+const listJson = keptJson((segments: typeof SegmentList.Type["segments"]) => listText({ segments }))
+const effortsJson = keptJson((efforts: typeof SegmentEffortList.Type["efforts"]) => effortsText({ efforts }))
+const effortPageJson = keptJson(jsonEncoder(SegmentEffortPage))
+const climbsJson = keptJson((climbs: typeof ClimbList.Type["climbs"]) => climbsText({ climbs }))
 
 const created = (segment: SegmentDetail) => HttpServerResponse.text(detailText(segment), { status: 201, contentType: "application/json" })
 const badInput = (error: BadInput) => new BadRequest({ message: error.message })
@@ -41,7 +46,7 @@ export const SegmentsHttpLive = HttpApiBuilder.group(WaymarkApi, "segments", (ha
           const id = yield* Effect.mapError(segments.create(input), badInput)
           return created(yield* answer(id))
         }))
-      .handle("list", ({ urlParams }) => Effect.map(segments.list(urlParams["filters[name]"]), (list) => listJson({ segments: list })))
+      .handle("list", ({ urlParams }) => Effect.map(segments.list(urlParams["filters[name]"]), listJson))
       .handle("get", ({ path: { segmentId } }) => Effect.map(existing(segmentId), detailJson))
       .handleRaw("update", ({ path: { segmentId }, request }) =>
         Effect.gen(function*() {
@@ -55,19 +60,21 @@ export const SegmentsHttpLive = HttpApiBuilder.group(WaymarkApi, "segments", (ha
         Effect.flatMap(segments.remove(segmentId), (removed) => (removed ? Effect.void : Effect.fail(new NotFound({ message: `Segment "${segmentId}" not found.` })))))
       .handle("efforts", ({ path: { segmentId }, urlParams }) =>
         Effect.gen(function*() {
-          if (!(yield* segments.exists(segmentId))) return yield* new NotFound({ message: `Segment "${segmentId}" not found.` })
-          return effortPageJson(yield* segments.efforts(segmentId, urlParams))
+          const page = yield* segments.efforts(segmentId, urlParams)
+          if (page === null) return yield* new NotFound({ message: `Segment "${segmentId}" not found.` })
+          return effortPageJson(page)
         }))
       .handle("activityEfforts", ({ path: { activityId } }) =>
         Effect.gen(function*() {
-          yield* requireActivity(activityId)
-          return effortsJson({ efforts: yield* segments.activityEfforts(activityId) })
+          const efforts = yield* segments.activityEfforts(activityId)
+          if (efforts === null) return yield* new NotFound({ message: `Activity "${activityId}" not found.` })
+          return effortsJson(efforts)
         }))
       .handle("climbs", ({ path: { activityId } }) =>
         Effect.gen(function*() {
           const climbs = yield* segments.climbs(activityId)
           if (climbs === null) return yield* new NotFound({ message: `Activity "${activityId}" not found.` })
-          return climbsJson({ climbs })
+          return climbsJson(climbs)
         }))
       .handleRaw("climbSegment", ({ path: { activityId, climbIndex }, request }) =>
         Effect.gen(function*() {

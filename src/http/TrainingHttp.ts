@@ -9,7 +9,8 @@ import { ThresholdsRepo } from "../services/training/ThresholdsRepo.ts"
 import { TrainingReads } from "../services/training/TrainingReads.ts"
 import { WaymarkApi } from "./Api.ts"
 import { activityNotFound } from "./ActivityDetailHttp.ts"
-import { jsonEncoder, jsonResponder, jsonResponse } from "./encode/jsonResponder.ts"
+import { keptJson } from "./encode/keptJson.ts"
+import { jsonEncoder, jsonResponder } from "./encode/jsonResponder.ts"
 import { searchProblem } from "./HotReads.ts"
 import { decodeBody, readJsonObject } from "./JsonBody.ts"
 import { filterOf } from "./StatsHttp.ts"
@@ -18,21 +19,7 @@ const decodeThresholds = decodeBody(ThresholdsInput)
 const thresholdsJson = jsonResponder(ThresholdsList)
 const analysisJson = jsonResponder(ActivityAnalysis)
 
-/**
- * The JSON of an answer over many activities, written once per answer: TrainingReads keeps the
- * same answer object until the next commit, and ten years of days are 280 KB of JSON.
- */
-const keptJson = <A extends object>(encode: (value: A) => string) => {
-  const texts = new WeakMap<A, string>()
-  return (value: A) => {
-    let text = texts.get(value)
-    if (text === undefined) {
-      text = encode(value)
-      texts.set(value, text)
-    }
-    return jsonResponse(text)
-  }
-}
+// TrainingReads keeps the same answer until the next commit: its JSON (ten years of days are 280 KB) is written once
 const powerCurveJson = keptJson(jsonEncoder(PowerCurveAnswer))
 const trainingLoadJson = keptJson(jsonEncoder(TrainingLoadAnswer))
 

@@ -224,7 +224,11 @@ export const ActivityFields = {
   /** local wall time, `YYYY-MM-DDTHH:mm:ss` */
   startDateLocal: column(
     "start_date_local",
-    Schema.String.annotations({ description: "Local date-time of the start, ISO 8601 without offset", examples: ["2026-09-28T10:00:00"] }),
+    Schema.String.annotations({
+      description: "Local date-time of the start, ISO 8601 without offset. When dateUnknown is true it is not the activity's date " +
+        "but a stand-in: the local time the file was imported",
+      examples: ["2026-09-28T10:00:00"]
+    }),
     text(32)
   ),
   distanceInMeter: column("distance", Schema.Int, int, Math.trunc),
@@ -287,6 +291,16 @@ export const ActivityFields = {
     Schema.Boolean.annotations({
       description: "False when the file's points carried no usable times (a route converted without them): its distance, " +
         "elevation and route are kept, its times, speeds, splits and best efforts are unknown (0 or empty)"
+    }),
+    readFlag,
+    writeFlag
+  ),
+  dateUnknown: column(
+    "date_unknown",
+    Schema.Boolean.annotations({
+      description: "True when nothing in the file tells when the activity was recorded (a route without any time, nor a date of " +
+        "the file's own): its startDateLocal is a stand-in, not its date, and it is kept out of everything counted by date " +
+        "(statistics and totals, calendars, streaks, milestones, records, the year in review, training load, leaderboards)"
     }),
     readFlag,
     writeFlag

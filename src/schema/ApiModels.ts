@@ -34,17 +34,38 @@ export const ActivityList = Schema.Struct({
 }).annotations({ identifier: "ActivityList" })
 export type ActivityList = typeof ActivityList.Type
 
+/** What gear is, as the platform it was imported from says (its bike and shoe lists). */
+export const GEAR_KINDS = ["bike", "shoes", "other"] as const
+export const GearKind = Schema.Literal(...GEAR_KINDS)
+
 export const Gear = Schema.Struct({
   id: Schema.String.pipe(Schema.startsWith("gear-")),
   name: Schema.String,
   type: Schema.Literal("imported", "custom"),
   isRetired: Schema.Boolean,
   distanceInMeter: Schema.Int,
-  numberOfActivities: Schema.Int
+  numberOfActivities: Schema.Int,
+  brand: Schema.NullOr(Schema.String).annotations({ description: "The maker, as the export it came from names it; null when it names none" }),
+  model: Schema.NullOr(Schema.String).annotations({ description: "The model, as the export it came from names it; null when it names none" }),
+  kind: Schema.NullOr(GearKind).annotations({ description: "bike, shoes or other, as the export it came from lists it; null when unknown" })
 }).annotations({ identifier: "Gear" })
 export type Gear = typeof Gear.Type
 
 export const GearList = Schema.Struct({ gear: Schema.Array(Gear) }).annotations({ identifier: "GearList" })
+
+/** One month of a gear's use: the distance of the activities that used it that month (by their local start). */
+export const GearMonth = Schema.Struct({
+  month: Schema.String.annotations({ description: "YYYY-MM, local to the activities' starts", examples: ["2024-05"] }),
+  distanceInMeter: Schema.Int,
+  numberOfActivities: Schema.Int
+}).annotations({ identifier: "GearMonth" })
+
+/** One gear, with its distance month by month: its activities are the activity list's `filters[gearId]`. */
+export const GearDetail = Schema.Struct({
+  ...Gear.fields,
+  months: Schema.Array(GearMonth).annotations({ description: "Every month it was used in, oldest first" })
+}).annotations({ identifier: "GearDetail" })
+export type GearDetail = typeof GearDetail.Type
 
 export const FILE_IMPORT_STATUSES = ["queued", "success", "skipped", "failed"] as const
 export const FileImportStatus = Schema.Literal(...FILE_IMPORT_STATUSES)

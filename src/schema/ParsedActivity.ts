@@ -129,6 +129,11 @@ export interface ParsedActivity {
    */
   readonly timesUnknown?: boolean
   /**
+   * nothing in the file tells when it was recorded (no time in any sample, no date of the file's
+   * own): `startTime` is 0, a stand-in that the computed activity replaces by when it was imported
+   */
+  readonly dateUnknown?: boolean
+  /**
    * the file names no sport (a GPX without <type>, a TCX without Sport): `sportType` is a
    * placeholder, and the sport is read from what the samples hold (inferSport)
    */

@@ -123,7 +123,12 @@ const sortParam = oneOf(
   }
 ).pipe(Schema.optionalWith({ default: () => ACTIVITY_SORT_DEFAULT }))
 
-export const ActivitySearchParams = bracketParams({ ...activityFilterFields, sort: sortParam, ...paginationFields })
+export const ActivitySearchParams = bracketParams({
+  ...activityFilterFields,
+  "filters[gearId]": Schema.optional(Schema.String.annotations({ description: "Only activities that used this gear (its id, starts with gear-)" })),
+  sort: sortParam,
+  ...paginationFields
+})
 export type ActivitySearchParams = typeof ActivitySearchParams.Type
 
 export const FileImportSearchParams = bracketParams({

@@ -11,7 +11,7 @@ const ACTIVITY_KEYS = [
   "distanceInMeter", "elevationInMeter", "movingTimeInSeconds", "elapsedTimeInSeconds", "averageSpeedInKmPerHour",
   "maxSpeedInKmPerHour", "calories", "kilojoules", "averageHeartRate", "maxHeartRate", "averagePower", "maxPower",
   "averageCadence", "isCommute", "excludeFromRecords", "deviceName", "gearId", "location", "passedThroughCountries", "startLatLng",
-  "encodedPolyline", "hasGpx", "hasTimes", "poolLengthInMeter", "numberOfLengths", "strokes", "swolf", "multisport", "images"
+  "encodedPolyline", "hasGpx", "hasTimes", "dateUnknown", "poolLengthInMeter", "numberOfLengths", "strokes", "swolf", "multisport", "images"
 ].sort()
 
 const expectError = (answer: { status: number; json: any }, status: number, code: string) => {

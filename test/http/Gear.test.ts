@@ -2,7 +2,11 @@ import { expect, layer } from "@effect/vitest"
 import * as HttpBody from "@effect/platform/HttpBody"
 import { Effect } from "effect"
 import { seedActivity, seedGear, send, TestDaemon } from "../support/TestDaemon.ts"
+import { GearRepo } from "../../src/services/activities/GearRepo.ts"
 import { expectError } from "./helpers.ts"
+
+/** Custom gear, and gear no export described: no brand, model or kind. */
+const unknownMake = { brand: null, model: null, kind: null }
 
 layer(TestDaemon.layer(), { excludeTestServices: true })("GET /api/v1/gear", (it) => {
   it.effect("an empty list before any gear exists", () =>
@@ -24,10 +28,49 @@ layer(TestDaemon.layer(), { excludeTestServices: true })("GET /api/v1/gear", (it
       yield* seedActivity({ gearId: null })
       const answer = yield* send("GET", "/api/v1/gear")
       expect(answer.json.gear).toEqual([
-        { id: long, name: "Bike", type: "custom", isRetired: false, distanceInMeter: 11_000, numberOfActivities: 2 },
-        { id: short, name: "Shoes", type: "custom", isRetired: false, distanceInMeter: 1_000, numberOfActivities: 1 },
-        { id: "gear-b1", name: "Old bike", type: "imported", isRetired: true, distanceInMeter: 99_999, numberOfActivities: 1 }
+        { id: long, name: "Bike", type: "custom", isRetired: false, distanceInMeter: 11_000, numberOfActivities: 2, ...unknownMake },
+        { id: short, name: "Shoes", type: "custom", isRetired: false, distanceInMeter: 1_000, numberOfActivities: 1, ...unknownMake },
+        { id: "gear-b1", name: "Old bike", type: "imported", isRetired: true, distanceInMeter: 99_999, numberOfActivities: 1, ...unknownMake }
       ])
+    }))
+})
+
+layer(TestDaemon.layer(), { excludeTestServices: true })("a gear's make and use: GET /api/v1/gear/{gearId}, filters[gearId]", (it) => {
+  it.effect("imported gear shows the brand, model and kind its export gave; every documented field stays", () =>
+    Effect.gen(function*() {
+      const gear = yield* GearRepo
+      yield* gear.upsert({ id: "gear-domane", name: "Domane", type: "imported", isRetired: false, brand: "Trek", model: "Domane SL6", kind: "bike" })
+      // a later export naming it alone keeps what the first said
+      yield* gear.upsert({ id: "gear-domane", name: "Domane", type: "imported", isRetired: false })
+      const listed = (yield* send("GET", "/api/v1/gear")).json.gear.find((g: any) => g.id === "gear-domane")
+      expect(listed).toEqual({
+        id: "gear-domane", name: "Domane", type: "imported", isRetired: false, distanceInMeter: 0, numberOfActivities: 0,
+        brand: "Trek", model: "Domane SL6", kind: "bike"
+      })
+    }))
+
+  it.effect("GET one gear answers its totals and its distance month by month, oldest first; its activities are the list's filters[gearId]", () =>
+    Effect.gen(function*() {
+      const id = yield* seedGear({ name: "Pegasus" })
+      const april = yield* seedActivity({ gearId: id, distanceInMeter: 5_000, startDateLocal: "2024-04-03T08:00:00", startTime: Date.parse("2024-04-03T06:00:00Z") })
+      const mayFirst = yield* seedActivity({ gearId: id, distanceInMeter: 10_000, startDateLocal: "2024-05-01T08:00:00", startTime: Date.parse("2024-05-01T06:00:00Z") })
+      const maySecond = yield* seedActivity({ gearId: id, distanceInMeter: 2_500.7, startDateLocal: "2024-05-20T08:00:00", startTime: Date.parse("2024-05-20T06:00:00Z") })
+      yield* seedActivity({ gearId: null, distanceInMeter: 42_000, startDateLocal: "2024-05-02T08:00:00", startTime: Date.parse("2024-05-02T06:00:00Z") })
+      const answer = yield* send("GET", `/api/v1/gear/${id}`)
+      expect(answer.status).toBe(200)
+      expect(answer.json).toEqual({
+        id, name: "Pegasus", type: "custom", isRetired: false, distanceInMeter: 17_500, numberOfActivities: 3, ...unknownMake,
+        months: [
+          { month: "2024-04", distanceInMeter: 5_000, numberOfActivities: 1 },
+          { month: "2024-05", distanceInMeter: 12_500, numberOfActivities: 2 }
+        ]
+      })
+      const used = yield* send("GET", `/api/v1/activities?filters[gearId]=${id}`)
+      expect(used.json.activities.map((a: any) => a.id)).toEqual([maySecond, mayFirst, april])
+      expect(used.json.pagination.total).toBe(3)
+      expect((yield* send("GET", "/api/v1/activities?filters[gearId]=gear-none")).json.activities).toEqual([])
+      expectError(yield* send("GET", "/api/v1/gear/gear-none"), 404, "not_found")
+      expectError(yield* send("GET", `/api/v1/gear/${id}`, { key: null }), 401, "invalid_token")
     }))
 })
 
@@ -36,7 +79,7 @@ layer(TestDaemon.layer(), { excludeTestServices: true })("custom gear: POST, PAT
     Effect.gen(function*() {
       const created = yield* send("POST", "/api/v1/gear", { json: { name: "  Trail shoes " } })
       expect(created.status).toBe(201)
-      expect(created.json).toEqual({ id: expect.stringMatching(/^gear-/), name: "Trail shoes", type: "custom", isRetired: false, distanceInMeter: 0, numberOfActivities: 0 })
+      expect(created.json).toEqual({ id: expect.stringMatching(/^gear-/), name: "Trail shoes", type: "custom", isRetired: false, distanceInMeter: 0, numberOfActivities: 0, ...unknownMake })
       const retired = yield* send("POST", "/api/v1/gear", { json: { name: "Old shoes", isRetired: true } })
       expect(retired.json.isRetired).toBe(true)
       const list = (yield* send("GET", "/api/v1/gear")).json.gear
@@ -58,7 +101,7 @@ layer(TestDaemon.layer(), { excludeTestServices: true })("custom gear: POST, PAT
       const ride = yield* seedActivity({ distanceInMeter: 12_000 })
       expect((yield* send("PATCH", `/api/v1/activities/${ride}`, { json: { gearId: id } })).status).toBe(200)
       const renamed = yield* send("PATCH", `/api/v1/gear/${id}`, { json: { name: "Road bike" } })
-      expect(renamed.json).toEqual({ id, name: "Road bike", type: "custom", isRetired: false, distanceInMeter: 12_000, numberOfActivities: 1 })
+      expect(renamed.json).toEqual({ id, name: "Road bike", type: "custom", isRetired: false, distanceInMeter: 12_000, numberOfActivities: 1, ...unknownMake })
       const retired = yield* send("PATCH", `/api/v1/gear/${id}`, { json: { isRetired: true } })
       expect(retired.json).toMatchObject({ name: "Road bike", isRetired: true })
       expectError(yield* send("PATCH", `/api/v1/gear/${id}`, { json: {} }), 400, "bad_request")

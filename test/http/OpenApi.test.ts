@@ -49,6 +49,7 @@ layer(TestDaemon.layer(), { excludeTestServices: true })("GET /api/openapi.yaml"
         "delete /api/v1/file-imports/{fileImportId}": ["204", "401", "404", "409"],
         "get /api/v1/gear": ["200", "401"],
         "post /api/v1/gear": ["201", "400", "401", "415"],
+        "get /api/v1/gear/{gearId}": ["200", "401", "404"],
         "patch /api/v1/gear/{gearId}": ["200", "400", "401", "404", "409", "415"],
         "delete /api/v1/gear/{gearId}": ["204", "401", "404", "409"],
         "get /api/v1/stats/totals": ["200", "400", "401"],

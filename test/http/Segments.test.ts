@@ -73,9 +73,13 @@ layer(TestDaemon.layer(), { excludeTestServices: true })("segments", (it) => {
       const none = yield* send("GET", `/api/v1/segments/${made.json.id}/efforts?filters[year]=2023`)
       expect(none.json.efforts).toEqual([])
 
+      // answers are kept until the next commit: the same URLs asked after a change show it
+      const nameListed = () => Effect.map(send("GET", "/api/v1/segments"), (r) => r.json.segments.find((s: any) => s.id === made.json.id)?.name)
+      expect(yield* nameListed()).toBe("Bottom street")
       // a ride made a run leaves a rides' segment; a deleted activity takes its efforts along
       const rides = yield* send("PATCH", `/api/v1/segments/${made.json.id}`, { json: { sportGroup: "rides", name: "Bottom street (rides)" } })
       expect(rides.json.name).toBe("Bottom street (rides)")
+      expect(yield* nameListed()).toBe("Bottom street (rides)")
       yield* matchedSegment(made.json.id)
       yield* send("PATCH", `/api/v1/activities/${fast}`, { json: { sportType: "Run" } })
       yield* send("DELETE", `/api/v1/activities/${fastest}`)

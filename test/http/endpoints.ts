@@ -19,6 +19,7 @@ export const ENDPOINTS = [
   { method: "DELETE", path: "/api/v1/file-imports/fileImport-x" },
   { method: "GET", path: "/api/v1/gear" },
   { method: "POST", path: "/api/v1/gear" },
+  { method: "GET", path: "/api/v1/gear/gear-x" },
   { method: "PATCH", path: "/api/v1/gear/gear-x" },
   { method: "DELETE", path: "/api/v1/gear/gear-x" },
   { method: "GET", path: "/api/v1/stats/totals?filters[period]=week" },

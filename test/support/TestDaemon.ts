@@ -263,6 +263,7 @@ export const makeDraft = (overrides: Partial<ActivityDraft> = {}): ActivityDraft
       heartrate: [130, 131, 132]
     },
     hasTimes: true,
+    dateUnknown: false,
     poolLengthInMeter: null,
     numberOfLengths: null,
     strokes: null,

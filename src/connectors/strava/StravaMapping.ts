@@ -186,6 +186,7 @@ export const toActivityDraft = (detail: DetailedActivity, rawStreams: ActivitySt
     splits: [...mapSplits(detail.splits_metric ?? [], "km"), ...mapSplits(detail.splits_standard ?? [], "mile")],
     bestEfforts,
     hasTimes: true,
+    dateUnknown: false,
     poolLengthInMeter: null,
     numberOfLengths: null,
     strokes: null,

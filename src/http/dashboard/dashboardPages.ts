@@ -16,6 +16,7 @@ export const DASHBOARD_PAGES = {
   segments: { title: "Segments", menu: true },
   segment: { title: "Segment", menu: false, in: "segments" },
   gear: { title: "Gear & weight", menu: true },
+  gearItem: { title: "Gear", menu: false, in: "gear" },
   privacy: { title: "Privacy & sharing", label: "Privacy", menu: true },
   system: { title: "System", menu: true }
 } as const satisfies Record<string, { readonly title: string; readonly label?: string; readonly menu: boolean; readonly in?: string }>

@@ -19,6 +19,8 @@ export interface ActivitySearch {
   readonly to?: string | undefined
   readonly sportTypes?: ReadonlyArray<string> | undefined
   readonly hasGpx?: boolean | undefined
+  /** the id of the gear they used */
+  readonly gearId?: string | undefined
   /** words the name or description must contain */
   readonly search?: string | undefined
   /** newest first when absent */
@@ -61,6 +63,8 @@ export const filterOf = (search: Omit<ActivitySearch, "page" | "size">) => {
     conditions.push("start_date_local < ?")
     params.push(search.to + "T99")
   }
+  // a period holds only activities whose date is known: the start of one whose date is unknown is a stand-in
+  if (search.from !== undefined || search.to !== undefined) conditions.push("date_unknown = 0")
   if (search.sportTypes !== undefined && search.sportTypes.length > 0) {
     conditions.push(`sport_type IN (${placeholders(search.sportTypes.length)})`)
     params.push(...search.sportTypes)
@@ -68,6 +72,10 @@ export const filterOf = (search: Omit<ActivitySearch, "page" | "size">) => {
   if (search.hasGpx !== undefined) {
     conditions.push("has_gpx = ?")
     params.push(search.hasGpx ? 1 : 0)
+  }
+  if (search.gearId !== undefined) {
+    conditions.push("gear_id = ?")
+    params.push(search.gearId)
   }
   const words = searchWordsParam(search.search)
   if (words !== undefined) {

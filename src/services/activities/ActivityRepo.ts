@@ -57,6 +57,14 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activ
     const training = yield* TrainingStore
     const segments = yield* SegmentStore
 
+    /** The fields of the activity the athlete set by hand (PATCH), by their names in the Activity. */
+    const editedFields = Effect.fn("ActivityRepo.editedFields")(function*(id: string) {
+      const edited = (yield* sql<{ edited: string | null }>`SELECT edited FROM activities WHERE id = ${id}`)[0]?.edited
+      if (edited == null) return []
+      const names: unknown = JSON.parse(edited)
+      return Array.isArray(names) ? names.filter((n): n is string => typeof n === "string") : []
+    }, Effect.orDie)
+
     const toImage = (row: ImageRow): ActivityImage => ({ id: row.id, url: imageUrl(config.appUrl, row.file_name) })
 
     // the API's reads (HotReads), over the read connection
@@ -135,11 +143,20 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activ
         }
       })
 
-    const update = Effect.fn("ActivityRepo.update")(function*(id: string, patch: ActivityPatch) {
+    /**
+     * Changes the fields of `patch`; `byAthlete` when the athlete set them by hand: they are
+     * recorded as edited then (`editedFields`), and what another copy of the activity brings
+     * later never replaces them (see ImportWriter).
+     */
+    const update = Effect.fn("ActivityRepo.update")(function*(id: string, patch: ActivityPatch, options: { readonly byAthlete?: boolean } = {}) {
       const changes = changedColumns(patch)
       if (Object.keys(changes).length === 0) return
       yield* sql.withTransaction(Effect.gen(function*() {
         yield* sql`UPDATE activities SET ${sql.update(changes)} WHERE id = ${id}`
+        if (options.byAthlete === true) {
+          const edited = new Set([...(yield* editedFields(id)), ...Object.keys(patch).filter((k) => patch[k as keyof ActivityPatch] !== undefined)])
+          yield* sql`UPDATE activities SET edited = ${JSON.stringify([...edited].sort())} WHERE id = ${id}`
+        }
         const sportType = patch.sportType
         if (sportType !== undefined) {
           yield* changeRacePart(id, (part) => ({ ...part, sportType }))
@@ -194,10 +211,10 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activ
       } satisfies StoredActivityTrack
     }, Effect.orDie)
 
-    /** Activities starting within [from, to] (epoch ms), for the duplicate check: a range of the list's index. */
+    /** Activities whose date is known starting within [from, to] (epoch ms), for the duplicate check: a range of the list's index. */
     const startingBetween = Effect.fn("ActivityRepo.startingBetween")(function*(from: number, to: number) {
       return yield* sql<{ id: string; start_time: number; elapsed_time: number }>`
-        SELECT id, start_time, elapsed_time FROM activities WHERE start_time BETWEEN ${from} AND ${to}`
+        SELECT id, start_time, elapsed_time FROM dated_activities WHERE start_time BETWEEN ${from} AND ${to}`
     }, Effect.orDie)
 
     const addImage = Effect.fn("ActivityRepo.addImage")(function*(activityId: string, imageId: string, fileName: string, externalId: string | null = null) {
@@ -232,8 +249,8 @@ export class ActivityRepo extends Effect.Service<ActivityRepo>()("services/activ
     }, Effect.orDie)
 
     return {
-      findById, exists, search, insert, replace, update, remove, track, startingBetween,
-      addImage, findImage, removeImage, imageFileExists, imageExternalIds, externalIds
+      findById, exists, search, insert, replace, update, editedFields, remove, track,
+      startingBetween, addImage, findImage, removeImage, imageFileExists, imageExternalIds, externalIds
     } as const
   })
 }) {}

@@ -10,6 +10,9 @@ interface GearRow {
   readonly is_retired: number
   readonly distance: number
   readonly activities: number
+  readonly brand: string | null
+  readonly model: string | null
+  readonly kind: string | null
 }
 
 /**
@@ -33,12 +36,15 @@ export class GearRepo extends Effect.Service<GearRepo>()("services/activities/Ge
       type: r.type as Gear["type"],
       isRetired: r.is_retired === 1,
       distanceInMeter: Math.trunc(r.distance),
-      numberOfActivities: r.activities
+      numberOfActivities: r.activities,
+      brand: r.brand,
+      model: r.model,
+      kind: r.kind === "bike" || r.kind === "shoes" || r.kind === "other" ? r.kind : null
     })
 
     const list = Effect.fn("GearRepo.list")(function*() {
       const rows = yield* sql<GearRow>`
-        SELECT g.id, g.name, g.type, g.is_retired, COALESCE(SUM(a.distance), 0) AS distance, COUNT(a.id) AS activities
+        SELECT g.id, g.name, g.type, g.is_retired, g.brand, g.model, g.kind, COALESCE(SUM(a.distance), 0) AS distance, COUNT(a.id) AS activities
         FROM gear g LEFT JOIN activities a ON a.gear_id = g.id
         GROUP BY g.id ORDER BY g.is_retired ASC, distance DESC, g.name ASC`
       return rows.map(toGear)
@@ -47,9 +53,17 @@ export class GearRepo extends Effect.Service<GearRepo>()("services/activities/Ge
     /** One gear with its distance and count, null when there is none of that id. */
     const findById = Effect.fn("GearRepo.findById")(function*(id: string) {
       const rows = yield* sql<GearRow>`
-        SELECT g.id, g.name, g.type, g.is_retired, COALESCE(SUM(a.distance), 0) AS distance, COUNT(a.id) AS activities
+        SELECT g.id, g.name, g.type, g.is_retired, g.brand, g.model, g.kind, COALESCE(SUM(a.distance), 0) AS distance, COUNT(a.id) AS activities
         FROM gear g LEFT JOIN activities a ON a.gear_id = g.id WHERE g.id = ${id} GROUP BY g.id`
       return rows.length === 0 ? null : toGear(rows[0]!)
+    }, Effect.orDie)
+
+    /** The months gear `id` was used in, oldest first, with the distance and count of its activities each (by their local start). */
+    const months = Effect.fn("GearRepo.months")(function*(id: string) {
+      const rows = yield* sql<{ month: string; distance: number; activities: number }>`
+        SELECT substr(start_date_local, 1, 7) AS month, SUM(distance) AS distance, COUNT(*) AS activities
+        FROM activities WHERE gear_id = ${id} GROUP BY month ORDER BY month`
+      return rows.map((r) => ({ month: r.month, distanceInMeter: Math.trunc(r.distance), numberOfActivities: r.activities }))
     }, Effect.orDie)
 
     /** Changes the name and retirement given; the rest stays. */
@@ -80,7 +94,7 @@ export class GearRepo extends Effect.Service<GearRepo>()("services/activities/Ge
       readonly isRetired: boolean
       readonly brand?: string | null
       readonly model?: string | null
-      readonly kind?: "bike" | "shoes" | "other" | null
+      readonly kind?: Gear["kind"]
     }) {
       yield* sql`INSERT INTO gear (id, name, type, is_retired, brand, model, kind, created_at)
         VALUES (${gear.id}, ${gear.name}, ${gear.type}, ${gear.isRetired ? 1 : 0}, ${gear.brand ?? null}, ${gear.model ?? null}, ${gear.kind ?? null}, ${Date.now()})
@@ -88,6 +102,6 @@ export class GearRepo extends Effect.Service<GearRepo>()("services/activities/Ge
           brand = COALESCE(excluded.brand, gear.brand), model = COALESCE(excluded.model, gear.model), kind = COALESCE(excluded.kind, gear.kind)`
     }, Effect.orDie)
 
-    return { list, findById, exists, upsert, update, remove } as const
+    return { list, findById, months, exists, upsert, update, remove } as const
   })
 }) {}

@@ -79,10 +79,11 @@ export class GearComponents extends Effect.Service<GearComponents>()("services/g
         for (const stored_ of stored) {
           const row = rowOf(stored_)
           const own = byComponent.get(row.id) ?? []
-          // the sums of the activities as the list shows them (whole metres and seconds), from the covering index
+          // the sums of the activities since its use began as the list shows them (whole metres and seconds), from the covering
+          // index: one whose date is unknown may be from before it
           const [use] = yield* sql<{ readonly activities: number; readonly distance: number; readonly moving_time: number }>`SELECT
             COUNT(*) AS activities, COALESCE(SUM(ROUND(distance)), 0) AS distance, COALESCE(SUM(ROUND(moving_time)), 0) AS moving_time
-            FROM activities WHERE gear_id = ${row.gearId} AND start_date_local >= ${useSince(row, own)}`
+            FROM dated_activities WHERE gear_id = ${row.gearId} AND start_date_local >= ${useSince(row, own)}`
           const sums: GearUse = { activities: use!.activities, distanceInMeter: use!.distance, movingTimeInSeconds: use!.moving_time }
           components.push(componentOf(row, own, sums, on))
         }

@@ -11,6 +11,7 @@ import { computeLaps } from "./metrics/Laps.ts"
 import { isValidTimeZone, localInZone, localWithOffset } from "./metrics/LocalTime.ts"
 import { computeMotion, MAX_RECORDING_GAP_S, movingWithinTimer, robustMaxSpeed } from "./metrics/Motion.ts"
 import { cleanName, defaultName, worldTypeOf } from "./metrics/Naming.ts"
+import { sportWords } from "./parsers/sportNames.ts"
 import { scaleCadence, stepsFactor } from "./metrics/Cadence.ts"
 import { isNum, kmh, maxOf, round, timeWeightedIntegralOf, timeWeightedMeanOf } from "./metrics/Numbers.ts"
 import { sportProfile } from "./metrics/SportProfile.ts"
@@ -41,6 +42,8 @@ export interface ComputeContext {
   readonly filename: string
   /** last-resort IANA zone (the TZ setting) for files without offset or position */
   readonly fallbackTimeZone: string
+  /** when the file was imported (epoch ms; now when absent): the stand-in start of an activity whose date is unknown */
+  readonly importedAt?: number
 }
 
 /** Douglas-Peucker tolerance in degrees for the summary polyline. */
@@ -68,7 +71,8 @@ export const encodePolyline = (positions: ReadonlyArray<[number, number] | null>
   return polyline.encode(simplified.map((p) => [p.y, p.x] as [number, number]), 5)
 }
 
-export const computeActivity = (parsed: ParsedActivity, context: ComputeContext): ActivityDraft => {
+export const computeActivity = (file: ParsedActivity, context: ComputeContext): ActivityDraft => {
+  const parsed = file.dateUnknown === true ? atStandIn(file, context.importedAt ?? Date.now()) : file
   const { totals, sportType } = parsed
   const profile = sportProfile(sportType)
   const swimming = SWIMS.has(sportType)
@@ -114,7 +118,8 @@ export const computeActivity = (parsed: ParsedActivity, context: ComputeContext)
       startTime,
       positionZone ?? (isValidTimeZone(context.fallbackTimeZone) ? context.fallbackTimeZone : "UTC")
     )
-  const name = fileName ?? defaultName(sportType, Number(startDateLocal.slice(11, 13)))
+  // the stand-in's hour is not the activity's: no time of day in the name of one whose date is unknown
+  const name = fileName ?? (parsed.dateUnknown === true ? sportWords(sportType) : defaultName(sportType, Number(startDateLocal.slice(11, 13))))
 
   // a pool swim's lengths
   const swimLengths = poolLength !== null ? computeLengths(parsedLengths, poolLength, startTime) : []
@@ -246,6 +251,7 @@ export const computeActivity = (parsed: ParsedActivity, context: ComputeContext)
     encodedPolyline: encodePolyline(motion.positions),
     hasGpx: motion.positionCount >= 2,
     hasTimes: timesKnown,
+    dateUnknown: parsed.dateUnknown === true,
     poolLengthInMeter: poolLength,
     numberOfLengths: swim?.numberOfLengths ?? null,
     strokes: swim?.strokes ?? (swimming && isNum(totals.strokes) && totals.strokes > 0 ? Math.round(totals.strokes) : null),
@@ -283,6 +289,16 @@ const movedLapsSeconds = (laps: ReadonlyArray<ParsedActivity["laps"][number]>): 
 
 /** The splits of a sport: a swim's per 100 m and 100 yd, everything else's per kilometre and mile. */
 export const splitUnits = (sport: SportType): ReadonlyArray<SplitUnit> => (SWIMS.has(sport) ? ["100m", "100yd"] : ["km", "mile"])
+
+/**
+ * An activity whose date is unknown moved to its stand-in start, `at` rounded to the second (its
+ * samples keep their order and spacing): the start columns must hold an instant, and it is not
+ * counted by date anyway (the activity's dateUnknown).
+ */
+const atStandIn = (parsed: ParsedActivity, at: number): ParsedActivity => {
+  const shift = Math.floor(at / 1000) * 1000 - parsed.startTime
+  return { ...parsed, startTime: parsed.startTime + shift, samples: { ...parsed.samples, time: parsed.samples.time.map((t) => t + shift) } }
+}
 
 /** The streams of samples whose times are unknown: what depends on time (the times, speeds, moving) left out. */
 const withoutTimes = ({ time: _time, velocity: _velocity, moving: _moving, ...rest }: ActivityStreams): ActivityStreams => rest

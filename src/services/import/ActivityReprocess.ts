@@ -16,9 +16,10 @@ export class ReprocessError extends Data.TaggedError("ReprocessError")<{ readonl
 
 /**
  * The start of an activity, and what is kept when it is computed again (as stored): what a
- * person set on it, and the race it is a leg of (which names the other legs' activities).
+ * person set on it (and which of it was set by hand), and the race it is a leg of (which names
+ * the other legs' activities).
  */
-const START_AND_KEPT = `SELECT start_time, ${[...PERSONAL_COLUMNS, ...ActivityFields.multisport.columns].join(", ")} FROM activities WHERE id = ?`
+const START_AND_KEPT = `SELECT start_time, start_date_local, ${[...PERSONAL_COLUMNS, ...ActivityFields.multisport.columns, "edited"].join(", ")} FROM activities WHERE id = ?`
 
 /** The draft of a file that is this activity: the one starting closest to it (a file may hold several). */
 const closestTo = (drafts: ReadonlyArray<EncodedActivityDraft>, startTime: number) =>
@@ -51,7 +52,8 @@ export class ActivityReprocess extends Effect.Service<ActivityReprocess>()("serv
       (rows) => rows.map((r) => r.id)
     ).pipe(Effect.orDie)
 
-    const one = Effect.fn("ActivityReprocess.one")(function*(id: string) {
+    /** `interactive`: a person waits for it (a sport changed by hand), see ParseWorker.parse. */
+    const one = Effect.fn("ActivityReprocess.one")(function*(id: string, interactive = false) {
       const current = (yield* sql.unsafe<Record<string, SqlValue>>(START_AND_KEPT, [id]).pipe(Effect.orDie))[0]
       if (current === undefined) return yield* new ReprocessError({ message: `Activity "${id}" not found.` })
       // the rows that name it first go with the row replaced, and are put back; a later leg of a
@@ -75,10 +77,10 @@ export class ActivityReprocess extends Effect.Service<ActivityReprocess>()("serv
         },
         catch: (e) => new ReprocessError({ message: `The original file of activity "${id}" cannot be read: ${String(e)}.` })
       })
-      const { start_time: storedStart, ...kept } = current
+      const { start_time: storedStart, start_date_local: storedLocal, ...kept } = current
       const startTime = ActivityFields.startTime.read(storedStart)
       const sport = ActivityFields.sportType.read(kept["sport_type"])
-      const drafts = yield* files.parse(raw, format, original, sport, startTime).pipe(
+      const drafts = yield* files.parse(raw, format, original, sport, startTime, interactive).pipe(
         Effect.mapError((e) => new ReprocessError({ message: `Activity "${id}" left as it is: ${e.message}` }))
       )
       const draft = closestTo(drafts, startTime)
@@ -87,7 +89,9 @@ export class ActivityReprocess extends Effect.Service<ActivityReprocess>()("serv
         // replacing the row removes its import rows by cascade: they are put back as they were
         yield* activities.replace(id, draft, null)
         if (imports.length > 0) yield* sql`INSERT INTO file_imports ${sql.insert(imports.map((row) => ({ ...row })))}`
-        yield* sql`UPDATE activities SET ${sql.update(kept)} WHERE id = ${id}`
+        // an activity whose date is unknown keeps the stand-in it was imported with
+        const start = draft.dateUnknown ? { start_time: storedStart ?? null, start_date_local: storedLocal ?? null } : {}
+        yield* sql`UPDATE activities SET ${sql.update({ ...kept, ...start })} WHERE id = ${id}`
       })).pipe(Effect.orDie)
     })
 

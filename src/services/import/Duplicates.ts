@@ -6,7 +6,8 @@ import { FileImportRepo } from "./FileImportRepo.ts"
 /**
  * What makes a file a duplicate, `skipped` naming the activity it duplicates: the same bytes
  * as an earlier import whose activity still exists, or an activity that starts within 60 s of
- * a stored one and overlaps it at least 80 % in time, whatever the file's name, format or sport.
+ * a stored one and overlaps it at least 80 % in time, whatever the file's name, format or sport
+ * (an activity whose date is unknown is the same as another only by its bytes).
  */
 
 export const DUPLICATE_START_WINDOW_MS = 60_000
@@ -30,6 +31,8 @@ export class Duplicates extends Effect.Service<Duplicates>()("services/import/Du
 
     /** The stored activity this one is another recording of, or null. */
     const duplicateOf = Effect.fn("Duplicates.duplicateOf")(function*(draft: EncodedActivityDraft) {
+      // the start of one whose date is unknown is a stand-in: it is the same as another only by its bytes
+      if (draft.dateUnknown) return null
       const span = interval(draft)
       const candidates = yield* activities.startingBetween(draft.startTime - DUPLICATE_START_WINDOW_MS, draft.startTime + DUPLICATE_START_WINDOW_MS)
       const match = candidates.find((c) =>
@@ -47,6 +50,8 @@ export class Duplicates extends Effect.Service<Duplicates>()("services/import/Du
       Effect.map(activities.findById(id), (activity) =>
         activity === null
           ? `"${id}"`
+          : activity.dateUnknown
+          ? `"${activity.name}" of unknown date ("${id}")`
           : `"${activity.name}" of ${activity.startDateLocal.slice(0, 10)} at ${activity.startDateLocal.slice(11, 16)} ("${id}")`)
 
     return { duplicateOf, sameBytesAs, describe } as const

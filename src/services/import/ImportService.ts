@@ -30,7 +30,8 @@ import { type QueuedFile, WatchDirectory } from "./WatchDirectory.ts"
  * unpack a zip; writes no activity) may run ahead, `commit` decides against what is committed
  * by then (Duplicates) and runs one file at a time: the original bytes kept first
  * (KeptOriginals), then the row, the activities and what their export says about them in one
- * transaction (ImportWriter), then the file leaves the watch folder. A crash at any point leaves
+ * transaction (ImportWriter; a duplicate's export and file join the activity it duplicates where
+ * that one has none of what they say), then the file leaves the watch folder. A crash at any point leaves
  * the file in place, and the restart recognises a file whose row was already committed.
  * `abandon` records a file that could not be stored at all (the ImportWorker's retries ran out)
  * as `failed`.
@@ -132,6 +133,8 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
           readonly truncated: boolean
           /** legs of the file's race that duplicate activities stored before, with their ids */
           readonly storedLegs?: ReadonlyArray<{ readonly leg: EncodedActivityDraft; readonly id: string }>
+          /** a duplicate: the activity it is another copy of, which what it brings joins (the copy as parsed, when it was) */
+          readonly joins?: { readonly activityId: string; readonly draft: EncodedActivityDraft | null }
         }
       ) =>
         Effect.gen(function*() {
@@ -149,18 +152,19 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
           const held = status === "failed" && options.truncated && (yield* isYoung(identity, recheckAfter))
           // from before its row commits, the file is no longer listed as queued
           watch.hold(file.filename, identity)
-          yield* writer.write({
+          const written = yield* writer.write({
             row: {
               ...row, status, errorMessage, contentHash, originalFile: original?.name ?? null,
               notes: repairNote(drafts.flatMap((draft) => draft.repairs ?? []))
             },
             activities: linked.map((draft, i) => ({ id: activityIds[i]!, draft })),
-            exported: status === "success" ? "apply" : held ? "leave" : "forget"
+            exported: status === "success" ? "apply" : held ? "leave" : "forget",
+            joins: options.joins ?? null
           }).pipe(
             Effect.tapDefect(() => kept.dropCopy(original)),
             Effect.onError(() => Effect.sync(() => watch.release(file.filename)))
           )
-          const outcome: ImportOutcome = { fileImportId: row.id, status, activityIds, errorMessage }
+          const outcome: ImportOutcome = { fileImportId: row.id, status, activityIds, errorMessage: written.errorMessage }
           // what changed after the read is a new version of the file, imported as such once it holds still
           if (!(yield* stillSame(file.path, identity))) return yield* Effect.as(changed, outcome)
           if (held) return { ...outcome, held: { after: recheckAfter, identity } }
@@ -173,7 +177,8 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
       if (sameBytes !== null) {
         return yield* finish("skipped", `Skipped: the same file was already imported as the activity ${yield* duplicates.describe(sameBytes)}.`, [], {
           keepCopy: false,
-          truncated: false
+          truncated: false,
+          joins: { activityId: sameBytes, draft: null }
         })
       }
       // the activity with the same bytes was deleted meanwhile: parse now
@@ -185,12 +190,12 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
 
       const fresh: Array<EncodedActivityDraft> = []
       const storedLegs: Array<{ readonly leg: EncodedActivityDraft; readonly id: string }> = []
-      let firstDuplicate: string | null = null
+      let firstDuplicate: { readonly leg: EncodedActivityDraft; readonly id: string } | null = null
       for (const draft of drafts) {
         const duplicate = yield* duplicates.duplicateOf(draft)
         if (duplicate === null) fresh.push(draft)
         else {
-          firstDuplicate ??= duplicate
+          firstDuplicate ??= { leg: draft, id: duplicate }
           storedLegs.push({ leg: draft, id: duplicate })
         }
       }
@@ -198,9 +203,9 @@ export class ImportService extends Effect.Service<ImportService>()("services/imp
         // other bytes than the activity's (another device, another format): kept with its row
         return yield* finish(
           "skipped",
-          `Skipped: the activity ${yield* duplicates.describe(firstDuplicate!)} already covers the same time (another recording of it, starting within 60 s).`,
+          `Skipped: the activity ${yield* duplicates.describe(firstDuplicate!.id)} already covers the same time (another recording of it, starting within 60 s).`,
           [],
-          { keepCopy: true, truncated: false }
+          { keepCopy: true, truncated: false, joins: { activityId: firstDuplicate!.id, draft: firstDuplicate!.leg } }
         )
       }
       return yield* finish("success", null, fresh, { keepCopy: true, truncated: false, storedLegs })

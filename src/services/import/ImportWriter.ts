@@ -5,10 +5,11 @@ import type { EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
 import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, truncateText } from "../../schema/ActivityLimits.ts"
 import { ActivityRepo } from "../activities/ActivityRepo.ts"
 import { exportedGearId, GearRepo } from "../activities/GearRepo.ts"
-import { type KeptMetadata, ExportMetadata } from "./archives/ExportMetadata.ts"
+import { type KeptFile, type KeptMetadata, ExportMetadata } from "./archives/ExportMetadata.ts"
 import { KeptArchives } from "./archives/KeptArchives.ts"
 import { GarminSummaries } from "./exports/GarminSummaries.ts"
 import { ExportImages, imageIdOf } from "./archives/ExportImages.ts"
+import { joinedChanges, joinedSentence } from "./DuplicateJoin.ts"
 import { FileImportRepo, type NewFileImport } from "./FileImportRepo.ts"
 import { isStorageFull } from "./isStorageFull.ts"
 
@@ -18,7 +19,8 @@ import { isStorageFull } from "./isStorageFull.ts"
  * about them (name, description, commute flag, gear, images), in one transaction. What the
  * export said is taken from where it was kept (ExportMetadata) in that same transaction, so a
  * stop at any moment finds either the file waiting with its metadata kept, or the activity
- * with its metadata; a failure or a duplicate forgets it with its row.
+ * with its metadata; a failure forgets it with its row. A duplicate's joins the activity it
+ * duplicates where that one has none of it (DuplicateJoin), in the same transaction.
  */
 
 /** What the import does with what an export said about the file. */
@@ -35,6 +37,21 @@ export interface ImportWrite {
   readonly row: Omit<NewFileImport, "activityId" | "activityIds">
   readonly activities: ReadonlyArray<{ readonly id: string; readonly draft: EncodedActivityDraft }>
   readonly exported: ExportUse
+  /**
+   * A duplicate (`skipped`): the stored activity it is another copy of, and the copy as parsed
+   * (null when it was not: the same bytes); what the copy and its export bring joins that
+   * activity (DuplicateJoin), said in the row's message.
+   */
+  readonly joins?: { readonly activityId: string; readonly draft: EncodedActivityDraft | null } | null
+}
+
+interface KeptRow {
+  readonly name: string
+  readonly description: string | null
+  readonly gear_id: string | null
+  readonly is_commute: number
+  readonly start_time: number
+  readonly photos: number
 }
 
 /**
@@ -60,6 +77,50 @@ export class ImportWriter extends Effect.Service<ImportWriter>()("services/impor
     const summaries = yield* GarminSummaries
     const archives = yield* KeptArchives
 
+    /** The gear an export names, learnt (or what it says of it now: its brand, model, kind). */
+    const learnGear = (exportedGear: NonNullable<KeptMetadata["gear"]>) =>
+      gear.upsert({ ...exportedGear, id: exportedGearId(exportedGear.name), type: "imported", isRetired: false })
+
+    /**
+     * What a skipped copy brings to the activity it duplicates (DuplicateJoin), within the
+     * caller's transaction: the copy as its file, its export's summary and its export describe
+     * it; its export's photos are added. Answers the sentence saying what joined, null when
+     * nothing did (or the activity is gone).
+     */
+    const join = (joins: NonNullable<ImportWrite["joins"]>, kept: KeptFile | null) =>
+      Effect.gen(function*() {
+        const [stored] = yield* sql<KeptRow>`SELECT name, description, gear_id, is_commute, start_time,
+          (SELECT COUNT(*) FROM activity_images i WHERE i.activity_id = a.id) AS photos FROM activities a WHERE id = ${joins.activityId}`
+        if (stored === undefined) return null
+        const metadata = kept?.metadata ?? null
+        const summary = kept?.source === "garminExport" && kept.archive !== null
+          ? yield* summaries.match(kept.archive, joins.draft?.startTime ?? stored.start_time)
+          : null
+        // the export's word first, then its summary's, then the file's own
+        const said = [metadata, summary].filter((m): m is KeptMetadata => m !== null)
+        const exportedGear = said.find((m) => m.gear !== null)?.gear ?? null
+        const name = said.find((m) => m.name !== null)?.name ?? joins.draft?.name ?? null
+        const description = said.find((m) => m.description !== null)?.description ?? joins.draft?.description ?? null
+        const edited = yield* activities.editedFields(joins.activityId)
+        const photos = metadata?.images ?? []
+        const joined = joinedChanges(
+          { name: stored.name, description: stored.description, gearId: stored.gear_id, isCommute: stored.is_commute === 1, photos: stored.photos, edited },
+          {
+            name: name === null ? null : truncateText(name, MAX_NAME_LENGTH),
+            description: description === null ? null : truncateText(description, MAX_DESCRIPTION_LENGTH),
+            gearId: exportedGear === null ? null : exportedGearId(exportedGear.name),
+            isCommute: said.some((m) => m.isCommute) || joins.draft?.isCommute === true,
+            photos: photos.length
+          }
+        )
+        const { changes } = joined
+        // the gear is learnt when it joins, or when it is the kept activity's own (its brand and model may be new)
+        if (exportedGear !== null && (changes.gearId !== undefined || exportedGearId(exportedGear.name) === stored.gear_id)) yield* learnGear(exportedGear)
+        if (Object.keys(changes).length > 0) yield* activities.update(joins.activityId, changes)
+        if (joined.photos) for (const name of yield* images.publish(photos)) yield* activities.addImage(joins.activityId, imageIdOf(name), name)
+        return joinedSentence(joined.words)
+      })
+
     /**
      * Writes the row and its activities in one transaction (see the module). A failure dies; a
      * full disk is the first cause then, in front of the rollback's own failure.
@@ -76,20 +137,20 @@ export class ImportWriter extends Effect.Service<ImportWriter>()("services/impor
         const applied = applying ? metadata : null
         // the export's images are linked into the images' folder (found there after a stop: kept) before the rows that name them commit
         const published = applied === null ? [] : yield* images.publish(applied.images)
-        if (applied?.gear != null) {
-          const { brand, kind, model, name } = applied.gear
-          yield* gear.upsert({ id: exportedGearId(name), name, type: "imported", isRetired: false, brand, model, kind })
-        }
+        if (applied?.gear != null) yield* learnGear(applied.gear)
         // a Garmin export's files carry no activity id: each activity is named by the summary starting nearest it
         const summarised = applying && kept?.source === "garminExport" ? kept.archive : null
         for (const { draft, id } of input.activities) {
-          const summary = summarised === null ? null : yield* summaries.match(summarised, draft.startTime)
+          // (one whose date is unknown starts at a stand-in: no summary is its)
+          const summary = summarised === null || draft.dateUnknown ? null : yield* summaries.match(summarised, draft.startTime)
           const described = summary === null ? draft : describedBy(summary.sportType === null ? draft : { ...draft, sportType: summary.sportType }, summary)
           yield* activities.insert(id, applied === null ? described : describedBy(described, applied))
         }
+        const joined = input.joins == null || input.exported === "leave" ? null : yield* join(input.joins, kept)
+        const errorMessage = joined === null || input.row.errorMessage === null ? input.row.errorMessage : `${input.row.errorMessage} ${joined}`
         const ids = input.activities.map((a) => a.id)
         // a file of an export says which export in its row
-        yield* fileImports.insert({ ...input.row, source: kept?.source ?? input.row.source, activityId: ids[0] ?? null, activityIds: ids })
+        yield* fileImports.insert({ ...input.row, errorMessage, source: kept?.source ?? input.row.source, activityId: ids[0] ?? null, activityIds: ids })
         // the archive and what it said are kept until its last file is done
         const done = kept?.archive != null && (yield* archives.forgetIfDone(kept.archive))
         // the photos are the file's first activity's (the legs of a race share one file)
@@ -97,7 +158,7 @@ export class ImportWriter extends Effect.Service<ImportWriter>()("services/impor
         if (applied !== null && first !== undefined) {
           for (const name of published) yield* activities.addImage(first, imageIdOf(name), name)
         }
-        return { metadata, done: done ? kept!.archive : null }
+        return { metadata, done: done ? kept!.archive : null, errorMessage }
       }).pipe(Effect.tapErrorCause((cause) =>
         Effect.sync(() => {
           if (isStorageFull(cause)) full = cause
@@ -109,6 +170,7 @@ export class ImportWriter extends Effect.Service<ImportWriter>()("services/impor
       // committed: the staged images are the activity's now (or forgotten with the metadata)
       if (taken.metadata !== null) yield* images.remove(taken.metadata.images)
       if (taken.done !== null) yield* archives.remove(taken.done)
+      return { errorMessage: taken.errorMessage }
     })
 
     return { write } as const

@@ -235,10 +235,19 @@ export class ParseWorker extends Effect.Service<ParseWorker>()("services/import/
      * The computed activities of a file, their streams encoded; `sportType`, the sport the
      * athlete chose for it (a Strava export's, or one changed by hand), is its sport from the
      * start: of the file's one activity, or of the one starting nearest `sportAt` (epoch ms).
-     * The bytes are handed over to the worker: the caller must not use them afterwards.
+     * `interactive`: a person waits for it, it is parsed at the daemon's own priority where the
+     * system allows it. The bytes are handed over to the worker: the caller must not use them
+     * afterwards.
      */
-    const parse = Effect.fn("ParseWorker.parse")(function*(bytes: Uint8Array, format: FileFormat, filename: string, sportType?: SportType, sportAt?: number) {
-      return yield* withSlot((slot) => parseAlone(slot, bytes, format, filename, sportType, sportAt))
+    const parse = Effect.fn("ParseWorker.parse")(function*(
+      bytes: Uint8Array,
+      format: FileFormat,
+      filename: string,
+      sportType?: SportType,
+      sportAt?: number,
+      interactive = false
+    ) {
+      return yield* withSlot((slot) => parseAlone(slot, bytes, format, filename, sportType, sportAt, interactive))
     })
 
     /**
@@ -256,7 +265,8 @@ export class ParseWorker extends Effect.Service<ParseWorker>()("services/import/
       format: FileFormat,
       filename: string,
       sportType: SportType | undefined,
-      sportAt?: number
+      sportAt?: number,
+      interactive = false
     ) => Effect.gen(function*() {
       const limits = yield* ParseLimits
       const running = yield* worker(slot)
@@ -264,7 +274,7 @@ export class ParseWorker extends Effect.Service<ParseWorker>()("services/import/
         try: () => running.ready,
         catch: (e) => new ActivityFileError({ message: `"${filename}" could not be imported: the parser did not start (${String(e)}).` })
       }).pipe(Effect.tapError(() => discard(slot, running)))
-      const request: ParseRequest = { id: nextId++, bytes, format, filename, fallbackTimeZone: config.timeZone, sportType, sportAt }
+      const request: ParseRequest = { id: nextId++, bytes, format, filename, fallbackTimeZone: config.timeZone, sportType, sportAt, interactive }
       return yield* exchange(running, request, tid, parseBudget(limits, bytes.byteLength)).pipe(
         // after a timeout, a crash or running out of memory the worker is not reused
         Effect.tapError((e) =>

@@ -33,9 +33,10 @@ export const fileDrafts = async (request: DraftsRequest): Promise<ReadonlyArray<
   const kept: Array<ReturnType<typeof computeActivity>> = []
   const dropped: Array<string> = []
   let firstError: ActivityFileError | null = null
+  const importedAt = Date.now()
   for (const [i, activity] of parsed.entries()) {
     try {
-      const computed = computeActivity(activity, { filename, fallbackTimeZone: request.fallbackTimeZone })
+      const computed = computeActivity(activity, { filename, fallbackTimeZone: request.fallbackTimeZone, importedAt })
       const checked = validateActivity(computed)
       if (checked._tag === "Impossible") throw impossibleActivity(filename, checked.reason)
       // from every sample: a long recording's streams are thinned for storage

@@ -19,6 +19,9 @@ import unpackedEntries from "./migrations/0013_unpacked_entries.ts"
 import segments from "./migrations/0014_segments.ts"
 import sharing from "./migrations/0015_sharing.ts"
 import trustedRecords from "./migrations/0016_trusted_records.ts"
+import athleteEdits from "./migrations/0017_athlete_edits.ts"
+import dateUnknown from "./migrations/0018_date_unknown.ts"
+import segmentEffortsByDate from "./migrations/0019_segment_efforts_by_date.ts"
 import { StoragePaths } from "./StoragePaths.ts"
 
 /** Migrations by name, statically imported (a file-system loader breaks when bundled). */
@@ -38,7 +41,10 @@ export const MIGRATIONS = {
   "0013_unpacked_entries": unpackedEntries,
   "0014_segments": segments,
   "0015_sharing": sharing,
-  "0016_trusted_records": trustedRecords
+  "0016_trusted_records": trustedRecords,
+  "0017_athlete_edits": athleteEdits,
+  "0018_date_unknown": dateUnknown,
+  "0019_segment_efforts_by_date": segmentEffortsByDate
 }
 
 export const migrations = SqliteMigrator.fromRecord(MIGRATIONS)

@@ -19,6 +19,21 @@ export const lowerThreadPriority = (nice: number): void => {
   }
 }
 
+/**
+ * Sets the calling thread's nice value to `nice` where the system allows it (raising a thread's
+ * priority needs CAP_SYS_NICE or RLIMIT_NICE); answers whether it did.
+ */
+export const setThreadPriority = (nice: number): boolean => {
+  const tid = currentThreadId()
+  if (tid === null) return false
+  try {
+    os.setPriority(tid, nice)
+    return true
+  } catch {
+    return false
+  }
+}
+
 /** The calling thread's id in the system (Linux: the last part of /proc/thread-self); null elsewhere. */
 export const currentThreadId = (): number | null => {
   try {

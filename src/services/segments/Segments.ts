@@ -16,6 +16,8 @@ import {
   sportGroupOf
 } from "../../schema/SegmentModels.ts"
 import { ActivityRepo } from "../activities/ActivityRepo.ts"
+import { ReadConnection } from "../platform/ReadConnection.ts"
+import { makeVersionedCache } from "../platform/VersionedCache.ts"
 import { findClimbs } from "./findClimbs.ts"
 import { lineOf, type LatLng, stretchOf } from "./segmentLine.ts"
 import { BadInput, fromGeoJson, fromGpx, fromPoints, type SourceLine } from "./segmentSources.ts"
@@ -47,19 +49,10 @@ interface EffortRow {
   readonly average_power: number | null
   readonly average_cadence: number | null
   readonly rank: number
-}
-
-/** One of a segment's efforts, as its places are counted: when, and how long it took. */
-interface Past {
-  readonly id: string
-  readonly start_time: number
-  readonly elapsed_time: number
-}
-
-/** An effort's place among the segment's efforts up to its date (1st, 2nd, 3rd, or 4 for any later), and their count then. */
-interface Then {
-  readonly place: number
-  readonly count: number
+  /** the segment's efforts up to the effort's start, those of the same start among them */
+  readonly count_then: number
+  /** how many of the three fastest of those were faster than it (3: it was no record) */
+  readonly faster_then: number
 }
 
 interface SegmentRow {
@@ -75,40 +68,40 @@ interface SegmentRow {
   readonly matching_cursor: number | null
   readonly matching_total: number
   readonly matching_checked: number
+  readonly effort_count: number
+  readonly best_effort_id: string | null
+  readonly last_effort_id: string | null
 }
+
+/** Answers kept until the next commit (a segment's page, a leaderboard's pages, an activity's efforts and climbs). */
+const KEPT_ANSWERS = 512
 
 const round1 = (n: number | null) => (n === null ? null : Math.round(n * 10) / 10)
 const PLACES: ReadonlyArray<PersonalRecord> = ["personalRecord", "second", "third"]
 
 /**
- * The places then of the `wanted` efforts, in one pass over the segment's efforts by date
- * (`history`, sorted by start time): the three best times so far are all a place needs, since
- * past the third an effort is no record. Efforts of the same start are counted together.
+ * A segment's columns with its efforts' count, its best effort (the earliest of equal times)
+ * and its last, each read from an index of the segment's efforts (by time, by date) rather
+ * than from all of them.
  */
-const placesThen = (history: ReadonlyArray<Past>, wanted: ReadonlySet<string>): Map<string, Then> => {
-  const out = new Map<string, Then>()
-  const best: Array<number> = []
-  for (let i = 0; i < history.length && out.size < wanted.size;) {
-    let j = i
-    while (j < history.length && history[j]!.start_time === history[i]!.start_time) j++
-    for (let k = i; k < j; k++) {
-      best.push(history[k]!.elapsed_time)
-      best.sort((a, b) => a - b)
-      if (best.length > 3) best.length = 3
-    }
-    for (let k = i; k < j; k++) {
-      const e = history[k]!
-      if (!wanted.has(e.id)) continue
-      let place = 1
-      for (const t of best) if (t < e.elapsed_time) place++
-      out.set(e.id, { place, count: j })
-    }
-    i = j
-  }
-  return out
-}
+const SEGMENT_COLUMNS = `s.*,
+  (SELECT count(*) FROM segment_efforts x WHERE x.segment_id = s.id) AS effort_count,
+  (SELECT x.id FROM segment_efforts x WHERE x.segment_id = s.id ORDER BY x.elapsed_time, x.start_time, x.id LIMIT 1) AS best_effort_id,
+  (SELECT x.id FROM segment_efforts x WHERE x.segment_id = s.id ORDER BY x.start_time DESC, x.id DESC LIMIT 1) AS last_effort_id`
 
-const effortOf = (row: EffortRow, then: Then): SegmentEffort => ({
+/** An effort's (`e`) rank by time among all its segment's efforts. */
+const RANK_AMONG_ALL = "1 + (SELECT count(*) FROM segment_efforts x WHERE x.segment_id = e.segment_id AND x.elapsed_time < e.elapsed_time)"
+
+/**
+ * An effort's (`e`) count and place as they stood at its start: past the third fastest an
+ * effort is no record, so counting up to three faster ones is all a place needs. Each is one
+ * range of the index of the segment's efforts by date, for the effort's row alone.
+ */
+const THEN = `(SELECT count(*) FROM segment_efforts x WHERE x.segment_id = e.segment_id AND x.start_time <= e.start_time) AS count_then,
+  (SELECT count(*) FROM (SELECT 1 FROM segment_efforts x
+    WHERE x.segment_id = e.segment_id AND x.start_time <= e.start_time AND x.elapsed_time < e.elapsed_time LIMIT 3)) AS faster_then`
+
+const effortOf = (row: EffortRow): SegmentEffort => ({
   id: row.id,
   segmentId: row.segment_id,
   segmentName: row.segment_name,
@@ -127,8 +120,8 @@ const effortOf = (row: EffortRow, then: Then): SegmentEffort => ({
   averagePower: round1(row.average_power),
   averageCadence: round1(row.average_cadence),
   rank: row.rank,
-  effortsAtDate: then.count,
-  personalRecord: PLACES[then.place - 1] ?? null
+  effortsAtDate: row.count_then,
+  personalRecord: PLACES[row.faster_then] ?? null
 })
 
 /** The line's rise and gain from altitudes at its points. */
@@ -147,92 +140,93 @@ export class Segments extends Effect.Service<Segments>()("services/segments/Segm
     const sql = yield* SqlClient.SqlClient
     const store = yield* SegmentStore
     const activities = yield* ActivityRepo
-
-    /** The segment's efforts by date, as their places are counted. */
-    const historyOf = (segmentId: string) =>
-      sql<Past>`SELECT id, start_time, elapsed_time FROM segment_efforts WHERE segment_id = ${segmentId} ORDER BY start_time, id`
+    const db = yield* ReadConnection
+    const kept = makeVersionedCache<unknown>({ version: db.dataVersion, capacity: KEPT_ANSWERS, weigh: () => 1 })
 
     /**
-     * Efforts with their rank by time among those `where` selects (a window over them, before
-     * the page is cut), `order`ed, `page` of them when given.
+     * The answer of `read`, kept by `key` until the next commit to the database: the pages ask
+     * the same reads again and again (a list polled while a segment is matched, a leaderboard
+     * paged back and forth), each a few statements and the decoding of an activity's streams
+     * for its climbs. An answer read while a commit landed is not kept.
      */
-    const effortRows = (where: Statement.Fragment, order: Statement.Fragment, page: { readonly limit: number; readonly offset: number } | null = null) =>
-      sql<EffortRow>`
-        SELECT e.*, s.name AS segment_name, a.name AS activity_name, a.sport_type, a.start_date_local,
-          RANK() OVER (PARTITION BY e.segment_id ORDER BY e.elapsed_time) AS rank
-        FROM segment_efforts e JOIN segments s ON s.id = e.segment_id JOIN activities a ON a.id = e.activity_id
-        WHERE ${where} ORDER BY ${order} ${page === null ? sql.literal("") : sql`LIMIT ${page.limit} OFFSET ${page.offset}`}`
+    const keptUntilCommit = <A, E>(key: ReadonlyArray<unknown>, read: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+      Effect.suspend(() => {
+        const text = JSON.stringify(key)
+        const version = db.dataVersion()
+        const found = kept(text, () => undefined)
+        if (found !== undefined) return Effect.succeed(found as A)
+        return Effect.tap(read, (answer) => Effect.sync(() => {
+          if (db.dataVersion() === version) kept(text, () => answer)
+        }))
+      })
 
-    /** The rows as the API shows them, each with its place among its segment's efforts up to its date. */
-    const withPlaces = (rows: ReadonlyArray<EffortRow>) =>
+    /**
+     * The efforts `efforts` selects (rows of segment_efforts with their `rank`) as the API shows
+     * them, `order`ed: their places then are counted for these rows only.
+     */
+    const effortRows = (efforts: Statement.Fragment, order: string) =>
+      Effect.map(
+        sql<EffortRow>`SELECT e.*, s.name AS segment_name, a.name AS activity_name, a.sport_type, a.start_date_local, ${sql.literal(THEN)}
+          FROM (${efforts}) e JOIN segments s ON s.id = e.segment_id JOIN activities a ON a.id = e.activity_id ORDER BY ${sql.literal(order)}`,
+        (rows) => rows.map(effortOf)
+      )
+
+    /** The segments' rows as the API shows them, their best and last efforts read in one statement. */
+    const summariesOf = (rows: ReadonlyArray<SegmentRow>) =>
       Effect.gen(function*() {
-        const then = new Map<string, Then>()
-        for (const segmentId of new Set(rows.map((r) => r.segment_id))) {
-          const wanted = new Set(rows.filter((r) => r.segment_id === segmentId).map((r) => r.id))
-          for (const [id, t] of placesThen(yield* historyOf(segmentId), wanted)) then.set(id, t)
+        const ids = rows.flatMap((r) => [r.best_effort_id, r.last_effort_id]).filter((id): id is string => id !== null)
+        const efforts = new Map<string, SegmentEffort>()
+        if (ids.length > 0) {
+          for (const e of yield* effortRows(sql`SELECT e.*, ${sql.literal(RANK_AMONG_ALL)} AS rank FROM segment_efforts e WHERE ${sql.in("e.id", ids)}`, "e.id")) {
+            efforts.set(e.id, e)
+          }
         }
-        return rows.map((r) => effortOf(r, then.get(r.id) ?? { place: 1, count: 1 }))
+        return rows.map((row) => {
+          const points = JSON.parse(row.points) as Array<[number, number]>
+          const segment: Segment = {
+            id: row.id,
+            name: row.name,
+            sportGroup: row.sport_group as SportGroup,
+            distanceInMeter: Math.round(row.distance * 10) / 10,
+            averageGrade: row.average_grade,
+            elevationGainInMeter: row.elevation_gain,
+            startLatlng: points[0]!,
+            endLatlng: points[points.length - 1]!,
+            effortCount: row.effort_count,
+            bestEffort: row.best_effort_id === null ? null : efforts.get(row.best_effort_id) ?? null,
+            lastEffort: row.last_effort_id === null ? null : efforts.get(row.last_effort_id) ?? null,
+            matching: {
+              status: row.matching_cursor === null ? "done" : "matching",
+              checkedActivities: row.matching_checked,
+              totalActivities: row.matching_total
+            },
+            createdAt: new Date(row.created_at).toISOString()
+          }
+          return { segment, points, altitudes: row.altitudes === null ? null : (JSON.parse(row.altitudes) as Array<number>) }
+        })
       })
 
-    /** One effort of a segment whose efforts by date are `history`: its rank by time among them all, its place then. */
-    const effortIn = (history: ReadonlyArray<Past>, id: string) =>
-      Effect.gen(function*() {
-        const [row] = yield* sql<EffortRow>`
-          SELECT e.*, s.name AS segment_name, a.name AS activity_name, a.sport_type, a.start_date_local, 0 AS rank
-          FROM segment_efforts e JOIN segments s ON s.id = e.segment_id JOIN activities a ON a.id = e.activity_id WHERE e.id = ${id}`
-        if (row === undefined) return null
-        let rank = 1
-        for (const e of history) if (e.elapsed_time < row.elapsed_time) rank++
-        return effortOf({ ...row, rank }, placesThen(history, new Set([id])).get(id) ?? { place: 1, count: 1 })
-      })
-
-    const summaryOf = (row: SegmentRow) =>
-      Effect.gen(function*() {
-        // the segment's efforts read once: their count, the best (the earliest of equal times) and the last
-        const history = yield* historyOf(row.id)
-        let best: Past | undefined
-        for (const e of history) if (best === undefined || e.elapsed_time < best.elapsed_time) best = e
-        const last = history[history.length - 1]
-        const points = JSON.parse(row.points) as Array<[number, number]>
-        const segment: Segment = {
-          id: row.id,
-          name: row.name,
-          sportGroup: row.sport_group as SportGroup,
-          distanceInMeter: Math.round(row.distance * 10) / 10,
-          averageGrade: row.average_grade,
-          elevationGainInMeter: row.elevation_gain,
-          startLatlng: points[0]!,
-          endLatlng: points[points.length - 1]!,
-          effortCount: history.length,
-          bestEffort: best === undefined ? null : yield* effortIn(history, best.id),
-          lastEffort: last === undefined ? null : yield* effortIn(history, last.id),
-          matching: {
-            status: row.matching_cursor === null ? "done" : "matching",
-            checkedActivities: row.matching_checked,
-            totalActivities: row.matching_total
-          },
-          createdAt: new Date(row.created_at).toISOString()
-        }
-        return { segment, points, altitudes: row.altitudes === null ? null : (JSON.parse(row.altitudes) as Array<number>) }
-      })
-
-    const segmentRow = (id: string) => Effect.map(sql<SegmentRow>`SELECT * FROM segments WHERE id = ${id}`, (rows) => rows[0] ?? null)
+    const segmentRow = (id: string) => Effect.map(sql<SegmentRow>`SELECT ${sql.literal(SEGMENT_COLUMNS)} FROM segments s WHERE s.id = ${id}`, (rows) => rows[0] ?? null)
 
     const get = Effect.fn("Segments.get")(function*(id: string) {
-      const row = yield* segmentRow(id)
-      if (row === null) return null
-      const { altitudes, points, segment } = yield* summaryOf(row)
-      return { ...segment, points, altitudes } satisfies SegmentDetail
+      return yield* keptUntilCommit(["get", id], Effect.gen(function*() {
+        const row = yield* segmentRow(id)
+        if (row === null) return null
+        const [{ altitudes, points, segment }] = yield* summariesOf([row])
+        return { ...segment, points, altitudes } satisfies SegmentDetail
+      }))
     }, Effect.orDie)
 
     const list = Effect.fn("Segments.list")(function*(name: string | undefined) {
-      const rows = yield* sql<SegmentRow>`SELECT * FROM segments
-        ${name === undefined || name.trim() === "" ? sql.literal("") : sql`WHERE name LIKE ${`%${name.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`} ESCAPE '\\'`}
-        ORDER BY created_at DESC, rowid DESC`
-      const out: Array<Segment> = []
-      for (const row of rows) out.push((yield* summaryOf(row)).segment)
-      return out
-    }, Effect.orDie)
+      return yield* keptUntilCommit(["list", name], listed(name))
+    })
+
+    const listed = (name: string | undefined) => Effect.gen(function*() {
+      const rows = yield* sql<SegmentRow>`SELECT ${sql.literal(SEGMENT_COLUMNS)} FROM segments s
+        ${name === undefined || name.trim() === "" ? sql.literal("") : sql`WHERE s.name LIKE ${`%${name.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`} ESCAPE '\\'`}
+        ORDER BY s.created_at DESC, s.rowid DESC`
+      return (yield* summariesOf(rows)).map((s) => s.segment)
+    }).pipe(Effect.orDie)
 
     /** The stretch of an activity as a line with its altitudes (one every 10 m, read at the stretch's distances). */
     const stretch = (activityId: string, from: number, to: number) =>
@@ -307,7 +301,13 @@ export class Segments extends Effect.Service<Segments>()("services/segments/Segm
       return true
     }, Effect.orDie)
 
+    /** A page of the segment's leaderboard; null when there is no such segment. */
     const efforts = Effect.fn("Segments.efforts")(function*(id: string, params: SegmentEffortParams) {
+      return yield* keptUntilCommit(["efforts", id, params], leaderboard(id, params))
+    })
+
+    const leaderboard = (id: string, params: SegmentEffortParams) => Effect.gen(function*() {
+      if ((yield* sql`SELECT 1 FROM segments WHERE id = ${id}`).length === 0) return null
       const year = params["filters[year]"]
       const sports = params["filters[sportType]"]
       const where = sql.and([
@@ -319,25 +319,32 @@ export class Segments extends Effect.Service<Segments>()("services/segments/Segm
       const page = params["pagination[page]"]
       const size = params["pagination[size]"]
       const [count] = yield* sql<{ n: number }>`SELECT count(*) AS n FROM segment_efforts e JOIN activities a ON a.id = e.activity_id WHERE ${where}`
-      const rows = yield* effortRows(where, sql.literal(order), { limit: size, offset: (page - 1) * size })
+      // the rank by time among the efforts selected, a window over them all before the page is cut
+      const rows = yield* effortRows(
+        sql`SELECT e.*, RANK() OVER (ORDER BY e.elapsed_time) AS rank FROM segment_efforts e JOIN activities a ON a.id = e.activity_id
+          WHERE ${where} ORDER BY ${sql.literal(order)} LIMIT ${size} OFFSET ${(page - 1) * size}`,
+        order
+      )
       const total = count?.n ?? 0
-      return { efforts: yield* withPlaces(rows), pagination: { page, size, total, totalPages: Math.ceil(total / size) } } satisfies SegmentEffortPage
-    }, Effect.orDie)
+      return { efforts: rows, pagination: { page, size, total, totalPages: Math.ceil(total / size) } } satisfies SegmentEffortPage
+    }).pipe(Effect.orDie)
 
+    /** The activity's efforts, ranked as they stood on its day; null when there is no such activity. */
     const activityEfforts = Effect.fn("Segments.activityEfforts")(function*(activityId: string) {
-      const rows = (yield* effortRows(
-        sql`e.segment_id IN (SELECT segment_id FROM segment_efforts WHERE activity_id = ${activityId})`,
-        sql.literal("e.start_offset")
-      )).filter((r) => r.activity_id === activityId)
-      return yield* withPlaces(rows)
+      return yield* keptUntilCommit(["activityEfforts", activityId], Effect.gen(function*() {
+        if (!(yield* activities.exists(activityId))) return null
+        return yield* effortRows(sql`SELECT e.*, ${sql.literal(RANK_AMONG_ALL)} AS rank FROM segment_efforts e WHERE e.activity_id = ${activityId}`, "e.start_offset")
+      }))
     }, Effect.orDie)
 
     const climbs = Effect.fn("Segments.climbs")(function*(activityId: string) {
-      const track = yield* activities.track(activityId)
-      if (track === null) return null
-      const { altitude, distance, time } = track.streams ?? {}
-      if (altitude === undefined || distance === undefined) return [] as Array<Climb>
-      return findClimbs({ altitude, distance, time })
+      return yield* keptUntilCommit(["climbs", activityId], Effect.gen(function*() {
+        const track = yield* activities.track(activityId)
+        if (track === null) return null
+        const { altitude, distance, time } = track.streams ?? {}
+        if (altitude === undefined || distance === undefined) return [] as Array<Climb>
+        return findClimbs({ altitude, distance, time })
+      }))
     }, Effect.orDie)
 
     /** A climb of the activity made a segment, named after it unless a name is given. */
@@ -355,11 +362,7 @@ export class Segments extends Effect.Service<Segments>()("services/segments/Segm
       })
     })
 
-    const exists = Effect.fn("Segments.exists")(function*(id: string) {
-      return (yield* sql`SELECT 1 FROM segments WHERE id = ${id}`).length > 0
-    }, Effect.orDie)
-
-    return { get, exists, list, create, update, remove: store.removeSegment, efforts, activityEfforts, climbs, climbSegment } as const
+    return { get, list, create, update, remove: store.removeSegment, efforts, activityEfforts, climbs, climbSegment } as const
   })
 }) {}
 

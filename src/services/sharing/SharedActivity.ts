@@ -36,7 +36,7 @@ export interface SharedView {
   readonly activityId: string
   readonly name: string
   readonly sportType: SportType
-  /** `YYYY-MM-DD`, local */
+  /** `YYYY-MM-DD`, local; "Date unknown" for an activity whose date is unknown (its start is a stand-in), shown as it is */
   readonly date: string
   readonly description: string | null
   readonly figures: SharedFigures
@@ -122,7 +122,7 @@ export class SharedActivity extends Effect.Service<SharedActivity>()("services/s
         activityId,
         name: activity.name,
         sportType: activity.sportType,
-        date: activity.startDateLocal.slice(0, 10),
+        date: activity.dateUnknown ? "Date unknown" : activity.startDateLocal.slice(0, 10),
         description: shows.description && activity.description !== "" ? activity.description : null,
         figures: figuresOf(activity, shown, shows),
         track: shown,

@@ -12,7 +12,8 @@ import { placeholders, ReadConnection } from "../platform/ReadConnection.ts"
 /**
  * The athlete's statistics over the stored activities, read on the read connection: totals per
  * period and sport type, records over the standard distances, the Eddington number and the
- * routes of the heatmap. Periods and days are those of the local start date.
+ * routes of the heatmap. Periods and days are those of the local start date: what is counted by
+ * date reads `dated_activities`, which leaves out the activities whose date is unknown.
  */
 
 export type ActivityFilter = Omit<ActivitySearch, "page" | "size">
@@ -80,7 +81,7 @@ export class Stats extends Effect.Service<Stats>()("services/stats/Stats", {
       const rows = db.rows(
         `SELECT ${PERIOD_SQL[period]} AS period, sport_type, COUNT(*), SUM(ROUND(distance)), SUM(ROUND(moving_time)),
           SUM(ROUND(elapsed_time)), SUM(ROUND(elevation))
-        FROM activities${where} GROUP BY period, sport_type ORDER BY period DESC, sport_type`,
+        FROM dated_activities${where} GROUP BY period, sport_type ORDER BY period DESC, sport_type`,
         params
       )
       return rows.map(([period, sportType, count, distance, moving, elapsed, elevation]): Total => ({
@@ -101,7 +102,7 @@ export class Stats extends Effect.Service<Stats>()("services/stats/Stats", {
         if (asked.length === 0) continue
         // fastest first along the index; the first effort of a sport asked for is the record
         const sql = `SELECT b.time_in_seconds, b.start_offset, a.id, a.sport_type, a.start_date_local, a.name
-          FROM activity_best_efforts b INDEXED BY activity_best_efforts_fastest CROSS JOIN activities a ON a.id = b.activity_id
+          FROM activity_best_efforts b INDEXED BY activity_best_efforts_fastest CROSS JOIN dated_activities a ON a.id = b.activity_id
           WHERE b.distance = ? AND a.sport_type IN (${placeholders(asked.length)}) AND a.exclude_from_records = 0
           ORDER BY b.time_in_seconds LIMIT 1`
         for (const distance of distances) {
@@ -126,7 +127,7 @@ export class Stats extends Effect.Service<Stats>()("services/stats/Stats", {
 
     const eddington = Effect.fn("Stats.eddington")(function*(sportTypes: ReadonlyArray<string> | undefined) {
       const { where, params } = filterOf({ sportTypes })
-      const daily = db.rows(`SELECT SUM(distance) FROM activities${where} GROUP BY substr(start_date_local, 1, 10)`, params)
+      const daily = db.rows(`SELECT SUM(distance) FROM dated_activities${where} GROUP BY substr(start_date_local, 1, 10)`, params)
         .map((r) => r[0] as number)
       const km = eddingtonOf(daily.map((m) => m / 1000))
       const mi = eddingtonOf(daily.map((m) => m / MILE))
@@ -141,11 +142,13 @@ export class Stats extends Effect.Service<Stats>()("services/stats/Stats", {
      */
     const heatmap = Effect.fn("Stats.heatmap")(function*(filter: ActivityFilter, worldType: WorldType = "realWorld") {
       const { where, params } = filterOf(filter)
+      // a route whose date is unknown is drawn on the whole history's map, not on a period's
+      const dated = filter.from !== undefined || filter.to !== undefined
       const world = worldType === "realWorld"
         ? `world_type = 'realWorld' AND sport_type NOT IN (${VIRTUAL_SPORTS.map((s) => `'${s}'`).join(", ")})`
         : "world_type = ?"
       const rows = db.rows(
-        `SELECT id, sport_type, encoded_polyline FROM activities${where === "" ? " WHERE" : `${where} AND`} encoded_polyline IS NOT NULL
+        `SELECT id, sport_type, encoded_polyline FROM ${dated ? "dated_activities" : "activities"}${where === "" ? " WHERE" : `${where} AND`} encoded_polyline IS NOT NULL
           AND ${world} ORDER BY start_time DESC, id DESC`,
         worldType === "realWorld" ? params : [...params, worldType]
       )

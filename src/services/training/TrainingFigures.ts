@@ -22,6 +22,8 @@ export interface ActivitySummaryForTraining {
   readonly sportType: SportType
   readonly movingTimeInSeconds: number
   readonly averageHeartRate: number | null
+  /** its date is unknown: it has no day to load */
+  readonly dateUnknown?: boolean
 }
 
 export type TrainingLoadSource = "power" | "heartRate"
@@ -86,7 +88,7 @@ export interface PowerFigures {
 /**
  * Every threshold-dependent figure of an activity: IF and TSS where there is power and an FTP for
  * its sport; TRIMP and hrTSS where there is an average heart rate and the heart rates they need;
- * the training load is the TSS, else the hrTSS, else none.
+ * the training load is the TSS, else the hrTSS, else none (always none when the date is unknown).
  */
 export const trainingFigures = (
   power: PowerFigures | null,
@@ -111,8 +113,9 @@ export const trainingFigures = (
     trainingStressScore: tss,
     trimp,
     heartRateStressScore: hrTss,
-    trainingLoad: tss ?? hrTss,
-    trainingLoadSource: tss !== null ? "power" : hrTss !== null ? "heartRate" : null
+    // the load of an activity whose date is unknown would fall on its stand-in day: it has none
+    trainingLoad: summary.dateUnknown === true ? null : tss ?? hrTss,
+    trainingLoadSource: summary.dateUnknown === true ? null : tss !== null ? "power" : hrTss !== null ? "heartRate" : null
   }
 }
 

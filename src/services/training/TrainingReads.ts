@@ -34,16 +34,17 @@ const STREAMS = `SELECT data FROM activity_streams WHERE activity_id = ?`
 const CURVE = `SELECT duration, watts FROM activity_power_curve WHERE activity_id = ? ORDER BY duration`
 const SET_ON = `SELECT ${THRESHOLD_COLUMNS} FROM athlete_thresholds WHERE "on" <= ? ORDER BY "on" DESC LIMIT 1`
 const BEST_AT = `SELECT p.watts, p.activity_id, a.start_date_local FROM activity_power_curve p INDEXED BY activity_power_curve_best
-  CROSS JOIN activities a ON a.id = p.activity_id WHERE p.duration = ? ORDER BY p.watts DESC LIMIT 1`
+  CROSS JOIN dated_activities a ON a.id = p.activity_id WHERE p.duration = ? ORDER BY p.watts DESC LIMIT 1`
 const DAILY_LOADS = `SELECT day, SUM(training_load) FROM activity_training INDEXED BY activity_training_daily
   WHERE day <= ? AND training_load IS NOT NULL GROUP BY day ORDER BY day`
-const FIRST_DAY = `SELECT MIN(day) FROM activity_training`
+const FIRST_DAY = `SELECT t.day FROM activity_training t INDEXED BY activity_training_daily CROSS JOIN dated_activities a ON a.id = t.activity_id
+  ORDER BY t.day LIMIT 1`
 
 /** Answers kept until the next commit: a few hundred whole histories. */
 const CACHE_BYTES = 8 * 1024 * 1024
 
 const BEST_OF_SPORT_AT = `SELECT p.watts, p.activity_id, a.start_date_local FROM activity_power_curve p INDEXED BY activity_power_curve_best_by_sport
-  CROSS JOIN activities a ON a.id = p.activity_id WHERE p.duration = ? AND p.sport_type = ? ORDER BY p.watts DESC LIMIT 1`
+  CROSS JOIN dated_activities a ON a.id = p.activity_id WHERE p.duration = ? AND p.sport_type = ? ORDER BY p.watts DESC LIMIT 1`
 
 /** The sports a filter selects when it selects by nothing else (every sport: an empty list); undefined when it filters otherwise. */
 const sportsOnly = (filter: ActivityFilter): ReadonlyArray<string> | undefined =>
@@ -75,12 +76,12 @@ export class TrainingReads extends Effect.Service<TrainingReads>()("services/tra
       const row = db.rows(ONE_ACTIVITY, [id])[0]
       if (row === undefined) return null
       const distance = row[0] as number
-      const summary = summaryOf(row.slice(1, 5))
+      const summary = summaryOf(row.slice(1, 6))
       const curve = db.rows(CURVE, [id]).map(([d, w]) => [d as number, w as number] as const)
       // analysed once the daemon has caught up with activities stored before the analysis existed
-      const basis: TrainingBasis = row[5] === null
+      const basis: TrainingBasis = row[6] === null
         ? storedTrainingBasis((db.rows(STREAMS, [id])[0]?.[0] ?? null) as Uint8Array | null)
-        : basisOf(row.slice(6), curve)
+        : basisOf(row.slice(7), curve)
       const set = thresholdsOn(summary.day)
       const figures = trainingFigures(basis.power, summary, set)
       const moving = summary.movingTimeInSeconds
@@ -126,7 +127,7 @@ export class TrainingReads extends Effect.Service<TrainingReads>()("services/tra
       const { where, params } = filterOf(filter)
       // the list's filters name the activities' columns unqualified: they select in a query of their own
       return db.rows(
-        `SELECT p.duration, MAX(p.watts), p.activity_id, a.start_date_local FROM (SELECT id, start_date_local FROM activities${where}) a
+        `SELECT p.duration, MAX(p.watts), p.activity_id, a.start_date_local FROM (SELECT id, start_date_local FROM dated_activities${where}) a
           CROSS JOIN activity_power_curve p ON p.activity_id = a.id GROUP BY p.duration ORDER BY p.duration`,
         params
       ).map(([d, w, id, start]) => [d as number, w as number, id as string, start as string] as const)

@@ -78,11 +78,12 @@ export const histogramsRow = (basis: TrainingBasis) => ({
 })
 
 /** The activity columns a training figure reads, in the order `summaryOf` reads them. */
-export const SUMMARY_COLUMNS = "sport_type, start_date_local, moving_time, average_heart_rate"
+export const SUMMARY_COLUMNS = "sport_type, start_date_local, moving_time, average_heart_rate, date_unknown"
 
 export const summaryOf = (values: ReadonlyArray<unknown>): ActivitySummaryForTraining & { readonly day: string } => ({
   sportType: values[0] as SportType,
   day: String(values[1]).slice(0, 10),
   movingTimeInSeconds: num(values[2]) ?? 0,
-  averageHeartRate: num(values[3])
+  averageHeartRate: num(values[3]),
+  dateUnknown: values[4] === 1
 })

@@ -50,7 +50,8 @@ export class TrainingStore extends Effect.Service<TrainingStore>()("services/tra
         sportType: draft.sportType,
         day: draft.startDateLocal.slice(0, 10),
         movingTimeInSeconds: draft.movingTimeInSeconds,
-        averageHeartRate: draft.averageHeartRate
+        averageHeartRate: draft.averageHeartRate,
+        dateUnknown: draft.dateUnknown
       })
 
     return { write, insert } as const

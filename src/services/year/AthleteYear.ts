@@ -89,7 +89,7 @@ export class AthleteYear extends Effect.Service<AthleteYear>()("services/year/At
      */
     const localRange = (from: string, until: string, sportTypes: ReadonlyArray<string>, order: "started" | "local") =>
       db.rows(
-        `SELECT ${ROW_COLUMNS} FROM activities WHERE start_date_local >= ? AND start_date_local < ?${
+        `SELECT ${ROW_COLUMNS} FROM dated_activities WHERE start_date_local >= ? AND start_date_local < ?${
           sportTypes.length > 0 ? ` AND sport_type IN (${placeholders(sportTypes.length)})` : ""
         } ORDER BY ${order === "local" ? "start_date_local, start_time, id" : "start_time, id"}`,
         [from, until, ...sportTypes]
@@ -102,7 +102,7 @@ export class AthleteYear extends Effect.Service<AthleteYear>()("services/year/At
      */
     const latestDay = Effect.gen(function*() {
       const on = yield* today
-      const latest = db.rows("SELECT MAX(start_date_local) FROM activities WHERE start_date_local < ?", [`${on}T24`])[0]?.[0]
+      const latest = db.rows("SELECT MAX(start_date_local) FROM dated_activities WHERE start_date_local < ?", [`${on}T24`])[0]?.[0]
       return typeof latest === "string" && latest.length >= 10 ? latest.slice(0, 10) : on
     })
 
@@ -120,7 +120,7 @@ export class AthleteYear extends Effect.Service<AthleteYear>()("services/year/At
       const all = new Set<number>()
       const bySport = new Map<SportType, Array<number>>()
       // the days of each sport type, ascending: from the covering index of the local day
-      for (const [day, sportType] of db.rows("SELECT DISTINCT substr(start_date_local, 1, 10) AS day, sport_type FROM activities ORDER BY day", [])) {
+      for (const [day, sportType] of db.rows("SELECT DISTINCT substr(start_date_local, 1, 10) AS day, sport_type FROM dated_activities ORDER BY day", [])) {
         const n = dayNumber(F.startDateLocal.read(day))
         const sport = F.sportType.read(sportType)
         all.add(n)
@@ -155,7 +155,7 @@ export class AthleteYear extends Effect.Service<AthleteYear>()("services/year/At
     const segmentRecords = (): Array<Milestone> =>
       db.rows(
         `SELECT substr(a.start_date_local, 1, 10), e.activity_id, a.sport_type, s.name, e.elapsed_time
-         FROM segment_efforts e JOIN segments s ON s.id = e.segment_id JOIN activities a ON a.id = e.activity_id
+         FROM segment_efforts e JOIN segments s ON s.id = e.segment_id JOIN dated_activities a ON a.id = e.activity_id
          WHERE NOT EXISTS (SELECT 1 FROM segment_efforts o WHERE o.segment_id = e.segment_id AND o.start_time < e.start_time AND o.elapsed_time <= e.elapsed_time)
          ORDER BY e.start_time DESC`,
         []

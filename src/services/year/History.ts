@@ -15,7 +15,8 @@ import { makeRecordProgression } from "./recordProgression.ts"
  * import of new activities is walked on from where the walk stopped; anything else (an edit, a
  * deletion, an activity older than the last) walks the kept activities again in memory, with
  * only the changed ones read. Everything is read again only at the first request, or when more
- * changes were logged than the log keeps.
+ * changes were logged than the log keeps. Only the activities whose date is known are walked
+ * (`dated_activities`): one whose date is unknown has no place in the order.
  */
 
 type Rows = (sql: string, params: ReadonlyArray<string | number>) => Array<Array<unknown>>
@@ -107,7 +108,7 @@ export const makeHistory = (rows: Rows, recordDistances: ReadonlyArray<number>, 
   }
 
   const readAll = (changes: HistoryChanges): State => {
-    const entries = rows(`SELECT ${COLUMNS} FROM activities ORDER BY start_time, id`, []).map(entryOf)
+    const entries = rows(`SELECT ${COLUMNS} FROM dated_activities ORDER BY start_time, id`, []).map(entryOf)
     efforts.refresh(entries, true)
     return { changes, entries, walk: walkOver(entries) }
   }
@@ -117,7 +118,7 @@ export const makeHistory = (rows: Rows, recordDistances: ReadonlyArray<number>, 
     const found: Array<Entry> = []
     for (let i = 0; i < ids.length; i += CHUNK) {
       const chunk = ids.slice(i, i + CHUNK)
-      found.push(...rows(`SELECT ${COLUMNS} FROM activities WHERE id IN (${chunk.map(() => "?").join(", ")})`, chunk).map(entryOf))
+      found.push(...rows(`SELECT ${COLUMNS} FROM dated_activities WHERE id IN (${chunk.map(() => "?").join(", ")})`, chunk).map(entryOf))
     }
     return found
   }
@@ -140,7 +141,7 @@ export const makeHistory = (rows: Rows, recordDistances: ReadonlyArray<number>, 
       insertInOrder(entries, e)
     }
     if (changes.inserted !== kept.changes.inserted) {
-      const added = rows(`SELECT ${COLUMNS} FROM activities WHERE rowid > ? ORDER BY start_time, id`, [maxRowid]).map(entryOf)
+      const added = rows(`SELECT ${COLUMNS} FROM dated_activities WHERE rowid > ? ORDER BY start_time, id`, [maxRowid]).map(entryOf)
       for (const e of added) {
         if (rewritten.has(e.id)) continue
         read.push(e)

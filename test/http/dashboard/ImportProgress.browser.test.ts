@@ -10,8 +10,9 @@ import { openSignedIn, type SignedInPage } from "./signedInPage.ts"
 
 /**
  * The import page in Chromium while a batch of files is imported: the progress line says how
- * many of how many are done and the time left, in the daemon log's words, with a bar; it is gone
- * once the batch is over. Screenshots in test-artifacts/import-progress; axe-core.
+ * many of how many are done and the time left, in the daemon log's words, with a bar; once
+ * nothing waits it shows the whole count without a time left (more files would continue it),
+ * and it is gone once the batch is over. Screenshots in test-artifacts/import-progress; axe-core.
  */
 
 const ARTIFACTS = path.resolve("test-artifacts/import-progress")
@@ -30,7 +31,7 @@ afterAll(async () => {
 
 describe.skipIf(skipReason !== undefined)("the import page's progress in Chromium", () => {
   layer(daemonLayer(root), { excludeTestServices: true, timeout: 180_000 })("over a batch dropped into the watch folder", (it) => {
-    it.effect("shows N of M files done and the time left while the batch is imported, and nothing once it is over", () =>
+    it.effect("shows N of M files done and the time left while the batch is imported, the whole count once nothing waits, and nothing once it is over", () =>
       Effect.gen(function*() {
         const client = yield* HttpClient.HttpClient
         base = new URL((yield* client.get("/status")).request.url).origin
@@ -50,6 +51,10 @@ describe.skipIf(skipReason !== undefined)("the import page's progress in Chromiu
           expect(Number(await line.locator("progress").getAttribute("max"))).toBe(FILES)
           await ui.shoot("import-progress")
           await ui.axe("import-progress")
+          await line.filter({ hasText: `Imported: ${FILES} of ${FILES} files done` }).waitFor({ timeout: 120_000 })
+          expect(await line.textContent()).toBe(`Imported: ${FILES} of ${FILES} files done`)
+          expect(Number(await line.locator("progress").getAttribute("value"))).toBe(FILES)
+          await ui.shoot("import-progress-done")
           await line.waitFor({ state: "hidden", timeout: 120_000 })
           expect(ui.problems).toEqual([])
         })

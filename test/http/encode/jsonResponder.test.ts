@@ -78,6 +78,7 @@ const activityRow: fc.Arbitrary<Record<ShownColumn, unknown>> = fc.record({
   encoded_polyline: fc.option(fc.oneof(edgeText, fc.constant("")), { nil: null }),
   has_gpx: fc.constantFrom(0, 1),
   has_times: fc.constantFrom(0, 1, null),
+  date_unknown: fc.constantFrom(0, 1, null),
   pool_length: nullableNumber,
   number_of_lengths: nullableNumber,
   strokes: nullableNumber,

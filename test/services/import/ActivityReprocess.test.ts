@@ -21,15 +21,16 @@ describe("app:activities:reprocess", () => {
         // the user's edits, and a computed value an older version got wrong
         yield* sql`INSERT INTO gear (id, name, type, created_at) VALUES ('gear-bike', 'Bike', 'custom', 0)`
         yield* sql`UPDATE activities SET name = 'My ride', description = 'hills', sport_type = 'GravelRide', gear_id = 'gear-bike', is_commute = 1,
-          distance = 1, max_speed = 999 WHERE id = ${id}`
+          distance = 1, max_speed = 999, edited = '["name","sportType"]' WHERE id = ${id}`
         const before = (yield* sql<{ id: string }>`SELECT id FROM file_imports WHERE activity_id = ${id}`).map((r) => r.id)
 
         expect(yield* reprocess.allWithOriginals).toEqual([id])
         yield* reprocess.one(id)
 
         const [after] = yield* sql<{ distance: number; max_speed: number }>`
-          SELECT name, description, sport_type, gear_id, is_commute, distance, max_speed FROM activities WHERE id = ${id}`
-        expect(after).toMatchObject({ name: "My ride", description: "hills", sport_type: "GravelRide", gear_id: "gear-bike", is_commute: 1 })
+          SELECT name, description, sport_type, gear_id, is_commute, distance, max_speed, edited FROM activities WHERE id = ${id}`
+        // which of them the athlete set by hand stays known (what a duplicate brings later never replaces them)
+        expect(after).toMatchObject({ name: "My ride", description: "hills", sport_type: "GravelRide", gear_id: "gear-bike", is_commute: 1, edited: '["name","sportType"]' })
         expect(after!.distance).not.toBe(1)
         expect(after!.max_speed).toBeLessThan(999)
         expect((yield* sql<{ id: string }>`SELECT id FROM file_imports WHERE activity_id = ${id}`).map((r) => r.id)).toEqual(before)

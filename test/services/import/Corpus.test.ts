@@ -22,7 +22,6 @@ const FAILS: Readonly<Record<string, RegExp>> = {
   "fit/garmin-compressed-timestamps-run.fit": /has no real start date/,
   "tcx/garmin-course.tcx": /is a course, not an activity/,
   "gpx/gpx10-route-only.gpx": /is a route \(<rte> only\)/,
-  "gpx/mapmyfitness-route-no-time-no-ele.gpx": /has no track points with a time/,
   "gpx/osmand-empty-track.gpx": /has no track points with a time/,
   "bad/empty-zero-bytes.fit": /is empty \(0 bytes\)/,
   "bad/garmin-instinct-locations-not-activity.fit": /is a FIT locations file, not an activity/,

@@ -92,7 +92,7 @@ describe("ParseWorker (the parse worker)", () => {
     { timeout: 120_000 }
   )
 
-  it.scopedLive.skipIf(process.platform !== "linux")("the parse thread runs at a lower priority (nice 10) than the daemon's event loop", () =>
+  it.scopedLive.skipIf(process.platform !== "linux")("the parse thread runs at a lower priority (nice 10) than the daemon's event loop, and is back at it after a file a person waits for", () =>
     Effect.gen(function*() {
       const root = yield* scopedRoot()
       const niceOf = (tid: string) => Number(fs.readFileSync(`/proc/self/task/${tid}/stat`, "utf8").split(") ")[1]!.split(" ")[16])
@@ -104,6 +104,9 @@ describe("ParseWorker (the parse worker)", () => {
         // the parse thread, and none of the others, is niced
         expect(started.map(niceOf).filter((nice) => nice === 10)).toHaveLength(1)
         expect(niceOf(String(process.pid))).toBe(0)
+        // a change of sport asks for the daemon's priority while it is parsed (where allowed), then yields again
+        expect(yield* files.parse(smallRide(), "fit", "sport-changed.fit", "Run", undefined, true)).toHaveLength(1)
+        expect(started.map(niceOf).filter((nice) => nice === 10)).toHaveLength(1)
       }).pipe(Effect.provide(servicesLayer(root)))
     }), { timeout: 60_000 })
 

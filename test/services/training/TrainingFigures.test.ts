@@ -32,6 +32,13 @@ describe("intensity, training stress and TRIMP", () => {
     expect(long.trainingStressScore).toBeCloseTo(128, 10)
   })
 
+  it("an activity whose date is unknown has no training load: it would fall on its stand-in day", () => {
+    const s = set("2024-01-01", { cyclingFtp: 250 })
+    const undated = trainingFigures({ seconds: 3600, normalizedPower: 250 }, { sportType: "Ride", movingTimeInSeconds: 3600, averageHeartRate: null, dateUnknown: true }, s)
+    expect(undated.trainingStressScore).toBeCloseTo(100, 10)
+    expect([undated.trainingLoad, undated.trainingLoadSource]).toEqual([null, null])
+  })
+
   it("takes the FTP of the activity's sport: cycling for rides, running for runs, none for a swim", () => {
     const s = set("2024-01-01", { cyclingFtp: 250, runningFtp: 300 })
     const power = { seconds: 3600, normalizedPower: 300 }

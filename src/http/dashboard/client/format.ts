@@ -110,6 +110,10 @@ export const localDateTime = (iso: string, style: "medium" | "short" = "medium")
   return DATE_TIMES[style].format(wallClock(y!, m ?? 1, d ?? 1, hh ?? 0, mm ?? 0))
 }
 
+/** An activity's local start, or "Date unknown" when its file told none (its startDateLocal is then a stand-in). */
+export const activityStart = (a: { readonly startDateLocal: string; readonly dateUnknown: boolean }, style: "medium" | "short" = "medium") =>
+  a.dateUnknown ? "Date unknown" : localDateTime(a.startDateLocal, style)
+
 /** An instant (with its offset) in the browser's time zone. */
 export const instant = (iso: string) => DATE_TIMES.medium.format(new Date(iso))
 

@@ -32,9 +32,19 @@ export const DISCIPLINES: Record<PersonalRecord["discipline"], string> = {
   virtualRide: "virtual ride"
 }
 
-export const GEAR_TYPES: Record<Gear["type"], string> = {
-  imported: "Imported",
-  custom: "Added here"
+export const GEAR_KINDS: Record<NonNullable<Gear["kind"]>, string> = {
+  bike: "Bike",
+  shoes: "Shoes",
+  other: "Other"
+}
+
+/** What a gear is, as a person reads it: its kind, brand and model ("Bike · Trek Domane SL6"); where it came from when nothing else is known. */
+export const gearMake = (g: Pick<Gear, "brand" | "model" | "kind" | "type">): string => {
+  const make = [g.brand, g.model].filter((t): t is string => t !== null && t.trim() !== "")
+  // a model often repeats its brand ("Trek" and "Trek Domane")
+  const text = make.length === 2 && make[1]!.toLowerCase().startsWith(make[0]!.toLowerCase()) ? make[1]! : make.join(" ")
+  const parts = [g.kind === null ? null : GEAR_KINDS[g.kind], text === "" ? null : text].filter((t): t is string => t !== null)
+  return parts.length > 0 ? parts.join(" · ") : g.type === "custom" ? "Added here" : "Imported"
 }
 
 export const COMPONENT_STATUSES: Record<GearComponent["status"], string> = {

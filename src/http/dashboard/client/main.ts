@@ -6,7 +6,7 @@ import { closeMenu, wireMenu } from "./menu.ts"
 /**
  * The dashboard's router: the part of the address after `#` names the page of the page list
  * (`#/activities?filters…`, `#/activity/<id>`, `#/import`, `#/stats`, `#/training`, `#/calendar?month=…`,
- * `#/milestones`, `#/year?year=…`, `#/segments`, `#/segment/<id>`, `#/gear`, `#/system`).
+ * `#/milestones`, `#/year?year=…`, `#/segments`, `#/segment/<id>`, `#/gear`, `#/gearItem/<id>`, `#/system`).
  * Each page's code is loaded when it is first opened (its own file, with the map and chart
  * libraries it draws with), so the list loads neither.
  * A page draws itself into a view of its own inside <main> and returns what to stop when the
@@ -31,6 +31,7 @@ const LOADERS: { readonly [N in PageName]: () => Promise<Page> } = {
   segments: () => import("./pages/segmentsPage.ts").then((m) => m.segmentsPage),
   segment: () => import("./pages/segmentPage.ts").then((m) => m.segmentPage),
   gear: () => import("./pages/gearPage.ts").then((m) => m.gearPage),
+  gearItem: () => import("./pages/gearItemPage.ts").then((m) => m.gearItemPage),
   privacy: () => import("./pages/privacyPage.ts").then((m) => m.privacyPage),
   system: () => import("./pages/systemPage.ts").then((m) => m.systemPage)
 }

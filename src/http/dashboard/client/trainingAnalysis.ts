@@ -33,7 +33,10 @@ export const drawAnalysis = async (container: HTMLElement, activity: Activity): 
     stat("Work", a.workInKilojoules === null ? null : `${format.count(Math.round(a.workInKilojoules))} kJ`),
     stat("Grade-adjusted pace", gap),
     stat("Pace", a.paceInSecondsPer100m === null ? null : `${format.duration(a.paceInSecondsPer100m)} /100 m`))
-  const missing = a.thresholds === null
+  // thresholds are dated: one whose date is unknown has none that apply, and no training load
+  const missing = activity.dateUnknown
+    ? h("p", { class: "muted" }, "Its date is unknown: no thresholds apply to it, and it adds no training load.")
+    : a.thresholds === null
     ? h("p", { class: "muted" }, "No thresholds apply to this date: add your FTP and heart rates on the ", h("a", { href: "#/training" }, "Training page"),
       " to see intensity, training stress and zones.")
     : null

@@ -1,5 +1,5 @@
 import * as Schema from "effect/Schema"
-import { SportType } from "../../../schema/ApiModels.ts"
+import { GearKind, SportType } from "../../../schema/ApiModels.ts"
 
 /**
  * What an export says about one of its activity files, whichever platform it came from: the
@@ -7,14 +7,12 @@ import { SportType } from "../../../schema/ApiModels.ts"
  * transaction that stores the activity, see ImportWriter) and keeps it until then (ExportMetadata).
  */
 
-export const GEAR_KINDS = ["bike", "shoes", "other"] as const
-
 /** Gear as an export names it: its name (what the activities name it by), brand, model and kind, null where it says none. */
 export const ExportedGear = Schema.Struct({
   name: Schema.String,
   brand: Schema.NullOr(Schema.String),
   model: Schema.NullOr(Schema.String),
-  kind: Schema.NullOr(Schema.Literal(...GEAR_KINDS))
+  kind: Schema.NullOr(GearKind)
 })
 export type ExportedGear = typeof ExportedGear.Type
 

@@ -117,6 +117,7 @@ export const parseGpx = (bytes: Uint8Array, name: string): ReadonlyArray<ParsedA
       laps: [],
       repairs,
       ...(timesUnknown ? { timesUnknown } : {}),
+      ...(timesUnknown && untimed.dateUnknown ? { dateUnknown: true } : {}),
       ...(firstType === null ? { sportUnknown: true } : {})
     }
   })
@@ -140,7 +141,8 @@ interface TrackRows {
 /**
  * The tracks of the file without usable times (see trackRows) as one route whose times are
  * unknown, dated by the earliest time any of their points carries, else (when the file has no
- * timed track) by the file's own time; null when there is none, or nothing dates it. Its points
+ * timed track) by the file's own time, else its date is unknown (`dateUnknown`, its start 0);
+ * null when there is none, or when nothing dates it in a file that has timed tracks. Its points
  * keep their order, one second apart (see inOrder); `notes` says so in the import's notes. A
  * track without any time of its own in a file that has timed tracks is left out (`leftOut`
  * names it): nothing tells when it was recorded.
@@ -155,7 +157,10 @@ const untimedRoute = (tracks: ReadonlyArray<TrackRows>, othersTimed: boolean, wr
   let start = Infinity
   for (const t of own) for (const r of t.rows) if (r.time < start) start = r.time
   if (!Number.isFinite(start)) start = othersTimed ? NaN : written ?? NaN
-  if (own.length === 0 || Number.isNaN(start)) return { route: null, leftOut }
+  if (own.length === 0 || (othersTimed && Number.isNaN(start))) return { route: null, leftOut }
+  // nothing tells when it was recorded: its date is unknown, its times count from 0 (a stand-in the import replaces)
+  const dateUnknown = Number.isNaN(start)
+  if (dateUnknown) start = 0
   const points = own.reduce((n, t) => n + t.rows.length, 0)
   const timedPoints = own.reduce((n, t) => n + t.rows.filter((r) => Number.isFinite(r.time)).length, 0)
   const why = timedPoints === 0
@@ -168,7 +173,11 @@ const untimedRoute = (tracks: ReadonlyArray<TrackRows>, othersTimed: boolean, wr
     route: {
       tracks: own,
       start,
-      notes: [`times unknown: the ${plural(points, "point")} of ${tracksWord} carry no usable time (${why}); its distance, elevation and route are kept`]
+      dateUnknown,
+      notes: [
+        `times unknown: the ${plural(points, "point")} of ${tracksWord} carry no usable time (${why}); its distance, elevation and route are kept`,
+        ...(dateUnknown ? ["date unknown: nothing in the file tells when it was recorded; it is kept out of every total, chart, streak and record"] : [])
+      ]
     },
     leftOut
   }

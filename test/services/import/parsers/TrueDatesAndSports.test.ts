@@ -41,8 +41,34 @@ describe("true dates", () => {
     expect(a!.distanceInMeter).toBeGreaterThan(1700)
   })
 
-  it("a GPX of placeholders only, with no metadata time, is never dated 1901: nothing dates it, and it is refused as undated", async () => {
-    await expect(parseActivityFile(gpx({ timeOf: () => "1901-12-13T20:45:52Z" }), "gpx", "a.gpx")).rejects.toThrow("has no track points with a time")
+  it("a GPX of placeholders only, with no metadata time, is never dated 1901: its date is unknown, its start the time it was imported", async () => {
+    const [parsed] = await parseActivityFile(gpx({ timeOf: () => "1901-12-13T20:45:52Z" }), "gpx", "a.gpx")
+    expect(parsed!.dateUnknown).toBe(true)
+    const importedAt = Date.parse("2026-11-29T12:34:56.789Z")
+    const a = computeActivity(parsed!, { ...context, importedAt })
+    expect(a.dateUnknown).toBe(true)
+    expect(a.hasTimes).toBe(false)
+    expect(a.startTime).toBe(Date.parse("2026-11-29T12:34:56Z"))
+    // in Ljubljana's zone, as any start; a name without the stand-in's time of day
+    expect(a.startDateLocal).toBe("2026-11-29T13:34:56")
+    expect(a.name).toBe("Workout")
+    expect(a.distanceInMeter).toBeGreaterThan(1700)
+    expect(a.elevationInMeter).toBe(0)
+    expect(a.encodedPolyline).not.toBeNull()
+    expect(a.repairs).toContainEqual(expect.stringMatching(/^date unknown: nothing in the file tells when it was recorded/))
+    // with a metadata time its date is known
+    const [dated] = await parseActivityFile(gpx({ metadataTime: "2010-12-14T09:30:00Z", timeOf: () => "1901-12-13T20:45:52Z" }), "gpx", "a.gpx")
+    expect(dated!.dateUnknown).toBeUndefined()
+  })
+
+  it("a route of the corpus mapped on MapMyFitness, without any time, is a route whose date is unknown: its 9,722 points and distance kept", async () => {
+    if (!CORPUS_DIR) return
+    const [a] = await computed(new Uint8Array(readCorpusFile("gpx/mapmyfitness-route-no-time-no-ele.gpx")))
+    expect(a!.dateUnknown).toBe(true)
+    expect(a!.hasTimes).toBe(false)
+    expect(a!.hasGpx).toBe(true)
+    expect(a!.distanceInMeter).toBeGreaterThan(10_000)
+    expect(a!.movingTimeInSeconds).toBe(0)
   })
 
   it("a device writing a zero UTC offset near Prague is placed by its position; one in London in winter keeps it", () => {

@@ -248,6 +248,7 @@ describe("parseActivityFile (GPX built in code)", () => {
   })
 
   it("refuses files without timed track points, routes, DOCTYPE and non-XML", async () => {
+    // one point, no time: no route either
     expect(await rejection(`<gpx><trk><trkseg><trkpt lat="1" lon="2"/></trkseg></trk></gpx>`, "gpx", "n.gpx"))
       .toBe('"n.gpx" has no track points with a time')
     expect(await rejection(`<gpx><rte><rtept lat="1" lon="2"/></rte></gpx>`, "gpx", "r.gpx"))

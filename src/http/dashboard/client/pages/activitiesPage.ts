@@ -68,14 +68,14 @@ export const activitiesPage: Page = async (main, params) => {
   const activities = list.activities
   const rate = rateLabel(activities)
   const columns: ReadonlyArray<Column> = [
-    { label: "Date", sort: "startDateLocal", largestFirst: true, optional: true, cell: (a) => h("td", { class: "opt" }, format.localDateTime(a.startDateLocal, "short")) },
+    { label: "Date", sort: "startDateLocal", largestFirst: true, optional: true, cell: (a) => h("td", { class: "opt" }, format.activityStart(a, "short")) },
     {
       label: "Name",
       sort: "name",
       largestFirst: false,
       cell: (a) => h("td", { class: "name" },
         h("a", { href: `#/activity/${encodeURIComponent(a.id)}` }, a.name),
-        h("span", { class: "started muted phone-only" }, `${format.localDateTime(a.startDateLocal, "short")} · ${format.sportLabel(a.sportType)}`))
+        h("span", { class: "started muted phone-only" }, `${format.activityStart(a, "short")} · ${format.sportLabel(a.sportType)}`))
     },
     { label: "Sport", sort: "sportType", largestFirst: false, optional: true, cell: (a) => h("td", { class: "opt" }, format.sportLabel(a.sportType)) },
     { label: "Distance", sort: "distanceInMeter", largestFirst: true, numeric: true, cell: (a) => h("td", { class: "num" }, format.distance(a.distanceInMeter)) },

@@ -123,7 +123,7 @@ export const activityPage: Page = async (main, _params, id) => {
   replace(main,
     h("p", { class: "crumbs" }, h("a", { href: "#/activities" }, "← Activities")),
     h("h1", { id: "activity-name" }, a.name),
-    h("p", { class: "muted" }, [format.localDateTime(a.startDateLocal), format.sportLabel(a.sportType), a.deviceName, place].filter((p) => p !== null && p !== undefined && p !== "").join(" · ")),
+    h("p", { class: "muted" }, [format.activityStart(a), format.sportLabel(a.sportType), a.deviceName, place].filter((p) => p !== null && p !== undefined && p !== "").join(" · ")),
     race,
     figures,
     a.encodedPolyline || routeOf(streams.streams).length > 1 ? mapBox : null,

@@ -3,7 +3,7 @@ import { imperial } from "../config.ts"
 import { confirmDialog, field, h, replace, toast } from "../dom.ts"
 import * as format from "../format.ts"
 import { chart, css } from "../chart.ts"
-import { GEAR_TYPES } from "../labels.ts"
+import { gearMake } from "../labels.ts"
 import { maintenanceSection } from "../gearMaintenance.ts"
 import type { Page } from "../main.ts"
 import type { Gear } from "../types.ts"
@@ -57,12 +57,14 @@ export const gearPage: Page = async (main) => {
     ? h("p", { class: "empty" }, "No gear yet.")
     : h("div", { class: "table-wrap", tabindex: 0 }, h("table", { id: "gear-list" },
       h("caption", { class: "visually-hidden" }, "Gear"),
-      h("thead", null, h("tr", null, h("th", { scope: "col" }, "Name"), h("th", { scope: "col", class: "opt" }, "Type"),
+      h("thead", null, h("tr", null, h("th", { scope: "col" }, "Name"), h("th", { scope: "col", class: "opt" }, "Kind & make"),
         h("th", { scope: "col", class: "num" }, "Distance"), h("th", { scope: "col", class: "num opt" }, "Activities"), h("th", { scope: "col", class: "opt" }, "State"),
         h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, "Actions")))),
       h("tbody", null, gear.map((g) => h("tr", null,
         // a phone has no room for the state's column: the name says it when it is retired
-        h("td", { class: "name" }, g.name, g.isRetired ? h("span", { class: "muted phone-only" }, " (retired)") : null), h("td", { class: "opt" }, GEAR_TYPES[g.type]),
+        h("td", { class: "name" }, h("a", { href: `#/gearItem/${encodeURIComponent(g.id)}` }, g.name),
+          g.isRetired ? h("span", { class: "muted phone-only" }, " (retired)") : null,
+          h("span", { class: "muted phone-only gear-make" }, gearMake(g))), h("td", { class: "opt" }, gearMake(g)),
         h("td", { class: "num" }, format.distance(g.distanceInMeter)), h("td", { class: "num opt" }, format.count(g.numberOfActivities)),
         h("td", { class: "opt" }, g.isRetired ? "retired" : "in use"),
         h("td", null, gearActions(g)))))))

@@ -12,6 +12,8 @@ import type { FileImport, ImportProgress } from "../types.ts"
 
 const ACCEPT = ".fit,.tcx,.gpx,.kml,.kmz,.gz,.zip"
 const POLL_MS = 2000
+/** How long a batch stays shown as done once the daemon is idle, when the page looked too late for its own answer. */
+const FINISHED_SHOWN_MS = 6000
 const PAGE_SIZE = 50
 
 const statusBadge = (status: FileImport["status"]) => h("span", { class: `badge ${status}` }, IMPORT_STATUSES[status])
@@ -112,13 +114,35 @@ export const importPage: Page = async (main, params) => {
   const pages = h("div")
   const progressBar = h("progress", { max: 1, value: 0, "aria-label": "Files of the import under way done" })
   const progressText = h("span")
-  const progress = h("p", { class: "card import-progress", id: "import-progress", role: "status", hidden: true }, h("strong", null, "Importing: "), progressText, progressBar)
-  const showProgress = (p: ImportProgress) => {
-    // a lone file (an upload) has its own row soon enough: the line is for a batch
-    progress.hidden = !p.running || p.total < 2
+  const progressLabel = h("strong", null, "Importing: ")
+  const progress = h("p", { class: "card import-progress", id: "import-progress", role: "status", hidden: true }, progressLabel, progressText, progressBar)
+  /** the batch seen last, and until when its finished count stays shown once the daemon is idle */
+  let lastBatch: ImportProgress | null = null
+  let finishedUntil = 0
+  const draw = (p: ImportProgress) => {
+    progress.hidden = false
+    progressLabel.textContent = p.running ? "Importing: " : "Imported: "
     progressText.textContent = progressLine(p)
     progressBar.max = Math.max(p.total, 1)
     progressBar.value = p.done
+  }
+  const showProgress = (p: ImportProgress) => {
+    // a lone file (an upload) has its own row soon enough: the line is for a batch, shown whole
+    // for a while once nothing waits (more files arriving meanwhile continue the same count)
+    if (p.total >= 2) {
+      lastBatch = p
+      finishedUntil = 0
+      return draw(p)
+    }
+    // the daemon answers a batch's whole count for a few seconds after its last file: a look
+    // that came later (a busy machine, a hidden tab) still shows the batch done, for as long
+    if (lastBatch !== null && finishedUntil === 0) finishedUntil = Date.now() + FINISHED_SHOWN_MS
+    if (lastBatch !== null && Date.now() < finishedUntil) {
+      const total = format.count(lastBatch.total)
+      return draw({ ...lastBatch, running: false, done: lastBatch.total, words: `${total} of ${total} files done` })
+    }
+    lastBatch = null
+    progress.hidden = true
   }
   /** Draws the log's page again; false when the page is gone (past the last) and the last one is opened instead. */
   const refresh = async () => {

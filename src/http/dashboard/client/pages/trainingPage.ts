@@ -75,8 +75,8 @@ export const trainingPage: Page = async (main, params) => {
   const sportFilter = { "filters[sportType]": sports.length === 0 ? undefined : sports.join(",") }
   const periodRange = periodOf()
   // the fitness chart ends on the latest activity (today for an athlete still active): an archive
-  // of past years opens on its last months, not on empty ones
-  const lastDay = (await call("activities.search", { query: { "pagination[size]": 1 } })).activities[0]?.startDateLocal.slice(0, 10)
+  // of past years opens on its last months, not on empty ones; a period holds no activity whose date is unknown
+  const lastDay = (await call("activities.search", { query: { "pagination[size]": 1, "filters[to]": today() } })).activities[0]?.startDateLocal.slice(0, 10)
   const end = lastDay !== undefined && lastDay < today() ? lastDay : today()
   const [load, periodCurve, historyCurve, { thresholds }] = await Promise.all([
     call("training.trainingLoad", { query: { "filters[from]": days === null ? undefined : daysBefore(end, days - 1), "filters[to]": end } }),
