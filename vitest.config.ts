@@ -61,7 +61,9 @@ export default defineConfig({
     hookTimeout: 180_000,
     pool: "forks",
     isolate: false,
-    poolOptions: { forks: { maxForks: workers, minForks: 1 } },
+    // as many forks from start to end: a fork let go while the projects change over (minForks
+    // below maxForks) was terminated with its file still running, which ended the whole run
+    poolOptions: { forks: { maxForks: workers, minForks: workers } },
     projects: [
       { extends: true, test: { name: "unit", include: filesOf("unit") } },
       { extends: true, test: { name: "daemon", include: filesOf("daemon") } },

@@ -26,7 +26,7 @@ describe("errors outside the handlers", () => {
       ["GET", "/api/v1/activities/activity-x/images", "POST"],
       ["GET", "/api/v1/activities/activity-x/images/activityImage-x", "DELETE"],
       ["DELETE", "/api/v1/gear", "GET, POST"],
-      ["POST", "/api/v1/gear/gear-x", "PATCH, DELETE"],
+      ["POST", "/api/v1/gear/gear-x", "GET, PATCH, DELETE"],
       ["POST", "/api/v1/activities/activity-x/streams", "GET"],
       ["GET", "/api/v1/file-imports/fileImport-x/retry", "POST"],
       ["POST", "/api/v1/stats/totals", "GET"],

@@ -14,6 +14,7 @@ export interface Listed {
   readonly name: string
   readonly sportType: string
   readonly startDateLocal: string
+  readonly dateUnknown: boolean
   readonly distanceInMeter: number
   readonly movingTimeInSeconds: number
   readonly elapsedTimeInSeconds: number
@@ -24,7 +25,7 @@ export interface Listed {
   readonly passedThroughCountries: ReadonlyArray<string>
 }
 
-/** Every activity, oldest first (the list is newest first by start instant). */
+/** Every activity the year counts (those whose date is unknown are in no period), oldest first (the list is newest first by start instant). */
 export const listedActivities = Effect.gen(function*() {
   const all: Array<Listed> = []
   for (let page = 1; ; page++) {
@@ -32,7 +33,7 @@ export const listedActivities = Effect.gen(function*() {
     all.push(...answer.json.activities)
     if (page >= answer.json.pagination.totalPages) break
   }
-  return all.reverse()
+  return all.filter((a) => !a.dateUnknown).reverse()
 })
 
 export const dayOf = (a: Listed) => a.startDateLocal.slice(0, 10)

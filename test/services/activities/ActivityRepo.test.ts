@@ -20,12 +20,12 @@ const split = (unit: Split["unit"], i: number): Split => ({
 
 describe("ActivityRepo", () => {
   layer(TestDaemon.layer(), { excludeTestServices: true })((it) => {
-    it.effect("the declared fields are stored in exactly the columns of the migrated activities table, beside its external id and creation time", () =>
+    it.effect("the declared fields are stored in exactly the columns of the migrated activities table, beside its external id, creation time and the fields the athlete set by hand", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
         const table = (yield* sql<{ name: string }>`SELECT name FROM pragma_table_info('activities')`).map((c) => c.name)
         const written = Object.keys(activityColumns("activity-1", makeDraft()))
-        expect([...written, "external_id", "created_at"].sort()).toEqual(table.sort())
+        expect([...written, "external_id", "created_at", "edited"].sort()).toEqual(table.sort())
       }))
 
     it.effect("reads every field of a stored activity back as it was computed, in the order of the Activity schema", () =>
