@@ -47,11 +47,13 @@ const kindOf = (file: string): "unit" | "daemon" | "programs" => {
 const kinds = new Map(testFiles.map((file) => [file, kindOf(file)]))
 const filesOf = (kind: "unit" | "daemon" | "programs") => testFiles.filter((file) => kinds.get(file) === kind)
 
-// Workers: one per core unless WAYMARK_TEST_WORKERS says otherwise. A worker runs its files one
-// after another in one process (not isolated): the test files and the daemon's modules are loaded
-// once per worker instead of once per file, which was most of the suite's time. What a process
-// keeps between files (Effect's metrics) is read by the tests as what their own steps added.
-const workers = Number(process.env["WAYMARK_TEST_WORKERS"] ?? os.availableParallelism())
+// Workers: one per core and one more, unless WAYMARK_TEST_WORKERS says otherwise: much of a
+// file's time is spent waiting on a child process, a browser or a settle time, which a third
+// worker fills on two cores. A worker runs its files one after another in one process (not
+// isolated): the test files and the daemon's modules are loaded once per worker instead of once
+// per file, which was most of the suite's time. What a process keeps between files (Effect's
+// metrics) is read by the tests as what their own steps added.
+const workers = Number(process.env["WAYMARK_TEST_WORKERS"] ?? os.availableParallelism() + 1)
 
 export default defineConfig({
   test: {
