@@ -1,4 +1,3 @@
-import * as HttpClient from "@effect/platform/HttpClient"
 import { afterAll, describe, expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { FetchSource, PMTiles } from "pmtiles"
@@ -7,7 +6,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { mapFileProblems } from "../../src/services/platform/StartupChecks.ts"
 import { mvtTile, pngTile, tilesAround, writePmtiles } from "../support/pmtilesWriter.ts"
-import { send } from "../support/TestDaemon.ts"
+import { daemonOrigin, send } from "../support/TestDaemon.ts"
 import { TestDaemon } from "../support/TestDaemon.ts"
 import { expectError } from "./helpers.ts"
 
@@ -101,7 +100,7 @@ describe("map tiles from a PMTiles file", () => {
         }
         expect((yield* send("GET", "/tiles/file.pmtiles", { key: null, headers: { "if-none-match": whole.headers["etag"]! } })).status).toBe(304)
 
-        const base = new URL((yield* (yield* HttpClient.HttpClient).get("/status")).request.url).origin
+        const base = yield* daemonOrigin
         const reader = new PMTiles(new FetchSource(`${base}/tiles/file.pmtiles`))
         for (const tile of rasterTiles) {
           const read = yield* Effect.promise(() => reader.getZxy(tile.z, tile.x, tile.y))

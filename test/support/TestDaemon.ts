@@ -144,6 +144,10 @@ const makeTestDaemon = (options: TestDaemonOptions): Layer.Layer<TestDaemonServi
 // ---------------------------------------------------------------------------------------
 // Requests
 
+/** The address the test daemon answers at (http://127.0.0.1:port), as a browser opens it. */
+export const daemonOrigin = Effect.map(Effect.flatMap(HttpClient.HttpClient, (client) => client.get("/status")), (answer) => new URL(answer.request.url).origin)
+
+
 export interface Answer {
   readonly status: number
   readonly headers: Readonly<Record<string, string>>

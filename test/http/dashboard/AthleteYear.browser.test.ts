@@ -1,4 +1,3 @@
-import * as HttpClient from "@effect/platform/HttpClient"
 import { afterAll, describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
@@ -10,6 +9,7 @@ import { seedGenerated } from "../../support/generatedActivities.ts"
 import { daemonLayer, makeRoot } from "../../support/ImportHarness.ts"
 import { CHROMIUM_MISSING, chromiumAvailable, PHONE, PHONES } from "../../support/chromium.ts"
 import { openSignedIn, type SignedInPage } from "./signedInPage.ts"
+import { daemonOrigin } from "../../support/TestDaemon.ts"
 
 /**
  * The athlete's year on the dashboard, in Chromium: the month grid (weeks from Monday, each
@@ -71,8 +71,7 @@ describe.skipIf(skipReason !== undefined)("the athlete's year in Chromium", () =
   layer(daemonLayer(root), { excludeTestServices: true, timeout: 180_000 })("over generated activities up to today", (it) => {
     it.effect("seeds activities, gear and its components, and signs in", () =>
       Effect.gen(function*() {
-        const client = yield* HttpClient.HttpClient
-        base = new URL((yield* client.get("/status")).request.url).origin
+        base = yield* daemonOrigin
         const gear = yield* GearRepo
         yield* gear.upsert({ id: "gear-road", name: "Road bike", type: "custom", isRetired: false })
         yield* gear.upsert({ id: "gear-shoes", name: "Trail shoes", type: "custom", isRetired: false })

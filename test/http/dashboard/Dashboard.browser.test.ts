@@ -1,4 +1,3 @@
-import * as HttpClient from "@effect/platform/HttpClient"
 import { afterAll, beforeAll, describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
@@ -6,7 +5,7 @@ import * as path from "node:path"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, readCorpusFile } from "../../support/corpus.ts"
 import { daemonLayer, dropFile, makeRoot, waitForRow } from "../../support/ImportHarness.ts"
-import { send } from "../../support/TestDaemon.ts"
+import { daemonOrigin, send } from "../../support/TestDaemon.ts"
 import { CHROMIUM_MISSING, chromiumAvailable } from "../../support/chromium.ts"
 import { dashboardHelpers, openDashboardBrowser } from "./browser.ts"
 import { open } from "./pageTools.ts"
@@ -59,8 +58,7 @@ describe.skipIf(skipReason !== undefined)("the dashboard in Chromium", () => {
     it.scoped("imports the corpus and finds the daemon's address", () =>
       Effect.gen(function*() {
         // the test client is bound to the daemon's listener: its requests say where that is
-        const client = yield* HttpClient.HttpClient
-        base = new URL((yield* client.get("/status")).request.url).origin
+        base = yield* daemonOrigin
         for (const file of CORPUS_FILES) dropFile(root.watchDir, path.basename(file), readCorpusFile(file))
         for (const file of CORPUS_FILES) {
           const row = yield* waitForRow(path.basename(file), "60 seconds")

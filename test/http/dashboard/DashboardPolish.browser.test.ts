@@ -1,4 +1,3 @@
-import * as HttpClient from "@effect/platform/HttpClient"
 import { afterAll, beforeAll, describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
@@ -9,7 +8,7 @@ import { DASHBOARD_PAGES, menuLabelOf, type PageName } from "../../../src/http/d
 import type { ActivityDraft } from "../../../src/schema/ActivityDraft.ts"
 import { FileImportRepo } from "../../../src/services/import/FileImportRepo.ts"
 import { daemonLayer, dropFile, gpxActivity, makeRoot, tcxActivity, waitForRow } from "../../support/ImportHarness.ts"
-import { seedActivity } from "../../support/TestDaemon.ts"
+import { daemonOrigin, seedActivity } from "../../support/TestDaemon.ts"
 import { CHROMIUM_MISSING, chromiumAvailable, DESKTOP, launchChromium, PHONES, screenshot } from "../../support/chromium.ts"
 import { expectReadable, markerColor, readPalette } from "./colourChecks.ts"
 import { canvasTexts, collectProblems, fitsScreen, open, recordCanvasText, redrawn, seriousViolations, shoot } from "./pageTools.ts"
@@ -198,8 +197,7 @@ describe.skipIf(skipReason !== undefined)("the dashboard's finish in Chromium", 
   layer(daemonLayer(root), { excludeTestServices: true, timeout: 180_000 })("over seeded activities and imports", (it) => {
     it.scoped("seeds activities, imports a file, its duplicate and a broken file, and signs in", () =>
       Effect.gen(function*() {
-        const client = yield* HttpClient.HttpClient
-        base = new URL((yield* client.get("/status")).request.url).origin
+        base = yield* daemonOrigin
         yield* seedAll
         yield* seedImportLog
         // the same ride twice, as GPX then as TCX: the second is skipped as a duplicate of the first

@@ -1,4 +1,3 @@
-import * as HttpClient from "@effect/platform/HttpClient"
 import { afterAll, beforeAll, describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
@@ -9,6 +8,7 @@ import { CHROMIUM_MISSING, chromiumAvailable } from "../../support/chromium.ts"
 import { daemonLayer, dropFile, makeRoot, waitForRow } from "../../support/ImportHarness.ts"
 import { dashboardHelpers, openDashboardBrowser } from "./browser.ts"
 import { open, signIn } from "./pageTools.ts"
+import { daemonOrigin } from "../../support/TestDaemon.ts"
 
 /**
  * An activity whose date is unknown (the corpus's MapMyFitness route, without any time) as the
@@ -41,8 +41,7 @@ describe.skipIf(skipReason !== undefined)("an activity whose date is unknown in 
   layer(daemonLayer(root), { excludeTestServices: true, timeout: 120_000 })("over a mapped route without times and a dated run", (it) => {
     it.scoped("its page and the list say 'Date unknown' where a date would be", () =>
       Effect.gen(function*() {
-        const client = yield* HttpClient.HttpClient
-        base = new URL((yield* client.get("/status")).request.url).origin
+        base = yield* daemonOrigin
         dropFile(root.watchDir, "mapped-route.gpx", readCorpusFile("gpx/mapmyfitness-route-no-time-no-ele.gpx"))
         dropFile(root.watchDir, "run.gpx", readCorpusFile("gpx/strava-android-run.gpx"))
         const route = yield* waitForRow("mapped-route.gpx", "60 seconds")

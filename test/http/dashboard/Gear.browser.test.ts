@@ -1,11 +1,10 @@
-import * as HttpClient from "@effect/platform/HttpClient"
 import { afterAll, describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as path from "node:path"
 import { GearRepo } from "../../../src/services/activities/GearRepo.ts"
 import { builtDashboard } from "../../support/programs.ts"
 import { CHROMIUM_MISSING, chromiumAvailable } from "../../support/chromium.ts"
-import { seedActivity, seedGear, TestDaemon } from "../../support/TestDaemon.ts"
+import { daemonOrigin, seedActivity, seedGear, TestDaemon } from "../../support/TestDaemon.ts"
 import { fitsScreen, nextFrames } from "./pageTools.ts"
 import { openSignedIn, type SignedInPage } from "./signedInPage.ts"
 
@@ -33,8 +32,7 @@ describe.skipIf(!chromiumAvailable)("gear on the dashboard", () => {
     it.effect("the Gear page reads each gear's kind and make and links its page: totals, distance over time, its activities", () =>
       Effect.gen(function*() {
         const daemon = yield* TestDaemon
-        const client = yield* HttpClient.HttpClient
-        const base = new URL((yield* client.get("/status")).request.url).origin
+        const base = yield* daemonOrigin
         const gear = yield* GearRepo
         yield* gear.upsert({ id: "gear-domane", name: "Domane", type: "imported", isRetired: false, brand: "Trek", model: "Domane SL6", kind: "bike" })
         yield* gear.upsert({ id: "gear-pegasus", name: "Pegasus 40", type: "imported", isRetired: false, brand: "Nike", model: "Pegasus", kind: "shoes" })

@@ -1,4 +1,3 @@
-import * as HttpClient from "@effect/platform/HttpClient"
 import { afterAll, describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
@@ -7,6 +6,7 @@ import { builtDashboard } from "../../support/programs.ts"
 import { daemonLayer, dayStart, fitActivity, makeRoot } from "../../support/ImportHarness.ts"
 import { CHROMIUM_MISSING, chromiumAvailable } from "../../support/chromium.ts"
 import { openSignedIn, type SignedInPage } from "./signedInPage.ts"
+import { daemonOrigin } from "../../support/TestDaemon.ts"
 
 /**
  * The import page in Chromium while a batch of files is imported: the progress line says how
@@ -33,8 +33,7 @@ describe.skipIf(skipReason !== undefined)("the import page's progress in Chromiu
   layer(daemonLayer(root), { excludeTestServices: true, timeout: 180_000 })("over a batch dropped into the watch folder", (it) => {
     it.effect("shows N of M files done and the time left while the batch is imported, the whole count once nothing waits, and nothing once it is over", () =>
       Effect.gen(function*() {
-        const client = yield* HttpClient.HttpClient
-        base = new URL((yield* client.get("/status")).request.url).origin
+        base = yield* daemonOrigin
         yield* Effect.promise(async () => {
           builtDashboard()
           ui = await openSignedIn(base, root.apiKey, ARTIFACTS)

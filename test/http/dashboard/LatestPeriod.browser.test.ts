@@ -1,4 +1,3 @@
-import * as HttpClient from "@effect/platform/HttpClient"
 import { afterAll, describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
@@ -9,6 +8,7 @@ import { seedGenerated } from "../../support/generatedActivities.ts"
 import { daemonLayer, dropFile, makeRoot, waitForRow } from "../../support/ImportHarness.ts"
 import { CHROMIUM_MISSING, chromiumAvailable, DESKTOP, PHONE } from "../../support/chromium.ts"
 import { openSignedIn, type SignedInPage } from "./signedInPage.ts"
+import { daemonOrigin } from "../../support/TestDaemon.ts"
 
 /**
  * Pages that open on the athlete's data, in Chromium, for an athlete whose activities all lie
@@ -48,8 +48,7 @@ describe.skipIf(skipReason !== undefined)("pages that open on the athlete's data
 
     it.effect("seeds activities up to November 2019, imports real device files, and signs in", () =>
       Effect.gen(function*() {
-        const client = yield* HttpClient.HttpClient
-        base = new URL((yield* client.get("/status")).request.url).origin
+        base = yield* daemonOrigin
         yield* seedGenerated(120, { end: Date.UTC(2019, 10, 20, 7) })
         for (const file of [TRIATHLON, DAMAGED, LAPS, LENGTHS]) dropFile(root.watchDir, basename(file), new Uint8Array(readCorpusFile(file)))
         for (const file of [TRIATHLON, DAMAGED, LAPS, LENGTHS]) imported[file] = yield* waitForRow(basename(file))

@@ -8,7 +8,7 @@ import * as path from "node:path"
 import { builtDashboard } from "../../support/programs.ts"
 import { CHROMIUM_MISSING, chromiumAvailable, SCREENSHOTS } from "../../support/chromium.ts"
 import { mvtTile, pngTile, tilesAround, writePmtiles } from "../../support/pmtilesWriter.ts"
-import { seedActivity, TestDaemon } from "../../support/TestDaemon.ts"
+import { daemonOrigin, seedActivity, TestDaemon } from "../../support/TestDaemon.ts"
 import { openSignedIn } from "./signedInPage.ts"
 
 /**
@@ -42,7 +42,7 @@ const PAGES = ["activities", "import", "stats", "training", "calendar", "milesto
 const visitEverything = (name: string, ready: string) =>
   Effect.gen(function*() {
     const daemon = yield* TestDaemon
-    const base = new URL((yield* (yield* HttpClient.HttpClient).get("/status")).request.url).origin
+    const base = yield* daemonOrigin
     const id = yield* seedActivity({ encodedPolyline: polyline.encode(ROUTE), startLatLng: ROUTE[0]! })
     return yield* Effect.promise(async () => {
       const ui = await openSignedIn(base, daemon.apiKey, ARTIFACTS)

@@ -1,10 +1,9 @@
-import * as HttpClient from "@effect/platform/HttpClient"
 import { afterAll, describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as path from "node:path"
 import { builtDashboard } from "../../support/programs.ts"
 import { CHROMIUM_MISSING, chromiumAvailable, screenshot } from "../../support/chromium.ts"
-import { seedActivity, send, TestDaemon } from "../../support/TestDaemon.ts"
+import { daemonOrigin, seedActivity, send, TestDaemon } from "../../support/TestDaemon.ts"
 import { openSignedIn, type SignedInPage } from "./signedInPage.ts"
 
 /**
@@ -31,8 +30,7 @@ describe.skipIf(!chromiumAvailable)("records on the dashboard", () => {
     it.effect("the records page links each record's activity; its edit switch keeps it out of the records", () =>
       Effect.gen(function*() {
         const daemon = yield* TestDaemon
-        const client = yield* HttpClient.HttpClient
-        const base = new URL((yield* client.get("/status")).request.url).origin
+        const base = yield* daemonOrigin
         yield* at("2023-04-01T08:00:00", { sportType: "Run", name: "Park run", bestEfforts: [{ distanceInMeter: 5000, elapsedTimeInSeconds: 1500, startOffsetInSeconds: 0 }] })
         const jumped = yield* at("2023-06-01T08:00:00", {
           sportType: "TrailRun",

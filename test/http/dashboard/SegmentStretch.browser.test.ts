@@ -1,4 +1,3 @@
-import * as HttpClient from "@effect/platform/HttpClient"
 import { afterAll, describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as path from "node:path"
@@ -7,7 +6,7 @@ import { CHROMIUM_MISSING, chromiumAvailable, DESKTOP, PHONES, screenshot } from
 import { recordPath } from "../../support/gridTown.ts"
 import { matchedSegment } from "../../support/matchedSegment.ts"
 import { builtDashboard } from "../../support/programs.ts"
-import { seedActivity, send, TestDaemon } from "../../support/TestDaemon.ts"
+import { daemonOrigin, seedActivity, send, TestDaemon } from "../../support/TestDaemon.ts"
 import { nextFrames, open, seriousViolations } from "./pageTools.ts"
 import { openSignedIn, type SignedInPage } from "./signedInPage.ts"
 
@@ -81,8 +80,7 @@ describe.skipIf(!chromiumAvailable)("an activity's stretches on its charts and m
     it.effect("an effort and a climb shown on the altitude chart; a segment made of a stretch dragged across the chart or clicked on the map", () =>
       Effect.gen(function*() {
         const daemon = yield* TestDaemon
-        const client = yield* HttpClient.HttpClient
-        const base = new URL((yield* client.get("/status")).request.url).origin
+        const base = yield* daemonOrigin
         yield* hillRide("2025-03-01", 5)
         const ride = yield* hillRide("2025-05-01", 5.5)
         const made = yield* send("POST", "/api/v1/segments", { json: { name: "Hill road", activityId: ride, fromDistanceInMeter: 900, toDistanceInMeter: 3100 } })

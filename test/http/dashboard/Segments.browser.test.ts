@@ -1,11 +1,10 @@
-import * as HttpClient from "@effect/platform/HttpClient"
 import { afterAll, describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as path from "node:path"
 import { builtDashboard } from "../../support/programs.ts"
 import { CHROMIUM_MISSING, chromiumAvailable, screenshot } from "../../support/chromium.ts"
 import { recordPath } from "../../support/gridTown.ts"
-import { seedActivity, send, TestDaemon } from "../../support/TestDaemon.ts"
+import { daemonOrigin, seedActivity, send, TestDaemon } from "../../support/TestDaemon.ts"
 import { openSignedIn, type SignedInPage } from "./signedInPage.ts"
 import { matchedSegment } from "../../support/matchedSegment.ts"
 
@@ -45,8 +44,7 @@ describe.skipIf(!chromiumAvailable)("segments on the dashboard", () => {
     it.effect("the Segments list and a segment's page; an activity's efforts and climbs, shown on its map and made segments", () =>
       Effect.gen(function*() {
         const daemon = yield* TestDaemon
-        const client = yield* HttpClient.HttpClient
-        const base = new URL((yield* client.get("/status")).request.url).origin
+        const base = yield* daemonOrigin
         yield* hillRide("2025-03-01", 5)
         yield* hillRide("2025-04-01", 6)
         const last = yield* hillRide("2025-05-01", 5.5)

@@ -1,11 +1,10 @@
-import * as HttpClient from "@effect/platform/HttpClient"
 import { afterAll, describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as path from "node:path"
 import { builtDashboard } from "../../support/programs.ts"
 import { haversine } from "../../../src/services/sharing/visibleTrack.ts"
 import { CHROMIUM_MISSING, chromiumAvailable, screenshot } from "../../support/chromium.ts"
-import { seedActivity, send, TestDaemon } from "../../support/TestDaemon.ts"
+import { daemonOrigin, seedActivity, send, TestDaemon } from "../../support/TestDaemon.ts"
 import { openSignedIn, type SignedInPage } from "./signedInPage.ts"
 
 /**
@@ -41,8 +40,7 @@ describe.skipIf(!chromiumAvailable)("sharing on the dashboard", () => {
     it.effect("Share panel: a link made, copied, revoked; the part links show on the map; zones placed on the Privacy page's map", () =>
       Effect.gen(function*() {
         const daemon = yield* TestDaemon
-        const client = yield* HttpClient.HttpClient
-        const base = new URL((yield* client.get("/status")).request.url).origin
+        const base = yield* daemonOrigin
         const id = yield* seedActivity({ name: "Evening loop", sportType: "Ride", streams: ride() })
         yield* send("POST", "/api/v1/privacy-zones", { json: { name: "Home", latitude: 45, longitude: 6, radiusInMeter: 600 } })
         yield* Effect.promise(async () => {

@@ -1,4 +1,3 @@
-import * as HttpClient from "@effect/platform/HttpClient"
 import { afterAll, beforeAll, describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
@@ -6,7 +5,7 @@ import * as path from "node:path"
 import type { Browser, Page } from "playwright-core"
 import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, readCorpusFile } from "../../support/corpus.ts"
 import { daemonLayer, dropFile, makeRoot, waitForRow } from "../../support/ImportHarness.ts"
-import { send } from "../../support/TestDaemon.ts"
+import { daemonOrigin, send } from "../../support/TestDaemon.ts"
 import { at, encodeFit, Mesg, semicircles } from "../../services/import/parsers/fitFixtures.ts"
 import { openDashboardBrowser } from "./browser.ts"
 import { CHROMIUM_MISSING, chromiumAvailable, DESKTOP, PHONE, screenshot } from "../../support/chromium.ts"
@@ -112,8 +111,7 @@ describe.skipIf(skipReason !== undefined)("each sport in the dashboard", () => {
   layer(daemonLayer(root), { excludeTestServices: true, timeout: 180_000 })("over a triathlon, swims, a track run, a row and a route of placeholder times", (it) => {
     it.scoped("imports the files and signs in", () =>
       Effect.gen(function*() {
-        const client = yield* HttpClient.HttpClient
-        base = new URL((yield* client.get("/status")).request.url).origin
+        base = yield* daemonOrigin
         for (const [name, bytes] of FILES) dropFile(root.watchDir, name, bytes())
         for (const [name] of FILES) {
           const row = yield* waitForRow(name, "60 seconds")

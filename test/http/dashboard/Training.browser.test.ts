@@ -1,4 +1,3 @@
-import * as HttpClient from "@effect/platform/HttpClient"
 import { afterAll, beforeAll, describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
@@ -11,6 +10,7 @@ import { dashboardHelpers, openDashboardBrowser } from "./browser.ts"
 import { CHROMIUM_MISSING, chromiumAvailable, DESKTOP, PHONES, screenshot } from "../../support/chromium.ts"
 import { cssColor, expectReadable, markerColor, readPalette } from "./colourChecks.ts"
 import { canvasTexts, fitsScreen, nextFrames, recordCanvasText, shoot, signIn } from "./pageTools.ts"
+import { daemonOrigin } from "../../support/TestDaemon.ts"
 
 /**
  * The Training page and an activity's training analysis in a real browser: the fitness,
@@ -139,8 +139,7 @@ describe.skipIf(skipReason !== undefined)("the training pages in Chromium", () =
   layer(daemonLayer(root), { excludeTestServices: true, timeout: 180_000 })("over a corpus ride and eight weeks of rides", (it) => {
     it.scoped("imports the rides and signs in", () =>
       Effect.gen(function*() {
-        const client = yield* HttpClient.HttpClient
-        base = new URL((yield* client.get("/status")).request.url).origin
+        base = yield* daemonOrigin
         const rides = recentRides()
         dropFile(root.watchDir, path.basename(RIDE), readCorpusFile(RIDE))
         for (const ride of rides) dropFile(root.watchDir, ride.name, ride.bytes)
