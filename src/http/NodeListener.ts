@@ -2,6 +2,7 @@ import * as Context from "effect/Context"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { Socket } from "node:net"
 import { declaredLength } from "./BodyLimits.ts"
+import { closedWithinGrace } from "../services/platform/closedWithinGrace.ts"
 import type { Found, RouteTableShape } from "./RouteTable.ts"
 import { urlEncodingProblem } from "./urlEncodingProblem.ts"
 
@@ -27,6 +28,8 @@ import { urlEncodingProblem } from "./urlEncodingProblem.ts"
  * rest of a refused body is read and dropped for a moment, up to a bound. Closed at once,
  * the socket would answer the bytes still arriving with a reset, and the client would lose
  * the answer it was about to read.
+ *
+ * A stop never waits on a client (closedWithinGrace).
  */
 
 /**
@@ -141,5 +144,5 @@ export const makeNodeServer = (
     }
     server.emit("request", request, response)
   })
-  return server
+  return closedWithinGrace(server)
 }

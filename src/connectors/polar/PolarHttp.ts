@@ -21,6 +21,7 @@ import { PolarPoller } from "./PolarPoller.ts"
 import { WebhookEvent } from "./PolarSchemas.ts"
 import { PolarStatus } from "./PolarStatus.ts"
 import { WebhookKeeper } from "./WebhookKeeper.ts"
+import { closedWithinGrace } from "../../services/platform/closedWithinGrace.ts"
 
 /**
  * The connector's HTTP server: `/healthz` (200 or 503), `/status`, `/authorize` (to Polar
@@ -176,6 +177,6 @@ export const PolarHttpLive = Layer.unwrapEffect(
   Effect.map(PolarConfig, (config) =>
     Option.match(config.httpAddr, {
       onNone: () => Layer.empty,
-      onSome: ({ host, port }) => makeHttpLayer(NodeHttpServer.layer(createServer, { host, port }))
+      onSome: ({ host, port }) => makeHttpLayer(NodeHttpServer.layer(() => closedWithinGrace(createServer()), { host, port }))
     }))
 )

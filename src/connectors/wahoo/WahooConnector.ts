@@ -11,6 +11,7 @@ import { Supervisor } from "../../services/platform/Supervisor.ts"
 import { WahooScheduler } from "./WahooScheduler.ts"
 import { WahooServerLive } from "./WahooServer.ts"
 import { WahooSync } from "./WahooSync.ts"
+import { closedWithinGrace } from "../../services/platform/closedWithinGrace.ts"
 
 /**
  * The Wahoo connector, a process of its own: configuration, the client with its token store,
@@ -31,7 +32,7 @@ export const HttpsListenerLive = Layer.unwrapEffect(
     const config = yield* WahooConfig
     const redirectHost = new URL(config.redirectUri).hostname.replace(/^\[|\]$/g, "")
     const { cert, key } = yield* loadOrCreateCertificate(config.stateDir, [redirectHost])
-    return NodeHttpServer.layer(() => createServer({ cert, key }), { port: config.port, host: config.host })
+    return NodeHttpServer.layer(() => closedWithinGrace(createServer({ cert, key })), { port: config.port, host: config.host })
   })
 )
 

@@ -176,6 +176,10 @@ export class ParseWorker extends Effect.Service<ParseWorker>()("services/import/
         let watch: NodeJS.Timeout | undefined
         const onMessage = (m: ParseResponse) => {
           if (m.id !== request.id) return
+          // the time is read once more at the answer: a parse over its budget fails even when
+          // it ended between two readings, so the same file has the same outcome at any load
+          const now = tid === null ? null : threadCpuMillis(tid)
+          if (cpuAtStart !== null && now !== null && now - cpuAtStart > Duration.toMillis(budget)) return overBudget()
           Deferred.unsafeDone(answer, "drafts" in m ? Effect.succeed(m.drafts) : Effect.fail(new ActivityFileError({ message: m.error })))
         }
         const onError = (e: Error) => {

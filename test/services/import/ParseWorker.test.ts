@@ -3,17 +3,21 @@ import { Duration, Effect, Either, Logger, LogLevel } from "effect"
 import * as childProcess from "node:child_process"
 import * as fs from "node:fs"
 import { ParseWorker, ParseLimits } from "../../../src/services/import/ParseWorker.ts"
+import { threadCpuMillis } from "../../../src/services/import/threadCpuTime.ts"
 import { dayStart, fitActivity, scopedRoot, servicesLayer } from "../../support/ImportHarness.ts"
 import { loggedMessages } from "../../support/loggedMessages.ts"
 
 const DEFAULTS = { timeout: Duration.seconds(10), timeoutPerMiB: Duration.millis(500), heapMb: 512, recycleAfterIdle: Duration.seconds(10) }
-/** The processor time all threads of this process spent while `parse` ran (the parse thread's, the others idle). */
-const threadCpuOf = <A, E, R>(parse: Effect.Effect<A, E, R>) =>
+/** The processor time of the threads this process started since `before` (the parse thread's). */
+const newThreadsCpu = (before: ReadonlySet<string>) =>
+  fs.readdirSync("/proc/self/task").filter((t) => !before.has(t)).reduce((sum, tid) => sum + (threadCpuMillis(Number(tid)) ?? 0), 0)
+
+/** The processor time the parse thread (started since `before`) spent while `parse` ran. */
+const parseThreadCpuOf = <A, E, R>(before: ReadonlySet<string>, parse: Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
-    const before = process.cpuUsage()
+    const start = newThreadsCpu(before)
     yield* parse
-    const used = process.cpuUsage(before)
-    return { millis: (used.user + used.system) / 1000 }
+    return { millis: newThreadsCpu(before) - start }
   })
 
 /**
@@ -72,10 +76,11 @@ describe("ParseWorker (the parse worker)", () => {
         const before = new Set(fs.readdirSync("/proc/self/task"))
         yield* Effect.gen(function*() {
           const files = yield* ParseWorker
-          // what the file costs on this machine: the threads' time, warm (the parse thread's own is less)
+          // what the file costs the parse thread on this machine, warm
           yield* files.parse(bytes.slice(), "fit", "warm-up.fit")
-          const cpu = yield* threadCpuOf(files.parse(bytes.slice(), "fit", "measured.fit"))
-          const budget = Duration.millis(Math.max(300, Math.round(2 * cpu.millis)))
+          const cpu = yield* parseThreadCpuOf(before, files.parse(bytes.slice(), "fit", "measured.fit"))
+          expect(cpu.millis).toBeGreaterThan(0)
+          const budget = Duration.millis(Math.max(300, Math.round(3 * cpu.millis)))
           yield* crowdedCore(before)
           const limits = { ...DEFAULTS, timeout: budget, timeoutPerMiB: Duration.zero }
           const [took, loaded] = yield* Effect.timed(files.parse(bytes.slice(), "fit", "loaded.fit").pipe(Effect.provideService(ParseLimits, limits)))
