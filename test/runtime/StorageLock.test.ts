@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
+import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { startChildDaemon } from "../support/ChildDaemon.ts"
@@ -13,6 +14,16 @@ import {
   acquireStorageLock, HEARTBEAT_STALE_MS, HeldLocks, isProcessRunning, LOCK_FILE_NAME, thisHolder
 } from "../../src/services/platform/StorageLock.ts"
 import { runDaemonToExit } from "./runDaemon.ts"
+
+/** A connection to the daemon on `port`, destroyed with the scope. */
+const connectedSocket = (port: number) =>
+  Effect.acquireRelease(
+    Effect.async<net.Socket>((resume) => {
+      const socket = net.connect(port, "127.0.0.1", () => resume(Effect.succeed(socket)))
+      socket.on("error", () => {})
+    }),
+    (socket) => Effect.sync(() => socket.destroy())
+  )
 
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "waymark-lock-"))
 
@@ -170,7 +181,7 @@ describe("storage lock", () => {
       expect(run.stderr).toContain("another Waymark daemon (pid 1 on nas-2, started 2026-01-01T00:00:00Z) already uses the storage folder")
     }), 60_000)
 
-  it.scopedLive("a second daemon on the same storage folder refuses to start, naming the first one's pid, exit code 1", () =>
+  it.scopedLive("a second daemon on the same storage folder refuses to start, naming the first one's pid, exit code 1; a stop does not wait on a client's open connection", () =>
     Effect.gen(function*() {
       const dir = tempDir()
       yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
@@ -190,7 +201,11 @@ describe("storage lock", () => {
       expect(fs.existsSync(path.join(dir, "storage", LOCK_FILE_NAME))).toBe(true)
       const third = yield* startChildDaemon({ apiKey: key, env })
       expect((yield* third.get("/api/v1/status")).status).toBe(200)
-      // a clean stop releases the lock, and says so in the daemon log: a stop is not a crash
+      // a clean stop releases the lock, and says so in the daemon log: a stop is not a crash; it
+      // does not wait on clients that hold a connection without a whole request (half a head, nothing)
+      const halfHead = yield* connectedSocket(third.port)
+      halfHead.write("GET /api/v1/status HTTP/1.1\r\nHost: waymark\r\n")
+      yield* connectedSocket(third.port)
       const exit = yield* third.kill("SIGTERM")
       expect(exit.code).toBe(0)
       expect(fs.existsSync(path.join(dir, "storage", LOCK_FILE_NAME))).toBe(false)
