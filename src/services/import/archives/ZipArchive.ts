@@ -8,7 +8,7 @@ import { type FileIdentity, identityOf, sameIdentity } from "../FileIdentity.ts"
 import { planExport, recogniseExport } from "../exports/ExportLayout.ts"
 import { type ExportKind, type ExportPlan, normalEntry } from "../exports/ExportPlan.ts"
 import { garminMetadataOf, planPart } from "../exports/GarminExport.ts"
-import { folderSummaries, garminExportFolder, isFolderGarminPart } from "../exports/GarminFolder.ts"
+import { folderMetadata, garminExportFolder, isFolderGarminPart } from "../exports/GarminFolder.ts"
 import {
   MetadataBudget, type MetadataFormat, type MetadataLimits, MetadataOverLimit, type MetadataRecord, readMetadataRecords
 } from "../exports/MetadataRecords.ts"
@@ -375,7 +375,7 @@ const planOf = async (
   const folder = relative === undefined || !isFolderGarminPart(relative) ? null : garminExportFolder(relative)
   const budget = new MetadataBudget(limits)
   if (folder !== null) {
-    const { archive, records } = await folderSummaries(watchDir, folder, budget)
+    const { archive, records } = await folderMetadata(watchDir, folder, budget)
     const part = planPart(names)
     const plan: ExportPlan = { kind: "garmin", ...part, parts: [], ...garminMetadataOf(records), nested: [] }
     return { plan, archive }

@@ -44,7 +44,7 @@ export const isFolderGarminPart = (relative: string): boolean => garminExportFol
  * is read), and the export's id (the hash of their bytes: the same for each of its parts,
  * wherever it was unpacked).
  */
-export const folderSummaries = async (
+export const folderMetadata = async (
   watchDir: string,
   folder: string,
   budget: MetadataBudget

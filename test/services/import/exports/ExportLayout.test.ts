@@ -4,10 +4,10 @@ import * as path from "node:path"
 import type { ExportPlan } from "../../../../src/services/import/exports/ExportPlan.ts"
 import { planExport, recogniseExport } from "../../../../src/services/import/exports/ExportLayout.ts"
 import { stravaMetadataFormat } from "../../../../src/services/import/exports/StravaExport.ts"
-import { garminSummariesOf, matchSummary, planPart } from "../../../../src/services/import/exports/GarminExport.ts"
+import { garminMetadataOf, matchSummary, planPart } from "../../../../src/services/import/exports/GarminExport.ts"
 import { MetadataBudget } from "../../../../src/services/import/exports/MetadataRecords.ts"
 import { DEFAULT_EXPORT_METADATA_LIMITS } from "../../../../src/services/platform/AppConfig.ts"
-import { folderSummaries, garminExportFolder, garminFolderSkipped, isFolderGarminPart } from "../../../../src/services/import/exports/GarminFolder.ts"
+import { folderMetadata, garminExportFolder, garminFolderSkipped, isFolderGarminPart } from "../../../../src/services/import/exports/GarminFolder.ts"
 import { parseActivityFile } from "../../../../src/services/import/parsers/parseActivityFile.ts"
 import { CORPUS_DIR, CORPUS_MISSING_MESSAGE } from "../../../support/corpus.ts"
 import {
@@ -100,7 +100,7 @@ describe.skipIf(!CORPUS_DIR)("export layouts built from the corpus", () => {
     expect(triathlon.starts.length).toBeGreaterThan(1)
     const { contents, layout, plan } = await planOfZip(entries())
     expect(layout.kind).toBe("garmin")
-    expect(layout.metadataEntries).toEqual(["DI_CONNECT/DI-Connect-Fitness/athlete@example.org_0_summarizedActivities.json"])
+    expect(layout.metadataEntries).toEqual(["DI_CONNECT/DI-Connect-Fitness/athlete@example.org_0_summarizedActivities.json", "DI_CONNECT/DI-Connect-Fitness/athlete@example.org_gear.json"])
     expect(plan.activities).toEqual([])
     expect(plan.parts).toEqual([1, 2].map((n) => `DI_CONNECT/DI-Connect-Uploaded-Files/UploadedFiles_0-_Part${n}.zip`))
     expect(plan.skipped.map((s) => s.area)).toEqual([
@@ -147,12 +147,12 @@ describe.skipIf(!CORPUS_DIR)("export layouts built from the corpus", () => {
     expect([garminExportFolder(part), isFolderGarminPart(part)]).toEqual(["my garmin/", true])
     expect(garminExportFolder("DI_CONNECT/DI-Connect-Wellness/sleep.json")).toBe("")
     expect([garminExportFolder("rides/a.fit"), isFolderGarminPart("rides/UploadedFiles_0-_Part1.zip"), garminExportFolder("DI_CONNECT")]).toEqual([null, false, null])
-    const summariesOf = (folder: string) => folderSummaries(watch, folder, new MetadataBudget(DEFAULT_EXPORT_METADATA_LIMITS))
-    const { archive, records } = await summariesOf("my garmin/")
-    expect([...records.keys()]).toEqual(["DI_CONNECT/DI-Connect-Fitness/athlete@example.org_0_summarizedActivities.json"])
-    expect(matchSummary(garminSummariesOf(records.values()), run!.starts[0]!)?.name).toBe("Run")
-    expect((await summariesOf("my garmin/")).archive).toBe(archive)
-    expect(await summariesOf("gone/")).toEqual({ archive: expect.stringMatching(/^garmin-folder-/), records: new Map() })
+    const folderOf = (folder: string) => folderMetadata(watch, folder, new MetadataBudget(DEFAULT_EXPORT_METADATA_LIMITS))
+    const { archive, records } = await folderOf("my garmin/")
+    expect([...records.keys()]).toEqual(["DI_CONNECT/DI-Connect-Fitness/athlete@example.org_0_summarizedActivities.json", "DI_CONNECT/DI-Connect-Fitness/athlete@example.org_gear.json"])
+    expect(matchSummary(garminMetadataOf(records).summaries, run!.starts[0]!)?.name).toBe("Run")
+    expect((await folderOf("my garmin/")).archive).toBe(archive)
+    expect(await folderOf("gone/")).toEqual({ archive: expect.stringMatching(/^garmin-folder-/), records: new Map() })
     expect(garminFolderSkipped("my garmin/")).toMatch(/^"my garmin" in the watch folder is a Garmin Connect export: /)
   })
 
