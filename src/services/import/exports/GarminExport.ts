@@ -150,6 +150,7 @@ export const garminSummariesOf = (
 
 /** What Connect writes for a make or model nobody chose (`Unknown`, `Unknown Shoes`, `Other`). */
 const PLACEHOLDER = /^(unknown|other)\b/i
+const known = (text: string | null): string | null => text !== null && !PLACEHOLDER.test(text) ? text : null
 
 const gearKind = (typeName: string | null): ExportedGear["kind"] =>
   typeName === null ? null : /^shoes?$/i.test(typeName) ? "shoes" : /^(bike|bicycle)$/i.test(typeName) ? "bike" : "other"
@@ -172,9 +173,8 @@ export const garminGearOf = (records: Iterable<ReadonlyArray<MetadataRecord>>): 
         const brand = textOf(value.gearMakeName)
         const model = textOf(value.gearModelName)
         const makeModel = textOf(value.customMakeModel)
-        const name = textOf(value.displayName) ?? makeModel ?? ([brand, model].filter((t) => t !== null && !PLACEHOLDER.test(t)).join(" ") || null)
+        const name = textOf(value.displayName) ?? makeModel ?? ([known(brand), known(model)].filter((t) => t !== null).join(" ") || null)
         if (pk === null || name === null || byPk.has(pk)) continue
-        const known = (t: string | null) => t !== null && !PLACEHOLDER.test(t) ? t : null
         byPk.set(pk, {
           name,
           brand: known(brand),

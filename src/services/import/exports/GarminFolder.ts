@@ -15,7 +15,7 @@ import { type MetadataBudget, MetadataOverLimit, type MetadataRecord, readMetada
 const MARKER = "DI_CONNECT"
 
 /** The summaries and gear files a folder export holds at most (an export has a summaries file per thousand activities or so). */
-const MAX_SUMMARY_FILES = 200
+const MAX_METADATA_FILES = 200
 
 /**
  * The folder of the Garmin export that the path `relative` (under the watch folder, `/`
@@ -58,7 +58,7 @@ export const folderMetadata = async (
   }
   const records = new Map<string, ReadonlyArray<MetadataRecord>>()
   const hash = createHash("sha256").update(folder)
-  for (const entry of garminMetadataEntries(listed).toSorted().slice(0, MAX_SUMMARY_FILES)) {
+  for (const entry of garminMetadataEntries(listed).toSorted().slice(0, MAX_METADATA_FILES)) {
     let file: fs.promises.FileHandle | null = null
     try {
       // never through a link nor waiting on a pipe: what the folder holds itself
