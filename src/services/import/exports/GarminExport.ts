@@ -118,7 +118,7 @@ const instant = (value: unknown): number | null => {
   return Number.isFinite(ms) ? ms : null
 }
 
-/** The activities the records of the summaries files describe, in order of start; each with its gear in `gearOf` (by activity id). */
+/** The activities the records of the summaries files describe, in order of start; each with its gear in `gearOf` (by activity id), or its parent's. */
 export const garminSummariesOf = (
   records: Iterable<ReadonlyArray<MetadataRecord>>,
   gearOf: ReadonlyMap<string, ExportedGear> = new Map()
@@ -139,7 +139,8 @@ export const garminSummariesOf = (
           description: textOf(a.description),
           sportType: garminSport(typeKey) ?? resolveSportName(textOf(a.sportType)),
           isCommute: false,
-          gear: activityId === null ? null : gearOf.get(activityId) ?? null,
+          // a multisport leg without gear of its own has its whole activity's
+          gear: gearOf.get(activityId ?? "") ?? gearOf.get(textOf(a.parentId) ?? "") ?? null,
           images: []
         }
       })

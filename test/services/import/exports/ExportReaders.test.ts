@@ -63,7 +63,11 @@ describe("Garmin gear", () => {
     summarizedActivitiesExport: [
       { activityId: 11, name: "Ride", activityType: "road_biking", startTimeGmt: at("2024-05-01T08:00:00Z") },
       { activityId: 12, name: "Run", activityType: "running", startTimeGmt: at("2024-05-02T08:00:00Z") },
-      { activityId: 13, name: "Walk", activityType: "walking", startTimeGmt: at("2024-05-03T08:00:00Z") }
+      { activityId: 13, name: "Walk", activityType: "walking", startTimeGmt: at("2024-05-03T08:00:00Z") },
+      // the gear of a multisport activity is its legs' too, but where a leg has its own
+      { activityId: 20, name: "Duathlon", activityType: "multi_sport", parent: true, startTimeGmt: at("2024-05-04T08:00:00Z") },
+      { activityId: 21, name: "Duathlon run", activityType: "running", parentId: 20, startTimeGmt: at("2024-05-04T08:00:01Z") },
+      { activityId: 22, name: "Duathlon ride", activityType: "road_biking", parentId: 20, startTimeGmt: at("2024-05-04T08:30:00Z") }
     ]
   }])
   const gear = JSON.stringify([{
@@ -78,9 +82,9 @@ describe("Garmin gear", () => {
     gearActivityDTOs: {
       // the power meter listed first: the bike is the ride's gear all the same
       2: [{ gearPk: 2, activityId: 11 }],
-      1: [{ gearPk: 1, activityId: 11 }],
+      1: [{ gearPk: 1, activityId: 11 }, { gearPk: 1, activityId: 22 }],
       // a link that names no gearPk is its key's; one to a gear not listed is none
-      3: [{ activityId: 12 }],
+      3: [{ activityId: 12 }, { activityId: 20 }],
       99: [{ gearPk: 99, activityId: 13 }]
     },
     gearActivityTypeDTOS: [{ gearPk: 1, activityTypePk: 10 }]
@@ -96,7 +100,9 @@ describe("Garmin gear", () => {
       { name: "Stages Power L", brand: "Stages", model: "Power L", kind: "other" },
       { name: "Novas", brand: null, model: "Nike Novablast", kind: "shoes" }
     ])
-    expect(plan.summaries.map((s) => [s.metadata.name, s.metadata.gear?.name ?? null])).toEqual([["Ride", "Domane"], ["Run", "Novas"], ["Walk", null]])
+    expect(plan.summaries.map((s) => [s.metadata.name, s.metadata.gear?.name ?? null])).toEqual([
+      ["Ride", "Domane"], ["Run", "Novas"], ["Walk", null], ["Duathlon", "Novas"], ["Duathlon run", "Novas"], ["Duathlon ride", "Domane"]
+    ])
     // the gear file is read, not left out
     expect(plan.skipped).toEqual([])
   })
@@ -107,7 +113,8 @@ describe("Garmin gear", () => {
       const texts: Array<readonly [string, string]> = [[entries[0]!, summaries], ...(text === null ? [] : [[entries[1]!, text] as const])]
       const plan = planExport(recogniseExport(entries), entries, await recordsOfTexts(texts, recogniseExport(entries).metadataFormat))
       expect(plan.gear).toEqual([])
-      expect(plan.summaries.map((s) => [s.metadata.name, s.metadata.gear])).toEqual([["Ride", null], ["Run", null], ["Walk", null]])
+      expect(plan.summaries.map((s) => s.metadata.gear)).toEqual(plan.summaries.map(() => null))
+      expect(plan.summaries.map((s) => s.metadata.name)).toHaveLength(6)
     }
   })
 })
