@@ -189,11 +189,15 @@ const DEFAULT_TYPE = "running"
  * `DI_CONNECT/DI-Connect-Uploaded-Files/UploadedFiles_0-_Part<n>.zip` (`partSize` files each,
  * named `<email>_<upload id>.<ext>`), their summaries in
  * `DI_CONNECT/DI-Connect-Fitness/<email>_0_summarizedActivities.json` (a file of several
- * activities, a triathlon, as a `multi_sport` parent and a leg per activity), and the wellness,
- * daily summaries, settings and records that hold no activity.
+ * activities, a triathlon, as a `multi_sport` parent and a leg per activity), the gear and its
+ * links to the activities in `DI_CONNECT/DI-Connect-Fitness/<email>_gear.json` (a gear without a
+ * name has Connect's null `displayName`; one without a make or model Connect's `Unknown`
+ * placeholders), and the wellness, daily summaries, settings and records that hold no activity.
  */
 export function* garminExport(spec: ExportSpec, options: { readonly partSize?: number } = {}): Generator<ZipEntry> {
   const partSize = options.partSize ?? 1000
+  const gearDTOS = (spec.gear ?? []).map(garminGearOf)
+  const gearActivityDTOs: Record<string, Array<{ readonly gearPk: number; readonly activityId: number }>> = {}
   const summaries: Array<Record<string, unknown>> = []
   let uploads: Array<ZipEntry> = []
   let parts = 0
@@ -211,6 +215,8 @@ export function* garminExport(spec: ExportSpec, options: { readonly partSize?: n
       const parent = summary(a.file.starts[0]!, { activityType: "multi_sport", sportType: "MULTISPORT", parent: true })
       summaries.push(parent, ...a.file.starts.map((start, leg) => summary(start, { name: `${a.name ?? "Leg"} ${leg + 1}`, parentId: parent.activityId })))
     }
+    const gear = gearDTOS.find((g) => g.displayName === a.gear || g.customMakeModel === a.gear)
+    if (gear !== undefined) (gearActivityDTOs[String(gear.gearPk)] ??= []).push({ gearPk: gear.gearPk, activityId: nextId })
     if (uploads.length === partSize) {
       yield part()
       uploads = []
@@ -220,7 +226,7 @@ export function* garminExport(spec: ExportSpec, options: { readonly partSize?: n
   const fitness = `DI_CONNECT/DI-Connect-Fitness/${GARMIN_USER}`
   yield { name: `${fitness}_0_summarizedActivities.json`, data: json([{ summarizedActivitiesExport: summaries }]) }
   yield { name: `${fitness}_personalRecord.json`, data: json([{ personalRecords: [] }]) }
-  yield { name: `${fitness}_gear.json`, data: json([{ gearDTOS: [] }]) }
+  yield { name: `${fitness}_gear.json`, data: json([{ gearDTOS, gearActivityDTOs, gearActivityTypeDTOS: gearDTOS.map((g) => ({ gearPk: g.gearPk, activityTypePk: 1 })) }]) }
   yield { name: `DI_CONNECT/DI-Connect-Wellness/${GARMIN_USER}_sleepData.json`, data: json([{ calendarDate: "2024-05-01", deepSleepSeconds: 3600 }]) }
   yield { name: `DI_CONNECT/DI-Connect-Wellness/${GARMIN_USER}_healthStatusData.json`, data: json([]) }
   yield { name: "DI_CONNECT/DI-Connect-Aggregator/UDSFile_2024-01-01_2024-04-10.json", data: json([{ calendarDate: "2024-05-01", totalSteps: 8000 }]) }
@@ -229,6 +235,15 @@ export function* garminExport(spec: ExportSpec, options: { readonly partSize?: n
   yield { name: "DI_CONNECT/DI-Connect-Metrics/MetricsMaxMetData_20240101_20240410.json", data: json([]) }
   yield { name: "DI_CONNECT/DI-Connect-Device/DeviceInfo.json", data: json([]) }
 }
+
+/** A gear as Connect exports it (`gearDTOS`). */
+const garminGearOf = (g: SourceGear, i: number) => ({
+  gearPk: 31_000_000 + i, uuid: `8d2c1f0e5b7a4c3e9f10${String(i).padStart(12, "0")}`, userProfilePk: 87_654_321,
+  gearMakeName: g.brand ?? "Unknown", gearModelName: g.model ?? (g.kind === "shoes" ? "Unknown Shoes" : g.kind === "bike" ? "Unknown Bike" : "Unknown"),
+  gearTypeName: { bike: "Bike", shoes: "Shoes", other: "Other" }[g.kind], gearStatusName: "active", displayName: g.name === "" ? null : g.name,
+  customMakeModel: [g.brand, g.model].filter(Boolean).join(" ") || g.name, imageNameLarge: null, imageNameMedium: null, imageNameSmall: null,
+  dateBegin: "2024-01-01T00:00:00.0", dateEnd: null, maximumMeters: 0, notified: false, createDate: "2024-01-01T08:00:00.0", updateDate: "2024-01-01T08:00:00.0"
+})
 
 // ---------------------------------------------------------------------------------------------
 // FitTrackee

@@ -5,12 +5,12 @@ import { MetadataBudget, type MetadataFormat, type MetadataLimits, type Metadata
 /** The records of metadata files given as texts, by their entry, read as the archive module reads them (within `limits`). */
 export const recordsOfTexts = async (
   texts: Iterable<readonly [string, string]>,
-  format: MetadataFormat,
+  format: MetadataFormat | ((entry: string) => MetadataFormat),
   limits: MetadataLimits = DEFAULT_EXPORT_METADATA_LIMITS
 ): Promise<MetadataRecords> => {
   const budget = new MetadataBudget(limits)
   const records = new Map<string, ReadonlyArray<Record<string, unknown>>>()
-  for (const [entry, text] of texts) records.set(entry, await readMetadataRecords(entry, [text], format, budget))
+  for (const [entry, text] of texts) records.set(entry, await readMetadataRecords(entry, [text], typeof format === "function" ? format(entry) : format, budget))
   return records
 }
 

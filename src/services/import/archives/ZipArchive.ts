@@ -7,8 +7,8 @@ import type * as yauzl from "yauzl"
 import { type FileIdentity, identityOf, sameIdentity } from "../FileIdentity.ts"
 import { planExport, recogniseExport } from "../exports/ExportLayout.ts"
 import { type ExportKind, type ExportPlan, normalEntry } from "../exports/ExportPlan.ts"
-import { garminSummariesOf, planPart } from "../exports/GarminExport.ts"
-import { folderSummaries, garminExportFolder, isFolderGarminPart } from "../exports/GarminFolder.ts"
+import { garminMetadataOf, planPart } from "../exports/GarminExport.ts"
+import { folderMetadata, garminExportFolder, isFolderGarminPart } from "../exports/GarminFolder.ts"
 import {
   MetadataBudget, type MetadataFormat, type MetadataLimits, MetadataOverLimit, type MetadataRecord, readMetadataRecords
 } from "../exports/MetadataRecords.ts"
@@ -361,7 +361,7 @@ const stageActivities = async (
 /**
  * What to do with the entries of the zip `relative` (its path under the watch folder `watchDir`):
  * the plan of its export's layout (ExportLayout), or, for a part of a Garmin export unpacked in
- * the folder, the part's plan with the summaries of the folder it lies in.
+ * the folder, the part's plan with the summaries and gear of the folder it lies in.
  */
 const planOf = async (
   zip: yauzl.ZipFile,
@@ -375,9 +375,9 @@ const planOf = async (
   const folder = relative === undefined || !isFolderGarminPart(relative) ? null : garminExportFolder(relative)
   const budget = new MetadataBudget(limits)
   if (folder !== null) {
-    const { archive, records } = await folderSummaries(watchDir, folder, budget)
+    const { archive, records } = await folderMetadata(watchDir, folder, budget)
     const part = planPart(names)
-    const plan: ExportPlan = { kind: "garmin", ...part, parts: [], gear: [], summaries: garminSummariesOf(records.values()), nested: [] }
+    const plan: ExportPlan = { kind: "garmin", ...part, parts: [], ...garminMetadataOf(records), nested: [] }
     return { plan, archive }
   }
   const layout = recogniseExport(names)
@@ -386,7 +386,7 @@ const planOf = async (
   for (const wanted of layout.metadataEntries) {
     // of two entries of the name, the first is the export's
     const entry = byName.get(wanted)?.[0]?.entry
-    if (entry !== undefined) records.set(wanted, await entryRecords(zip, entry, layout.metadataFormat, budget, total))
+    if (entry !== undefined) records.set(wanted, await entryRecords(zip, entry, layout.metadataFormat(wanted), budget, total))
   }
   return { plan: planExport(layout, names, records), archive: null }
 }

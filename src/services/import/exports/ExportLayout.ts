@@ -18,18 +18,18 @@ export interface ExportLayout {
   readonly root: string
   /** entries whose records planExport reads: JSON and CSV files (those present only) */
   readonly metadataEntries: ReadonlyArray<string>
-  /** how they are read */
-  readonly metadataFormat: MetadataFormat
+  /** how each is read */
+  readonly metadataFormat: (entry: string) => MetadataFormat
 }
 
-const JSON_LIST: MetadataFormat = { kind: "json" }
+const JSON_LIST = (): MetadataFormat => ({ kind: "json" })
 
 export const recogniseExport = (entries: ReadonlyArray<string>): ExportLayout => {
   const present = new Set(entries.map(normalEntry))
   const existing = (wanted: ReadonlyArray<string>) => wanted.filter((entry) => present.has(entry))
   if (isGarminExport(entries)) return { kind: "garmin", root: "", metadataEntries: garminMetadataEntries(entries), metadataFormat: garminMetadataFormat }
   const strava = stravaRoot(entries)
-  if (strava !== null) return { kind: "strava", root: strava, metadataEntries: existing(stravaMetadataEntries(strava)), metadataFormat: stravaMetadataFormat }
+  if (strava !== null) return { kind: "strava", root: strava, metadataEntries: existing(stravaMetadataEntries(strava)), metadataFormat: () => stravaMetadataFormat }
   const fitTrackee = fitTrackeeRoot(entries)
   if (fitTrackee !== null) {
     return { kind: "fittrackee", root: fitTrackee, metadataEntries: existing(fitTrackeeMetadataEntries(fitTrackee)), metadataFormat: JSON_LIST }

@@ -1,8 +1,8 @@
 import type { SportType } from "../../../schema/SportType.ts"
 import { resolveSportName } from "../parsers/sportNames.ts"
-import type { ExportedActivity } from "../archives/ExportedActivity.ts"
+import type { ExportedActivity, ExportedGear } from "../archives/ExportedActivity.ts"
 import { textOf } from "./ExportReading.ts"
-import type { MetadataFormat, MetadataRecord, MetadataRecords } from "./MetadataRecords.ts"
+import type { JsonFound, MetadataFormat, MetadataRecord, MetadataRecords } from "./MetadataRecords.ts"
 import { formatOf } from "../ActivityFileName.ts"
 import { areaOf, type ExportPlan, isArchiveEntry, isHiddenEntry, normalEntry, SkippedAreas } from "./ExportPlan.ts"
 
@@ -23,19 +23,29 @@ import { areaOf, type ExportPlan, isArchiveEntry, isHiddenEntry, normalEntry, Sk
  *   `beginTimestamp` (the start, UTC, epoch milliseconds), `startTimeLocal` (the local wall
  *   time as epoch milliseconds), `duration` (ms) and `distance` (cm). A multisport activity is
  *   a parent (`parent: true`, type `multi_sport`) and its legs, each with `parentId`.
+ * - `DI_CONNECT/DI-Connect-Fitness/<account email>_gear.json`: `[{"gearDTOS": [...],
+ *   "gearActivityDTOs": {"<gearPk>": [...]}, "gearActivityTypeDTOS": [...]}]`. A gear
+ *   (`gearDTOS`) has its `gearPk`, `displayName` (the name the athlete gave it, often null),
+ *   `customMakeModel` (the name Connect shows without one: the make and model, or what the
+ *   athlete typed), `gearMakeName` and `gearModelName` (`Unknown` and `Unknown Shoes` when
+ *   none was chosen), `gearTypeName` (`Shoes`, `Bike`, `Other`...) and `gearStatusName`;
+ *   `gearActivityDTOs` maps each gear's `gearPk` to its activities, `{"gearPk", "activityId"}`
+ *   each; `gearActivityTypeDTOS` (the sports a gear is the default of) is not read.
  * - everything else is no recorded activity: `DI-Connect-Wellness/` (sleep, health),
  *   `DI-Connect-Aggregator/` (daily summaries, hydration), `DI-Connect-User/` (profile,
  *   settings), `DI-Connect-Metrics/`, `DI-Connect-Device/`, the other files of
- *   `DI-Connect-Fitness/` (records, workouts, gear).
+ *   `DI-Connect-Fitness/` (records, workouts).
  *
  * The uploaded files carry no activity id: an activity is matched to its summary by start
  * time, the nearest within GARMIN_MATCH_TOLERANCE_MS (the device and Connect may disagree by
- * seconds); each leg of a multisport file finds its own leg's summary.
+ * seconds); each leg of a multisport file finds its own leg's summary, and with it the gear
+ * the gear file links to the summary's activity id.
  */
 
 export const GARMIN_MATCH_TOLERANCE_MS = 300_000
 
 const SUMMARIES = /(^|\/)[^/]*summarizedActivities[^/]*\.json$/i
+const GEAR = /(^|\/)[^/]*_gear\.json$/i
 const PART = /(^|\/)UploadedFiles_[^/]*\.zip$/i
 
 /** Whether the entry (or file) is a part of a Garmin export, which holds the files its devices uploaded. */
@@ -48,12 +58,20 @@ export const isGarminExport = (entries: ReadonlyArray<string>): boolean =>
     return /(^|\/)DI_CONNECT\//.test(normal) || SUMMARIES.test(normal) || PART.test(normal)
   })
 
-/** The summaries files of a Garmin export, to be read for `planGarmin`. */
+/** The summaries and gear files of a Garmin export, to be read for `planGarmin`. */
 export const garminMetadataEntries = (entries: ReadonlyArray<string>): ReadonlyArray<string> =>
-  entries.filter((entry) => !isHiddenEntry(entry) && SUMMARIES.test(normalEntry(entry)))
+  entries.filter((entry) => !isHiddenEntry(entry) && (SUMMARIES.test(normalEntry(entry)) || GEAR.test(normalEntry(entry))))
+
+/** Whether the metadata file `entry` is a gear file (else a summaries file). */
+const isGearFile = (entry: string): boolean => GEAR.test(normalEntry(entry))
 
 /** How the summaries are read: `[{"summarizedActivitiesExport": [...]}]`, or the list itself. */
-export const garminMetadataFormat: MetadataFormat = { kind: "json", unwrap: "summarizedActivitiesExport" }
+const SUMMARIES_FORMAT: MetadataFormat = { kind: "json", unwrap: "summarizedActivitiesExport" }
+/** How the gear file is read: each gear, and each link of a gear to an activity, a record of its own. */
+const GEAR_FORMAT: MetadataFormat = { kind: "jsonPaths", paths: ["$.*.gearDTOS.*", "$.*.gearActivityDTOs.*.*"] }
+
+/** How the metadata file `entry` of a Garmin export is read. */
+export const garminMetadataFormat = (entry: string): MetadataFormat => isGearFile(entry) ? GEAR_FORMAT : SUMMARIES_FORMAT
 
 /** One activity as its summary describes it. */
 export interface GarminSummary {
@@ -100,16 +118,20 @@ const instant = (value: unknown): number | null => {
   return Number.isFinite(ms) ? ms : null
 }
 
-/** The activities the records of the summaries files describe (garminMetadataFormat), in order of start. */
-export const garminSummariesOf = (records: Iterable<ReadonlyArray<MetadataRecord>>): Array<GarminSummary> => {
+/** The activities the records of the summaries files describe, in order of start; each with its gear in `gearOf` (by activity id), or its parent's. */
+export const garminSummariesOf = (
+  records: Iterable<ReadonlyArray<MetadataRecord>>,
+  gearOf: ReadonlyMap<string, ExportedGear> = new Map()
+): Array<GarminSummary> => {
   const summaries: Array<GarminSummary> = []
   for (const activities of records) {
     for (const a of activities) {
       const startTime = instant(a.startTimeGmt) ?? instant(a.beginTimestamp)
       if (startTime === null) continue
       const typeKey = textOf(a.activityType) ?? textOf((a.activityType as { typeKey?: unknown } | null)?.typeKey)
+      const activityId = textOf(a.activityId)
       summaries.push({
-        activityId: textOf(a.activityId),
+        activityId,
         startTime,
         isParent: a.parent === true || /^multi_sport/i.test(typeKey ?? ""),
         metadata: {
@@ -117,13 +139,73 @@ export const garminSummariesOf = (records: Iterable<ReadonlyArray<MetadataRecord
           description: textOf(a.description),
           sportType: garminSport(typeKey) ?? resolveSportName(textOf(a.sportType)),
           isCommute: false,
-          gear: null,
+          // a multisport leg without gear of its own has its whole activity's
+          gear: gearOf.get(activityId ?? "") ?? gearOf.get(textOf(a.parentId) ?? "") ?? null,
           images: []
         }
       })
     }
   }
   return summaries.sort((x, y) => x.startTime - y.startTime)
+}
+
+/** What Connect writes for a make or model nobody chose (`Unknown`, `Unknown Shoes`, `Other`). */
+const PLACEHOLDER = /^(unknown|other)\b/i
+const known = (text: string | null): string | null => text !== null && !PLACEHOLDER.test(text) ? text : null
+
+const gearKind = (typeName: string | null): ExportedGear["kind"] =>
+  typeName === null ? null : /^shoes?$/i.test(typeName) ? "shoes" : /^(bike|bicycle)$/i.test(typeName) ? "bike" : "other"
+
+/**
+ * The gear the records of a gear file list (garminMetadataFormat), and the gear of each activity
+ * by its id: the first of its gear that is a bike or shoes, else its first (an activity may
+ * have several: a bike and its power meter).
+ */
+export const garminGearOf = (records: Iterable<ReadonlyArray<MetadataRecord>>): {
+  readonly gear: Array<ExportedGear>
+  readonly byActivity: Map<string, ExportedGear>
+} => {
+  const byPk = new Map<string, ExportedGear>()
+  const links: Array<readonly [activityId: string, gearPk: string]> = []
+  for (const found of records) {
+    for (const { at, value } of found as unknown as ReadonlyArray<JsonFound>) {
+      if (at[1] === "gearDTOS") {
+        const pk = textOf(value.gearPk)
+        const brand = textOf(value.gearMakeName)
+        const model = textOf(value.gearModelName)
+        const makeModel = textOf(value.customMakeModel)
+        const name = textOf(value.displayName) ?? makeModel ?? ([known(brand), known(model)].filter((t) => t !== null).join(" ") || null)
+        if (pk === null || name === null || byPk.has(pk)) continue
+        byPk.set(pk, {
+          name,
+          brand: known(brand),
+          // a make Connect does not list is typed by the athlete: their words are its make and model
+          model: known(model) ?? (known(brand) === null && makeModel !== name ? makeModel : null),
+          kind: gearKind(textOf(value.gearTypeName))
+        })
+      } else if (at[1] === "gearActivityDTOs") {
+        const activityId = textOf(value.activityId)
+        const pk = textOf(value.gearPk) ?? textOf(at[2])
+        if (activityId !== null && pk !== null) links.push([activityId, pk])
+      }
+    }
+  }
+  const byActivity = new Map<string, ExportedGear>()
+  for (const [activityId, pk] of links) {
+    const gear = byPk.get(pk)
+    const held = byActivity.get(activityId)
+    if (gear !== undefined && (held === undefined || held.kind !== "bike" && held.kind !== "shoes" && (gear.kind === "bike" || gear.kind === "shoes"))) {
+      byActivity.set(activityId, gear)
+    }
+  }
+  return { gear: [...byPk.values()], byActivity }
+}
+
+/** The summaries and the gear the metadata files of a Garmin export (`records`, by entry) give. */
+export const garminMetadataOf = (records: MetadataRecords): Pick<ExportPlan, "gear" | "summaries"> => {
+  const files = [...records.keys()].toSorted()
+  const { byActivity, gear } = garminGearOf(files.filter(isGearFile).map((f) => records.get(f)!))
+  return { gear, summaries: garminSummariesOf(files.filter((f) => !isGearFile(f)).map((f) => records.get(f)!), byActivity) }
 }
 
 /**
@@ -155,13 +237,13 @@ export const matchSummary = (
 }
 
 export const planGarmin = (entries: ReadonlyArray<string>, records: MetadataRecords): ExportPlan => {
-  const summaryFiles = new Set(garminMetadataEntries(entries).map(normalEntry))
+  const metadataFiles = new Set(garminMetadataEntries(entries).map(normalEntry))
   const activities: Array<ExportPlan["activities"][number]> = []
   const parts: Array<string> = []
   const skipped = new SkippedAreas()
   for (const entry of entries) {
     const normal = normalEntry(entry)
-    if (isHiddenEntry(entry) || summaryFiles.has(normal)) continue
+    if (isHiddenEntry(entry) || metadataFiles.has(normal)) continue
     const format = formatOf(normal)
     if (isGarminPart(normal)) parts.push(entry)
     // a loose activity file is imported wherever it lies (an unpacked part, a file put in by hand)
@@ -172,8 +254,7 @@ export const planGarmin = (entries: ReadonlyArray<string>, records: MetadataReco
     kind: "garmin",
     activities,
     parts,
-    gear: [],
-    summaries: garminSummariesOf([...summaryFiles].map((f) => records.get(f) ?? [])),
+    ...garminMetadataOf(new Map([...metadataFiles].map((f) => [f, records.get(f) ?? []]))),
     skipped: skipped.list(),
     nested: []
   }

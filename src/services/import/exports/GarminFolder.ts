@@ -8,14 +8,14 @@ import { type MetadataBudget, MetadataOverLimit, type MetadataRecord, readMetada
  * A Garmin Connect export unpacked into the watch folder (by hand, or by a tool that opens zips)
  * rather than dropped as its zip: its folder holds `DI_CONNECT/`, whose parts
  * (`DI_CONNECT/DI-Connect-Uploaded-Files/UploadedFiles_*.zip`) are unpacked in turn, each with
- * the summaries of the folder it lies in; the rest of the folder (wellness, sleep, settings) is
+ * the summaries and gear of the folder it lies in; the rest of the folder (wellness, sleep, settings) is
  * not imported, and the watch folder names it once rather than file by file.
  */
 
 const MARKER = "DI_CONNECT"
 
-/** The summaries files a folder export holds at most (an export has one per thousand activities or so). */
-const MAX_SUMMARY_FILES = 200
+/** The summaries and gear files a folder export holds at most (an export has a summaries file per thousand activities or so). */
+const MAX_METADATA_FILES = 200
 
 /**
  * The folder of the Garmin export that the path `relative` (under the watch folder, `/`
@@ -38,13 +38,13 @@ export const garminFolderSkipped = (folder: string): string =>
 export const isFolderGarminPart = (relative: string): boolean => garminExportFolder(relative) !== null && isGarminPart(relative)
 
 /**
- * The records of the summaries of the Garmin export unpacked in `folder` of the watch folder
+ * The records of the summaries and gear files of the Garmin export unpacked in `folder` of the watch folder
  * `watchDir`, by their path in the export, read as a stream within the limits of `budget`
  * (MetadataOverLimit names a file past them, its size told by the file system or counted as it
  * is read), and the export's id (the hash of their bytes: the same for each of its parts,
  * wherever it was unpacked).
  */
-export const folderSummaries = async (
+export const folderMetadata = async (
   watchDir: string,
   folder: string,
   budget: MetadataBudget
@@ -58,7 +58,7 @@ export const folderSummaries = async (
   }
   const records = new Map<string, ReadonlyArray<MetadataRecord>>()
   const hash = createHash("sha256").update(folder)
-  for (const entry of garminMetadataEntries(listed).toSorted().slice(0, MAX_SUMMARY_FILES)) {
+  for (const entry of garminMetadataEntries(listed).toSorted().slice(0, MAX_METADATA_FILES)) {
     let file: fs.promises.FileHandle | null = null
     try {
       // never through a link nor waiting on a pipe: what the folder holds itself
@@ -68,7 +68,7 @@ export const folderSummaries = async (
       // a file whose size is past the bound (a sparse one too) is refused before it is read
       budget.countBytes(entry, stat.size, 0)
       hash.update(entry)
-      records.set(entry, await readMetadataRecords(entry, hashing(file.createReadStream({ autoClose: false }), hash), garminMetadataFormat, budget))
+      records.set(entry, await readMetadataRecords(entry, hashing(file.createReadStream({ autoClose: false }), hash), garminMetadataFormat(entry), budget))
     } catch (e) {
       if (e instanceof MetadataOverLimit) throw e
       // gone, or unreadable: says nothing

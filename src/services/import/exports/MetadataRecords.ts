@@ -34,6 +34,18 @@ export type MetadataFormat =
    * the objects of that member of each object of the top list instead
    */
   | { readonly kind: "json"; readonly unwrap?: string }
+  /**
+   * the objects at `paths` of a document that is a list (`$.*.gearDTOS.*`, JSONPath as
+   * @streamparser/json reads it), each as a JsonFound: for files holding lists of several
+   * kinds, or lists inside maps, whose records say where they lie
+   */
+  | { readonly kind: "jsonPaths"; readonly paths: ReadonlyArray<string> }
+
+/** A record of a `jsonPaths` file: the object, and the keys leading to it from the top list (`[0, "gearDTOS", 3]`). */
+export interface JsonFound {
+  readonly at: ReadonlyArray<string | number>
+  readonly value: Readonly<Record<string, unknown>>
+}
 
 /** One record: values by column or member name. */
 export type MetadataRecord = Readonly<Record<string, unknown>>
@@ -119,7 +131,7 @@ export const readMetadataRecords = async (
   const { CsvError } = csv
   try {
     if (format.kind === "csv") await readCsv(csv, entry, sliced(source, entry, budget), format.columns, budget, records)
-    else await readJson(json, entry, sliced(source, entry, budget), format.unwrap, budget, records)
+    else await readJson(json, entry, sliced(source, entry, budget), format, budget, records)
   } catch (e) {
     if (e instanceof MetadataOverLimit) throw e
     if (e instanceof CsvError && e.code === "CSV_MAX_RECORD_SIZE") throw budget.recordTooLarge(entry)
@@ -172,7 +184,15 @@ class JsonDamaged extends Error {}
  * and so is the record being built since the last one handed over; a record handed over is
  * dropped from the parser's own structure (keepStack: false), so only the current one is held.
  */
-const readJson = async ({ Tokenizer, TokenParser, TokenType }: typeof import("@streamparser/json"), entry: string, slices: AsyncIterable<Buffer>, unwrap: string | undefined, budget: MetadataBudget, records: Array<MetadataRecord>) => {
+const readJson = async (
+  { Tokenizer, TokenParser, TokenType }: typeof import("@streamparser/json"),
+  entry: string,
+  slices: AsyncIterable<Buffer>,
+  format: Extract<MetadataFormat, { readonly kind: "json" | "jsonPaths" }>,
+  budget: MetadataBudget,
+  records: Array<MetadataRecord>
+) => {
+  const unwrap = format.kind === "json" ? format.unwrap : undefined
   const limit = budget.limits.recordBytes
   const tokenizer = new Tokenizer({ emitPartialTokens: true })
   let parser: TokenParser | null = null
@@ -182,12 +202,14 @@ const readJson = async ({ Tokenizer, TokenParser, TokenType }: typeof import("@s
   let failure: Error | null = null
 
   const start = (wrapped: boolean) => {
-    const started = new TokenParser({ paths: [wrapped ? `$.*.${unwrap}.*` : "$.*"], keepStack: false })
-    started.onValue = ({ value }) => {
+    const paths = format.kind === "jsonPaths" ? [...format.paths] : [wrapped ? `$.*.${unwrap}.*` : "$.*"]
+    const started = new TokenParser({ paths, keepStack: false })
+    started.onValue = ({ key, stack, value }) => {
       pending = 0
       if (typeof value !== "object" || value === null || Array.isArray(value)) return
       budget.countRecord(entry)
-      records.push(value as MetadataRecord)
+      const record = value as MetadataRecord
+      records.push(format.kind === "json" ? record : { at: [...stack.slice(1).map((s) => s.key!), key!], value: record } satisfies JsonFound)
     }
     started.onError = (error) => {
       failure ??= error instanceof MetadataOverLimit ? error : new JsonDamaged(error.message)
@@ -215,7 +237,7 @@ const readJson = async ({ Tokenizer, TokenParser, TokenType }: typeof import("@s
     if (first.length === 0 && token.token !== TokenType.LEFT_BRACKET) throw new JsonDamaged("not a JSON list")
     first.push(token)
     const types = first.map((t) => t.token)
-    const decided = types.length >= 4 || (types.length >= 2 && types[1] !== TokenType.LEFT_BRACE) || (types.length >= 3 && first[2]!.value !== unwrap)
+    const decided = format.kind === "jsonPaths" || types.length >= 4 || (types.length >= 2 && types[1] !== TokenType.LEFT_BRACE) || (types.length >= 3 && first[2]!.value !== unwrap)
     if (!decided) return
     parser = start(unwrap !== undefined && types.length === 4 && types[3] === TokenType.COLON && first[2]!.value === unwrap)
     for (const t of first.splice(0)) parser.write(t)

@@ -10,8 +10,8 @@ import type { ZipEntry } from "../../../support/zipWriter.ts"
 /**
  * The attacks on an export's metadata, each on a daemon whose metadata limits are lowered so
  * that its payload, made here, stays small: ninety Garmin summaries of blanks, sparse summaries
- * of a Garmin export unpacked in the folder, a Strava CSV field larger than a record, more rows
- * than an archive may hold. Each archive gets one `failed` row naming the metadata file, the
+ * of a Garmin export unpacked in the folder, a Garmin gear file of too many links, a Strava CSV
+ * field larger than a record, more rows than an archive may hold. Each archive gets one `failed` row naming the metadata file, the
  * daemon keeps answering, and an export within the limits dropped after them is imported whole
  * with what it says.
  */
@@ -55,6 +55,11 @@ describe("attacks on an export's metadata", () => {
           { name: `${SUMMARIES}/a_0_summarizedActivities.json`, data: `[{"summarizedActivitiesExport":[${" ".repeat(70 * 1024)}]}]` },
           { name: PART, data: asZip([{ name: "a_2.gpx", data: gpx(2) }]), deflate: false }
         ])
+        // a gear file linking more activities than an archive's metadata may hold: each link is a record
+        drop(root, "garmin-gear.zip", [
+          { name: `${SUMMARIES}/a_gear.json`, data: JSON.stringify([{ gearDTOS: [{ gearPk: 1, displayName: "Bike" }], gearActivityDTOs: { 1: Array.from({ length: 2001 }, (_, i) => ({ gearPk: 1, activityId: i })) } }]) },
+          { name: PART, data: asZip([{ name: "a_7.gpx", data: gpx(7) }]), deflate: false }
+        ])
         // Strava: one quoted field larger than a record (the 50 MB field, scaled down)
         drop(root, "strava-field.zip", [
           { name: "activities.csv", data: `Activity ID,Activity Name,Filename\n1,"${"x".repeat(20 * 1024)}",activities/1.gpx\n` },
@@ -79,6 +84,7 @@ describe("attacks on an export's metadata", () => {
         const failures = {
           "garmin-blanks.zip": /^"garmin-blanks\.zip" was not unpacked: its metadata files are larger than 256 KB together \(EXPORT_METADATA_MAX_SIZE\), past it at "DI_CONNECT\/DI-Connect-Fitness\/a_\d+_summarizedActivities\.json"\.$/,
           "garmin-big.zip": /^"garmin-big\.zip" was not unpacked: its metadata file "DI_CONNECT\/DI-Connect-Fitness\/a_0_summarizedActivities\.json" is larger than 64 KB \(EXPORT_METADATA_MAX_FILESIZE\)\.$/,
+          "garmin-gear.zip": /^"garmin-gear\.zip" was not unpacked: its metadata files hold more than 2000 records \(EXPORT_METADATA_MAX_RECORDS\), past it at "DI_CONNECT\/DI-Connect-Fitness\/a_gear\.json"\.$/,
           "strava-field.zip": /^"strava-field\.zip" was not unpacked: its metadata file "activities\.csv" has a record larger than 4 KB \(EXPORT_METADATA_MAX_RECORD_SIZE\)\.$/,
           "strava-rows.zip": /^"strava-rows\.zip" was not unpacked: its metadata files hold more than 2000 records \(EXPORT_METADATA_MAX_RECORDS\), past it at "activities\.csv"\.$/,
           [`garmin-folder/${PART}`]: /was not unpacked: its metadata file "DI_CONNECT\/DI-Connect-Fitness\/a_0_summarizedActivities\.json" is larger than 64 KB \(EXPORT_METADATA_MAX_FILESIZE\)\.$/

@@ -68,6 +68,28 @@ describe.skipIf(!CORPUS_DIR)("the same ride from a Garmin and a Strava export", 
       }), 120_000)
   }
 
+  it.scopedLive("a bike only Garmin's gear file names joins the ride Strava's export brought first, with its make, model and kind", () =>
+    Effect.gen(function*() {
+      const ride = yield* Effect.promise(() => corpusSource("fit/garmin-edge1000-ride.fit"))
+      const root = yield* scopedRoot()
+      yield* Effect.gen(function*() {
+        drop(root, "strava.zip", stravaExport({ activities: [{ file: ride, name: "Sunday loop with Ana", sport: "Ride" }] }))
+        const [first] = yield* rowsDone(1)
+        expect((yield* activity(first!.activity_id!)).gearId ?? null).toBeNull()
+        drop(root, "garmin.zip", garminExport({
+          activities: [{ file: ride, name: "Porto Road Cycling", sport: "road_biking", description: "legs heavy", gear: "Domane" }],
+          gear: [{ name: "Domane", brand: "Trek", model: "Domane SL6", kind: "bike" }]
+        }))
+        const [, second] = yield* rowsDone(2)
+        expect(second!.status).toBe("skipped")
+        expect(second!.error_message!.endsWith(". Its description and gear joined that activity."), second!.error_message!).toBe(true)
+        const kept = yield* activity(first!.activity_id!)
+        expect(kept).toMatchObject({ name: "Sunday loop with Ana", description: "legs heavy" })
+        const gear = (yield* send("GET", `/api/v1/gear/${kept.gearId}`)).json
+        expect(gear).toMatchObject({ name: "Domane", brand: "Trek", model: "Domane SL6", kind: "bike", type: "imported", numberOfActivities: 1 })
+      }).pipe(Effect.provide(daemonLayer(root)))
+    }), 120_000)
+
   it.scopedLive("what the athlete set by hand stays: a name written as \"Morning Ride\" is not replaced, the gear removed by hand does not come back; photos join once", () =>
     Effect.gen(function*() {
       const ride = yield* Effect.promise(() => corpusSource("fit/garmin-edge1000-ride.fit"))

@@ -86,18 +86,65 @@ describe.skipIf(!CORPUS_DIR)("exports dropped into the watch folder", () => {
       }).pipe(Effect.provide(daemonLayer(root)))
     }), 120_000)
 
-  it.scopedLive("Garmin Connect unpacked into a subfolder of the watch folder: its parts imported with its summaries, the rest named once in the log and left in place", () =>
+  it.scopedLive("Garmin Connect with its gear file: its bikes and shoes become gear with their make, model and kind, each activity gets the gear the file links to it; GET /api/v1/gear/{id} lists its use", () =>
+    Effect.gen(function*() {
+      const [run, ride, tcx] = yield* Effect.promise(() => corpusSources("fit/garmin-fenix5-run.fit", "fit/garmin-edge820-commute-ride.fit", "tcx/garmin-fenix6-run.tcx"))
+      const root = yield* scopedRoot()
+      drop(root, "garmin-export.zip", garminExport({
+        activities: [
+          { file: ride!, name: "Commute", sport: "road_biking", gear: "Domane" },
+          // shoes without a name of their own: Connect names them by make and model
+          { file: run!, name: "Lisbon Running", sport: "running", gear: "Nike Pegasus 40" },
+          { file: tcx!, name: "Treadmill", sport: "treadmill_running" }
+        ],
+        gear: [
+          { name: "Domane", brand: "Trek", model: "Domane SL6", kind: "bike" },
+          { name: "", brand: "Nike", model: "Pegasus 40", kind: "shoes" },
+          // a make Connect does not list, and gear no activity uses
+          { name: "Helmet", kind: "other" }
+        ]
+      }, { partSize: 2 }))
+      yield* Effect.gen(function*() {
+        const rows = yield* importedRows(3)
+        expect(rows.map((r) => [r.status, r.source])).toEqual(rows.map(() => ["success", "garminExport"]))
+        const byName = new Map(rows.map((r) => [r.activities[0].name, r.activities[0]]))
+        const gear = (yield* send("GET", "/api/v1/gear")).json.gear as Array<any>
+        expect(gear.map((g) => [g.name, g.brand, g.model, g.kind, g.type, g.numberOfActivities])).toEqual([
+          ["Domane", "Trek", "Domane SL6", "bike", "imported", 1],
+          ["Nike Pegasus 40", "Nike", "Pegasus 40", "shoes", "imported", 1],
+          ["Helmet", null, null, "other", "imported", 0]
+        ])
+        const [domane, shoes] = gear
+        expect(byName.get("Commute").gearId).toBe(domane.id)
+        expect(byName.get("Lisbon Running").gearId).toBe(shoes.id)
+        expect(byName.get("Treadmill").gearId ?? null).toBeNull()
+        const one = (yield* send("GET", `/api/v1/gear/${domane.id}`)).json
+        expect(one).toMatchObject({ name: "Domane", brand: "Trek", model: "Domane SL6", kind: "bike", numberOfActivities: 1, distanceInMeter: byName.get("Commute").distanceInMeter })
+        expect(one.months).toHaveLength(1)
+        const used = (yield* send("GET", `/api/v1/activities?filters[gearId]=${shoes.id}`)).json.activities
+        expect(used.map((a: any) => a.name)).toEqual(["Lisbon Running"])
+        yield* nothingKept
+      }).pipe(Effect.provide(daemonLayer(root)))
+    }), 120_000)
+
+  it.scopedLive("Garmin Connect unpacked into a subfolder of the watch folder: its parts imported with its summaries and gear, the rest named once in the log and left in place", () =>
     Effect.gen(function*() {
       const [run, ride] = yield* Effect.promise(() => corpusSources("fit/garmin-fenix5-run.fit", "fit/garmin-edge820-commute-ride.fit"))
       const root = yield* scopedRoot()
       const staged = path.join(root.root, "garmin")
-      writeFolder(staged, garminExport({ activities: [{ file: run!, name: "Run by the river", sport: "trail_running" }, { file: ride!, name: "Ride home" }] }))
+      writeFolder(staged, garminExport({
+        activities: [{ file: run!, name: "Run by the river", sport: "trail_running" }, { file: ride!, name: "Ride home", gear: "Domane" }],
+        gear: [{ name: "Domane", brand: "Trek", model: "Domane SL6", kind: "bike" }]
+      }))
       fs.renameSync(staged, path.join(root.watchDir, "garmin"))
       yield* Effect.gen(function*() {
         const rows = yield* importedRows(2)
         expect(rows.map((r) => [r.status, r.source])).toEqual([["success", "garminExport"], ["success", "garminExport"]])
         expect(rows.map((r) => r.activities[0].name).sort()).toEqual(["Ride home", "Run by the river"])
         expect(rows.find((r) => r.activities[0].name === "Run by the river")!.activities[0].sportType).toBe("TrailRun")
+        expect(yield* gearRows).toEqual([{ name: "Domane", brand: "Trek", model: "Domane SL6", kind: "bike" }])
+        const gear = (yield* send("GET", "/api/v1/gear")).json.gear
+        expect(rows.find((r) => r.activities[0].name === "Ride home")!.activities[0].gearId).toBe(gear[0].id)
         yield* nothingKept
         const log = yield* daemonMessages
         expect(log.filter((m) => m.includes("is a Garmin Connect export"))).toEqual([

@@ -57,6 +57,68 @@ describe("Garmin summaries", async () => {
   })
 })
 
+describe("Garmin gear", () => {
+  const FITNESS = "DI_CONNECT/DI-Connect-Fitness/a@b.c"
+  const summaries = JSON.stringify([{
+    summarizedActivitiesExport: [
+      { activityId: 11, name: "Ride", activityType: "road_biking", startTimeGmt: at("2024-05-01T08:00:00Z") },
+      { activityId: 12, name: "Run", activityType: "running", startTimeGmt: at("2024-05-02T08:00:00Z") },
+      { activityId: 13, name: "Walk", activityType: "walking", startTimeGmt: at("2024-05-03T08:00:00Z") },
+      // the gear of a multisport activity is its legs' too, but where a leg has its own
+      { activityId: 20, name: "Duathlon", activityType: "multi_sport", parent: true, startTimeGmt: at("2024-05-04T08:00:00Z") },
+      { activityId: 21, name: "Duathlon run", activityType: "running", parentId: 20, startTimeGmt: at("2024-05-04T08:00:01Z") },
+      { activityId: 22, name: "Duathlon ride", activityType: "road_biking", parentId: 20, startTimeGmt: at("2024-05-04T08:30:00Z") }
+    ]
+  }])
+  const gear = JSON.stringify([{
+    gearDTOS: [
+      { gearPk: 1, displayName: "Domane", customMakeModel: "Trek Domane SL6", gearMakeName: "Trek", gearModelName: "Domane SL6", gearTypeName: "Bike", gearStatusName: "active" },
+      // no name of its own: Connect shows its make and model; its power meter is gear too
+      { gearPk: 2, displayName: null, customMakeModel: "Stages Power L", gearMakeName: "Stages", gearModelName: "Power L", gearTypeName: "Bike Component" },
+      // a make Connect does not list: the placeholders are no make, the athlete's words are
+      { gearPk: 3, displayName: "Novas", customMakeModel: "Nike Novablast", gearMakeName: "Unknown", gearModelName: "Unknown Shoes", gearTypeName: "Shoes" },
+      { gearPk: 4, displayName: "  ", customMakeModel: "", gearMakeName: "Unknown", gearModelName: "Unknown", gearTypeName: "Other" }
+    ],
+    gearActivityDTOs: {
+      // the power meter listed first: the bike is the ride's gear all the same
+      2: [{ gearPk: 2, activityId: 11 }],
+      1: [{ gearPk: 1, activityId: 11 }, { gearPk: 1, activityId: 22 }],
+      // a link that names no gearPk is its key's; one to a gear not listed is none
+      3: [{ activityId: 12 }, { activityId: 20 }],
+      99: [{ gearPk: 99, activityId: 13 }]
+    },
+    gearActivityTypeDTOS: [{ gearPk: 1, activityTypePk: 10 }]
+  }])
+
+  it("reads each gear's name, make, model and kind from the gear file, and gives each summary the gear linked to its activity id", async () => {
+    const entries = [`${FITNESS}_0_summarizedActivities.json`, `${FITNESS}_gear.json`, "DI_CONNECT/DI-Connect-Uploaded-Files/UploadedFiles_0-_Part1.zip"]
+    const layout = recogniseExport(entries)
+    expect(layout.metadataEntries).toEqual(entries.slice(0, 2))
+    const plan = planExport(layout, entries, await recordsOfTexts([[entries[0]!, summaries], [entries[1]!, gear]], layout.metadataFormat))
+    expect(plan.gear).toEqual([
+      { name: "Domane", brand: "Trek", model: "Domane SL6", kind: "bike" },
+      { name: "Stages Power L", brand: "Stages", model: "Power L", kind: "other" },
+      { name: "Novas", brand: null, model: "Nike Novablast", kind: "shoes" }
+    ])
+    expect(plan.summaries.map((s) => [s.metadata.name, s.metadata.gear?.name ?? null])).toEqual([
+      ["Ride", "Domane"], ["Run", "Novas"], ["Walk", null], ["Duathlon", "Novas"], ["Duathlon run", "Novas"], ["Duathlon ride", "Domane"]
+    ])
+    // the gear file is read, not left out
+    expect(plan.skipped).toEqual([])
+  })
+
+  it("a damaged or missing gear file gives no gear; the summaries still name the activities", async () => {
+    const entries = [`${FITNESS}_0_summarizedActivities.json`, `${FITNESS}_gear.json`]
+    for (const text of ["[{\"gearDTOS\": [{\"gearPk\": 1, \"displayName\": \"Dom", "{\"gearDTOS\": []}", null]) {
+      const texts: Array<readonly [string, string]> = [[entries[0]!, summaries], ...(text === null ? [] : [[entries[1]!, text] as const])]
+      const plan = planExport(recogniseExport(entries), entries, await recordsOfTexts(texts, recogniseExport(entries).metadataFormat))
+      expect(plan.gear).toEqual([])
+      expect(plan.summaries.map((s) => s.metadata.gear)).toEqual(plan.summaries.map(() => null))
+      expect(plan.summaries.map((s) => s.metadata.name)).toHaveLength(6)
+    }
+  })
+})
+
 describe("Strava activities.csv", () => {
   const strava = (text: string) => recordsOfTexts([["activities.csv", text]], stravaMetadataFormat)
 

@@ -18,6 +18,7 @@ import { DEFAULT_EXPORT_METADATA_LIMITS } from "../../../../src/services/platfor
 const LIMITS: MetadataLimits = { fileBytes: 256 * 1024, totalBytes: 512 * 1024, recordBytes: 4096, records: 1000 }
 const CSV: MetadataFormat = { kind: "csv" }
 const JSON_LIST: MetadataFormat = { kind: "json" }
+const GARMIN_SUMMARIES = garminMetadataFormat("a_0_summarizedActivities.json")
 
 const read = (text: string | Buffer, format: MetadataFormat, limits = LIMITS, entry = "export/activities.csv") =>
   readMetadataRecords(entry, [text], format, new MetadataBudget(limits))
@@ -56,16 +57,31 @@ describe("metadata files read within bounds", () => {
     expect(await refusal(readMetadataRecords("shoes.csv", [rows(600)], CSV, budget))).toMatch(/past it at "shoes.csv"$/)
   })
 
+  it("a list of lists (Garmin's gear file): each object at the paths asked for is a record saying where it lies, within the same bounds", async () => {
+    const gearFile = garminMetadataFormat("DI_CONNECT/DI-Connect-Fitness/a_gear.json")
+    const text = JSON.stringify([{ gearDTOS: [{ gearPk: 1 }, 2], gearActivityDTOs: { 1: [{ activityId: 7 }, { activityId: 8 }] }, other: [{ x: 1 }] }])
+    expect(await read(text, gearFile)).toEqual([
+      { at: [0, "gearDTOS", 0], value: { gearPk: 1 } },
+      { at: [0, "gearActivityDTOs", "1", 0], value: { activityId: 7 } },
+      { at: [0, "gearActivityDTOs", "1", 1], value: { activityId: 8 } }
+    ])
+    const huge = JSON.stringify([{ gearDTOS: [{ gearPk: 1, displayName: "x".repeat(LIMITS.recordBytes + 1) }] }])
+    expect(await refusal(read(huge, gearFile, LIMITS, "a_gear.json"))).toBe(`its metadata file "a_gear.json" has a record larger than 4 KB (EXPORT_METADATA_MAX_RECORD_SIZE)`)
+    const links = JSON.stringify([{ gearActivityDTOs: { 1: Array.from({ length: LIMITS.records + 1 }, (_, i) => ({ activityId: i })) } }])
+    expect(await refusal(read(links, gearFile, LIMITS, "a_gear.json"))).toMatch(/more than 1000 records \(EXPORT_METADATA_MAX_RECORDS\), past it at "a_gear.json"$/)
+    for (const damaged of ["{\"gearDTOS\": []}", "[{\"gearDTOS\": [{\"gearPk\": 1", "nope"]) expect(await read(damaged, gearFile)).toEqual([])
+  })
+
   it("a file larger than a metadata file may be (63 MB of blanks, scaled down) is refused naming it, and so is the archive's whole past its total", async () => {
     const blanks = `[${" ".repeat(LIMITS.fileBytes)}]`
-    expect(await refusal(read(blanks, garminMetadataFormat, LIMITS, "DI_CONNECT/DI-Connect-Fitness/a_0_summarizedActivities.json"))).toBe(
+    expect(await refusal(read(blanks, GARMIN_SUMMARIES, LIMITS, "DI_CONNECT/DI-Connect-Fitness/a_0_summarizedActivities.json"))).toBe(
       `its metadata file "DI_CONNECT/DI-Connect-Fitness/a_0_summarizedActivities.json" is larger than 256 KB (EXPORT_METADATA_MAX_FILESIZE)`
     )
     const budget = new MetadataBudget(LIMITS)
     const justUnder = `[${" ".repeat(LIMITS.fileBytes - 2)}]`
-    expect(await readMetadataRecords("a_0_summarizedActivities.json", [justUnder], garminMetadataFormat, budget)).toEqual([])
-    expect(await readMetadataRecords("a_1_summarizedActivities.json", [justUnder], garminMetadataFormat, budget)).toEqual([])
-    expect(await refusal(readMetadataRecords("a_2_summarizedActivities.json", [justUnder], garminMetadataFormat, budget))).toBe(
+    expect(await readMetadataRecords("a_0_summarizedActivities.json", [justUnder], GARMIN_SUMMARIES, budget)).toEqual([])
+    expect(await readMetadataRecords("a_1_summarizedActivities.json", [justUnder], GARMIN_SUMMARIES, budget)).toEqual([])
+    expect(await refusal(readMetadataRecords("a_2_summarizedActivities.json", [justUnder], GARMIN_SUMMARIES, budget))).toBe(
       `its metadata files are larger than 512 KB together (EXPORT_METADATA_MAX_SIZE), past it at "a_2_summarizedActivities.json"`
     )
   })
@@ -85,10 +101,10 @@ describe("metadata files read within bounds", () => {
 
   it("Garmin's summaries: the wrapped list and the bare one; damaged JSON, a document that is no list or a list cut short say nothing", async () => {
     const wrapped = JSON.stringify([{ summarizedActivitiesExport: [{ activityId: 1 }, { activityId: 2 }] }, { summarizedActivitiesExport: [{ activityId: 3 }] }])
-    expect(await read(wrapped, garminMetadataFormat)).toEqual([{ activityId: 1 }, { activityId: 2 }, { activityId: 3 }])
-    expect(await read(JSON.stringify([{ activityId: 4 }, 5, [6]]), garminMetadataFormat)).toEqual([{ activityId: 4 }])
+    expect(await read(wrapped, GARMIN_SUMMARIES)).toEqual([{ activityId: 1 }, { activityId: 2 }, { activityId: 3 }])
+    expect(await read(JSON.stringify([{ activityId: 4 }, 5, [6]]), GARMIN_SUMMARIES)).toEqual([{ activityId: 4 }])
     for (const damaged of ["{ damaged", "{\"a\":1}", "[{\"a\":1},", "[{\"a\":1}] trailing", "", "\"text\""]) {
-      expect(await read(damaged, garminMetadataFormat)).toEqual([])
+      expect(await read(damaged, GARMIN_SUMMARIES)).toEqual([])
     }
     expect(await read("a,\"b\nc", CSV)).toEqual([])
   })
