@@ -7,20 +7,15 @@ import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import { AppConfig } from "../services/platform/AppConfig.ts"
-import { ActivityDetail } from "../services/activities/ActivityDetail.ts"
 import { ActivitiesHttpLive } from "./ActivitiesHttp.ts"
 import { ActivityDetailHttpLive } from "./ActivityDetailHttp.ts"
-import { Stats } from "../services/stats/Stats.ts"
-import { FileImportActions } from "../services/import/FileImportActions.ts"
 import { StatsHttpLive } from "./StatsHttp.ts"
 import { WaymarkApi } from "./Api.ts"
 import { AthleteHttpLive } from "./AthleteHttp.ts"
 import { AthleteYearHttpLive } from "./AthleteYearHttp.ts"
-import { AthleteYear } from "../services/year/AthleteYear.ts"
 import { GearComponentsHttpLive } from "./GearComponentsHttp.ts"
 import { SharingHttpLive } from "./SharingHttp.ts"
 import { SegmentsHttpLive } from "./SegmentsHttp.ts"
-import { Segments } from "../services/segments/Segments.ts"
 import { ApiAuthorization, AuthorizationLive } from "./AuthorizationLive.ts"
 import { DashboardSessions } from "./dashboard/DashboardSessions.ts"
 import { DirectRoutesLive } from "./DirectRoutes.ts"
@@ -35,16 +30,13 @@ import { ServedAnswers } from "./ServedAnswers.ts"
 import { GearHttpLive } from "./GearHttp.ts"
 import { SystemHttpLive } from "./SystemHttp.ts"
 import { TrainingHttpLive } from "./TrainingHttp.ts"
-import { MapTiles } from "../services/maps/MapTiles.ts"
-import { TrainingReads } from "../services/training/TrainingReads.ts"
+import { MapsLive } from "../services/maps/MapsLive.ts"
 
-/** Every route of the JSON API as one layer, without the listener (tests add their own). */
+/** Every route of the JSON API as one layer, without the listener (tests add their own), over the features' layers (runtime/Services.ts). */
 export const ApiLive = HttpApiBuilder.api(WaymarkApi).pipe(
   Layer.provide([SystemHttpLive, ActivitiesHttpLive, ActivityDetailHttpLive, FileImportsHttpLive, GearHttpLive, StatsHttpLive, AthleteHttpLive, TrainingHttpLive]),
   Layer.provide([AthleteYearHttpLive, GearComponentsHttpLive, SharingHttpLive, SegmentsHttpLive]),
-  Layer.provide([AuthorizationLive, HotReads.Default]),
-  // the services of the detail, statistics and import-log routes, over the daemon's storage
-  Layer.provide([ActivityDetail.Default, Stats.Default, FileImportActions.Default, TrainingReads.Default, AthleteYear.Default, Segments.Default])
+  Layer.provide([AuthorizationLive, HotReads.Default])
 )
 
 /**
@@ -102,5 +94,5 @@ export const makeHttpApp = <const S extends ReadonlyArray<ServedRoutes<any, any>
       Layer.provide(ApiAuthorization.Default),
       Layer.provide(DashboardSessions.Default),
       // one source of map tiles for the tile route, the dashboard's shell and the status
-      Layer.provide(MapTiles.Default)
+      Layer.provide(MapsLive)
     )))

@@ -16,12 +16,12 @@ import {
   SegmentListParams,
   SegmentUpdate
 } from "../schema/SegmentModels.ts"
+import { activityId } from "./ApiParams.ts"
 import { Authorization } from "./Authorization.ts"
 
 /** Segments, their leaderboards, an activity's efforts and climbs (part of WaymarkApi). */
 
 const segmentId = HttpApiSchema.param("segmentId", Schema.String.annotations({ description: "Prefixed id, starts with segment-" }))
-const activityId = HttpApiSchema.param("activityId", Schema.String.annotations({ description: "Prefixed id, starts with activity-" }))
 const climbIndex = HttpApiSchema.param("climbIndex", Schema.NumberFromString.pipe(Schema.int(), Schema.nonNegative()).annotations({
   description: "The climb's place in the activity's list, from 0"
 }))

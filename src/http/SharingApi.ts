@@ -7,12 +7,12 @@ import { BadRequest, NotFound, UnsupportedMediaType } from "../schema/ApiErrors.
 import { PrivacySettings, PrivacyZone, PrivacyZoneInput, PrivacyZoneList } from "../schema/PrivacyZoneModels.ts"
 import { Share, ShareCreate, ShareList } from "../schema/ShareModels.ts"
 import { ShareTrack } from "../schema/ShareTrackModels.ts"
+import { activityId } from "./ApiParams.ts"
 import { Authorization } from "./Authorization.ts"
 
 /** Sharing an activity by a link: privacy zones and settings, the links, the picture (part of WaymarkApi). */
 
 const zoneId = HttpApiSchema.param("zoneId", Schema.String.annotations({ description: "Prefixed id, starts with privacyZone-" }))
-const activityId = HttpApiSchema.param("activityId", Schema.String.annotations({ description: "Prefixed id, starts with activity-" }))
 const shareId = HttpApiSchema.param("shareId", Schema.String.annotations({ description: "Prefixed id, starts with share-" }))
 
 export class SharingGroup extends HttpApiGroup.make("sharing")

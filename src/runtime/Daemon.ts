@@ -68,6 +68,7 @@ export const makeDaemon = <E, R>(server: Layer.Layer<ServerServices, E, R>) =>
       )
     ),
     LogRetentionLive,
+    // each feature's background loops, one line each, over its layer (merged in Services.ts)
     GearMaintenanceLive,
     WatchFolderLive,
     ImportWorkerLive,

@@ -8,7 +8,7 @@ import polyline from "@mapbox/polyline"
 import { randomBytes, randomUUID } from "node:crypto"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
-import { localInZone } from "../../src/services/import/metrics/LocalTime.ts"
+import { localInZone } from "../../src/services/platform/LocalTime.ts"
 import { readBody } from "./readBody.ts"
 
 export interface FakeRateLimits {

@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import { randomUUID } from "node:crypto"
 import type { ComponentService, GearComponent } from "../../schema/GearComponentModels.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
-import { todayIn } from "../year/LocalDays.ts"
+import { todayIn } from "../platform/LocalTime.ts"
 import { componentOf, type ComponentRow, type GearUse, useSince } from "./componentOf.ts"
 
 /**

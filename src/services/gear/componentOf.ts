@@ -1,5 +1,5 @@
 import { type ComponentService, type ComponentStatus, DUE_SOON_SHARE, type GearComponent } from "../../schema/GearComponentModels.ts"
-import { dateOf, dayNumber } from "../year/LocalDays.ts"
+import { dateOf, dayNumber } from "../platform/LocalTime.ts"
 
 /**
  * What a component answers: its use since the last service (or since it was installed) and

@@ -1,3 +1,5 @@
+import { DAY_MS, dayNumber } from "../platform/LocalTime.ts"
+
 /**
  * The performance management chart (Banister's impulse-response model as Coggan's PMC and
  * GoldenCheetah's PMCData.cpp compute it): fitness (chronic training load) and fatigue (acute
@@ -15,18 +17,6 @@ export interface FitnessDay {
   readonly fitness: number
   readonly fatigue: number
   readonly form: number
-}
-
-const DAY_MS = 86_400_000
-
-/** The days since 1970-01-01 of a YYYY-MM-DD date. */
-const dayNumber = (day: string): number => {
-  const digits = (from: number, count: number) => {
-    let value = 0
-    for (let i = from; i < from + count; i++) value = value * 10 + day.charCodeAt(i) - 48
-    return value
-  }
-  return Date.UTC(digits(0, 4), digits(5, 2) - 1, digits(8, 2)) / DAY_MS
 }
 
 const pad2 = (n: number) => (n < 10 ? `0${n}` : `${n}`)

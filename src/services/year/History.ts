@@ -1,7 +1,7 @@
 import type { Milestone } from "../../schema/MilestoneModels.ts"
 import { ActivityFields as F } from "../../schema/ActivityFields.ts"
 import { countriesOf } from "./countriesOf.ts"
-import { dayNumber } from "./LocalDays.ts"
+import { dayNumber } from "../platform/LocalTime.ts"
 import { type EffortsOwner, makeKeptBestEfforts } from "./keptBestEfforts.ts"
 import { type DistanceUnit, makeMilestoneWalk, type MilestoneActivity } from "./milestoneWalk.ts"
 import { makeRecordProgression } from "./recordProgression.ts"

@@ -1,5 +1,5 @@
 import type { Streak, StreakPair } from "../../schema/StreakModels.ts"
-import { dateOf, mondayOf } from "./LocalDays.ts"
+import { dateOf, mondayOf } from "../platform/LocalTime.ts"
 
 /**
  * Runs of consecutive days, or of consecutive ISO weeks, with at least one activity. A run of

@@ -1,5 +1,5 @@
 import type { Calendar, CalendarActivity, CalendarDay, CalendarWeek } from "../../schema/CalendarModels.ts"
-import { dateOf, dayNumber, isoWeekOf, mondayOf, monthRange } from "./LocalDays.ts"
+import { dateOf, dayNumber, isoWeekOf, mondayOf, monthRange } from "../platform/LocalTime.ts"
 
 /**
  * A month of the calendar from the activities of the weeks it spans (Monday to Sunday), read in

@@ -18,7 +18,7 @@ export interface MilestoneActivity {
   readonly startDateLocal: string
   /** its local date, `YYYY-MM-DD` */
   readonly on: string
-  /** the same as a day number (see LocalDays), to count the days' totals by */
+  /** the same as a day number (see platform/LocalTime), to count the days' totals by */
   readonly day: number
   /** metres, as stored (whole metres) */
   readonly distance: number

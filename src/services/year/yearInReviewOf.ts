@@ -12,7 +12,7 @@ import {
   type YearTotals
 } from "../../schema/YearInReviewModels.ts"
 import { DISCIPLINES } from "../stats/Stats.ts"
-import { dayNumber, isoWeekday } from "./LocalDays.ts"
+import { dayNumber, isoWeekday } from "../platform/LocalTime.ts"
 import { dayStreaks, weekStreaks } from "./Streaks.ts"
 
 /**

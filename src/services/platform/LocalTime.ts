@@ -3,12 +3,17 @@ import * as Effect from "effect/Effect"
 import { localInZone } from "../import/metrics/LocalTime.ts"
 
 /**
- * Calendar arithmetic on the athlete's local dates (`YYYY-MM-DD`, the first ten characters of
- * an activity's `startDateLocal`): each date as a day number (days since 1970-01-01, on no
- * time zone at all), weeks from Monday (ISO 8601), months and years.
+ * Times and the athlete's local dates, one module for every feature: the wall time of an
+ * instant in a zone, today's date in the daemon's zone, and calendar arithmetic on local dates
+ * (`YYYY-MM-DD`, the first ten characters of an activity's `startDateLocal`): each date as a
+ * day number (days since 1970-01-01, on no time zone at all), weeks from Monday (ISO 8601),
+ * months and years.
  */
 
-const DAY_MS = 86_400_000
+// the wall-time formatting is the import's, which stamps every activity with it: one copy of it
+export { isValidTimeZone, localInZone, localWithOffset } from "../import/metrics/LocalTime.ts"
+
+export const DAY_MS = 86_400_000
 
 /** The day number of a date `YYYY-MM-DD` (or of a local date-time, by its first ten characters). */
 export const dayNumber = (date: string): number =>
