@@ -9,6 +9,7 @@ import { ApiAuthorization } from "../../src/http/AuthorizationLive.ts"
 import { DashboardSessions } from "../../src/http/dashboard/DashboardSessions.ts"
 import { DirectRoutes } from "../../src/http/DirectRoutes.ts"
 import { HotReads } from "../../src/http/HotReads.ts"
+import { RequestLog } from "../../src/http/RequestLog.ts"
 import { RouteTable } from "../../src/http/RouteTable.ts"
 import { ServedAnswers } from "../../src/http/ServedAnswers.ts"
 import { WrongKeys, WrongKeysPolicy } from "../../src/http/WrongKeys.ts"
@@ -30,7 +31,7 @@ const TableLive = RouteTable.layer([])
 const UnlimitedWrongKeys = Layer.succeed(WrongKeysPolicy, { free: Infinity, refuseAt: Infinity })
 
 const DirectRoutesLive = Layer.merge(DirectRoutes.Default, TableLive).pipe(
-  Layer.provide([HotReads.Default, ServedAnswers.Default]),
+  Layer.provide([HotReads.Default, ServedAnswers.Default, RequestLog.Default]),
   Layer.provide(TableLive),
   Layer.provide(ApiAuthorization.Default),
   Layer.provide([DashboardSessions.Default, WrongKeys.Default]),
@@ -240,19 +241,17 @@ describe("direct routes", () => {
         const failing = Layer.effect(HotReads, Effect.map(HotReads, (real) =>
           HotReads.make({
             ...real,
-            answers: {
-              ...real.answers,
-              "activities.get": () => {
-                reads++
-                throw new Error("disk I/O error")
-              }
+            read: (name, url, input) => {
+              if (name !== "activities.get") return real.read(name, url, input)
+              reads++
+              throw new Error("disk I/O error")
             }
           }))).pipe(Layer.provide(HotReads.Default))
         const lines: Array<Record<string, unknown>> = []
         const logger = Logger.make(({ annotations, message }) => void lines.push({ message, ...Object.fromEntries(HashMap.toEntries(annotations)) }))
         const routes = yield* Effect.provide(
           DirectRoutes,
-          DirectRoutes.Default.pipe(Layer.provide([failing, TableLive, ServedAnswers.Default, ApiAuthorization.Default.pipe(Layer.provide([DashboardSessions.Default, WrongKeys.Default]))]))
+          DirectRoutes.Default.pipe(Layer.provide([failing, TableLive, ServedAnswers.Default, RequestLog.Default, ApiAuthorization.Default.pipe(Layer.provide([DashboardSessions.Default, WrongKeys.Default]))]))
         ).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
         const base = yield* serverOf(routes)
         const answer = yield* statusAt(base, "/api/v1/activities/activity-1", { headers: { authorization: `Bearer ${daemon.apiKey}` } })
@@ -305,7 +304,7 @@ describe("direct routes", () => {
         const routes = yield* Effect.provide(
           DirectRoutes,
           Layer.merge(DirectRoutes.Default, servedLive).pipe(
-            Layer.provide([HotReads.Default, table, ServedAnswers.Default, ApiAuthorization.Default.pipe(Layer.provide([DashboardSessions.Default, WrongKeys.Default]))])
+            Layer.provide([HotReads.Default, table, ServedAnswers.Default, RequestLog.Default, ApiAuthorization.Default.pipe(Layer.provide([DashboardSessions.Default, WrongKeys.Default]))])
           )
         ).pipe(Logger.withMinimumLogLevel(LogLevel.None))
         const base = yield* serverOf(routes).pipe(Effect.provide(table))
