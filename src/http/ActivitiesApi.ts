@@ -35,14 +35,14 @@ export class ActivitiesGroup extends HttpApiGroup.make("activities")
       .setUrlParams(ActivitySearchParams)
       .addSuccess(ActivityList)
       .addError(BadRequest.wire)
-      .annotate(HotRead, "activities.search")
+      .annotate(HotRead, HotRead.of({ name: "activities.search", invalidatedBy: "commit" }))
       .annotate(OpenApi.Summary, "Search activities, newest first")
   )
   .add(
     HttpApiEndpoint.get("get")`/activities/${activityId}`
       .addSuccess(Activity)
       .addError(NotFound.wire)
-      .annotate(HotRead, "activities.get")
+      .annotate(HotRead, HotRead.of({ name: "activities.get", invalidatedBy: "commit" }))
       .annotate(OpenApi.Summary, "One activity")
   )
   .add(

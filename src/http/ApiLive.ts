@@ -6,7 +6,6 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
-import { AppConfig } from "../services/platform/AppConfig.ts"
 import { ActivitiesHttpLive } from "./ActivitiesHttp.ts"
 import { ActivityDetailHttpLive } from "./ActivityDetailHttp.ts"
 import { StatsHttpLive } from "./StatsHttp.ts"
@@ -24,7 +23,7 @@ import { slicedScheduler } from "./inSlices.ts"
 import { ErrorResponsesLive } from "./ErrorResponses.ts"
 import { FileImportsHttpLive } from "./FileImportsHttp.ts"
 import { RequestBodyLive } from "./RequestBody.ts"
-import { configuredSecrets, makeRedactor, makeRequestLog } from "./RequestLog.ts"
+import { RequestLog } from "./RequestLog.ts"
 import { RouteTable, servedLive, type ServedRoutes } from "./RouteTable.ts"
 import { ServedAnswers } from "./ServedAnswers.ts"
 import { GearHttpLive } from "./GearHttp.ts"
@@ -32,11 +31,11 @@ import { SystemHttpLive } from "./SystemHttp.ts"
 import { TrainingHttpLive } from "./TrainingHttp.ts"
 import { MapsLive } from "../services/maps/MapsLive.ts"
 
-/** Every route of the JSON API as one layer, without the listener (tests add their own), over the features' layers (runtime/Services.ts). */
+/** Every route of the JSON API as one layer, without the listener (tests add their own), over the features' layers (runtime/Services.ts) and the hot reads (HotReads). */
 export const ApiLive = HttpApiBuilder.api(WaymarkApi).pipe(
   Layer.provide([SystemHttpLive, ActivitiesHttpLive, ActivityDetailHttpLive, FileImportsHttpLive, GearHttpLive, StatsHttpLive, AthleteHttpLive, TrainingHttpLive]),
   Layer.provide([AthleteYearHttpLive, GearComponentsHttpLive, SharingHttpLive, SegmentsHttpLive]),
-  Layer.provide([AuthorizationLive, HotReads.Default])
+  Layer.provide(AuthorizationLive)
 )
 
 /**
@@ -60,14 +59,13 @@ const inTurn = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> => Effe
  * start. Its request fibers run on a scheduler of slices (slicedScheduler), inherited from the
  * server's runtime.
  */
-const serveDeclared = (redact: (url: string) => string) =>
-  Layer.unwrapEffect(
+const serveDeclared = Layer.unwrapEffect(
     Effect.gen(function*() {
       const table = yield* RouteTable
       const router = yield* HttpApiBuilder.Router.router
       table.checkServed(Chunk.toReadonlyArray(router.routes))
-      const requestLog = makeRequestLog(redact)
-      return HttpServer.serve(yield* HttpApiBuilder.httpApp, (app) => inTurn(requestLog(app)))
+      const requestLog = yield* RequestLog
+      return HttpServer.serve(yield* HttpApiBuilder.httpApp, (app) => inTurn(requestLog.app(app)))
     })
   ).pipe(
     Layer.locally(FiberRef.currentScheduler, slicedScheduler(REQUEST_SLICE_MILLIS)),
@@ -81,18 +79,19 @@ const serveDeclared = (redact: (url: string) => string) =>
  * (the hot reads, and the served routes' answers that need nothing of the request).
  */
 export const makeHttpApp = <const S extends ReadonlyArray<ServedRoutes<any, any>>>(served: S) =>
-  Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
-    serveDeclared(makeRedactor(configuredSecrets(config))).pipe(
-      // the request log traces each request with its secrets redacted, in place of the platform's tracer
-      HttpMiddleware.withTracerDisabledWhen(() => true),
-      Layer.provide([ErrorResponsesLive, RequestBodyLive, servedLive(served)]),
-      Layer.provide(ApiLive),
-      Layer.merge(DirectRoutesLive),
-      // one set of answers for the routes served beside the API and the direct routes
-      Layer.provide(ServedAnswers.Default),
-      // one authorization for the app and the direct routes, over one set of dashboard sessions
-      Layer.provide(ApiAuthorization.Default),
-      Layer.provide(DashboardSessions.Default),
-      // one source of map tiles for the tile route, the dashboard's shell and the status
-      Layer.provide(MapsLive)
-    )))
+  serveDeclared.pipe(
+    // the request log traces each request with its secrets redacted, in place of the platform's tracer
+    HttpMiddleware.withTracerDisabledWhen(() => true),
+    Layer.provide([ErrorResponsesLive, RequestBodyLive, servedLive(served)]),
+    Layer.provide(ApiLive),
+    Layer.merge(DirectRoutesLive),
+    // one set of answers for the routes served beside the API and the direct routes; one set of
+    // hot reads, with one store of kept answers, for the app's handlers and the direct routes; one
+    // request log (spans, log lines) for both
+    Layer.provide([ServedAnswers.Default, HotReads.Default, RequestLog.Default]),
+    // one authorization for the app and the direct routes, over one set of dashboard sessions
+    Layer.provide(ApiAuthorization.Default),
+    Layer.provide(DashboardSessions.Default),
+    // one source of map tiles for the tile route, the dashboard's shell, the status and the hot reads
+    Layer.provide(MapsLive)
+  )

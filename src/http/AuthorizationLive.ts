@@ -46,15 +46,27 @@ export class ApiAuthorization extends Effect.Service<ApiAuthorization>()("http/A
     const counts = (headers: RequestHeaders) => headers["authorization"] !== undefined && apiKey.isConfigured
 
     /**
-     * The answer to a request `check` refused: the 401, after the delay the address has earned
-     * with its wrong keys, or a 429 once it has sent too many.
+     * Whether a request may use the API: undefined when it may; else its refusal, at once when
+     * no key was sent (`refused`: nothing to count, no fiber needed), or, for a key sent and
+     * refused, the 401 after the delay its address has earned with its wrong keys, or a 429
+     * once it has sent too many (`counted`).
      */
-    const refuse = (message: string, headers: RequestHeaders, address: string | undefined): Effect.Effect<never, InvalidToken | TooManyRequests> =>
-      (counts(headers) ? wrongKeys.wrongKey(address, "API key") : Effect.void).pipe(Effect.zipRight(Effect.fail(new InvalidToken({ message }))))
+    const admit = (method: string, headers: RequestHeaders, address: string | undefined): Admission => {
+      const decided = check(method, headers)
+      if (Either.isRight(decided)) return undefined
+      if (!counts(headers)) return { refused: new InvalidToken({ message: decided.left }) }
+      return { counted: Effect.zipRight(wrongKeys.wrongKey(address, "API key"), Effect.fail(new InvalidToken({ message: decided.left }))) }
+    }
 
-    return { check, counts, refuse } as const
+    return { check, admit } as const
   })
 }) {}
+
+/** A request's admission (ApiAuthorization.admit): undefined, or how it is refused. */
+export type Admission =
+  | undefined
+  | { readonly refused: InvalidToken; readonly counted?: never }
+  | { readonly counted: Effect.Effect<never, InvalidToken | TooManyRequests>; readonly refused?: never }
 
 export const AuthorizationLive = Layer.effect(
   Authorization,
@@ -63,12 +75,12 @@ export const AuthorizationLive = Layer.effect(
       bearer: () =>
         Effect.serviceOption(HttpServerRequest.HttpServerRequest).pipe(
           Effect.flatMap((request) => {
-            const headers: RequestHeaders = Option.match(request, { onNone: () => ({}), onSome: (r) => r.headers })
-            const decided = authorization.check(Option.match(request, { onNone: () => "GET", onSome: (r) => r.method }), headers)
-            return Either.match(decided, {
-              onLeft: (message) => authorization.refuse(message, headers, Option.getOrUndefined(Option.flatMap(request, (r) => r.remoteAddress))),
-              onRight: () => Effect.void
-            })
+            const admission = authorization.admit(
+              Option.match(request, { onNone: () => "GET", onSome: (r) => r.method }),
+              Option.match(request, { onNone: () => ({}), onSome: (r) => r.headers }),
+              Option.getOrUndefined(Option.flatMap(request, (r) => r.remoteAddress))
+            )
+            return admission === undefined ? Effect.void : admission.refused !== undefined ? Effect.fail(admission.refused) : admission.counted
           })
         )
     }))

@@ -85,6 +85,30 @@ export const internalErrorResponse = (method: string, url: string, cause: Cause.
     return errorResponse(new InternalError({ message: `${message} Reference: ${reference}.` }))
   })
 
+/**
+ * The answer to a failure both ways in may meet (an error the endpoint declares, a defect):
+ * the error's own answer, at once; or an effect that logs first: a write that found the disk
+ * (or the database file) full, 507, whatever layer it failed in; any other, the 500 with its
+ * reference (an InternalError keeps its message).
+ */
+export const failureAnswer = (
+  method: string,
+  url: string,
+  cause: Cause.Cause<unknown>
+): HttpServerResponse.HttpServerResponse | Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+  const error = Option.getOrUndefined(Option.orElse(Cause.failureOption(cause), () => Cause.dieOption(cause)))
+  if ((isApiError(error) && error._tag === "InsufficientStorage") || causeIsDiskFull(cause)) {
+    const path = url.split("?")[0]
+    return Effect.logError(`${method} ${path}: the disk is full, nothing was stored`).pipe(
+      Effect.annotateLogs({ method, path }),
+      inChannel("errors"),
+      Effect.as(errorResponse(diskFull()))
+    )
+  }
+  if (isApiError(error) && error._tag !== "InternalError") return errorResponse(error)
+  return internalErrorResponse(method, url, cause, isApiError(error) ? error.message : undefined)
+}
+
 export const ErrorResponsesLive = HttpApiBuilder.middleware(
   Effect.gen(function*() {
     const apiKey = yield* ApiKey
@@ -99,42 +123,34 @@ export const ErrorResponsesLive = HttpApiBuilder.middleware(
           const error = Option.getOrUndefined(Option.orElse(failure, () => defect))
           if (Cause.isInterruptedOnly(cause)) return yield* Effect.failCause(cause)
 
-          // a write that found the disk (or the database file) full: 507, whatever layer it failed in
-          if ((isApiError(error) && error._tag === "InsufficientStorage") || causeIsDiskFull(cause)) {
-            const path = request.url.split("?")[0]
-            yield* Effect.logError(`${request.method} ${path}: the disk is full, nothing was stored`).pipe(
-              Effect.annotateLogs({ method: request.method, path }),
-              inChannel("errors")
-            )
-            return errorResponse(diskFull())
-          }
-          if (isApiError(error) && error._tag !== "InternalError") return errorResponse(error)
-          if (error instanceof HttpApiError.HttpApiDecodeError) {
-            return errorResponse(new BadRequest({ message: decodeErrorMessage(error) }))
-          }
-          if (error instanceof HttpServerError.RouteNotFound) {
-            if (!isUnderApi(request.url)) {
-              return errorResponse(new NotFound())
+          // an error of the framework's own (neither ours nor a full disk): answered in our shape
+          if (!isApiError(error) && !causeIsDiskFull(cause)) {
+            if (error instanceof HttpApiError.HttpApiDecodeError) {
+              return errorResponse(new BadRequest({ message: decodeErrorMessage(error) }))
             }
-            const denied = apiKey.check(request.headers["authorization"])
-            if (Either.isLeft(denied)) {
-              const counted = request.headers["authorization"] === undefined || !apiKey.isConfigured
-                ? Effect.void
-                : wrongKeys.wrongKey(Option.getOrUndefined(request.remoteAddress), "API key")
-              return yield* counted.pipe(Effect.as(errorResponse(new InvalidToken({ message: denied.left }))), Effect.catchAll((e) => Effect.succeed(errorResponse(e))))
+            if (error instanceof HttpServerError.RouteNotFound) {
+              if (!isUnderApi(request.url)) {
+                return errorResponse(new NotFound())
+              }
+              const denied = apiKey.check(request.headers["authorization"])
+              if (Either.isLeft(denied)) {
+                const counted = request.headers["authorization"] === undefined || !apiKey.isConfigured
+                  ? Effect.void
+                  : wrongKeys.wrongKey(Option.getOrUndefined(request.remoteAddress), "API key")
+                return yield* counted.pipe(Effect.as(errorResponse(new InvalidToken({ message: denied.left }))), Effect.catchAll((e) => Effect.succeed(errorResponse(e))))
+              }
+              const allow = routes.allowedMethods(request.url.split("?")[0]!)
+              return allow.length > 0
+                ? errorResponse(new MethodNotAllowed({ message: `The method ${request.method} is not allowed here. Allowed: ${allow.join(", ")}.`, allow }))
+                : errorResponse(new NotFound({ message: "This API endpoint does not exist." }))
             }
-            const allow = routes.allowedMethods(request.url.split("?")[0]!)
-            return allow.length > 0
-              ? errorResponse(new MethodNotAllowed({ message: `The method ${request.method} is not allowed here. Allowed: ${allow.join(", ")}.`, allow }))
-              : errorResponse(new NotFound({ message: "This API endpoint does not exist." }))
+            if (error instanceof Multipart.MultipartError) return errorResponse(multipartError(error))
+            if (error instanceof HttpServerError.RequestError && error.reason === "Decode") {
+              return errorResponse(new BadRequest({ message: "The request body could not be read." }))
+            }
           }
-          if (error instanceof Multipart.MultipartError) return errorResponse(multipartError(error))
-          if (error instanceof HttpServerError.RequestError && error.reason === "Decode") {
-            return errorResponse(new BadRequest({ message: "The request body could not be read." }))
-          }
-
-          // every 500, expected (InternalError) or not, gets a reference that the errors log repeats
-          return yield* internalErrorResponse(request.method, request.url, cause, isApiError(error) ? error.message : undefined)
+          const answer = failureAnswer(request.method, request.url, cause)
+          return HttpServerResponse.isServerResponse(answer) ? answer : yield* answer
         })
       )
   })

@@ -20,7 +20,7 @@ export class FileImportsGroup extends HttpApiGroup.make("fileImports")
       .setUrlParams(FileImportSearchParams)
       .addSuccess(FileImportList)
       .addError(BadRequest.wire)
-      .annotate(HotRead, "fileImports.search")
+      .annotate(HotRead, HotRead.of({ name: "fileImports.search", invalidatedBy: "notKept" }))
       .annotate(OpenApi.Summary, "Queued files first, then the outcome of every file import, newest first")
   )
   .add(

@@ -1,25 +1,24 @@
 import * as Context from "effect/Context"
-import type { BadRequest, NotFound } from "../schema/ApiErrors.ts"
-import type { ActivitySearchParams, FileImportSearchParams } from "../schema/QueryParams.ts"
 
 /**
- * The reads answered by a synchronous handler (HotReads), by name, with what each takes (the
- * endpoint's decoded path and query parameters) and how each may fail (errors its endpoint
- * declares).
+ * What makes a hot read's answer stale: the next commit to the database (the answer is kept,
+ * by URL, until then), or `notKept` for a read of more than the database (the watch folder,
+ * the map's tiles), which no commit tells has changed: it is read on every request.
  */
-export interface HotReadSignatures {
-  readonly "system.status": { readonly input: unknown; readonly error: never }
-  readonly "activities.search": { readonly input: { readonly urlParams: ActivitySearchParams }; readonly error: BadRequest }
-  readonly "activities.get": { readonly input: { readonly path: { readonly activityId: string } }; readonly error: NotFound }
-  readonly "fileImports.search": { readonly input: { readonly urlParams: FileImportSearchParams }; readonly error: never }
+export type Invalidation = "commit" | "notKept"
+
+/** A hot read as its endpoint declares it. */
+export interface HotReadSpec {
+  /** `<group>.<endpoint>`: the key of its synchronous handler in HotReads */
+  readonly name: string
+  readonly invalidatedBy: Invalidation
 }
 
-export type HotReadName = keyof HotReadSignatures
-
 /**
- * Annotation of an endpoint of the HttpApi whose answer is a synchronous read: the name of its
- * handler in HotReads. The app's handler of the endpoint is that handler, and the direct
- * routes (DirectRoutes) are derived from the endpoints so annotated: the route, parameters,
- * authorization and answer declared on the endpoint are the only ones either path knows.
+ * Annotation of an endpoint of the HttpApi whose answer is a synchronous read over the
+ * ReadConnection (HotReads). Both ways in read it: the app's handler of the endpoint is the
+ * read's, and the direct routes (DirectRoutes) answer the endpoints so annotated in front of
+ * the app; the route, parameters, authorization, errors and the answers kept are declared on the
+ * endpoint and nowhere else.
  */
-export class HotRead extends Context.Tag("http/HotRead")<HotRead, HotReadName>() {}
+export class HotRead extends Context.Tag("http/HotRead")<HotRead, HotReadSpec>() {}

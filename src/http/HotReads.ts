@@ -1,5 +1,10 @@
+import * as HttpApi from "@effect/platform/HttpApi"
+import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import { importSourceOfFormat } from "../schema/ActivityDraft.ts"
 import { BadRequest, NotFound } from "../schema/ApiErrors.ts"
 import { Activity, ActivityList, type FileImport, FileImportList, Status } from "../schema/ApiModels.ts"
@@ -10,18 +15,65 @@ import { type QueuedFile, WatchDirectory } from "../services/import/WatchDirecto
 import type { MapStatus } from "../schema/MapModels.ts"
 import { MapTiles } from "../services/maps/MapTiles.ts"
 import { AppConfig, type AppConfigShape } from "../services/platform/AppConfig.ts"
+import { ReadConnection } from "../services/platform/ReadConnection.ts"
+import { makeVersionedCache } from "../services/platform/VersionedCache.ts"
 import { VERSION } from "../services/platform/version.ts"
+import { WaymarkApi } from "./Api.ts"
 import { jsonEncoder, jsonResponse } from "./encode/jsonResponder.ts"
-import type { HotReadName, HotReadSignatures } from "./HotRead.ts"
+import { HotRead, type HotReadSpec } from "./HotRead.ts"
+import { oncePerPoll } from "./oncePerPoll.ts"
 
 /**
- * The handlers of the endpoints annotated `HotRead`: plain synchronous functions over the
- * ReadConnection, answering the JSON text of the endpoint's success, or the error it declares.
- * The app's handler of each such endpoint is `handler(name)`; the direct routes call `answers`
- * on the Node request itself, without a fiber. Both answer from this one code.
+ * The reads of the endpoints annotated `HotRead`: plain synchronous functions over the
+ * ReadConnection, answering the JSON text of the endpoint's success, or an error it declares,
+ * each typed by its endpoint (its decoded path and query parameters in, its declared errors
+ * out). Both ways in answer through `read`: the app's handler of each such endpoint is
+ * `handler(name)`, and the direct routes call `read` on the Node request itself, without a
+ * fiber. An answer its endpoint declares invalidated by a commit is kept, by URL, until the next
+ * commit to the database (a client polling its list is answered once per change), in one store
+ * for both ways, within ANSWERS_CAPACITY characters. Whether the database changed is asked once
+ * per turn of the event loop (`oncePerPoll`).
  */
 
-export type HotAnswer<N extends HotReadName> = (input: HotReadSignatures[N]["input"]) => Either.Either<string, HotReadSignatures[N]["error"]>
+/** Characters of answers kept: about 200 pages of the list, or 5,000 activities. */
+const ANSWERS_CAPACITY = 4 * 1024 * 1024
+
+type ApiGroups = typeof WaymarkApi extends HttpApi.HttpApi<any, infer Groups, any, any> ? Groups : never
+
+/** Every endpoint of the API by `<group>.<endpoint>`, the names of the hot reads. */
+export type EndpointName = ApiGroups extends infer Group
+  ? Group extends HttpApiGroup.HttpApiGroup<infer Id, infer Endpoints, any, any, any> ? `${Id}.${Endpoints["name"]}` : never
+  : never
+
+type EndpointNamed<N extends string> = N extends `${infer Group}.${infer Name}`
+  ? HttpApiEndpoint.HttpApiEndpoint.WithName<HttpApiGroup.HttpApiGroup.Endpoints<HttpApiGroup.HttpApiGroup.WithName<ApiGroups, Group>>, Name>
+  : never
+
+/** What a hot read takes: its endpoint's decoded path and query parameters. */
+export type HotInput<N extends EndpointName> = Omit<HttpApiEndpoint.HttpApiEndpoint.Request<EndpointNamed<N>>, "request">
+
+/** A hot read: the JSON text of its endpoint's success, or an error its endpoint declares. */
+export type HotAnswer<N extends EndpointName> = (input: HotInput<N>) => Either.Either<string, HttpApiEndpoint.HttpApiEndpoint.Error<EndpointNamed<N>>>
+
+/** A hot read's answer, whatever the read. */
+export type Answered = Either.Either<string, { readonly _tag: string; readonly message: string }>
+
+/** The hot reads the API declares, by name; fails the start on a name declared twice or not its endpoint's. */
+const declaredHotReads = (): ReadonlyMap<string, HotReadSpec> => {
+  const declared = new Map<string, HotReadSpec>()
+  HttpApi.reflect(WaymarkApi, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint, group }) => {
+      const spec = Context.getOption(endpoint.annotations, HotRead)
+      if (Option.isNone(spec)) return
+      const name = `${group.identifier}.${endpoint.name}`
+      if (spec.value.name !== name) throw new Error(`${endpoint.method} ${endpoint.path}: its hot read is named "${spec.value.name}", not "${name}"`)
+      if (declared.has(name)) throw new Error(`${endpoint.method} ${endpoint.path}: the hot read "${name}" is declared twice`)
+      declared.set(name, spec.value)
+    }
+  })
+  return declared
+}
 
 /** The answer of `GET /status`; the map's part changes as the tile cache fills. */
 export const statusOf = (config: AppConfigShape, map: MapStatus): Status => ({ app: "waymark", version: `v${VERSION}`, canUpload: config.importMode === "files", map })
@@ -109,8 +161,9 @@ export class HotReads extends Effect.Service<HotReads>()("http/HotReads", {
     const imports = yield* FileImportReads
     const watch = yield* WatchDirectory
     const maps = yield* MapTiles
+    const db = yield* ReadConnection
 
-    const answers: { readonly [N in HotReadName]: HotAnswer<N> } = {
+    const answers = {
       "system.status": () => Either.right(statusJson(statusOf(config, maps.status()))),
       "activities.search": ({ urlParams }) => {
         const problem = searchProblem(urlParams)
@@ -127,24 +180,46 @@ export class HotReads extends Effect.Service<HotReads>()("http/HotReads", {
         const page = fileImportPage(urlParams, watch.waiting())
         return Either.right(fileImportListJson(page.answer(imports.search(page.stored))))
       }
-    }
+    } satisfies { readonly [N in EndpointName]?: HotAnswer<N> }
+    type Name = keyof typeof answers
 
-    /** Whether an answer holds until the next commit to the database (none reads anything else). */
-    const keptUntilCommit: { readonly [N in HotReadName]: boolean } = {
-      "system.status": false,
-      "activities.search": true,
-      "activities.get": true,
-      "fileImports.search": false
+    const declared = declaredHotReads()
+    for (const name of Object.keys(answers)) {
+      if (!declared.has(name)) throw new Error(`The hot read "${name}" annotates no endpoint of the API`)
+    }
+    for (const name of declared.keys()) {
+      if (!(name in answers)) throw new Error(`The endpoint ${name} is annotated HotRead, but HotReads has no read of it`)
+    }
+    const keptUntilCommit = new Set([...declared].filter(([, spec]) => spec.invalidatedBy === "commit").map(([name]) => name))
+    const kept = makeVersionedCache<string>({ version: oncePerPoll(db.dataVersion), capacity: ANSWERS_CAPACITY, weigh: (url, body) => url.length + body.length })
+
+    /**
+     * The answer of the hot read `name` to `input` (the request at `url`), from the kept answers
+     * when it holds until the next commit (a refusal is never kept). A database error throws.
+     */
+    const read = (name: string, url: string, input: unknown): Answered => {
+      const answer = answers[name as Name] as (input: unknown) => Answered
+      if (!keptUntilCommit.has(name)) return answer(input)
+      let refused: Answered | undefined
+      const text = kept(url, () =>
+        Either.match(answer(input), {
+          onLeft: (error) => void (refused = Either.left(error)),
+          onRight: (text) => text
+        }))
+      return text === undefined ? refused! : Either.right(text)
     }
 
     /** The app's handler of the endpoint annotated `name`. */
-    const handler = <N extends HotReadName>(name: N) => {
-      const answer = answers[name] as HotAnswer<N>
-      return (input: HotReadSignatures[N]["input"]) =>
-        Effect.suspend(() => Either.match(answer(input), { onLeft: Effect.fail, onRight: (text) => Effect.succeed(jsonResponse(text)) }))
-    }
+    const handler = <N extends Name>(name: N) =>
+      (input: HotInput<N> & { readonly request: { readonly url: string } }) =>
+        Effect.suspend(() =>
+          Either.match(read(name, input.request.url, input) as Either.Either<string, ReturnType<(typeof answers)[N]> extends Either.Either<any, infer E> ? E : never>, {
+            onLeft: Effect.fail,
+            onRight: (text) => Effect.succeed(jsonResponse(text))
+          })
+        )
 
-    return { answers, keptUntilCommit, handler } as const
+    return { read, handler } as const
   }),
   // the status tells the map's source: the same instance as the tile route's (one layer, shared within a build)
   dependencies: [MapTiles.Default]

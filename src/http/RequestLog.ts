@@ -5,10 +5,12 @@ import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
 import type * as Headers from "@effect/platform/Headers"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Runtime from "effect/Runtime"
 import * as Tracer from "effect/Tracer"
-import type { AppConfigShape } from "../services/platform/AppConfig.ts"
+import { AppConfig, type AppConfigShape } from "../services/platform/AppConfig.ts"
 import { SHARE_PATH } from "../services/sharing/ShareLinks.ts"
 
 /**
@@ -17,6 +19,10 @@ import { SHARE_PATH } from "../services/sharing/ShareLinks.ts"
  * `hub.verify_token`, `access_token`, `client_secret`, `api_key`, `code`...), anything shaped
  * like an API key, and every configured secret wherever a client put it. A query string is
  * chosen by the client, so it is never logged or traced as sent.
+ *
+ * Both ways in observe a request through the RequestLog service: the app's requests by
+ * `app` (a middleware), the answers written in front of the app (DirectRoutes) by `answered`;
+ * both name, parent and attribute the server span by `serverSpanOf` and write `logResponse`.
  */
 
 export const REDACTED = "[redacted]"
@@ -100,6 +106,16 @@ export const requestSpanAttributes = (method: string, redactedUrl: string): Reco
     : { "http.request.method": method, "url.path": redactedUrl.slice(0, question), "url.query": redactedUrl.slice(question + 1) }
 }
 
+/** A request's server span: its name, the caller's span as its parent, and its attributes. */
+export const serverSpanOf = (method: string, headers: Headers.Headers, redactedUrl: string) => ({
+  name: requestSpanName(method),
+  parent: callerSpan(headers),
+  attributes: requestSpanAttributes(method, redactedUrl)
+})
+
+/** The attribute of the status a request was answered with. */
+const STATUS = "http.response.status_code"
+
 /** The log line of an answered request (at debug: at the default level a busy API would write a line per request). */
 export const logResponse = (method: string, redactedUrl: string, status: number) =>
   Effect.logDebug("Sent HTTP response").pipe(
@@ -114,18 +130,69 @@ export const makeRequestLog = (redact: (url: string) => string) => <E, R>(app: H
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const url = redact(request.url)
+    const span = serverSpanOf(request.method, request.headers, url)
     return yield* Effect.exit(app).pipe(
       Effect.tap((exit) => {
         const status = HttpServerError.exitResponse(exit).status
-        return Effect.annotateCurrentSpan("http.response.status_code", status).pipe(Effect.zipRight(logResponse(request.method, url, status)))
+        return Effect.annotateCurrentSpan(STATUS, status).pipe(Effect.zipRight(logResponse(request.method, url, status)))
       }),
-      Effect.withSpan(requestSpanName(request.method), {
-        kind: "server",
-        captureStackTrace: false,
-        parent: Option.getOrUndefined(callerSpan(request.headers)),
-        attributes: requestSpanAttributes(request.method, url)
-      }),
+      Effect.withSpan(span.name, { kind: "server", captureStackTrace: false, parent: Option.getOrUndefined(span.parent), attributes: span.attributes }),
       Effect.withLogSpan("http.request"),
       Effect.flatten
     )
   })
+
+/** Redacted URLs kept. */
+const REDACTED_URLS = 4096
+
+/**
+ * The request log of both ways in: one redactor of the configured secrets (the same few URLs
+ * are asked again and again: each is redacted once, within a bound), the app's middleware, and
+ * the span and log line of an answer written in front of the app, without a fiber.
+ */
+export class RequestLog extends Effect.Service<RequestLog>()("http/RequestLog", {
+  effect: Effect.gen(function*() {
+    const config = yield* AppConfig
+    const tracer = yield* Effect.tracer
+    const clock = yield* Effect.clock
+    const runtime = yield* Effect.runtime<never>()
+    const redactor = makeRedactor(configuredSecrets(config))
+    const redactedUrls = new Map<string, string>()
+    const redact = (url: string) => {
+      let redacted = redactedUrls.get(url)
+      if (redacted === undefined) {
+        if (redactedUrls.size >= REDACTED_URLS) redactedUrls.clear()
+        redacted = redactor(url)
+        redactedUrls.set(url, redacted)
+      }
+      return redacted
+    }
+    // the line is written at debug: below, no effect is run for it
+    const logged = config.logLevel === "debug" || config.logLevel === "trace"
+    const log = Runtime.runSync(runtime)
+
+    /**
+     * The server span (as the app's router names it, with its route) and the log line of a
+     * request answered in front of the app, from `startTime` (`now()`) until now.
+     */
+    const answered = (method: string, url: string, headers: Headers.Headers, route: string, startTime: bigint, status: number) => {
+      const redacted = redact(url)
+      const described = serverSpanOf(method, headers, redacted)
+      const span = tracer.span(described.name, described.parent, Context.empty(), [], startTime, "server", { captureStackTrace: false })
+      for (const key in described.attributes) span.attribute(key, described.attributes[key])
+      span.attribute("http.route", route)
+      span.attribute(STATUS, status)
+      span.end(clock.unsafeCurrentTimeNanos(), Exit.void)
+      if (logged) log(logResponse(method, redacted, status).pipe(Effect.withParentSpan(span), Effect.withLogSpan("http.request")))
+    }
+
+    return {
+      redact,
+      /** The app's request log and tracer (the platform's tracer is turned off where it is installed). */
+      app: makeRequestLog(redact),
+      answered,
+      /** The start time of a request answered in front of the app. */
+      now: () => clock.unsafeCurrentTimeNanos()
+    } as const
+  })
+}) {}

@@ -9,7 +9,7 @@ import * as FindMyWay from "find-my-way-ts"
 import { AppConfig } from "../services/platform/AppConfig.ts"
 import { WaymarkApi } from "./Api.ts"
 import { BodyLimit, DEFAULT_LIMIT, type Limit, limitOf, MAX_JSON_BODY, type UploadSizes } from "./BodyLimits.ts"
-import { HotRead, type HotReadName } from "./HotRead.ts"
+import { HotRead, type HotReadSpec } from "./HotRead.ts"
 
 /**
  * Every route the daemon answers, known once: the endpoints of the HttpApi (reflected from its
@@ -63,7 +63,8 @@ export interface Route {
   readonly endpoint: Option.Option<HttpApiEndpoint.HttpApiEndpoint.AnyWithProps>
   /** the endpoint's middleware (the bearer authorization) */
   readonly middleware: ReadonlySet<unknown>
-  readonly hotRead: Option.Option<HotReadName>
+  /** the endpoint's HotRead annotation: answered in front of the app (DirectRoutes) */
+  readonly hotRead: Option.Option<HotReadSpec>
 }
 
 export type Found = FindMyWay.FindResult<Route>

@@ -11,7 +11,7 @@ export class SystemGroup extends HttpApiGroup.make("system")
   .add(
     HttpApiEndpoint.get("status", "/status")
       .addSuccess(Status)
-      .annotate(HotRead, "system.status")
+      .annotate(HotRead, HotRead.of({ name: "system.status", invalidatedBy: "notKept" }))
       .annotate(OpenApi.Summary, "Check the connection, the URL and the key")
   )
   .middleware(Authorization)

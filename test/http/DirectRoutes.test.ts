@@ -9,9 +9,11 @@ import { ApiAuthorization } from "../../src/http/AuthorizationLive.ts"
 import { DashboardSessions } from "../../src/http/dashboard/DashboardSessions.ts"
 import { DirectRoutes } from "../../src/http/DirectRoutes.ts"
 import { HotReads } from "../../src/http/HotReads.ts"
+import { RequestLog } from "../../src/http/RequestLog.ts"
 import { RouteTable } from "../../src/http/RouteTable.ts"
 import { ServedAnswers } from "../../src/http/ServedAnswers.ts"
 import { WrongKeys, WrongKeysPolicy } from "../../src/http/WrongKeys.ts"
+import { ActivityReads } from "../../src/services/activities/ActivityReads.ts"
 import { ActivityRepo } from "../../src/services/activities/ActivityRepo.ts"
 import { FileImportRepo } from "../../src/services/import/FileImportRepo.ts"
 import { AppConfig } from "../../src/services/platform/AppConfig.ts"
@@ -30,7 +32,7 @@ const TableLive = RouteTable.layer([])
 const UnlimitedWrongKeys = Layer.succeed(WrongKeysPolicy, { free: Infinity, refuseAt: Infinity })
 
 const DirectRoutesLive = Layer.merge(DirectRoutes.Default, TableLive).pipe(
-  Layer.provide([HotReads.Default, ServedAnswers.Default]),
+  Layer.provide([HotReads.Default, ServedAnswers.Default, RequestLog.Default]),
   Layer.provide(TableLive),
   Layer.provide(ApiAuthorization.Default),
   Layer.provide([DashboardSessions.Default, WrongKeys.Default]),
@@ -240,19 +242,17 @@ describe("direct routes", () => {
         const failing = Layer.effect(HotReads, Effect.map(HotReads, (real) =>
           HotReads.make({
             ...real,
-            answers: {
-              ...real.answers,
-              "activities.get": () => {
-                reads++
-                throw new Error("disk I/O error")
-              }
+            read: (name, url, input) => {
+              if (name !== "activities.get") return real.read(name, url, input)
+              reads++
+              throw new Error("disk I/O error")
             }
           }))).pipe(Layer.provide(HotReads.Default))
         const lines: Array<Record<string, unknown>> = []
         const logger = Logger.make(({ annotations, message }) => void lines.push({ message, ...Object.fromEntries(HashMap.toEntries(annotations)) }))
         const routes = yield* Effect.provide(
           DirectRoutes,
-          DirectRoutes.Default.pipe(Layer.provide([failing, TableLive, ServedAnswers.Default, ApiAuthorization.Default.pipe(Layer.provide([DashboardSessions.Default, WrongKeys.Default]))]))
+          DirectRoutes.Default.pipe(Layer.provide([failing, TableLive, ServedAnswers.Default, RequestLog.Default, ApiAuthorization.Default.pipe(Layer.provide([DashboardSessions.Default, WrongKeys.Default]))]))
         ).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
         const base = yield* serverOf(routes)
         const answer = yield* statusAt(base, "/api/v1/activities/activity-1", { headers: { authorization: `Bearer ${daemon.apiKey}` } })
@@ -265,6 +265,42 @@ describe("direct routes", () => {
         expect(lines.filter((l) => l["channel"] === "errors")).toEqual([
           expect.objectContaining({ reference, method: "GET", path: "/api/v1/activities/activity-1", stack: expect.stringContaining("disk I/O error") })
         ])
+      }).pipe(Effect.provide(TableLive)))
+
+    it.scoped("answer from the one store of kept answers the app's handler fills, until the next commit", () =>
+      Effect.gen(function*() {
+        const id = yield* seedActivity({ name: "Kept", startTime: Date.parse("2010-01-01T08:00:00Z"), startDateLocal: "2010-01-01T09:00:00" })
+        let reads = 0
+        const counted = Layer.effect(ActivityReads, Effect.map(ActivityReads, (real) =>
+          ActivityReads.make({
+            ...real,
+            findById: (activityId) => {
+              reads++
+              return real.findById(activityId)
+            }
+          })))
+        const hotReads = HotReads.Default.pipe(Layer.provide(counted))
+        const { hot, routes } = yield* Effect.all({ hot: HotReads, routes: DirectRoutes }).pipe(
+          Effect.provide(DirectRoutes.Default.pipe(
+            Layer.provideMerge(hotReads),
+            Layer.provide([TableLive, ServedAnswers.Default, RequestLog.Default, ApiAuthorization.Default.pipe(Layer.provide([DashboardSessions.Default, WrongKeys.Default]))])
+          ))
+        )
+        const url = `/api/v1/activities/${id}`
+        const authorization = { headers: { authorization: `Bearer ${(yield* TestDaemon).apiKey}` } }
+        // the app's handler reads, and keeps the answer under the request's URL
+        const fromApp = yield* hot.handler("activities.get")({ path: { activityId: id }, request: { url } })
+        expect(reads).toBe(1)
+        const base = yield* serverOf(routes)
+        const direct = yield* statusAt(base, url, authorization)
+        expect({ status: direct.status, name: JSON.parse(direct.text).name }).toEqual({ status: 200, name: "Kept" })
+        expect(fromApp.body).toMatchObject({ _tag: "Uint8Array" })
+        expect(new TextDecoder().decode((fromApp.body as { body: Uint8Array }).body)).toBe(direct.text)
+        expect(reads).toBe(1)
+        // a commit ends what was kept
+        yield* (yield* ActivityRepo).update(id, { name: "Committed" }, { byAthlete: true })
+        expect(JSON.parse((yield* statusAt(base, url, authorization)).text).name).toBe("Committed")
+        expect(reads).toBe(2)
       }).pipe(Effect.provide(TableLive)))
 
     it.scoped("answer the probes with the app's status, headers and bytes", () =>
@@ -305,7 +341,7 @@ describe("direct routes", () => {
         const routes = yield* Effect.provide(
           DirectRoutes,
           Layer.merge(DirectRoutes.Default, servedLive).pipe(
-            Layer.provide([HotReads.Default, table, ServedAnswers.Default, ApiAuthorization.Default.pipe(Layer.provide([DashboardSessions.Default, WrongKeys.Default]))])
+            Layer.provide([HotReads.Default, table, ServedAnswers.Default, RequestLog.Default, ApiAuthorization.Default.pipe(Layer.provide([DashboardSessions.Default, WrongKeys.Default]))])
           )
         ).pipe(Logger.withMinimumLogLevel(LogLevel.None))
         const base = yield* serverOf(routes).pipe(Effect.provide(table))

@@ -10,6 +10,7 @@ import * as path from "node:path"
 import { makeStravaCommands } from "../../../src/connectors/strava/StravaCommands.ts"
 import { StravaModeLive, StravaServicesLive } from "../../../src/connectors/strava/StravaMode.ts"
 import { ApiLive } from "../../../src/http/ApiLive.ts"
+import { HotReads } from "../../../src/http/HotReads.ts"
 import { ApiAuthorization } from "../../../src/http/AuthorizationLive.ts"
 import { DashboardSessions } from "../../../src/http/dashboard/DashboardSessions.ts"
 import { PublicRoutes } from "../../../src/http/PublicRoutes.ts"
@@ -68,7 +69,7 @@ const makeLayer = (port: number, fibers = false) => {
   const http = HttpApiBuilder.serve().pipe(
     Layer.provide([PublicRoutes.live, StravaWebhookRoutes.live]),
     Layer.provide(ApiLive),
-    Layer.provide(ApiAuthorization.Default),
+    Layer.provide([ApiAuthorization.Default, HotReads.Default]),
     Layer.provide(DashboardSessions.Default),
     Layer.provide(NodeHttpServer.layer(createServer, { port, host: "127.0.0.1" }))
   )
