@@ -17,7 +17,11 @@ import { fileURLToPath } from "node:url"
  *   workers' entries, the dashboard's assets, the city data and package.json are found where
  *   they were.
  * - Native packages (better-sqlite3, resvg) and the watcher chosen at run time stay in
- *   node_modules; so does what is loaded by `createRequire` (the country borders).
+ *   node_modules; so does what is loaded by `createRequire` (the country borders), every
+ *   library the sources load by `import()` at first use (the YAML writer, the zip reader, the
+ *   metadata and XML parsers: in a bundle a CommonJS one would lose its named exports), and
+ *   OpenTelemetry's packages (loaded with an exporter; one copy of their global API). None of
+ *   them imports Effect: the daemon has one copy of it, in the bundle.
  * - Three libraries that Effect's modules import when they load and the daemon does not use
  *   at rest are loaded from node_modules on their first use instead: fast-check (Effect's
  *   Schema imports it for its arbitraries: 240 modules), undici (the Node HTTP server's
@@ -66,6 +70,18 @@ const lazyLibraries: esbuild.Plugin = {
   }
 }
 
+/** Libraries loaded from node_modules at run time, as Node loads them. */
+const fromNodeModules: esbuild.Plugin = {
+  name: "from-node-modules",
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith("node:")) return undefined
+      const lazy = args.kind === "dynamic-import" && args.importer.startsWith(SRC + path.sep) && !/^(effect|@effect)(\/|$)/.test(args.path)
+      return lazy || args.path.startsWith("@opentelemetry/") ? { path: args.path, external: true } : undefined
+    })
+  }
+}
+
 /** `import.meta.url` in a source file: the URL of the module `tsc` compiles it to, relative to the output file (in dist/). */
 const moduleUrls: esbuild.Plugin = {
   name: "module-urls",
@@ -98,7 +114,7 @@ export const bundleDaemon = async () => {
     charset: "ascii",
     // the libraries written as CommonJS require Node's modules
     banner: { js: `import { createRequire as __daemonRequire } from "node:module"; const require = __daemonRequire(import.meta.url);` },
-    plugins: [lazyLibraries, moduleUrls],
+    plugins: [lazyLibraries, fromNodeModules, moduleUrls],
     metafile: true,
     logLevel: "warning"
   })
