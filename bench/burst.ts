@@ -9,12 +9,14 @@
  * own process answering the same paths with the daemon's bytes (the uploads once their bodies
  * are read), measured in the same run. Target: p99 under 100 ms, no answer over 250 ms.
  *
- * Each daemon's memory is printed beside: its resident set idle after start over the empty
- * database (target under 100 MB), its peak through the burst and its import (VmHWM), and the
- * modules it loaded at start (counted in a start of its own, bench/loadedModules.mjs).
+ * Each daemon's memory is printed beside: its resident set idle over the empty database (target
+ * under 100 MB; the median of BENCH_IDLE_STARTS starts of its own, each read 15 s after the
+ * daemon answers, when it has settled), its peak through the burst and its import (VmHWM), and
+ * the modules it loaded at start (counted in a start of its own, bench/loadedModules.mjs).
  *
  * Environment:
  *   BENCH_UPLOADS=n        uploads in the burst (default 200)
+ *   BENCH_IDLE_STARTS=n    starts whose idle resident set gives the median (default 3)
  *   BENCH_BASELINE_REF=ref the daemon of another commit (built once into a temporary folder)
  *                          through the same scenario just before this build's
  *   BENCH_PROFILE_DIR=dir  write a CPU profile of the daemon's main thread there (bench/cpuProfile.mjs)
@@ -35,6 +37,9 @@ const UPLOAD_URL = "/api/v1/activity/upload"
 const P99_TARGET = 100
 const WORST_TARGET = 250
 const IDLE_TARGET = 100 * 1048576
+const IDLE_STARTS = Number(process.env.BENCH_IDLE_STARTS ?? 3)
+/** How long after it answers an idle daemon's resident set is read: by then it no longer grows. */
+const IDLE_SETTLE_MS = 15_000
 
 /** The i-th upload: 600 points, one every 10 s, on a day of its own (so that none is a duplicate). */
 const upload = (i: number) => ({
@@ -109,15 +114,35 @@ const modulesAtStart = async (main: string): Promise<number> => {
   }
 }
 
+/** The resident set of the daemon `main` idle over an empty database: the median of IDLE_STARTS starts, each read once settled. */
+const idleResidentSet = async (main: string): Promise<number> => {
+  const readings: Array<number> = []
+  for (let i = 0; i < IDLE_STARTS; i++) {
+    const scope = Effect.runSync(Scope.make())
+    const root = makeRoot({ LOG_LEVEL: "warning" })
+    try {
+      const daemon = await Effect.runPromise(Scope.extend(startChildDaemon({ env: root.env, apiKey: root.apiKey, built: true, main }), scope))
+      await sleep(IDLE_SETTLE_MS)
+      readings.push(memoryOf(daemon.pid)?.current ?? NaN)
+      await Effect.runPromise(daemon.kill("SIGTERM"))
+    } finally {
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+      fs.rmSync(root.root, { recursive: true, force: true })
+    }
+  }
+  console.log(`  ${main}: idle resident set ${readings.map(mb).join(", ")}`)
+  return quantile(readings, 0.5)
+}
+
 /** The daemon `main` over a fresh storage folder through the scenario. */
 const daemonRun = async (server: string, main: string): Promise<Run> => {
   const modules = await modulesAtStart(main)
+  const idleRss = await idleResidentSet(main)
   const scope = Effect.runSync(Scope.make())
   const root = makeRoot({ LOG_LEVEL: "warning", ...daemonDiagnostics() })
   try {
     const daemon = await Effect.runPromise(Scope.extend(startChildDaemon({ env: root.env, apiKey: root.apiKey, built: true, main }), scope))
     await sleep(3000)
-    const idleRss = memoryOf(daemon.pid)?.current ?? NaN
     const client = api(daemon.baseUrl, root.apiKey)
     // an upload is linked into the watch folder and taken out once imported: the folder is
     // looked at often (nothing asked of the daemon), the import log only once it is empty
@@ -205,7 +230,7 @@ const main = async () => {
   printTable(["server", "probes of GET /api/v1/status", "load at start", "uploads, imports", "probes", "not 200", "p50 ms", "p99 ms", "worst ms", "peak RSS", `p99 < ${P99_TARGET}, worst < ${WORST_TARGET}`], rows)
   console.log("")
   printTable(
-    ["server", "modules loaded at start", "idle RSS after start (empty database)", `idle < ${mb(IDLE_TARGET)}`, "peak RSS through the burst and its import (VmHWM)"],
+    ["server", "modules loaded at start", `idle RSS, median of ${IDLE_STARTS} starts (empty database)`, `idle < ${mb(IDLE_TARGET)}`, "peak RSS through the burst and its import (VmHWM)"],
     runs.filter((run) => run.server !== "plain node:http").map((run) => [run.server, String(run.modules), mb(run.idleRss), run.idleRss < IDLE_TARGET ? "yes" : "NO", mb(run.peakRss)])
   )
 }

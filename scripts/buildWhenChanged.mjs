@@ -14,6 +14,7 @@ export const BUILD_INPUTS = [
   "src",
   "scripts/buildDashboard.ts",
   "scripts/buildCityData.ts",
+  "scripts/bundleDaemon.ts",
   "package.json",
   "package-lock.json",
   "tsconfig.json",

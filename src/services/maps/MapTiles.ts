@@ -1,6 +1,6 @@
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -254,5 +254,7 @@ export class MapTiles extends Effect.Service<MapTiles>()("services/maps/MapTiles
     const tileNow = (_z: number, _x: number, _y: number): Tile | undefined => undefined
     return { client, status, tile, tileNow, file: undefined as MapFile | undefined }
   }),
-  dependencies: [NodeHttpClient.layerUndici]
+  // Node's own fetch, loaded with the first tile fetched: the undici package's client (100
+  // modules) would be loaded with the daemon and held at rest for maps that may read a file
+  dependencies: [FetchHttpClient.layer]
 }) {}

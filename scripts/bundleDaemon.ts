@@ -1,0 +1,126 @@
+import * as esbuild from "esbuild"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+
+/**
+ * Compiles the daemon (src/main.ts) into dist/main.js and the files it loads when first needed
+ * (dist/daemon-*.js: each `import()` of the sources, a file of its own), beside the compiled
+ * modules of `tsc`, which the other programs, the parse and training workers and the tests
+ * still run. One file holds what a thousand modules held: the daemon loads, parses and keeps in
+ * memory the code it runs without the libraries' comments and documentation (V8 keeps every
+ * module's source as long as the process lives, and a source with a single character beyond
+ * Latin-1 twice over).
+ *
+ * - The output files lie in dist/ itself, so that a module's `import.meta.url` can stand for
+ *   the compiled module it replaces (`./services/import/ParseWorker.js` beside them): the
+ *   workers' entries, the dashboard's assets, the city data and package.json are found where
+ *   they were.
+ * - Native packages (better-sqlite3, resvg) and the watcher chosen at run time stay in
+ *   node_modules; so does what is loaded by `createRequire` (the country borders), every
+ *   library the sources load by `import()` at first use (the YAML writer, the zip reader, the
+ *   metadata and XML parsers: in a bundle a CommonJS one would lose its named exports), and
+ *   OpenTelemetry's packages (loaded with an exporter; one copy of their global API). None of
+ *   them imports Effect: the daemon has one copy of it, in the bundle.
+ * - Three libraries that Effect's modules import when they load and the daemon does not use
+ *   at rest are loaded from node_modules on their first use instead: fast-check (Effect's
+ *   Schema imports it for its arbitraries: 240 modules), undici (the Node HTTP server's
+ *   module imports its HTTP client: 110) and ws (the server's WebSockets). Each stands behind
+ *   a module that forwards every name Effect's modules use to the library, required then.
+ * - Identifiers keep their names (`keepNames`): errors and logs that name a class or a
+ *   function read as they did. Not minified into one line: a stack trace still has lines.
+ */
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url))
+const SRC = path.join(ROOT, "src")
+const DIST = path.join(ROOT, "dist")
+
+/** The names Effect's modules (effect, @effect/platform-node) use of each library loaded at first use. */
+const LAZY: Record<string, ReadonlyArray<string>> = {
+  "fast-check": [
+    "anything", "array", "bigInt", "boolean", "constant", "constantFrom", "date", "double", "float", "integer", "letrec",
+    "maxSafeNat", "object", "oneof", "record", "string", "stringMatching", "tuple", "uint", "ulid", "uuid", "webUrl"
+  ],
+  undici: ["Agent", "getGlobalDispatcher"],
+  ws: ["WebSocket", "WebSocketServer"]
+}
+
+/** A module standing for `library`: each name a function (or class) that requires the library on its first call. */
+const forwarder = (library: string, names: ReadonlyArray<string>) =>
+  [
+    `import { createRequire } from "node:module"`,
+    `let loaded`,
+    `const lib = () => (loaded ??= createRequire(import.meta.url)(${JSON.stringify(library)}))`,
+    `const forward = (name) => new Proxy(function () {}, {`,
+    `  apply: (_, self, args) => Reflect.apply(lib()[name], self, args),`,
+    `  construct: (_, args) => Reflect.construct(lib()[name], args),`,
+    `  get: (_, key) => lib()[name][key]`,
+    `})`,
+    ...names.map((name) => `export const ${name} = forward(${JSON.stringify(name)})`),
+    `export default new Proxy({}, { get: (_, key) => lib()[key], has: (_, key) => key in lib() })`
+  ].join("\n")
+
+const lazyLibraries: esbuild.Plugin = {
+  name: "lazy-libraries",
+  setup(build) {
+    const filter = new RegExp(`^(${Object.keys(LAZY).join("|")})$`)
+    build.onResolve({ filter }, (args) =>
+      /[\\/]node_modules[\\/](effect|@effect)[\\/]/.test(args.importer) ? { path: args.path, namespace: "lazy-library" } : undefined)
+    build.onLoad({ filter: /.*/, namespace: "lazy-library" }, (args) => ({ contents: forwarder(args.path, LAZY[args.path]!), loader: "js", resolveDir: DIST }))
+  }
+}
+
+/** Libraries loaded from node_modules at run time, as Node loads them. */
+const fromNodeModules: esbuild.Plugin = {
+  name: "from-node-modules",
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith("node:")) return undefined
+      const lazy = args.kind === "dynamic-import" && args.importer.startsWith(SRC + path.sep) && !/^(effect|@effect)(\/|$)/.test(args.path)
+      return lazy || args.path.startsWith("@opentelemetry/") ? { path: args.path, external: true } : undefined
+    })
+  }
+}
+
+/** `import.meta.url` in a source file: the URL of the module `tsc` compiles it to, relative to the output file (in dist/). */
+const moduleUrls: esbuild.Plugin = {
+  name: "module-urls",
+  setup(build) {
+    build.onLoad({ filter: /\.ts$/ }, (args) => {
+      if (!args.path.startsWith(SRC + path.sep)) return undefined
+      const source = fs.readFileSync(args.path, "utf8")
+      if (!source.includes("import.meta.url")) return undefined
+      const compiled = "./" + path.relative(SRC, args.path).split(path.sep).join("/").replace(/\.ts$/, ".js")
+      return { contents: source.replaceAll("import.meta.url", `new URL(${JSON.stringify(compiled)}, import.meta.url).href`), loader: "ts" }
+    })
+  }
+}
+
+export const bundleDaemon = async () => {
+  for (const name of fs.readdirSync(DIST)) if (/^daemon-.*\.js$/.test(name)) fs.rmSync(path.join(DIST, name))
+  const result = await esbuild.build({
+    entryPoints: { main: path.join(SRC, "main.ts") },
+    outdir: DIST,
+    chunkNames: "daemon-[hash]",
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    external: ["better-sqlite3", "@resvg/resvg-js", "fsevents"],
+    keepNames: true,
+    minifySyntax: true,
+    legalComments: "none",
+    charset: "ascii",
+    // the libraries written as CommonJS require Node's modules
+    banner: { js: `import { createRequire as __daemonRequire } from "node:module"; const require = __daemonRequire(import.meta.url);` },
+    plugins: [lazyLibraries, fromNodeModules, moduleUrls],
+    metafile: true,
+    logLevel: "warning"
+  })
+  const outputs = Object.values(result.metafile.outputs)
+  const bytes = outputs.reduce((sum, o) => sum + o.bytes, 0)
+  console.log(`daemon: dist/main.js and ${outputs.length - 1} files loaded on first use, ${(bytes / 1048576).toFixed(1)} MB`)
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await bundleDaemon()
