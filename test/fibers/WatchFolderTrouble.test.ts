@@ -140,7 +140,7 @@ describe("watch folder: trouble is said", () => {
           // the lock is a dot-file: never an import
           dropFile(root.watchDir, "beside-the-lock.gpx", gpxActivity({ start: dayStart(8), seconds: 900 }))
           yield* waitFor("the import", Effect.map(first.get("/api/v1/file-imports?filters[filename]=beside-the-lock.gpx"), (a) =>
-            a.json.fileImports?.[0]?.status === "success" ? true : undefined), { timeout: "30 seconds" })
+            a.json.fileImports?.[0]?.status === "success" ? true : undefined), { timeout: "90 seconds" })
           const all = (yield* first.get("/api/v1/file-imports")).json.fileImports as Array<{ filename: string }>
           expect(all.map((f) => f.filename)).toEqual(["beside-the-lock.gpx"])
           const exit = yield* first.kill("SIGTERM")
@@ -160,9 +160,9 @@ describe("watch folder: trouble is said", () => {
             )
           }
           fs.rmSync(root.watchDir, { recursive: true, force: true })
-          yield* waitFor("the missing folder said", Effect.sync(() => daemonLog().find((l) => l.message.includes("does not exist"))), { timeout: "30 seconds" })
+          yield* waitFor("the missing folder said", Effect.sync(() => daemonLog().find((l) => l.message.includes("does not exist"))), { timeout: "90 seconds" })
           fs.mkdirSync(root.watchDir)
-          yield* waitFor("the folder back", Effect.sync(() => daemonLog().find((l) => l.message.endsWith("is back: watching it again"))), { timeout: "30 seconds" })
+          yield* waitFor("the folder back", Effect.sync(() => daemonLog().find((l) => l.message.endsWith("is back: watching it again"))), { timeout: "90 seconds" })
           expect(fs.statSync(path.join(root.watchDir, ".uploads")).isDirectory()).toBe(true)
           expect(JSON.parse(fs.readFileSync(lockFile, "utf8")).pid).toBe(first.pid)
           const second = yield* secondDaemonOn(root)
@@ -170,7 +170,7 @@ describe("watch folder: trouble is said", () => {
           expect(second.stderr).toContain(`another Waymark daemon (pid ${first.pid}`)
           dropFile(root.watchDir, "after-return.gpx", gpxActivity({ start: dayStart(32), seconds: 900 }))
           yield* waitFor("the import", Effect.map(first.get("/api/v1/file-imports?filters[filename]=after-return.gpx"), (a) =>
-            a.json.fileImports?.[0]?.status === "success" ? true : undefined), { timeout: "30 seconds" })
+            a.json.fileImports?.[0]?.status === "success" ? true : undefined), { timeout: "90 seconds" })
         }), 120_000)
     }
   })
