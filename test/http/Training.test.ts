@@ -182,7 +182,7 @@ describe("training analysis", () => {
         expect(answer.status).toBe(200)
         const tss200 = (3600 * NP * (NP / 200)) / (200 * 3600) * 100
         const days = yield* waitFor("the ride's load under FTP 200", Effect.map(trainingLoad("?filters[from]=2024-05-01&filters[to]=2024-05-03"), (l) =>
-          l.days[0]!.load === round(tss200, 1) ? l.days : undefined), { timeout: "10 seconds" })
+          l.days[0]!.load === round(tss200, 1) ? l.days : undefined), { timeout: "60 seconds" })
         const k42 = 1 - Math.exp(-1 / 42)
         const k7 = 1 - Math.exp(-1 / 7)
         expect(days.map((d) => d.on)).toEqual(["2024-05-01", "2024-05-02", "2024-05-03"])
@@ -204,7 +204,7 @@ describe("training analysis", () => {
         expect(a.thresholds).toBeNull()
         expect(a.trainingLoad).toBeNull()
         yield* waitFor("the ride without a load", Effect.map(trainingLoad("?filters[from]=2024-05-01&filters[to]=2024-05-01"), (l) =>
-          l.days[0]!.load === 0 ? true : undefined), { timeout: "10 seconds" })
+          l.days[0]!.load === 0 ? true : undefined), { timeout: "60 seconds" })
         yield* send("POST", "/api/v1/athlete/thresholds", { json: THRESHOLDS })
       }))
 
@@ -219,10 +219,10 @@ describe("training analysis", () => {
         expect(a.trainingLoadSource).toBe("heartRate")
         expect(a.trainingLoad).toBe(hrTss)
         yield* waitFor("the run's load", Effect.map(trainingLoad("?filters[from]=2024-05-01&filters[to]=2024-05-01"), (l) =>
-          l.days[0]!.load === hrTss ? true : undefined), { timeout: "10 seconds" })
+          l.days[0]!.load === hrTss ? true : undefined), { timeout: "60 seconds" })
         yield* send("PATCH", `/api/v1/activities/${id}`, { json: { sportType: "Ride" } })
         yield* waitFor("the ride's load again", Effect.map(trainingLoad("?filters[from]=2024-05-01&filters[to]=2024-05-01"), (l) =>
-          l.days[0]!.load === round(TSS, 1) ? true : undefined), { timeout: "10 seconds" })
+          l.days[0]!.load === round(TSS, 1) ? true : undefined), { timeout: "60 seconds" })
       }))
 
     it.effect("training load: one row per day from the first activity (default) to today, or over the range asked; a reversed or endless range is refused", () =>

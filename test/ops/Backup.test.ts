@@ -27,24 +27,27 @@ const activities = (daemon: ChildDaemon) =>
     return a.json.activities as Array<any>
   })
 
-/** Polls `probe` every 100 ms until it answers true; dies after 60 s (the machine may be busy). */
+/** How long a condition may take on a busy machine: the imports of a child daemon included. */
+const PATIENCE_MS = 120_000
+
+/** Polls `probe` every 100 ms until it answers true; dies after PATIENCE_MS (the machine may be busy). */
 const eventually = (what: string, probe: () => boolean, daemon: ChildDaemon) =>
   Effect.gen(function*() {
-    for (let i = 0; i < 600; i++) {
+    for (const deadline = Date.now() + PATIENCE_MS; Date.now() < deadline;) {
       if (probe()) return
       yield* Effect.sleep("100 millis")
     }
-    return yield* Effect.dieMessage(`${what} after 60 s:\n${daemon.output()}`)
+    return yield* Effect.dieMessage(`${what} after ${PATIENCE_MS / 1000} s:\n${daemon.output()}`)
   })
 
 const waitForActivities = (daemon: ChildDaemon, n: number) =>
   Effect.gen(function*() {
-    for (let i = 0; i < 600; i++) {
+    for (const deadline = Date.now() + PATIENCE_MS; Date.now() < deadline;) {
       const list = yield* activities(daemon)
       if (list.length >= n) return list
       yield* Effect.sleep("100 millis")
     }
-    return yield* Effect.dieMessage(`fewer than ${n} activities after 60 s:\n${daemon.output()}`)
+    return yield* Effect.dieMessage(`fewer than ${n} activities after ${PATIENCE_MS / 1000} s:\n${daemon.output()}`)
   })
 
 const addImage = (daemon: ChildDaemon, root: Root, activityId: string) =>

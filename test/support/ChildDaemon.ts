@@ -119,9 +119,13 @@ const spawnOnce = (options: ChildDaemonOptions, port: number): Effect.Effect<Chi
 
     const get = (pathAndQuery: string) =>
       Effect.tryPromise(async (): Promise<Answer> => {
-        const response = await fetch(baseUrl + pathAndQuery, {
-          headers: { authorization: `Bearer ${options.apiKey}` },
-          signal: AbortSignal.timeout(10_000)
+        const ask = () =>
+          fetch(baseUrl + pathAndQuery, { headers: { authorization: `Bearer ${options.apiKey}` }, signal: AbortSignal.timeout(10_000) })
+        // a kept-alive connection the daemon closed as idle just as it was taken again (a loaded
+        // machine makes the moments meet) ends as "other side closed": a GET is asked once more
+        const response = await ask().catch((e: unknown) => {
+          if ((e as { cause?: { code?: string } }).cause?.code === "UND_ERR_SOCKET" && exit === null) return ask()
+          throw e
         })
         const text = await response.text()
         let json: unknown

@@ -43,7 +43,7 @@ describe("Strava connector metrics", () => {
 
       // the drain's first pass, at start: nothing queued, a completed cycle
       let text = ""
-      for (const deadline = Date.now() + 30_000; valueOf(text, completed) === 0 && Date.now() < deadline;) {
+      for (const deadline = Date.now() + 120_000; valueOf(text, completed) === 0 && Date.now() < deadline;) {
         yield* Effect.sleep("250 millis")
         text = yield* metricsOf(daemon.baseUrl, root.apiKey)
       }
@@ -51,7 +51,7 @@ describe("Strava connector metrics", () => {
       expect(valueOf(text, errors)).toBe(0)
 
       // the scheduled run at the next minute: the refresh token is refused, a failed cycle
-      for (const deadline = Date.now() + 80_000; valueOf(text, failed) === 0 && Date.now() < deadline;) {
+      for (const deadline = Date.now() + 150_000; valueOf(text, failed) === 0 && Date.now() < deadline;) {
         yield* Effect.sleep("500 millis")
         text = yield* metricsOf(daemon.baseUrl, root.apiKey)
       }
@@ -59,5 +59,5 @@ describe("Strava connector metrics", () => {
       expect(valueOf(text, errors)).toBe(1)
       expect(valueOf(text, completed)).toBe(1)
       expect(fake.requests.some((r) => r.path === "/oauth/token")).toBe(true)
-    }), { timeout: 180_000 })
+    }), { timeout: 300_000 })
 })

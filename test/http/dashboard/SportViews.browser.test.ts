@@ -89,7 +89,8 @@ const shoot = async (name: string, ready: string) => {
     for (const [size, viewport] of [["desktop", DESKTOP], ["phone", PHONE]] as const) {
       await page.setViewportSize(viewport)
       await page.evaluate(() => (globalThis as any).scrollTo(0, 0))
-      await page.waitForTimeout(150)
+      // the resize handled and drawn: two frames later, whatever the machine's load
+      await page.evaluate(() => new Promise((resolve) => (globalThis as any).requestAnimationFrame(() => (globalThis as any).requestAnimationFrame(resolve))))
       const width = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number)
       expect(width, `${name} at ${size}`).toBeLessThanOrEqual(viewport.width)
       await screenshot(page, { path: path.join(ARTIFACTS, `sport-${name}-${size}-${scheme}.png`), fullPage: true })

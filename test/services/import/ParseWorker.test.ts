@@ -155,7 +155,7 @@ describe("ParseWorker (the parse worker)", () => {
         const parsedAt = Date.now()
         expect(yield* files.parse(longRide(3), "fit", "three-hours.fit")).toHaveLength(1)
         // polled every 300 ms: a loaded machine may take a while to terminate the old worker
-        yield* Effect.sleep(Duration.millis(100)).pipe(Effect.repeat({ until: () => recycled.length > 0 }), Effect.timeout(Duration.seconds(10)))
+        yield* Effect.sleep(Duration.millis(100)).pipe(Effect.repeat({ until: () => recycled.length > 0 }), Effect.timeout(Duration.seconds(90)))
         expect(recycled).toHaveLength(1)
         expect(recycled[0]! - parsedAt).toBeGreaterThanOrEqual(300)
         // the fresh worker has parsed nothing: it stays

@@ -88,7 +88,7 @@ describe("the training analysis kept current", () => {
         // the athlete says it was a run (no running FTP: its load is its hrTSS)
         yield* send("PATCH", `/api/v1/activities/${row.activity_id}`, { json: { sportType: "Run" } })
         yield* waitFor("the run's load", Effect.map(send("GET", "/api/v1/stats/training-load?filters[from]=2024-05-01&filters[to]=2024-05-01"), (a) =>
-          a.json.days[0].load === Math.round(hrTss(141) * 10) / 10 ? true : undefined), { timeout: "10 seconds" })
+          a.json.days[0].load === Math.round(hrTss(141) * 10) / 10 ? true : undefined), { timeout: "60 seconds" })
         return row.activity_id!
       }).pipe(Effect.provide(daemonLayer(root)), Effect.scoped)
 
