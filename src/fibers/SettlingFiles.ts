@@ -1,6 +1,6 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { type FileIdentity, identityOf, sameIdentity } from "../services/import/FileIdentity.ts"
+import { type FileIdentity, identityOf, sameIdentity } from "../services/import/files/FileOnDisk.ts"
 
 /**
  * The files of the watch folder that were seen to appear or change, each handed on once it has

@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import * as path from "node:path"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { StoragePaths } from "../platform/StoragePaths.ts"
-import { identityOf } from "./FileIdentity.ts"
+import { identityOf } from "./files/FileOnDisk.ts"
 import { FileImportRepo } from "./FileImportRepo.ts"
 import {
   isYoung, MAX_IMPORT_FILE_BYTES, notRegularReason, readIfPresent, rowOf, sha256, sourceOfName, statIfPresent, stillSame

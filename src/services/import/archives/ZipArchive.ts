@@ -4,7 +4,7 @@ import * as path from "node:path"
 import { finished, pipeline } from "node:stream/promises"
 import { Transform, type Writable } from "node:stream"
 import type * as yauzl from "yauzl"
-import { type FileIdentity, identityOf, sameIdentity } from "../FileIdentity.ts"
+import { type FileIdentity, identityOf, sameIdentity } from "../files/FileOnDisk.ts"
 import { planExport, recogniseExport } from "../exports/ExportLayout.ts"
 import { type ExportKind, type ExportPlan, normalEntry } from "../exports/ExportPlan.ts"
 import { garminSummariesOf, planPart } from "../exports/GarminExport.ts"
@@ -13,7 +13,7 @@ import {
   MetadataBudget, type MetadataFormat, type MetadataLimits, MetadataOverLimit, type MetadataRecord, readMetadataRecords
 } from "../exports/MetadataRecords.ts"
 import { DEFAULT_EXPORT_METADATA_LIMITS } from "../../platform/AppConfig.ts"
-import { linkUnderFreeName, suffixedName } from "../PublishFile.ts"
+import { linkUnderFreeName, suffixedName } from "../files/PublishFile.ts"
 import type { ExportedActivity } from "./ExportedActivity.ts"
 
 /** The zip reader, loaded with the first zip: a daemon never given an archive does without it. */
