@@ -4,7 +4,7 @@ import * as path from "node:path"
 import { finished, pipeline } from "node:stream/promises"
 import { Transform, type Writable } from "node:stream"
 import type * as yauzl from "yauzl"
-import { type FileIdentity, identityOf, sameIdentity } from "../files/FileOnDisk.ts"
+import { type FileIdentity, identityOf, isStill, lstatIfPresent, openIfPresent } from "../files/FileOnDisk.ts"
 import { planExport, recogniseExport } from "../exports/ExportLayout.ts"
 import { type ExportKind, type ExportPlan, normalEntry } from "../exports/ExportPlan.ts"
 import { garminSummariesOf, planPart } from "../exports/GarminExport.ts"
@@ -164,25 +164,13 @@ const IMAGE = /\.(jpe?g|png|webp)$/i
  * it was when opened; null when it is gone.
  */
 const openRegular = (zipPath: string): { readonly fd: number; readonly identity: FileIdentity } | null => {
-  let fd: number
-  try {
-    fd = fs.openSync(zipPath, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK)
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null
-    throw e
-  }
-  const stat = fs.fstatSync(fd)
-  if (!stat.isFile()) {
-    fs.closeSync(fd)
+  const opened = openIfPresent(zipPath)
+  if (opened === null && lstatIfPresent(zipPath) === null) return null
+  if (opened === null || !opened.stat.isFile()) {
+    if (opened !== null) fs.closeSync(opened.fd)
     throw new ZipChanged(`${zipPath} is no longer a regular file`)
   }
-  return { fd, identity: identityOf(stat) }
-}
-
-/** Whether `file` is still the regular file `identity` describes (same size, modification time and inode). */
-const unchanged = (file: string, identity: FileIdentity): boolean => {
-  const stat = fs.lstatSync(file, { throwIfNoEntry: false })
-  return stat !== undefined && stat.isFile() && sameIdentity(identityOf(stat), identity)
+  return { fd: opened.fd, identity: identityOf(opened.stat) }
 }
 
 /**
@@ -419,7 +407,7 @@ export const stageZip = async (
     } catch {
       // closed by the reader already
     }
-    if (!unchanged(zipPath, identity)) throw new ZipChanged(`${zipPath} changed while it was read`)
+    if (!isStill(zipPath, identity)) throw new ZipChanged(`${zipPath} changed while it was read`)
     throw new ZipProblem(`it is not a readable zip file (${(e as Error).message})`)
   }
   // a dot-folder of its own (several zips may be unpacked at once), which the watcher ignores
@@ -484,7 +472,7 @@ export const stageZip = async (
       images.push({ entry: imageName, name })
     }
     // a zip still being copied, or replaced meanwhile: none of its files enter the folder
-    if (!unchanged(zipPath, identity)) throw new ZipChanged(`${zipPath} changed while it was read`)
+    if (!isStill(zipPath, identity)) throw new ZipChanged(`${zipPath} changed while it was read`)
     return {
       staging: into.staging,
       identity,
@@ -499,7 +487,7 @@ export const stageZip = async (
   } catch (e) {
     fs.rmSync(into.staging, { recursive: true, force: true })
     if (e instanceof ZipProblem || e instanceof ZipChanged) throw e
-    if (!unchanged(zipPath, identity)) throw new ZipChanged(`${zipPath} changed while it was read`)
+    if (!isStill(zipPath, identity)) throw new ZipChanged(`${zipPath} changed while it was read`)
     // the file system's own trouble (a full disk, no permission): not the zip's fault
     if (typeof (e as NodeJS.ErrnoException).code === "string" && /^E[A-Z]+$/.test((e as NodeJS.ErrnoException).code!)) throw e
     const message = (e as Error).message
