@@ -4,7 +4,7 @@ import * as path from "node:path"
 import { finished, pipeline } from "node:stream/promises"
 import { Transform, type Writable } from "node:stream"
 import type * as yauzl from "yauzl"
-import { type FileIdentity, identityOf, isStill, lstatIfPresent, openIfPresent } from "../files/FileOnDisk.ts"
+import { type FileIdentity, identityOf, isStill, openNoFollow } from "../files/FileOnDisk.ts"
 import type { ExportKind, ExportPlan } from "../exports/ExportPlan.ts"
 import { linkUnderFreeName, suffixedName } from "../files/PublishFile.ts"
 import type { ExportedActivity } from "./ExportedActivity.ts"
@@ -157,10 +157,10 @@ const IMAGE = /\.(jpe?g|png|webp)$/i
  * it was when opened; null when it is gone.
  */
 const openRegular = (zipPath: string): { readonly fd: number; readonly identity: FileIdentity } | null => {
-  const opened = openIfPresent(zipPath)
-  if (opened === null && lstatIfPresent(zipPath) === null) return null
-  if (opened === null || !opened.stat.isFile()) {
-    if (opened !== null) fs.closeSync(opened.fd)
+  const opened = openNoFollow(zipPath)
+  if (opened === null) return null
+  if (!opened.stat.isFile()) {
+    fs.closeSync(opened.fd)
     throw new ZipChanged(`${zipPath} is no longer a regular file`)
   }
   return { fd: opened.fd, identity: identityOf(opened.stat) }

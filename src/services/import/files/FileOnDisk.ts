@@ -69,15 +69,14 @@ export const notRegularReason = (stat: fs.Stats): string =>
 /**
  * `file` opened for reading without following a link nor waiting on a pipe, and what it is
  * (its descriptor is the caller's to close, also when it is no regular file); null when it is
- * gone or is a link or a pipe without a writer.
+ * gone. A link fails with ELOOP.
  */
-export const openIfPresent = (file: string): { readonly fd: number; readonly stat: fs.Stats } | null => {
+export const openNoFollow = (file: string): { readonly fd: number; readonly stat: fs.Stats } | null => {
   let fd: number
   try {
     fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK)
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code
-    if (code === "ENOENT" || code === "ELOOP" || code === "ENXIO") return null
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null
     throw e
   }
   try {
@@ -94,7 +93,14 @@ export const openIfPresent = (file: string): { readonly fd: number; readonly sta
  */
 export const readIfPresent = (file: string) =>
   Effect.sync(() => {
-    const opened = openIfPresent(file)
+    let opened: ReturnType<typeof openNoFollow>
+    try {
+      opened = openNoFollow(file)
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code
+      if (code === "ELOOP" || code === "ENXIO") return null
+      throw e
+    }
     if (opened === null) return null
     try {
       return opened.stat.isFile() ? { bytes: fs.readFileSync(opened.fd), stat: opened.stat } : null
