@@ -27,7 +27,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { chokidar5, chokidarWatcher, type FolderWatcher, folderEvents, loadChokidar6, runsChokidar6, type WatcherHandlers } from "../src/fibers/FolderWatcher.ts"
-import { identityOf } from "../src/services/import/FileIdentity.ts"
+import { identityOf } from "../src/services/import/files/FileOnDisk.ts"
 import { removeIfUnchanged, walkFolder } from "../src/services/import/WatchDirectory.ts"
 import { cpuMillisOf, printTable, sleep } from "./measure.ts"
 

@@ -3,7 +3,7 @@ import type * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import type * as Tracer from "effect/Tracer"
-import { formatOf } from "../services/import/ActivityFileName.ts"
+import { formatOf } from "../services/import/files/ActivityFileName.ts"
 import type { ImportOutcome } from "../services/import/ImportOutcome.ts"
 
 /**

@@ -1,6 +1,5 @@
-import * as fs from "node:fs"
 import * as path from "node:path"
-import { type FileIdentity, identityOf, sameIdentity } from "../services/import/FileIdentity.ts"
+import { type FileIdentity, identityOf, lstatIfPresent, sameIdentity } from "../services/import/files/FileOnDisk.ts"
 
 /**
  * The files of the watch folder that were seen to appear or change, each handed on once it has
@@ -15,14 +14,6 @@ import { type FileIdentity, identityOf, sameIdentity } from "../services/import/
  * `quietMs`: a file that failed while young stays in the folder for the import to look at it
  * again at its own time (`recheck`); past `quietMs` it is, so that a name the queue lost is found.
  */
-
-const lstatIfPresent = (file: string): fs.Stats | null => {
-  try {
-    return fs.lstatSync(file)
-  } catch {
-    return null
-  }
-}
 
 export class SettlingFiles {
   private readonly waiting = new Map<string, { identity: FileIdentity; since: number }>()

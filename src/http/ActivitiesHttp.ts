@@ -12,7 +12,7 @@ import {
   UnsupportedFileType
 } from "../schema/ApiErrors.ts"
 import { Activity, ActivityUpdate } from "../schema/ApiModels.ts"
-import { checkActivityFileName } from "../services/import/ActivityFileName.ts"
+import { checkActivityFileName } from "../services/import/files/ActivityFileName.ts"
 import { type ActivityPatch, ActivityRepo } from "../services/activities/ActivityRepo.ts"
 import { ActivityRemoval } from "../services/activities/ActivityRemoval.ts"
 import { AppConfig } from "../services/platform/AppConfig.ts"

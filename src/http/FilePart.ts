@@ -15,7 +15,7 @@ import {
   UnsupportedFileType,
   UnsupportedMediaType
 } from "../schema/ApiErrors.ts"
-import { isZipName } from "../services/import/ActivityFileName.ts"
+import { isZipName } from "../services/import/files/ActivityFileName.ts"
 import { MAX_IMPORT_FILE_BYTES } from "../services/import/ImportReader.ts"
 import { declaredLength, uploadRequestBytes } from "./BodyLimits.ts"
 import { diskFull, isDiskFull } from "./DiskFull.ts"

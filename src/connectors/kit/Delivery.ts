@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { publishFile, type Published } from "../../services/import/PublishFile.ts"
+import { publishFile, type Published } from "../../services/import/files/PublishFile.ts"
 
 /**
  * A connector's way into the watch folder. A file is written as `.<name>.part` (or `.<name>.tmp`) beside its

@@ -6,7 +6,7 @@ import * as Schema from "effect/Schema"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { syncFolder } from "../../services/import/PublishFile.ts"
+import { syncFolder } from "../../services/import/files/PublishFile.ts"
 import { describeParseError } from "./describeParseError.ts"
 
 /**

@@ -9,7 +9,7 @@ import { ActivityFields, type SqlValue } from "../../schema/ActivityFields.ts"
 import { ActivityRepo } from "../activities/ActivityRepo.ts"
 import { PERSONAL_COLUMNS } from "../activities/ActivityRow.ts"
 import { StoragePaths } from "../platform/StoragePaths.ts"
-import { formatOf, isGzipped } from "./ActivityFileName.ts"
+import { formatOf, isGzipped } from "./files/ActivityFileName.ts"
 import { ParseWorker } from "./ParseWorker.ts"
 
 export class ReprocessError extends Data.TaggedError("ReprocessError")<{ readonly message: string }> {}

@@ -1,11 +1,10 @@
 import * as Effect from "effect/Effect"
 import type { EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
 import { ActivityRepo } from "../activities/ActivityRepo.ts"
-import { FileImportRepo } from "./FileImportRepo.ts"
 
 /**
  * What makes a file a duplicate, `skipped` naming the activity it duplicates: the same bytes
- * as an earlier import whose activity still exists, or an activity that starts within 60 s of
+ * as an earlier import whose activity still exists (SameBytes), or an activity that starts within 60 s of
  * a stored one and overlaps it at least 80 % in time, whatever the file's name, format or sport
  * (an activity whose date is unknown is the same as another only by its bytes).
  */
@@ -27,7 +26,6 @@ export const overlapRatio = (a: { start: number; end: number }, b: { start: numb
 export class Duplicates extends Effect.Service<Duplicates>()("services/import/Duplicates", {
   effect: Effect.gen(function*() {
     const activities = yield* ActivityRepo
-    const fileImports = yield* FileImportRepo
 
     /** The stored activity this one is another recording of, or null. */
     const duplicateOf = Effect.fn("Duplicates.duplicateOf")(function*(draft: EncodedActivityDraft) {
@@ -42,9 +40,6 @@ export class Duplicates extends Effect.Service<Duplicates>()("services/import/Du
       return match?.id ?? null
     })
 
-    /** The activity an earlier import of the same bytes made, if it still exists. */
-    const sameBytesAs = (contentHash: string) => fileImports.activityWithSameBytes(contentHash)
-
     /** `"Col du Galibier" of 2026-07-14 at 10:02 (activity-…)`: the activity a person knows, and its id. */
     const describe = (id: string) =>
       Effect.map(activities.findById(id), (activity) =>
@@ -54,6 +49,6 @@ export class Duplicates extends Effect.Service<Duplicates>()("services/import/Du
           ? `"${activity.name}" of unknown date ("${id}")`
           : `"${activity.name}" of ${activity.startDateLocal.slice(0, 10)} at ${activity.startDateLocal.slice(11, 16)} ("${id}")`)
 
-    return { duplicateOf, sameBytesAs, describe } as const
+    return { duplicateOf, describe } as const
   })
 }) {}

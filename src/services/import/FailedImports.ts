@@ -3,14 +3,13 @@ import * as Effect from "effect/Effect"
 import * as path from "node:path"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { StoragePaths } from "../platform/StoragePaths.ts"
-import { identityOf } from "./FileIdentity.ts"
+import { identityOf, isYoung, notRegularReason, readIfPresent, statIfPresent, stillSame } from "./files/FileOnDisk.ts"
 import { FileImportRepo } from "./FileImportRepo.ts"
-import {
-  isYoung, MAX_IMPORT_FILE_BYTES, notRegularReason, readIfPresent, rowOf, sha256, sourceOfName, statIfPresent, stillSame
-} from "./ImportReader.ts"
+import { MAX_IMPORT_FILE_BYTES, rowOf, sourceOfName } from "./ImportReader.ts"
 import { FAILED_RECHECK_SETTLES, type ImportOutcome } from "./ImportOutcome.ts"
 import { ImportWriter } from "./ImportWriter.ts"
 import { KeptOriginals } from "./KeptOriginals.ts"
+import { contentHashOf, SameBytes } from "./SameBytes.ts"
 import { WatchDirectory } from "./WatchDirectory.ts"
 
 /**
@@ -22,6 +21,7 @@ export class FailedImports extends Effect.Service<FailedImports>()("services/imp
   effect: Effect.gen(function*() {
     const paths = yield* StoragePaths
     const fileImports = yield* FileImportRepo
+    const sameBytes = yield* SameBytes
     const kept = yield* KeptOriginals
     const writer = yield* ImportWriter
     const watch = yield* WatchDirectory
@@ -40,9 +40,9 @@ export class FailedImports extends Effect.Service<FailedImports>()("services/imp
       if (stat === null || !stat.isFile()) return null
       const read = stat.size > MAX_IMPORT_FILE_BYTES ? null : yield* readIfPresent(file).pipe(Effect.catchAllDefect(() => Effect.succeed(null)))
       const identity = identityOf(read?.stat ?? stat)
-      const contentHash = read === null ? "" : sha256(read.bytes)
+      const contentHash = read === null ? "" : contentHashOf(read.bytes)
       const row = yield* rowOf(filename, sourceOfName(filename), read?.stat ?? stat)
-      if ((yield* fileImports.findCommitted(filename, contentHash, row.sourceSize, row.sourceMtime)) !== null) {
+      if ((yield* sameBytes.committed(row, contentHash)) !== null) {
         yield* watch.removeImported(filename, identity)
         return null
       }
@@ -72,9 +72,9 @@ export class FailedImports extends Effect.Service<FailedImports>()("services/imp
     const refuseNotRegular = Effect.fn("FailedImports.refuseNotRegular")(function*(filename: string) {
       const stat = yield* statIfPresent(path.join(paths.watchDir, filename))
       if (stat === null || stat.isFile()) return null
-      if ((yield* fileImports.findCommitted(filename, "", stat.size, Math.trunc(stat.mtimeMs))) !== null) return null
-      const message = `"${filename}": ${notRegularReason(stat)}.`
       const row = yield* rowOf(filename, sourceOfName(filename), stat)
+      if ((yield* sameBytes.committed(row, "")) !== null) return null
+      const message = `"${filename}": ${notRegularReason(stat)}.`
       yield* fileImports.insert({ ...row, status: "failed", errorMessage: message, contentHash: "", originalFile: null, activityId: null })
       const outcome: ImportOutcome = { fileImportId: row.id, status: "failed", activityIds: [], errorMessage: message }
       return outcome
@@ -82,5 +82,5 @@ export class FailedImports extends Effect.Service<FailedImports>()("services/imp
 
     return { record, refuseNotRegular } as const
   }),
-  dependencies: [ImportWriter.Default]
+  dependencies: [ImportWriter.Default, SameBytes.Default]
 }) {}

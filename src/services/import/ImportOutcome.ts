@@ -1,5 +1,5 @@
 import type * as Duration from "effect/Duration"
-import type { FileIdentity } from "./FileIdentity.ts"
+import type { FileIdentity } from "./files/FileOnDisk.ts"
 import type { StoredStatus } from "./FileImportRepo.ts"
 
 /** What became of one entry of the watch folder: its import row, and the activities it made. */

@@ -1,28 +1,27 @@
 import * as Clock from "effect/Clock"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import { createHash } from "node:crypto"
-import * as fs from "node:fs"
+import type * as fs from "node:fs"
 import type { EncodedActivityDraft } from "../../schema/ActivityDraft.ts"
 import { importSourceOfFormat } from "../../schema/ActivityDraft.ts"
 import type { FileImportSource } from "../../schema/ApiModels.ts"
-import { formatOf, isZipName } from "./ActivityFileName.ts"
+import { formatOf, isZipName } from "./files/ActivityFileName.ts"
 import { gunzipActivityFile } from "./archives/GzipFile.ts"
 import { ExportMetadata } from "./archives/ExportMetadata.ts"
-import { type FileIdentity, identityOf, sameIdentity } from "./FileIdentity.ts"
-import { FileImportRepo, newFileImportId } from "./FileImportRepo.ts"
+import { type FileIdentity, identityOf, notRegularReason, readIfPresent, sameIdentity, statIfPresent } from "./files/FileOnDisk.ts"
+import { newFileImportId } from "./FileImportRepo.ts"
 import { looksTruncated } from "./looksTruncated.ts"
 import { ParseWorker } from "./ParseWorker.ts"
 import type { ActivityFileError } from "./parsers/ActivityFileError.ts"
+import { contentHashOf, SameBytes } from "./SameBytes.ts"
 import type { QueuedFile } from "./WatchDirectory.ts"
 
 /**
  * The first stage of an import, which may run ahead of the commits: an entry of the watch
  * folder read (only a regular file, opened without following a link nor waiting on a pipe),
- * hashed and, unless its bytes were imported already, parsed by the parse worker. Writes
- * nothing. Also what the later stages ask of the file itself: whether it is still the file
- * read, whether it is young enough to be still being written.
+ * hashed and, unless its bytes were imported already (SameBytes), parsed by the parse worker.
+ * Writes nothing. What the disk says of the file (what it is, whether it is still the version
+ * read) is FileOnDisk's.
  */
 
 /** Larger files are refused before they are read (a 58 MB GPX already exhausts the parse worker's heap). */
@@ -70,57 +69,6 @@ export const sourceOfName = (filename: string): FileImportSource => {
   return format !== null ? importSourceOfFormat(format) as FileImportSource : isZipName(filename) ? "zipFile" : "otherFile"
 }
 
-/** Why an entry of the watch folder that is not a regular file is not read. */
-export const notRegularReason = (stat: fs.Stats): string =>
-  stat.isSymbolicLink()
-    ? "a symbolic link is not imported: copy the file itself into the watch folder"
-    : stat.isFIFO()
-    ? "a named pipe (FIFO) is not imported: copy a regular file into the watch folder"
-    : stat.isSocket()
-    ? "a socket is not imported: copy a regular file into the watch folder"
-    : stat.isBlockDevice() || stat.isCharacterDevice()
-    ? "a device is not imported: copy a regular file into the watch folder"
-    : "only regular files are imported: copy a regular file into the watch folder"
-
-export const sha256 = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex")
-
-/** The entry itself (a link is not followed); null when it is gone or is a folder. */
-export const statIfPresent = (file: string) =>
-  Effect.sync(() => {
-    try {
-      const stat = fs.lstatSync(file)
-      return stat.isDirectory() ? null : stat
-    } catch {
-      return null
-    }
-  })
-
-/**
- * The bytes of a regular file and what it was when read (opened without following a link
- * nor waiting on a pipe); null when it is gone or is no longer a regular file.
- */
-export const readIfPresent = (file: string) =>
-  Effect.sync(() => {
-    let fd: number
-    try {
-      fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK)
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code
-      if (code === "ENOENT" || code === "ELOOP" || code === "ENXIO") return null
-      throw e
-    }
-    try {
-      const stat = fs.fstatSync(fd)
-      return stat.isFile() ? { bytes: fs.readFileSync(fd), stat } : null
-    } finally {
-      fs.closeSync(fd)
-    }
-  })
-
-/** Whether the file is still the one read: a regular file of the same size, modification time and inode. */
-export const stillSame = (file: string, identity: FileIdentity) =>
-  Effect.map(statIfPresent(file), (stat) => stat !== null && stat.isFile() && sameIdentity(identityOf(stat), identity))
-
 /** The start of the import row of the file `filename` as `stat` found it. */
 export const rowOf = (filename: string, source: FileImportSource, stat: fs.Stats) =>
   Effect.map(Clock.currentTimeMillis, (now): ImportRowStart => ({
@@ -132,15 +80,11 @@ export const rowOf = (filename: string, source: FileImportSource, stat: fs.Stats
     sourceMtime: Math.trunc(stat.mtimeMs)
   }))
 
-/** Whether a file of this identity was modified within `recent`: it may still be being written. */
-export const isYoung = (identity: FileIdentity, recent: Duration.Duration) =>
-  Effect.map(Clock.currentTimeMillis, (now) => now - identity.mtimeMs < Duration.toMillis(recent))
-
 export class ImportReader extends Effect.Service<ImportReader>()("services/import/ImportReader", {
   effect: Effect.gen(function*() {
     const files = yield* ParseWorker
     const exported = yield* ExportMetadata
-    const fileImports = yield* FileImportRepo
+    const sameBytes = yield* SameBytes
     const readAhead = yield* Effect.makeSemaphore(READ_AHEAD_MIB)
 
     /** The worker's outcome for the file's bytes `contentHash`, and the time it spent on it. */
@@ -190,12 +134,11 @@ export class ImportReader extends Effect.Service<ImportReader>()("services/impor
         const { bytes } = read
         const row = yield* fileRow(file, read.stat)
         const identity = identityOf(read.stat)
-        const contentHash = sha256(bytes)
+        const contentHash = contentHashOf(bytes)
         // not worth parsing: this very file was committed before a crash, or the same bytes are
-        // imported already (the commit checks both again, after the files before it)
-        const known = (yield* fileImports.findCommitted(file.filename, contentHash, row.sourceSize, row.sourceMtime)) !== null ||
-          (yield* fileImports.activityWithSameBytes(contentHash)) !== null
-        if (known) return { file, row, identity, contentHash, outcome: { _tag: "Unparsed" }, parseMillis: null } satisfies PreparedImport
+        // imported already (the commit asks again, after the files before it)
+        const known = yield* sameBytes.known(row, contentHash)
+        if (known.committed !== null || known.activity !== null) return { file, row, identity, contentHash, outcome: { _tag: "Unparsed" }, parseMillis: null } satisfies PreparedImport
         const { millis, outcome } = yield* parse(bytes, contentHash, file)
         return { file, row, identity, contentHash, outcome, parseMillis: millis } satisfies PreparedImport
       }))
@@ -208,6 +151,18 @@ export class ImportReader extends Effect.Service<ImportReader>()("services/impor
       return (yield* parse(read.bytes, prepared.contentHash, prepared.file)).outcome
     })
 
-    return { prepare, parseNow } as const
-  })
+    /**
+     * The file as the commit finds it: `ahead` when it is still what was read, else read again
+     * (it was replaced under the same name, or grew); null when it is gone meanwhile.
+     */
+    const current = Effect.fn("ImportReader.current")(function*(ahead: PreparedImport) {
+      const stat = yield* statIfPresent(ahead.file.path)
+      if (stat === null) return null
+      const unchanged = stat.isFile() === (ahead.outcome._tag !== "Refused") && sameIdentity(identityOf(stat), ahead.identity)
+      return unchanged ? ahead : yield* prepare(ahead.file)
+    })
+
+    return { prepare, parseNow, current } as const
+  }),
+  dependencies: [SameBytes.Default]
 }) {}

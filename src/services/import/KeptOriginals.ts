@@ -2,17 +2,17 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { pipeline } from "node:stream/promises"
 import * as zlib from "node:zlib"
 import { inChannel } from "../platform/Logs.ts"
 import { StoragePaths } from "../platform/StoragePaths.ts"
-import { isGzipped } from "./ActivityFileName.ts"
+import { isGzipped } from "./files/ActivityFileName.ts"
 import { FileImportRepo } from "./FileImportRepo.ts"
 import { OriginalsDisk } from "./OriginalsDisk.ts"
 import { ReadingMarks } from "./ReadingMarks.ts"
+import { contentHashOf } from "./SameBytes.ts"
 import { WatchDirectory } from "./WatchDirectory.ts"
 
 /**
@@ -50,8 +50,6 @@ export interface KeptCopy {
 
 /** Prefix of an original set aside while its rows are deleted. */
 const REMOVING = ".removing-"
-
-const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex")
 
 /** Whether the original `kept` holds the file `filename` compressed by the import (a failure kept small). */
 export const compressedByImport = (kept: string, filename: string): boolean => isGzipped(kept) && !isGzipped(filename)
@@ -248,11 +246,11 @@ export class KeptOriginals extends Effect.Service<KeptOriginals>()("services/imp
       for (const { kept } of orphans) {
         const filename = nameOf(kept) ?? kept
         const bytes = yield* bytesOf(kept, filename)
-        const hash = sha256(bytes)
+        const hash = contentHashOf(bytes)
         const waiting = yield* waitingBytes(filename)
         const poisonPill = marks.isPoisonPill(kept)
         // an import a stop interrupted (its file still waits), or bytes a row keeps already
-        if ((waiting !== null && sha256(waiting) === hash) || (yield* keptByARow(hash))) {
+        if ((waiting !== null && contentHashOf(waiting) === hash) || (yield* keptByARow(hash))) {
           yield* Effect.sync(() => {
             // the file that waits stopped the daemon: set aside again, not read
             if (poisonPill && waiting !== null) marks.mark(filename)

@@ -1,6 +1,6 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { linkUnderFreeName } from "./PublishFile.ts"
+import { linkUnderFreeName } from "./files/PublishFile.ts"
 
 /**
  * Names of the watch folder that are not UTF-8 (a file copied from an old system, named in

@@ -1,7 +1,7 @@
 import * as Effect from "effect/Effect"
 import { promisify } from "node:util"
 import * as zlib from "node:zlib"
-import { isGzipped } from "../ActivityFileName.ts"
+import { isGzipped } from "../files/ActivityFileName.ts"
 
 /**
  * A gzipped activity file (`ride.fit.gz`, as a Strava export holds them): unpacked before it is

@@ -4,7 +4,7 @@ import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { StoragePaths } from "../../platform/StoragePaths.ts"
-import { type FileIdentity, identityOf, sameIdentity } from "../FileIdentity.ts"
+import { type FileIdentity, identityOf, sameIdentity } from "../files/FileOnDisk.ts"
 
 /**
  * The journal of a zip's unpacking into the watch folder: each activity file it lets in is

@@ -4,16 +4,9 @@ import * as path from "node:path"
 import { finished, pipeline } from "node:stream/promises"
 import { Transform, type Writable } from "node:stream"
 import type * as yauzl from "yauzl"
-import { type FileIdentity, identityOf, sameIdentity } from "../FileIdentity.ts"
-import { planExport, recogniseExport } from "../exports/ExportLayout.ts"
-import { type ExportKind, type ExportPlan, normalEntry } from "../exports/ExportPlan.ts"
-import { garminMetadataOf, planPart } from "../exports/GarminExport.ts"
-import { folderMetadata, garminExportFolder, isFolderGarminPart } from "../exports/GarminFolder.ts"
-import {
-  MetadataBudget, type MetadataFormat, type MetadataLimits, MetadataOverLimit, type MetadataRecord, readMetadataRecords
-} from "../exports/MetadataRecords.ts"
-import { DEFAULT_EXPORT_METADATA_LIMITS } from "../../platform/AppConfig.ts"
-import { linkUnderFreeName, suffixedName } from "../PublishFile.ts"
+import { type FileIdentity, identityOf, isStill, openNoFollow } from "../files/FileOnDisk.ts"
+import type { ExportKind, ExportPlan } from "../exports/ExportPlan.ts"
+import { linkUnderFreeName, suffixedName } from "../files/PublishFile.ts"
 import type { ExportedActivity } from "./ExportedActivity.ts"
 
 /** The zip reader, loaded with the first zip: a daemon never given an archive does without it. */
@@ -22,14 +15,14 @@ const zipReader = () => (reader ??= import("yauzl"))
 
 /**
  * Unpacks a zip of activity files (a peer's export, or a plain zip) in two steps: `stageZip`
- * reads its list of entries, plans it by its export's layout (ExportLayout: which entries are
- * activity files and what the export says of each, which are archives to open in turn, what is
- * left out), and writes the activity files (folders flattened, so no entry can write outside),
- * those of a Garmin export's parts and the photos its activities name into a dot-folder of their
- * own beside the folder, all or nothing; the caller then keeps what it must about them and lets
- * each file into the folder (`publishStaged`, never over another file) before it removes the
- * staging (`removeStaging`). An archive inside a zip of no known layout refuses the whole zip
- * (its activities would be lost unseen); the limits below stop a zip bomb while it is unpacked:
+ * reads its list of entries, has its caller's planner say what to unpack (ZipPlanner, which
+ * reads the entries it needs through the reader: which entries are activity files and what the
+ * export says of each, which are archives to open in turn, what is left out; the zip reader
+ * reads and plans nothing), and writes the activity files (folders flattened, so no entry can
+ * write outside), those of the parts the plan opens and the photos its activities name into a
+ * dot-folder of their own beside the folder, all or nothing; the caller then keeps what it must
+ * about them and lets each file into the folder (`publishStaged`, never over another file)
+ * before it removes the staging (`removeStaging`). The limits below stop a zip bomb while it is unpacked:
  * every entry's inflated bytes are counted as they arrive, whatever its header claims, against
  * the entry's limit and the archive's total (a part's bytes count in the total; the photos have
  * a `totalBytes` of their own, and one past a limit is left out rather than the zip refused).
@@ -164,25 +157,13 @@ const IMAGE = /\.(jpe?g|png|webp)$/i
  * it was when opened; null when it is gone.
  */
 const openRegular = (zipPath: string): { readonly fd: number; readonly identity: FileIdentity } | null => {
-  let fd: number
-  try {
-    fd = fs.openSync(zipPath, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK)
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null
-    throw e
-  }
-  const stat = fs.fstatSync(fd)
-  if (!stat.isFile()) {
-    fs.closeSync(fd)
+  const opened = openNoFollow(zipPath)
+  if (opened === null) return null
+  if (!opened.stat.isFile()) {
+    fs.closeSync(opened.fd)
     throw new ZipChanged(`${zipPath} is no longer a regular file`)
   }
-  return { fd, identity: identityOf(stat) }
-}
-
-/** Whether `file` is still the regular file `identity` describes (same size, modification time and inode). */
-const unchanged = (file: string, identity: FileIdentity): boolean => {
-  const stat = fs.lstatSync(file, { throwIfNoEntry: false })
-  return stat !== undefined && stat.isFile() && sameIdentity(identityOf(stat), identity)
+  return { fd: opened.fd, identity: identityOf(opened.stat) }
 }
 
 /**
@@ -270,45 +251,63 @@ const streamEntry = async (
 
 /**
  * An error met while `entry` was read, as the zip's problem naming it: the reader's own (a
- * header that lies about the size, bytes that do not inflate); the file system's and a
- * metadata bound's are not.
+ * header that lies about the size, bytes that do not inflate); the file system's is not.
  */
 const entryProblem = (entry: yauzl.Entry) => (e: unknown): never => {
-  if (e instanceof ZipProblem || e instanceof MetadataOverLimit || /^E[A-Z]+$/.test((e as NodeJS.ErrnoException).code ?? "")) throw e
+  if (e instanceof ZipProblem || /^E[A-Z]+$/.test((e as NodeJS.ErrnoException).code ?? "")) throw e
   throw new ZipProblem(`its entry "${entry.fileName}" is damaged (${(e as Error).message})`)
 }
 
 /** The limit of one entry. */
 const entryLimit = (entry: yauzl.Entry, limits: ZipLimits) => ({ bytes: limits.entryBytes, problem: () => overEntryLimit(entry.fileName, limits) })
 
-/**
- * The records of a metadata entry, streamed within the archive's metadata limits (`budget`; its
- * header's size too) and, like every entry, at most the limit of an entry counted in the
- * archive's total.
- */
-const entryRecords = async (
-  zip: yauzl.ZipFile,
-  entry: yauzl.Entry,
-  format: MetadataFormat,
-  budget: MetadataBudget,
-  total: Counted
-): Promise<Array<MetadataRecord>> => {
-  budget.countBytes(entry.fileName, entry.uncompressedSize, 0)
-  let records: Array<MetadataRecord> = []
-  // a bound met by the reader stops the pipeline, which then fails with its own abort: the bound is the cause
-  let refused: unknown = undefined
-  await streamEntry(zip, entry, {
-    _tag: "Chunks",
-    consume: async (source) => {
-      records = await readMetadataRecords(entry.fileName, source, format, budget).catch((e) => {
-        refused = e
-        throw e
+/** What a planner may read of a zip: its entries' names, and the bytes of an entry. */
+export interface ZipReading {
+  /** the names of the zip's entries (folders left out), in the order of its directory */
+  readonly names: ReadonlyArray<string>
+  /**
+   * The bytes of the first entry named `name` streamed to `consume` and what it answers (undefined
+   * when there is no such entry), like every entry at most the limit of an entry, counted in the
+   * archive's total; `declared` is told the size its header claims before anything is read. An
+   * error of `consume` is the read's.
+   */
+  readonly read: <A>(name: string, consume: (source: AsyncIterable<Buffer>) => Promise<A>, declared?: (size: number) => void) => Promise<A | undefined>
+}
+
+/** What to unpack of a zip, which the caller of `stageZip` says: the zip reader reads, the planner plans. */
+export interface ZipPlanner {
+  /** the plan of the zip from its entries (reading those it needs) and, for a part of an export, the id of that export; a ZipProblem refuses it */
+  readonly plan: (zip: ZipReading) => Promise<{ readonly plan: ExportPlan; readonly archive: string | null }>
+  /** the plan of a part the zip's plan opens (an archive inside it) from its entries' names */
+  readonly planPart: (names: ReadonlyArray<string>) => Pick<ExportPlan, "activities" | "skipped">
+}
+
+/** The open zip as a planner reads it (see ZipReading). */
+const readingOf = (zip: yauzl.ZipFile, entries: ReadonlyArray<yauzl.Entry>, total: Counted): ZipReading => {
+  const byName = entriesByName(entries)
+  return {
+    names: entries.map((e) => e.fileName),
+    read: async <A>(name: string, consume: (source: AsyncIterable<Buffer>) => Promise<A>, declared?: (size: number) => void) => {
+      const entry = byName.get(name)?.[0]?.entry
+      if (entry === undefined) return undefined
+      declared?.(entry.uncompressedSize)
+      let answer: A | undefined = undefined
+      // a refusal of the consumer stops the pipeline, which then fails with its own abort: the refusal is the cause
+      let refused: unknown = undefined
+      await streamEntry(zip, entry, {
+        _tag: "Chunks",
+        consume: async (source) => {
+          answer = await consume(source).catch((e) => {
+            refused = e
+            throw e
+          })
+        }
+      }, entryLimit(entry, total.limits), total).catch((e) => {
+        throw refused ?? e
       })
+      return answer
     }
-  }, entryLimit(entry, total.limits), total).catch((e) => {
-    throw refused ?? e
-  })
-  return records
+  }
 }
 
 /** Writes `entry` into the staging folder under its base name (made unique there); that name. */
@@ -359,54 +358,13 @@ const stageActivities = async (
 }
 
 /**
- * What to do with the entries of the zip `relative` (its path under the watch folder `watchDir`):
- * the plan of its export's layout (ExportLayout), or, for a part of a Garmin export unpacked in
- * the folder, the part's plan with the summaries and gear of the folder it lies in.
+ * Unpacks `zipPath` into a staging folder of its own in `destDir` (the watch folder), all or
+ * nothing: the activity files the plan of `planner` names, with what the export says of each,
+ * the photos they name, and the activity files of the archives inside it that the plan opens (a
+ * Garmin export's parts). Fails with ZipProblem when it is refused, ZipChanged when it changed
+ * while it was read (no staging folder is left either way). Null when it is gone.
  */
-const planOf = async (
-  zip: yauzl.ZipFile,
-  entries: ReadonlyArray<yauzl.Entry>,
-  watchDir: string,
-  relative: string | undefined,
-  total: Counted,
-  limits: MetadataLimits
-) => {
-  const names = entries.map((e) => e.fileName)
-  const folder = relative === undefined || !isFolderGarminPart(relative) ? null : garminExportFolder(relative)
-  const budget = new MetadataBudget(limits)
-  if (folder !== null) {
-    const { archive, records } = await folderMetadata(watchDir, folder, budget)
-    const part = planPart(names)
-    const plan: ExportPlan = { kind: "garmin", ...part, parts: [], ...garminMetadataOf(records), nested: [] }
-    return { plan, archive }
-  }
-  const layout = recogniseExport(names)
-  const records = new Map<string, ReadonlyArray<MetadataRecord>>()
-  const byName = entriesByName(entries, (e) => normalEntry(e.fileName))
-  for (const wanted of layout.metadataEntries) {
-    // of two entries of the name, the first is the export's
-    const entry = byName.get(wanted)?.[0]?.entry
-    if (entry !== undefined) records.set(wanted, await entryRecords(zip, entry, layout.metadataFormat(wanted), budget, total))
-  }
-  return { plan: planExport(layout, names, records), archive: null }
-}
-
-/**
- * Unpacks `zipPath` into a staging folder of its own in `destDir` (the watch folder, where
- * `relative` is its path), all or nothing: the activity files its export's plan names, with what
- * the export says of each, the photos they name, and the activity files of the archives inside it
- * that the plan opens (a Garmin export's parts). Its metadata is read within `metadataLimits`
- * (MetadataRecords; past them the zip is refused naming the file). Fails with ZipProblem when it is refused,
- * ZipChanged when it changed while it was read (no staging folder is left either way). Null when
- * it is gone.
- */
-export const stageZip = async (
-  zipPath: string,
-  destDir: string,
-  relative?: string,
-  limits: ZipLimits = ZIP_LIMITS,
-  metadataLimits: MetadataLimits = DEFAULT_EXPORT_METADATA_LIMITS
-): Promise<StagedZip | null> => {
+export const stageZip = async (zipPath: string, destDir: string, planner: ZipPlanner, limits: ZipLimits = ZIP_LIMITS): Promise<StagedZip | null> => {
   const opened = openRegular(zipPath)
   if (opened === null) return null
   const { identity } = opened
@@ -419,7 +377,7 @@ export const stageZip = async (
     } catch {
       // closed by the reader already
     }
-    if (!unchanged(zipPath, identity)) throw new ZipChanged(`${zipPath} changed while it was read`)
+    if (!isStill(zipPath, identity)) throw new ZipChanged(`${zipPath} changed while it was read`)
     throw new ZipProblem(`it is not a readable zip file (${(e as Error).message})`)
   }
   // a dot-folder of its own (several zips may be unpacked at once), which the watcher ignores
@@ -431,16 +389,7 @@ export const stageZip = async (
       const error = (await zipReader()).validateFileName(entry.fileName.replaceAll("\\", "/"))
       if (error !== null) throw new ZipProblem(`it holds a file whose path leads outside the archive (${error.replace(/^.*?: /, "")}); nothing was unpacked`)
     }
-    const { archive, plan } = await planOf(zip, entries, destDir, relative, into.total, metadataLimits).catch((e) => {
-      throw e instanceof MetadataOverLimit ? new ZipProblem(e.message) : e
-    })
-    const nested = plan.nested[0]
-    if (nested !== undefined) {
-      throw new ZipProblem(
-        `it holds another archive, "${nested}", and archives inside an archive are not unpacked; nothing was unpacked. ` +
-          `Unpack it and drop its activity files (or that archive on its own) into the watch folder, then drop this zip again without it`
-      )
-    }
+    const { archive, plan } = await planner.plan(readingOf(zip, entries, into.total))
     const byName = entriesByName(entries)
     const files = await stageActivities(zip, entries, plan.activities, into, "-")
     const skipped = new Map(plan.skipped.map((s) => [s.area, s.entries]))
@@ -455,7 +404,7 @@ export const stageZip = async (
         })
         try {
           const partEntries = await listEntries(part, limits)
-          const partPlan = planPart(partEntries.map((e) => e.fileName))
+          const partPlan = planner.planPart(partEntries.map((e) => e.fileName))
           files.push(...await stageActivities(part, partEntries, partPlan.activities, into, String(index)))
           for (const s of partPlan.skipped) skipped.set(s.area, (skipped.get(s.area) ?? 0) + s.entries)
         } finally {
@@ -484,7 +433,7 @@ export const stageZip = async (
       images.push({ entry: imageName, name })
     }
     // a zip still being copied, or replaced meanwhile: none of its files enter the folder
-    if (!unchanged(zipPath, identity)) throw new ZipChanged(`${zipPath} changed while it was read`)
+    if (!isStill(zipPath, identity)) throw new ZipChanged(`${zipPath} changed while it was read`)
     return {
       staging: into.staging,
       identity,
@@ -499,7 +448,7 @@ export const stageZip = async (
   } catch (e) {
     fs.rmSync(into.staging, { recursive: true, force: true })
     if (e instanceof ZipProblem || e instanceof ZipChanged) throw e
-    if (!unchanged(zipPath, identity)) throw new ZipChanged(`${zipPath} changed while it was read`)
+    if (!isStill(zipPath, identity)) throw new ZipChanged(`${zipPath} changed while it was read`)
     // the file system's own trouble (a full disk, no permission): not the zip's fault
     if (typeof (e as NodeJS.ErrnoException).code === "string" && /^E[A-Z]+$/.test((e as NodeJS.ErrnoException).code!)) throw e
     const message = (e as Error).message

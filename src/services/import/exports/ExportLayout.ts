@@ -1,5 +1,5 @@
 import { endurainMetadataEntries, isEndurainExport, planEndurain } from "./EndurainExport.ts"
-import { formatOf } from "../ActivityFileName.ts"
+import { formatOf } from "../files/ActivityFileName.ts"
 import { areaOf, type ExportKind, type ExportPlan, isArchiveEntry, isHiddenEntry, normalEntry, SkippedAreas } from "./ExportPlan.ts"
 import { fitTrackeeMetadataEntries, fitTrackeeRoot, planFitTrackee } from "./FitTrackeeExport.ts"
 import { garminMetadataEntries, garminMetadataFormat, isGarminExport, planGarmin } from "./GarminExport.ts"

@@ -1,7 +1,7 @@
 import * as path from "node:path"
 import type { FileImportSource } from "../../../schema/ApiModels.ts"
 import type { FileFormat } from "../../../schema/ParsedActivity.ts"
-import { formatOf } from "../ActivityFileName.ts"
+import { formatOf } from "../files/ActivityFileName.ts"
 import type { ExportedActivity, ExportedGear } from "../archives/ExportedActivity.ts"
 import type { GarminSummary } from "./GarminExport.ts"
 

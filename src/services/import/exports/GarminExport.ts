@@ -3,7 +3,7 @@ import { resolveSportName } from "../parsers/sportNames.ts"
 import type { ExportedActivity, ExportedGear } from "../archives/ExportedActivity.ts"
 import { textOf } from "./ExportReading.ts"
 import type { JsonFound, MetadataFormat, MetadataRecord, MetadataRecords } from "./MetadataRecords.ts"
-import { formatOf } from "../ActivityFileName.ts"
+import { formatOf } from "../files/ActivityFileName.ts"
 import { areaOf, type ExportPlan, isArchiveEntry, isHiddenEntry, normalEntry, SkippedAreas } from "./ExportPlan.ts"
 
 /**

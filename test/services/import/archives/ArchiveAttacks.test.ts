@@ -4,10 +4,11 @@ import { Effect } from "effect"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { identityOf } from "../../../../src/services/import/FileIdentity.ts"
+import { identityOf } from "../../../../src/services/import/files/FileOnDisk.ts"
 import { ImportService } from "../../../../src/services/import/ImportService.ts"
 import { ReadingMarks } from "../../../../src/services/import/ReadingMarks.ts"
 import { UnpackedEntries, zipKey } from "../../../../src/services/import/archives/UnpackedEntries.ts"
+import { exportPlanner } from "../../../../src/services/import/archives/exportPlanner.ts"
 import { stageZip, removeStaging, ZipProblem, type ZipLimits } from "../../../../src/services/import/archives/ZipArchive.ts"
 import { dayStart, gpxActivity, importRows, listFiles, scopedRoot, servicesLayer } from "../../../support/ImportHarness.ts"
 import { tempDirs } from "../../../support/tempDirs.ts"
@@ -44,7 +45,7 @@ const stageInFolder = async (zip: Buffer) => {
   const dir = tempDir()
   fs.writeFileSync(path.join(dir, "attack.zip"), zip)
   try {
-    const staged = await stageZip(path.join(dir, "attack.zip"), dir, "attack.zip", LIMITS)
+    const staged = await stageZip(path.join(dir, "attack.zip"), dir, exportPlanner(dir, "attack.zip"), LIMITS)
     return { staged, error: null, left: fs.readdirSync(dir).sort() }
   } catch (error) {
     return { staged: null, error: error as Error, left: fs.readdirSync(dir).sort() }

@@ -4,13 +4,14 @@ import * as path from "node:path"
 import {
   freeNameIn, publishStaged, removeStaging, stageZip, ZipChanged, ZipProblem
 } from "../../../../src/services/import/archives/ZipArchive.ts"
+import { exportPlanner } from "../../../../src/services/import/archives/exportPlanner.ts"
 import { dayStart, fitActivity, gpxActivity } from "../../../support/ImportHarness.ts"
 import { tempDirs } from "../../../support/tempDirs.ts"
 import { zipOf } from "../../../support/zipOf.ts"
 
 /** The zip staged and each of its files let into `dir` (what ArchiveImport does without an export's metadata); the names they got. */
 const unpackZip = async (zipPath: string, dir: string) => {
-  const staged = await stageZip(zipPath, dir)
+  const staged = await stageZip(zipPath, dir, exportPlanner(dir))
   if (staged === null) return null
   const taken = new Set<string>()
   try {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
-import { checkActivityFileName, formatOf } from "../../../../src/services/import/ActivityFileName.ts"
+import { checkActivityFileName, formatOf } from "../../../../src/services/import/files/ActivityFileName.ts"
 import { looksTruncated } from "../../../../src/services/import/looksTruncated.ts"
 import { ActivityFileError } from "../../../../src/services/import/parsers/ActivityFileError.ts"
 import { parseActivityFile } from "../../../../src/services/import/parsers/parseActivityFile.ts"

@@ -1,5 +1,5 @@
 import * as Either from "effect/Either"
-import type { FileFormat } from "../../schema/ParsedActivity.ts"
+import type { FileFormat } from "../../../schema/ParsedActivity.ts"
 
 /**
  * The rules for the name of an uploaded activity file (422 `unsupported_file_type` with

@@ -3,30 +3,32 @@ import * as Effect from "effect/Effect"
 import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { exportedGearId, GearRepo } from "../../activities/GearRepo.ts"
-import { AppConfig } from "../../platform/AppConfig.ts"
-import { inChannel } from "../../platform/Logs.ts"
-import { EXPORT_NAMES, EXPORT_SOURCES } from "../exports/ExportPlan.ts"
-import { GarminSummaries } from "../exports/GarminSummaries.ts"
-import { FailedImports } from "../FailedImports.ts"
-import { ImportQueue } from "../ImportQueue.ts"
-import type { ImportOutcome } from "../ImportOutcome.ts"
-import { zipLooksTruncated } from "../looksTruncated.ts"
-import { WatchDirectory } from "../WatchDirectory.ts"
-import type { ExportedActivity } from "./ExportedActivity.ts"
-import { ExportImages } from "./ExportImages.ts"
-import { type DescribedFile, ExportMetadata } from "./ExportMetadata.ts"
-import { KeptArchives } from "./KeptArchives.ts"
-import { ReadingMarks } from "../ReadingMarks.ts"
-import { UnpackedEntries, zipKey } from "./UnpackedEntries.ts"
-import { freeNameIn, publishStaged, removeStaging, stageZip, type StagedZip, ZIP_LIMITS, ZipChanged, ZipProblem } from "./ZipArchive.ts"
+import { exportedGearId, GearRepo } from "../activities/GearRepo.ts"
+import { AppConfig } from "../platform/AppConfig.ts"
+import { inChannel } from "../platform/Logs.ts"
+import { EXPORT_NAMES, EXPORT_SOURCES } from "./exports/ExportPlan.ts"
+import { GarminSummaries } from "./exports/GarminSummaries.ts"
+import { FailedImports } from "./FailedImports.ts"
+import { ImportQueue } from "./ImportQueue.ts"
+import type { ImportOutcome } from "./ImportOutcome.ts"
+import { zipLooksTruncated } from "./looksTruncated.ts"
+import { WatchDirectory } from "./WatchDirectory.ts"
+import type { ExportedActivity } from "./archives/ExportedActivity.ts"
+import { ExportImages } from "./archives/ExportImages.ts"
+import { type DescribedFile, ExportMetadata } from "./archives/ExportMetadata.ts"
+import { KeptArchives } from "./archives/KeptArchives.ts"
+import { ReadingMarks } from "./ReadingMarks.ts"
+import { exportPlanner } from "./archives/exportPlanner.ts"
+import { UnpackedEntries, zipKey } from "./archives/UnpackedEntries.ts"
+import { freeNameIn, publishStaged, removeStaging, stageZip, type StagedZip, ZIP_LIMITS, ZipChanged, ZipProblem } from "./archives/ZipArchive.ts"
 
 /**
  * A zip dropped into the watch folder (a Strava bulk export, or a plain zip of activity files):
  * unpacked into the folder, each activity file to be imported on its own, with its own row.
  * In this order, so that a stop at any moment loses nothing an export says:
  *
- * 1. the zip is unpacked into a staging folder (ZipArchive), all or nothing;
+ * 1. the zip is unpacked into a staging folder (ZipArchive), all or nothing, as its export's
+ *    layout plans it (exportPlanner);
  * 2. what the export says about each file is kept (ExportMetadata) under the name the file will
  *    have in the folder and its bytes, its photos copied out first (ExportImages);
  * 3. the files enter the folder (a file that took a name meanwhile keeps it: the file gets the
@@ -145,7 +147,7 @@ export class ArchiveImport extends Effect.Service<ArchiveImport>()("services/imp
     const stage = (filename: string) =>
       marks.reading(filename, Effect.gen(function*() {
         const zipPath = path.join(watch.watchDir, filename)
-        const staging = yield* Effect.either(Effect.tryPromise({ try: () => stageZip(zipPath, watch.watchDir, filename, limits, config.exportMetadataLimits), catch: (error) => error }))
+        const staging = yield* Effect.either(Effect.tryPromise({ try: () => stageZip(zipPath, watch.watchDir, exportPlanner(watch.watchDir, filename, config.exportMetadataLimits), limits), catch: (error) => error }))
         if (staging._tag === "Right") return { staged: staging.right, outcome: null }
         const error = staging.left
         // a link or a pipe named .zip is never opened: its one `failed` row
