@@ -1,5 +1,5 @@
 /**
- * The watch folder's watchers side by side (src/fibers/FolderWatcher.ts): the folders' own
+ * The watch folder's watchers side by side (src/fibers/ImportFolderWatcher.ts): the folders' own
  * change events, chokidar 5 and chokidar 6, each in a process of its own on the Node running
  * this bench, over the same work:
  * 1. arrival: 10,000 small files renamed into the watched folder at once (as bench:import
@@ -26,7 +26,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { chokidar5, chokidarWatcher, type FolderWatcher, folderEvents, loadChokidar6, runsChokidar6, type WatcherHandlers } from "../src/fibers/FolderWatcher.ts"
+import { chokidar5, chokidarWatcher, type FolderWatcher, folderEvents, loadChokidar6, runsChokidar6, type WatcherHandlers } from "../src/fibers/ImportFolderWatcher.ts"
 import { identityOf } from "../src/services/import/files/FileOnDisk.ts"
 import { removeIfUnchanged, walkFolder } from "../src/services/import/WatchDirectory.ts"
 import { cpuMillisOf, printTable, sleep } from "./measure.ts"

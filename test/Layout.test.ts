@@ -68,3 +68,28 @@ describe("the source's layout", () => {
     expect(barrels).toEqual([])
   })
 })
+
+/** The folders that are no feature's: the platform's services, and in `http` the dashboard, the encoders and the daemon's own routes (status, probes, /metrics). */
+const NOT_FEATURES = { services: ["platform"], http: ["dashboard", "encode", "system"] }
+const foldersOf = (dir: string): Array<string> =>
+  fs.readdirSync(path.join(SRC, dir), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort()
+
+describe("a feature is a slice: one name across its folders", () => {
+  const features = foldersOf("services").filter((name) => !NOT_FEATURES.services.includes(name))
+
+  it("each feature of services/ has its routes in http/ under the same name, and http/ has no folder of another name", () => {
+    expect(foldersOf("http")).toEqual([...features, ...NOT_FEATURES.http].sort())
+  })
+
+  it("no HttpApi group or handlers lie flat at the root of http/ (only the composition of the groups, Api.ts)", () => {
+    const flat = fs.readdirSync(path.join(SRC, "http")).filter((name) => /(Api|Http)\.ts$/.test(name) && name !== "Api.ts")
+    expect(flat).toEqual([])
+  })
+
+  it("each page of the dashboard is named after its feature (its name, or one of it)", () => {
+    const stems = [...features, ...features.map((name) => name.replace(/ies$/, "y").replace(/s$/, "")), "system"]
+    const unnamed = fs.readdirSync(path.join(SRC, "http/dashboard/client/pages"))
+      .filter((page) => !stems.some((stem) => page.startsWith(stem)))
+    expect(unnamed).toEqual([])
+  })
+})

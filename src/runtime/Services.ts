@@ -1,6 +1,6 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { ShareRequests } from "../http/ShareRequests.ts"
+import { ShareRequests } from "../http/sharing/ShareRequests.ts"
 import { WrongKeys } from "../http/WrongKeys.ts"
 import { ActivitiesLive } from "../services/activities/ActivitiesLive.ts"
 import { GearLive } from "../services/gear/GearLive.ts"

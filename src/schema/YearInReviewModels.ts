@@ -1,8 +1,8 @@
 import * as Schema from "effect/Schema"
 import { SportType } from "./ApiModels.ts"
-import { activitySums } from "./CalendarModels.ts"
+import { activitySums } from "./YearCalendarModels.ts"
 import { PersonalRecord } from "./StatsModels.ts"
-import { Streak } from "./StreakModels.ts"
+import { Streak } from "./YearStreakModels.ts"
 
 /** Response of /stats/year-in-review: the athlete's year, in their local dates. */
 

@@ -1,5 +1,5 @@
 import * as Schema from "effect/Schema"
-import { MILESTONE_KINDS, type MilestoneKind } from "./MilestoneModels.ts"
+import { MILESTONE_KINDS, type MilestoneKind } from "./YearMilestoneModels.ts"
 import { bracketParams, commaListOf, sportTypeList } from "./QueryParams.ts"
 
 /** Query parameters of the athlete's year: the calendar's month, the year in review's year, the milestones' kinds. */

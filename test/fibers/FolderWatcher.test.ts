@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { chokidar5, chokidarWatcher, chooseWatcher, folderEvents, type FolderWatcher, runsChokidar6, type WatcherHandlers } from "../../src/fibers/FolderWatcher.ts"
+import { chokidar5, chokidarWatcher, chooseWatcher, folderEvents, type FolderWatcher, runsChokidar6, type WatcherHandlers } from "../../src/fibers/ImportFolderWatcher.ts"
 
 /** A watcher of a fresh folder, and a promise of the first entry it asks to look at that `wanted` accepts. */
 const watchFresh = (start: (dir: string, handlers: WatcherHandlers) => FolderWatcher, wanted: (relative: string) => boolean) => {

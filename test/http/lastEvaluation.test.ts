@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Queue, TestClock } from "effect"
-import { lastEvaluation } from "../../src/http/lastEvaluation.ts"
+import { lastEvaluation } from "../../src/http/system/lastEvaluation.ts"
 
 /** What the health probes are answered from: the checks' last evaluation, renewed in the background. */
 describe("lastEvaluation", () => {

@@ -26,7 +26,7 @@ import { GearRepo } from "../../src/services/activities/GearRepo.ts"
 import { encodeDraft } from "../../src/services/activities/StreamsCodec.ts"
 import { WeightRepo } from "../../src/services/activities/WeightRepo.ts"
 import { makeTestListener, testListener } from "./testListener.ts"
-import { FolderCheckInterval } from "../../src/fibers/WatchFolder.ts"
+import { FolderCheckInterval } from "../../src/fibers/ImportWatchFolder.ts"
 
 /**
  * The watch folder itself looked at often in the daemons the tests build: what happens to it (gone,

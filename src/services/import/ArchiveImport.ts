@@ -18,8 +18,9 @@ import { ExportImages } from "./archives/ExportImages.ts"
 import { type DescribedFile, ExportMetadata } from "./archives/ExportMetadata.ts"
 import { KeptArchives } from "./archives/KeptArchives.ts"
 import { ReadingMarks } from "./ReadingMarks.ts"
+import { fileHolds, SameBytes } from "./SameBytes.ts"
 import { exportPlanner } from "./archives/exportPlanner.ts"
-import { UnpackedEntries, zipKey } from "./archives/UnpackedEntries.ts"
+import { type UnpackedEntry, UnpackedEntries, zipKey } from "./archives/UnpackedEntries.ts"
 import { freeNameIn, publishStaged, removeStaging, stageZip, type StagedZip, ZIP_LIMITS, ZipChanged, ZipProblem } from "./archives/ZipArchive.ts"
 
 /**
@@ -58,9 +59,20 @@ export class ArchiveImport extends Effect.Service<ArchiveImport>()("services/imp
     const archives = yield* KeptArchives
     const sql = yield* SqlClient.SqlClient
     const unpacked = yield* UnpackedEntries
+    const sameBytes = yield* SameBytes
     const marks = yield* ReadingMarks
     const config = yield* AppConfig
     const limits = { ...ZIP_LIMITS, entryBytes: config.archiveEntryMaxSize, totalBytes: config.archiveMaxSize }
+
+    /**
+     * Whether an entry an unpacking recorded reached the folder: its file waits there with its
+     * bytes, or has its import row (an import commits its row before its file leaves the folder,
+     * so the file is looked for first).
+     */
+    const reached = (entry: UnpackedEntry) =>
+      Effect.suspend(() =>
+        fileHolds(path.join(watch.watchDir, entry.filename), entry.contentHash) ? Effect.succeed(true) : sameBytes.recorded(entry.filename, entry.contentHash)
+      )
 
     /** The staged images an export's activity names (by their path in the archive), copied out for it. */
     const imagesOf = (staged: StagedZip, about: ExportedActivity) =>
@@ -96,7 +108,7 @@ export class ArchiveImport extends Effect.Service<ArchiveImport>()("services/imp
           const earlier = before.get(file.at)
           if (earlier === undefined) {
             planned.push({ ...file, wanted: freeNameIn(watch.watchDir, file.name, taken) })
-          } else if (yield* unpacked.reached(earlier)) {
+          } else if (yield* reached(earlier)) {
             reachedBefore++
           } else {
             // recorded, then the stop came before it entered the folder: under the name it was given, if still free
@@ -173,5 +185,5 @@ export class ArchiveImport extends Effect.Service<ArchiveImport>()("services/imp
 
     return { unpack } as const
   }),
-  dependencies: [FailedImports.Default, ExportImages.Default, GarminSummaries.Default, KeptArchives.Default]
+  dependencies: [FailedImports.Default, SameBytes.Default, ExportImages.Default, GarminSummaries.Default, KeptArchives.Default]
 }) {}

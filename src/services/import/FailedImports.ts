@@ -1,13 +1,11 @@
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as path from "node:path"
-import { AppConfig } from "../platform/AppConfig.ts"
 import { StoragePaths } from "../platform/StoragePaths.ts"
-import { identityOf, isYoung, notRegularReason, readIfPresent, statIfPresent, stillSame } from "./files/FileOnDisk.ts"
+import { identityOf, notRegularReason, readIfPresent, statIfPresent } from "./files/FileOnDisk.ts"
 import { FileImportRepo } from "./FileImportRepo.ts"
+import { FileRecorder } from "./FileRecorder.ts"
+import type { ImportOutcome } from "./ImportOutcome.ts"
 import { MAX_IMPORT_FILE_BYTES, rowOf, sourceOfName } from "./ImportReader.ts"
-import { FAILED_RECHECK_SETTLES, type ImportOutcome } from "./ImportOutcome.ts"
-import { ImportWriter } from "./ImportWriter.ts"
 import { KeptOriginals } from "./KeptOriginals.ts"
 import { contentHashOf, SameBytes } from "./SameBytes.ts"
 import { WatchDirectory } from "./WatchDirectory.ts"
@@ -23,9 +21,8 @@ export class FailedImports extends Effect.Service<FailedImports>()("services/imp
     const fileImports = yield* FileImportRepo
     const sameBytes = yield* SameBytes
     const kept = yield* KeptOriginals
-    const writer = yield* ImportWriter
+    const recorder = yield* FileRecorder
     const watch = yield* WatchDirectory
-    const recheckAfter = Duration.times((yield* AppConfig).watchSettle, FAILED_RECHECK_SETTLES)
 
     /**
      * Records the regular file `filename` as `failed` with `message`, its bytes kept as its
@@ -46,22 +43,12 @@ export class FailedImports extends Effect.Service<FailedImports>()("services/imp
         yield* watch.removeImported(filename, identity)
         return null
       }
-      const original = yield* kept.keepOrStay(file, row.id, extension, filename, { contentHash })
-      if (!(yield* stillSame(file, identity))) {
-        // still being written: recorded once it holds still
-        yield* kept.dropCopy(original)
-        return null
-      }
-      const held = truncated && (yield* isYoung(identity, recheckAfter))
-      yield* writer.write({
-        row: { ...row, status: "failed", errorMessage: message, contentHash, originalFile: original.name },
-        activities: [],
-        exported: held ? "leave" : "forget"
-      }).pipe(Effect.tapDefect(() => kept.dropCopy(original)))
-      const outcome: ImportOutcome = { fileImportId: row.id, status: "failed", activityIds: [], errorMessage: message }
-      if (held) return { ...outcome, held: { after: recheckAfter, identity } }
-      yield* watch.removeImported(filename, identity)
-      return outcome
+      // its original kept, its row written and the file let go as the import's are
+      return yield* recorder.write(
+        { path: file, filename, identity, contentHash, row },
+        { status: "failed", errorMessage: message, drafts: [], truncated },
+        kept.keepOrStay(file, row.id, extension, filename, { contentHash })
+      )
     })
 
     /**
@@ -82,5 +69,5 @@ export class FailedImports extends Effect.Service<FailedImports>()("services/imp
 
     return { record, refuseNotRegular } as const
   }),
-  dependencies: [ImportWriter.Default, SameBytes.Default]
+  dependencies: [FileRecorder.Default, SameBytes.Default]
 }) {}

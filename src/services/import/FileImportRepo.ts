@@ -62,19 +62,12 @@ export class FileImportRepo extends Effect.Service<FileImportRepo>()("services/i
       return new Set(rows.map((r) => r.original_file))
     }, Effect.orDie)
 
-    /** The original kept by a failed import of the same bytes, which another failure of them shares. */
-    const failedOriginalOf = Effect.fn("FileImportRepo.failedOriginalOf")(function*(contentHash: string) {
-      const rows = yield* sql<{ original_file: string }>`SELECT original_file FROM file_imports
-        WHERE content_hash = ${contentHash} AND status = 'failed' AND original_file IS NOT NULL LIMIT 1`
-      return rows[0]?.original_file ?? null
-    }, Effect.orDie)
-
     /** The original the row `id` keeps; null when it keeps none. */
     const originalOf = Effect.fn("FileImportRepo.originalOf")(function*(id: string) {
       const rows = yield* sql<{ original_file: string | null }>`SELECT original_file FROM file_imports WHERE id = ${id}`
       return rows[0]?.original_file ?? null
     }, Effect.orDie)
 
-    return { insert, search, activityWithSameBytes, findCommitted, originalFiles, failedOriginalOf, originalOf } as const
+    return { insert, search, activityWithSameBytes, findCommitted, originalFiles, originalOf } as const
   })
 }) {}

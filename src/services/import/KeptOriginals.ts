@@ -12,7 +12,7 @@ import { isGzipped } from "./files/ActivityFileName.ts"
 import { FileImportRepo } from "./FileImportRepo.ts"
 import { OriginalsDisk } from "./OriginalsDisk.ts"
 import { ReadingMarks } from "./ReadingMarks.ts"
-import { contentHashOf } from "./SameBytes.ts"
+import { contentHashOf, fileHolds, SameBytes } from "./SameBytes.ts"
 import { WatchDirectory } from "./WatchDirectory.ts"
 
 /**
@@ -61,6 +61,7 @@ export class KeptOriginals extends Effect.Service<KeptOriginals>()("services/imp
     const watch = yield* WatchDirectory
     const fileImports = yield* FileImportRepo
     const marks = yield* ReadingMarks
+    const sameBytes = yield* SameBytes
 
     const fileOf = (kept: string) => path.join(paths.originalsDir, path.basename(kept))
     const nameFileOf = (kept: string) => path.join(paths.originalNamesDir, path.basename(kept))
@@ -100,7 +101,7 @@ export class KeptOriginals extends Effect.Service<KeptOriginals>()("services/imp
       failure?: { readonly contentHash: string }
     ) {
       if (failure !== undefined && failure.contentHash !== "") {
-        const shared = yield* fileImports.failedOriginalOf(failure.contentHash)
+        const shared = yield* sameBytes.failedOriginal(failure.contentHash)
         if (shared !== null && fs.existsSync(fileOf(shared))) return { name: shared, own: false } satisfies KeptCopy
       }
       const disk = yield* OriginalsDisk
@@ -187,23 +188,12 @@ export class KeptOriginals extends Effect.Service<KeptOriginals>()("services/imp
         return compressedByImport(kept, filename) ? zlib.gunzipSync(stored) : stored
       })
 
-    /** A regular file of the watch folder under `filename`, its bytes; null when there is none. */
-    const waitingBytes = (filename: string) =>
-      Effect.promise(async () => {
-        try {
-          const file = path.join(paths.watchDir, filename)
-          return (await fs.promises.lstat(file)).isFile() ? await fs.promises.readFile(file) : null
-        } catch {
-          return null
-        }
-      })
+    /** Whether a regular file of the watch folder waits under `filename`. */
+    const waits = (filename: string) => Effect.sync(() => fs.lstatSync(path.join(paths.watchDir, filename), { throwIfNoEntry: false })?.isFile() === true)
 
     /** Whether a row keeps an original of these bytes that is there. */
     const keptByARow = (contentHash: string) =>
-      Effect.map(
-        sql<{ original_file: string }>`SELECT original_file FROM file_imports WHERE content_hash = ${contentHash} AND original_file IS NOT NULL`.pipe(Effect.orDie),
-        (rows) => rows.some((row) => fs.existsSync(fileOf(row.original_file)))
-      )
+      Effect.map(sameBytes.keptOriginals(contentHash), (kept) => kept.some((name) => fs.existsSync(fileOf(name))))
 
     /**
      * Puts right what a stop left in the originals folder, then has every original that no row
@@ -247,13 +237,13 @@ export class KeptOriginals extends Effect.Service<KeptOriginals>()("services/imp
         const filename = nameOf(kept) ?? kept
         const bytes = yield* bytesOf(kept, filename)
         const hash = contentHashOf(bytes)
-        const waiting = yield* waitingBytes(filename)
+        const waiting = yield* waits(filename)
         const poisonPill = marks.isPoisonPill(kept)
         // an import a stop interrupted (its file still waits), or bytes a row keeps already
-        if ((waiting !== null && contentHashOf(waiting) === hash) || (yield* keptByARow(hash))) {
+        if ((waiting && fileHolds(path.join(paths.watchDir, filename), hash)) || (yield* keptByARow(hash))) {
           yield* Effect.sync(() => {
             // the file that waits stopped the daemon: set aside again, not read
-            if (poisonPill && waiting !== null) marks.mark(filename)
+            if (poisonPill && waiting) marks.mark(filename)
             marks.dropBeside(kept)
             discard(kept)
           })
@@ -301,5 +291,6 @@ export class KeptOriginals extends Effect.Service<KeptOriginals>()("services/imp
     })
 
     return { keep, keepOrStay, dropCopy, nameOf, removingRows, restoreTo, recover } as const
-  })
+  }),
+  dependencies: [SameBytes.Default]
 }) {}

@@ -1,17 +1,61 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import { localInZone } from "../import/metrics/LocalTime.ts"
 
 /**
  * Times and the athlete's local dates, one module for every feature: the wall time of an
- * instant in a zone, today's date in the daemon's zone, and calendar arithmetic on local dates
- * (`YYYY-MM-DD`, the first ten characters of an activity's `startDateLocal`): each date as a
- * day number (days since 1970-01-01, on no time zone at all), weeks from Monday (ISO 8601),
- * months and years.
+ * instant (`YYYY-MM-DDTHH:mm:ss`, the import's stamp of every activity) in an IANA zone through
+ * Intl (DST-correct) or at a fixed offset, today's date in the daemon's zone, and calendar
+ * arithmetic on local dates (`YYYY-MM-DD`, the first ten characters of an activity's
+ * `startDateLocal`): each date as a day number (days since 1970-01-01, on no time zone at all),
+ * weeks from Monday (ISO 8601), months and years.
  */
 
-// the wall-time formatting is the import's, which stamps every activity with it: one copy of it
-export { isValidTimeZone, localInZone, localWithOffset } from "../import/metrics/LocalTime.ts"
+// one formatter a zone, made when first asked (a zone unknown to Intl is remembered as null)
+const formatters = new Map<string, Intl.DateTimeFormat | null>()
+
+const formatterFor = (timeZone: string): Intl.DateTimeFormat | null => {
+  let f = formatters.get(timeZone)
+  if (f === undefined) {
+    try {
+      f = new Intl.DateTimeFormat("en-US", {
+        timeZone,
+        hourCycle: "h23",
+        year: "numeric",
+        month: "2-digit",
+        day: "2-digit",
+        hour: "2-digit",
+        minute: "2-digit",
+        second: "2-digit"
+      })
+    } catch {
+      f = null
+    }
+    formatters.set(timeZone, f)
+  }
+  return f
+}
+
+export const isValidTimeZone = (timeZone: string): boolean => timeZone !== "" && formatterFor(timeZone) !== null
+
+const pad = (n: number, width = 2) => String(n).padStart(width, "0")
+
+/** The wall time of `epochMs` shifted by a fixed offset (seconds east of UTC). */
+export const localWithOffset = (epochMs: number, offsetSeconds: number): string => {
+  const shifted = epochMs + offsetSeconds * 1000
+  const d = new Date(Number.isFinite(shifted) ? shifted : 0)
+  return `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T${pad(d.getUTCHours())}:${
+    pad(d.getUTCMinutes())
+  }:${pad(d.getUTCSeconds())}`
+}
+
+/** The wall time of `epochMs` in an IANA zone; UTC when the zone is unknown. */
+export const localInZone = (epochMs: number, timeZone: string): string => {
+  const f = formatterFor(timeZone)
+  if (!f || !Number.isFinite(epochMs)) return localWithOffset(epochMs, 0)
+  const parts: Record<string, string> = {}
+  for (const p of f.formatToParts(new Date(epochMs))) parts[p.type] = p.value
+  return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}`
+}
 
 export const DAY_MS = 86_400_000
 

@@ -1,7 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { randomUUID } from "node:crypto"
-import { DEFAULT_HIDDEN_ENDS, type PrivacySettings, type PrivacyZone, type PrivacyZoneInput } from "../../schema/PrivacyZoneModels.ts"
+import { DEFAULT_HIDDEN_ENDS, type PrivacySettings, type PrivacyZone, type PrivacyZoneInput } from "../../schema/SharingPrivacyZoneModels.ts"
 import { inChannel } from "../platform/Logs.ts"
 
 /**

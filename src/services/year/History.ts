@@ -1,4 +1,4 @@
-import type { Milestone } from "../../schema/MilestoneModels.ts"
+import type { Milestone } from "../../schema/YearMilestoneModels.ts"
 import { ActivityFields as F } from "../../schema/ActivityFields.ts"
 import { countriesOf } from "./countriesOf.ts"
 import { dayNumber } from "../platform/LocalTime.ts"

@@ -1,4 +1,4 @@
-import type { Streak, StreakPair } from "../../schema/StreakModels.ts"
+import type { Streak, StreakPair } from "../../schema/YearStreakModels.ts"
 import { dateOf, mondayOf } from "../platform/LocalTime.ts"
 
 /**

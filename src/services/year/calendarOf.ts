@@ -1,4 +1,4 @@
-import type { Calendar, CalendarActivity, CalendarDay, CalendarWeek } from "../../schema/CalendarModels.ts"
+import type { Calendar, CalendarActivity, CalendarDay, CalendarWeek } from "../../schema/YearCalendarModels.ts"
 import { dateOf, dayNumber, isoWeekOf, mondayOf, monthRange } from "../platform/LocalTime.ts"
 
 /**

@@ -1,4 +1,4 @@
-import type { Milestone } from "../../schema/MilestoneModels.ts"
+import type { Milestone } from "../../schema/YearMilestoneModels.ts"
 import type { SportType } from "../../schema/SportType.ts"
 import type { PersonalRecord } from "../../schema/StatsModels.ts"
 import { disciplineWords } from "../stats/Stats.ts"

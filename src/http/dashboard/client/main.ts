@@ -25,14 +25,14 @@ const LOADERS: { readonly [N in PageName]: () => Promise<Page> } = {
   import: () => import("./pages/importPage.ts").then((m) => m.importPage),
   stats: () => import("./pages/statsPage.ts").then((m) => m.statsPage),
   training: () => import("./pages/trainingPage.ts").then((m) => m.trainingPage),
-  calendar: () => import("./pages/calendarPage.ts").then((m) => m.calendarPage),
-  milestones: () => import("./pages/milestonesPage.ts").then((m) => m.milestonesPage),
+  calendar: () => import("./pages/yearCalendarPage.ts").then((m) => m.yearCalendarPage),
+  milestones: () => import("./pages/yearMilestonesPage.ts").then((m) => m.yearMilestonesPage),
   year: () => import("./pages/yearPage.ts").then((m) => m.yearPage),
   segments: () => import("./pages/segmentsPage.ts").then((m) => m.segmentsPage),
   segment: () => import("./pages/segmentPage.ts").then((m) => m.segmentPage),
   gear: () => import("./pages/gearPage.ts").then((m) => m.gearPage),
   gearItem: () => import("./pages/gearItemPage.ts").then((m) => m.gearItemPage),
-  privacy: () => import("./pages/privacyPage.ts").then((m) => m.privacyPage),
+  privacy: () => import("./pages/sharingPrivacyPage.ts").then((m) => m.sharingPrivacyPage),
   system: () => import("./pages/systemPage.ts").then((m) => m.systemPage)
 }
 

@@ -1,6 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
-import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { StoragePaths } from "../../platform/StoragePaths.ts"
@@ -60,25 +59,6 @@ export class UnpackedEntries extends Effect.Service<UnpackedEntries>()("services
       yield* sql`UPDATE unpacked_entries SET filename = ${filename} WHERE zip = ${zip} AND entry = ${entry}`
     }, Effect.orDie)
 
-    /**
-     * Whether an entry recorded reached the folder: its file waits there with its bytes, or has
-     * its import row (an import commits its row before its file leaves the folder, so the file
-     * is looked for first).
-     */
-    const reached = Effect.fn("UnpackedEntries.reached")(function*(entry: UnpackedEntry) {
-      const waiting = yield* Effect.sync(() => {
-        const file = path.join(watchDir, entry.filename)
-        try {
-          return fs.lstatSync(file).isFile() && createHash("sha256").update(fs.readFileSync(file)).digest("hex") === entry.contentHash
-        } catch {
-          return false
-        }
-      })
-      if (waiting) return true
-      const rows = yield* sql<{ n: number }>`SELECT 1 AS n FROM file_imports WHERE filename = ${entry.filename} AND content_hash = ${entry.contentHash} LIMIT 1`
-      return rows.length > 0
-    }, Effect.orDie)
-
     /** The zip left the folder: its unpacking is over. */
     const forget = Effect.fn("UnpackedEntries.forget")(function*(zip: string) {
       yield* sql`DELETE FROM unpacked_entries WHERE zip = ${zip}`
@@ -94,6 +74,6 @@ export class UnpackedEntries extends Effect.Service<UnpackedEntries>()("services
       }
     }, Effect.orDie)
 
-    return { of, record, rename, reached, forget, sweep } as const
+    return { of, record, rename, forget, sweep } as const
   })
 }) {}
