@@ -1,5 +1,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
+import type { ParsedActivity } from "../../src/schema/ParsedActivity.ts"
+import { parseActivityFile } from "../../src/services/import/parsers/parseActivityFile.ts"
 
 /** The shared corpus of real activity files (never copied into this repository). */
 export const CORPUS_DIR: string | undefined = process.env.ACTIVITY_CORPUS_DIR ??
@@ -28,3 +30,20 @@ export const loadManifest = (): Array<CorpusEntry> => {
 
 export const corpusPath = (file: string): string => path.join(CORPUS_DIR!, file)
 export const readCorpusFile = (file: string): Buffer => fs.readFileSync(corpusPath(file))
+
+const parsed = new Map<string, Promise<ReadonlyArray<ParsedActivity>>>()
+
+/**
+ * The activities the import's own parser reads from a file of the corpus (`fit/garmin-fenix5-run.fit`),
+ * parsed once per process: the test files a worker runs one after another share them (a
+ * triathlon's FIT takes 0.3 s, the ironman's 1.5 s each time). What a test builds from them
+ * (starts, samples for a KML) only reads them; a file the parser refuses is refused every time.
+ */
+export const parsedCorpusFile = (file: string): Promise<ReadonlyArray<ParsedActivity>> => {
+  let activities = parsed.get(file)
+  if (activities === undefined) {
+    activities = parseActivityFile(new Uint8Array(readCorpusFile(file)), file.slice(file.lastIndexOf(".") + 1) as "fit" | "tcx" | "gpx", path.basename(file))
+    parsed.set(file, activities)
+  }
+  return activities
+}
