@@ -1,6 +1,8 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
+import type { EncodedActivityDraft } from "../../src/schema/ActivityDraft.ts"
 import type { ParsedActivity } from "../../src/schema/ParsedActivity.ts"
+import { fileDrafts } from "../../src/services/import/ParseWorkerDrafts.ts"
 import { parseActivityFile } from "../../src/services/import/parsers/parseActivityFile.ts"
 
 /** The shared corpus of real activity files (never copied into this repository). */
@@ -31,6 +33,8 @@ export const loadManifest = (): Array<CorpusEntry> => {
 export const corpusPath = (file: string): string => path.join(CORPUS_DIR!, file)
 export const readCorpusFile = (file: string): Buffer => fs.readFileSync(corpusPath(file))
 
+const formatOf = (file: string) => file.slice(file.lastIndexOf(".") + 1) as "fit" | "tcx" | "gpx"
+
 const parsed = new Map<string, Promise<ReadonlyArray<ParsedActivity>>>()
 
 /**
@@ -42,8 +46,26 @@ const parsed = new Map<string, Promise<ReadonlyArray<ParsedActivity>>>()
 export const parsedCorpusFile = (file: string): Promise<ReadonlyArray<ParsedActivity>> => {
   let activities = parsed.get(file)
   if (activities === undefined) {
-    activities = parseActivityFile(new Uint8Array(readCorpusFile(file)), file.slice(file.lastIndexOf(".") + 1) as "fit" | "tcx" | "gpx", path.basename(file))
+    activities = parseActivityFile(new Uint8Array(readCorpusFile(file)), formatOf(file), path.basename(file))
     parsed.set(file, activities)
   }
   return activities
+}
+
+const computed = new Map<string, Promise<ReadonlyArray<EncodedActivityDraft>>>()
+
+/**
+ * The activities of a file of the corpus as the parse worker computes them (fileDrafts, what its
+ * thread runs, in UTC like the test daemons), computed once per process for the tests that only
+ * read what a file yields (totals, laps, efforts): the test files a worker runs one after another
+ * share them. The import through the worker itself is for the tests about it; a file the import
+ * refuses is refused every time.
+ */
+export const corpusDrafts = (file: string): Promise<ReadonlyArray<EncodedActivityDraft>> => {
+  let drafts = computed.get(file)
+  if (drafts === undefined) {
+    drafts = fileDrafts({ bytes: new Uint8Array(readCorpusFile(file)), format: formatOf(file), filename: path.basename(file), fallbackTimeZone: "UTC" })
+    computed.set(file, drafts)
+  }
+  return drafts
 }

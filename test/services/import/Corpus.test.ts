@@ -1,9 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import type { EncodedActivityDraft } from "../../../src/schema/ActivityDraft.ts"
-import { ParseWorker } from "../../../src/services/import/ParseWorker.ts"
-import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, type CorpusEntry, loadManifest, readCorpusFile } from "../../support/corpus.ts"
-import { daemonLayer, dayStart, dropFile, fitActivity, importRows, listFiles, scopedRoot, servicesLayer, waitFor, waitForRow } from "../../support/ImportHarness.ts"
+import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, type CorpusEntry, corpusDrafts, loadManifest, readCorpusFile } from "../../support/corpus.ts"
+import { daemonLayer, dayStart, dropFile, fitActivity, importRows, listFiles, scopedRoot, waitFor, waitForRow } from "../../support/ImportHarness.ts"
 import { send } from "../../support/TestDaemon.ts"
 
 /**
@@ -133,33 +131,13 @@ describe.skipIf(!CORPUS_DIR)("corpus through the daemon", () => {
     }), { timeout: 150_000 })
 })
 
-describe.skipIf(!CORPUS_DIR)("corpus activities (computed in the parse worker)", () => {
-  const computeAll = (files: ReadonlyArray<string>) =>
-    Effect.gen(function*() {
-      const root = yield* scopedRoot()
-      return yield* Effect.gen(function*() {
-        const worker = yield* ParseWorker
-        const out = new Map<string, ReadonlyArray<EncodedActivityDraft>>()
-        for (const file of files) {
-          const name = basename(file)
-          out.set(file, yield* worker.parse(new Uint8Array(readCorpusFile(file)), name.split(".").pop() as "fit", name))
-        }
-        return out
-      }).pipe(Effect.provide(servicesLayer(root)))
-    })
-
-  /** Every activity file of the corpus and of its pairs, parsed once for the tests below. */
-  const everyFile = [...new Set([
-    ...entries.filter((e) => /^(fit|tcx|gpx)\//.test(e.file) && FAILS[e.file] === undefined).map((e) => e.file),
-    ...PAIRS.flat()
-  ])]
-  let parsedOnce: Promise<Map<string, ReadonlyArray<EncodedActivityDraft>>> | undefined
-  /** The activities of `files`, from the one parse of every file. */
+describe.skipIf(!CORPUS_DIR)("corpus activities (computed as the parse worker computes them)", () => {
+  /**
+   * The activities of `files`, each file computed once per process (corpusDrafts: what the
+   * parse worker's thread runs; the import through the worker is the test above).
+   */
   const parsedFiles = (files: ReadonlyArray<string>) =>
-    Effect.map(
-      Effect.promise(() => (parsedOnce ??= Effect.runPromise(Effect.scoped(computeAll(everyFile))))),
-      (all) => new Map(files.map((file) => [file, all.get(file)!]))
-    )
+    Effect.promise(async () => new Map(await Promise.all(files.map(async (file) => [file, await corpusDrafts(file)] as const))))
 
   it.scopedLive("FIT activities agree with the devices' session totals (distance ±1 %, elapsed ±2 s, moving within the timer (= timer ±2 s without GPS), kcal exact, avg HR ±1)", () =>
     Effect.gen(function*() {

@@ -4,7 +4,7 @@ import type { ActivityStreams, EncodedActivityDraft } from "../../../src/schema/
 import { decodeStreams } from "../../../src/services/activities/StreamsCodec.ts"
 import { fileDrafts } from "../../../src/services/import/ParseWorkerDrafts.ts"
 import { repairNote } from "../../../src/services/import/parsers/repairSamples.ts"
-import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, type CorpusEntry, loadManifest, readCorpusFile } from "../../support/corpus.ts"
+import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, type CorpusEntry, corpusDrafts, loadManifest, readCorpusFile } from "../../support/corpus.ts"
 import { at, encodeFit, Mesg, semicircles } from "./parsers/fitFixtures.ts"
 
 /**
@@ -28,7 +28,16 @@ const compute = async (bytes: Uint8Array, filename: string): Promise<Array<Compu
   const drafts = await fileDrafts({ bytes, format, filename, fallbackTimeZone: "UTC" })
   return drafts.map((d) => ({ ...d, streams: decodeStreams(d.encodedStreams) }))
 }
-const corpus = (file: string) => compute(new Uint8Array(readCorpusFile(file)), file)
+const decoded = new Map<string, Promise<Array<Computed>>>()
+/** The activities of a corpus file as the parse worker computes them (computed once per process), streams decoded once per file. */
+const corpus = (file: string): Promise<Array<Computed>> => {
+  let activities = decoded.get(file)
+  if (activities === undefined) {
+    activities = corpusDrafts(file).then((drafts) => drafts.map((d) => ({ ...d, streams: decodeStreams(d.encodedStreams) })))
+    decoded.set(file, activities)
+  }
+  return activities
+}
 
 /** A FIT file's messages as Garmin's SDK decodes them. */
 const sdk = (file: string): Record<string, Array<Record<string, any>>> => {
@@ -197,8 +206,7 @@ describe.skipIf(!CORPUS_DIR)("every number right for every sport", () => {
   it("kilojoules: the device's work, else the power stream's (within 2 % of the device's own where it wrote both)", async () => {
     for (const file of ["fit/garmin-edge1030-ride-power-dynamics.fit", "fit/sigma-rox11-road-ride.fit", "fit/garmin-edge810-vector-power-ride.fit"]) {
       const work = sdk(file)["sessionMesgs"]![0]!["totalWork"] as number
-      const bytes = new Uint8Array(readCorpusFile(file))
-      const [ride] = await compute(bytes, file)
+      const [ride] = await corpus(file)
       expect(ride!.kilojoules, file).toBe(Math.round(work / 1000))
     }
     // without the device's total (a GPX of the same kind of ride): the integral of its power, about its average power times its time
