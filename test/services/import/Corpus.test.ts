@@ -86,7 +86,10 @@ describe.skipIf(!CORPUS_DIR)("corpus through the daemon", () => {
         for (const [i, file] of files.entries()) {
           dropFile(root.watchDir, basename(file), readCorpusFile(file), "part", new Date(Date.parse("2020-01-01T00:00:00Z") + i * 1000))
         }
-        yield* waitFor("the corpus import", Effect.map(importRows(), (rows) => (rows.length >= files.length ? rows : undefined)), { timeout: "100 seconds", interval: "200 millis" })
+        // a limit, not a timing: the test daemon's one parse thread, at a lower priority than
+        // everything else, takes about 25 s of processor time over the corpus, and minutes by
+        // the clock on a loaded machine
+        yield* waitFor("the corpus import", Effect.map(importRows(), (rows) => (rows.length >= files.length ? rows : undefined)), { timeout: "400 seconds", interval: "200 millis" })
         const rows = yield* importRows()
         const byName = new Map(rows.map((r) => [r.filename, r]))
         expect(rows).toHaveLength(files.length)
@@ -128,7 +131,7 @@ describe.skipIf(!CORPUS_DIR)("corpus through the daemon", () => {
         dropFile(root.watchDir, "after-corpus.fit", fitActivity({ start: dayStart(1), seconds: 600 }))
         expect((yield* waitForRow("after-corpus.fit")).status).toBe("success")
       }).pipe(Effect.provide(daemonLayer(root)))
-    }), { timeout: 150_000 })
+    }), { timeout: 480_000 })
 })
 
 describe.skipIf(!CORPUS_DIR)("corpus activities (computed as the parse worker computes them)", () => {
@@ -137,7 +140,12 @@ describe.skipIf(!CORPUS_DIR)("corpus activities (computed as the parse worker co
    * parse worker's thread runs; the import through the worker is the test above).
    */
   const parsedFiles = (files: ReadonlyArray<string>) =>
-    Effect.promise(async () => new Map(await Promise.all(files.map(async (file) => [file, await corpusDrafts(file)] as const))))
+    Effect.promise(async () => {
+      const drafts = new Map<string, Awaited<ReturnType<typeof corpusDrafts>>>()
+      // one after another: each file in a turn of its own of the event loop
+      for (const file of files) drafts.set(file, await corpusDrafts(file))
+      return drafts
+    })
 
   it.scopedLive("FIT activities agree with the devices' session totals (distance ±1 %, elapsed ±2 s, moving within the timer (= timer ±2 s without GPS), kcal exact, avg HR ±1)", () =>
     Effect.gen(function*() {
@@ -170,7 +178,7 @@ describe.skipIf(!CORPUS_DIR)("corpus activities (computed as the parse worker co
         })
       }
       expect(compared).toBeGreaterThan(40)
-    }), { timeout: 60_000 })
+    }), { timeout: 300_000 })
 
   it.scopedLive("no best effort of any corpus activity is faster than a person can go (a track with gaps covers them at its own pace, not in one second)", () =>
     Effect.gen(function*() {
@@ -188,7 +196,7 @@ describe.skipIf(!CORPUS_DIR)("corpus activities (computed as the parse worker co
         }
       }
       expect(efforts).toBeGreaterThan(100)
-    }), { timeout: 120_000 })
+    }), { timeout: 300_000 })
 
   it.scopedLive("cross-format pairs agree: moving time within 2 % of the device timer (a pool swim's, rests left out, within 3 %), elevation within 10 % of the device total, distance ±1 % (GPX ±3 %)", () =>
     Effect.gen(function*() {
@@ -213,6 +221,6 @@ describe.skipIf(!CORPUS_DIR)("corpus activities (computed as the parse worker co
         const tolerance = other.endsWith(".gpx") ? 0.03 : 0.01
         expect(Math.abs(o.distanceInMeter - d.distanceInMeter), `${label} distance`).toBeLessThanOrEqual(d.distanceInMeter * tolerance)
       }
-    }), { timeout: 60_000 })
+    }), { timeout: 300_000 })
 
 })
