@@ -25,9 +25,12 @@ describe.skipIf(!CORPUS_DIR)("the athlete's year over the corpus", () => {
     it.effect("imports the corpus", () =>
       Effect.gen(function*() {
         for (const file of files) dropFile(root.watchDir, path.basename(file), readCorpusFile(file))
-        const rows = yield* waitFor("every file's import row", Effect.map(importRows(), (rows) => (rows.length >= files.length ? rows : undefined)), { timeout: "120 seconds" })
+        // a limit, not a timing: the test daemon's one parse thread, at a lower priority than
+        // everything else, takes about 25 s of processor time over the corpus, and minutes by
+        // the clock on a loaded machine
+        const rows = yield* waitFor("every file's import row", Effect.map(importRows(), (rows) => (rows.length >= files.length ? rows : undefined)), { timeout: "400 seconds" })
         expect(rows.filter((r) => r.status === "success").length).toBeGreaterThan(60)
-      }), 180_000)
+      }), 480_000)
 
     it.effect("the calendar of every month with activities, of all sports and of rides", () =>
       Effect.gen(function*() {
