@@ -2,8 +2,6 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import type { EncodedActivityDraft } from "../../src/schema/ActivityDraft.ts"
 import type { ParsedActivity } from "../../src/schema/ParsedActivity.ts"
-import { fileDrafts } from "../../src/services/import/ParseWorkerDrafts.ts"
-import { parseActivityFile } from "../../src/services/import/parsers/parseActivityFile.ts"
 
 /** The shared corpus of real activity files (never copied into this repository). */
 export const CORPUS_DIR: string | undefined = process.env.ACTIVITY_CORPUS_DIR ??
@@ -42,6 +40,10 @@ const formatOf = (file: string) => file.slice(file.lastIndexOf(".") + 1) as "fit
  */
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
+// the parsers are loaded by the first test that asks for a parse, not by every file that reads the manifest
+const parsers = () => import("../../src/services/import/parsers/parseActivityFile.ts")
+const computation = () => import("../../src/services/import/ParseWorkerDrafts.ts")
+
 const parsed = new Map<string, Promise<ReadonlyArray<ParsedActivity>>>()
 
 /**
@@ -53,7 +55,7 @@ const parsed = new Map<string, Promise<ReadonlyArray<ParsedActivity>>>()
 export const parsedCorpusFile = (file: string): Promise<ReadonlyArray<ParsedActivity>> => {
   let activities = parsed.get(file)
   if (activities === undefined) {
-    activities = turn().then(() => parseActivityFile(new Uint8Array(readCorpusFile(file)), formatOf(file), path.basename(file)))
+    activities = turn().then(parsers).then(({ parseActivityFile }) => parseActivityFile(new Uint8Array(readCorpusFile(file)), formatOf(file), path.basename(file)))
     parsed.set(file, activities)
   }
   return activities
@@ -71,7 +73,9 @@ const computed = new Map<string, Promise<ReadonlyArray<EncodedActivityDraft>>>()
 export const corpusDrafts = (file: string): Promise<ReadonlyArray<EncodedActivityDraft>> => {
   let drafts = computed.get(file)
   if (drafts === undefined) {
-    drafts = turn().then(() => fileDrafts({ bytes: new Uint8Array(readCorpusFile(file)), format: formatOf(file), filename: path.basename(file), fallbackTimeZone: "UTC" }))
+    drafts = turn().then(computation).then(({ fileDrafts }) =>
+      fileDrafts({ bytes: new Uint8Array(readCorpusFile(file)), format: formatOf(file), filename: path.basename(file), fallbackTimeZone: "UTC" })
+    )
     computed.set(file, drafts)
   }
   return drafts
