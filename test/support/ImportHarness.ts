@@ -51,6 +51,11 @@ export const makeRoot = (env: Readonly<Record<string, string>> = {}): Root => {
       WATCH_SETTLE: "150ms",
       // map tiles from a closed loopback port: a test never asks a host outside the machine
       MAP_TILE_URL: "http://127.0.0.1:9/{z}/{x}/{y}.png",
+      // one parse worker thread rather than one per core: a thread started from source costs
+      // about 3 s of processor time (tsx's loader and the parsers' modules) and 1 s more for its
+      // first file (the city data), which a second thread pays again as soon as two files wait;
+      // the tests of the pool itself set their own number (the default depends on the machine)
+      IMPORT_PARSE_WORKERS: "1",
       ...env
     }
   }

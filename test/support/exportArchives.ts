@@ -2,8 +2,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import * as zlib from "node:zlib"
 import type { SportType } from "../../src/schema/SportType.ts"
-import { parseActivityFile } from "../../src/services/import/parsers/parseActivityFile.ts"
-import { readCorpusFile } from "./corpus.ts"
+import { parsedCorpusFile, readCorpusFile } from "./corpus.ts"
 import { kmlOf } from "./kmlOf.ts"
 import { writeZipFile, zipBuffer, type ZipEntry } from "./zipWriter.ts"
 
@@ -29,11 +28,14 @@ export interface SourceFile {
   readonly sport: SportType
 }
 
-/** A file of the corpus (`fit/garmin-fenix5-run.fit`), with its activities' starts read by the import's own parser. */
+/**
+ * A file of the corpus (`fit/garmin-fenix5-run.fit`), with its activities' starts read by the
+ * import's own parser (once per process: parsedCorpusFile). Its bytes are read from the corpus
+ * each time, so that a test may do with them what it likes.
+ */
 export const corpusSource = async (file: string): Promise<SourceFile> => {
   const bytes = readCorpusFile(file)
-  const format = file.slice(file.lastIndexOf(".") + 1) as "fit" | "tcx" | "gpx"
-  const activities = await parseActivityFile(new Uint8Array(bytes), format, path.basename(file))
+  const activities = await parsedCorpusFile(file)
   const ends = activities.map((a) => a.samples.time[a.samples.time.length - 1] ?? a.startTime)
   return { name: path.basename(file), bytes, starts: activities.map((a) => a.startTime), end: Math.max(...ends), sport: activities[0]!.sportType }
 }
@@ -67,7 +69,7 @@ export const garminSample = async () => {
  */
 export const fitTrackeeSample = async (walkName: string) => {
   const [ride, gpx] = await corpusSources("fit/garmin-edge820-commute-ride.fit", "gpx/garmin-connect-run-hr.gpx")
-  const [parsed] = await parseActivityFile(new Uint8Array(readCorpusFile("gpx/amazfit-run-hr.gpx")), "gpx", "amazfit.gpx")
+  const [parsed] = await parsedCorpusFile("gpx/amazfit-run-hr.gpx")
   const kml: SourceFile = {
     name: "walk.kml",
     bytes: Buffer.from(kmlOf({ samples: parsed!.samples, writer: "openTracks", name: "Walk" })),

@@ -6,8 +6,7 @@ import type { FileFormat } from "../../../src/schema/ParsedActivity.ts"
 import { ActivityRepo } from "../../../src/services/activities/ActivityRepo.ts"
 import { ImportService } from "../../../src/services/import/ImportService.ts"
 import { ParseLimits } from "../../../src/services/import/ParseWorker.ts"
-import { parseActivityFile } from "../../../src/services/import/parsers/parseActivityFile.ts"
-import { CORPUS_DIR, loadManifest, readCorpusFile } from "../../support/corpus.ts"
+import { CORPUS_DIR, loadManifest, parsedCorpusFile, readCorpusFile } from "../../support/corpus.ts"
 import { daemonLayer, scopedRoot, servicesLayer } from "../../support/ImportHarness.ts"
 import { send } from "../../support/TestDaemon.ts"
 
@@ -122,7 +121,7 @@ const withoutStats = (gpx: string) => gpx.replace(/\s*<extensions>\s*<gpxtrkx:Tr
  * reading, or its readings span too little of it for an average (a swim's last seconds).
  */
 const heartRateAbsence = async (file: string): Promise<string | null> => {
-  const [a] = await parseActivityFile(new Uint8Array(readCorpusFile(file)), formatOf(file), path.basename(file))
+  const [a] = await parsedCorpusFile(file)
   const { time, heartRate } = a!.samples
   const read = time.filter((_, i) => heartRate[i] !== null)
   const kind = formatOf(file).toUpperCase()

@@ -71,7 +71,7 @@ describe("export metadata", () => {
       fs.writeFileSync(path.join(root.watchDir, "taken.gpx"), stranger)
 
       yield* Effect.gen(function*() {
-        const row = yield* waitForRow("777.gpx", "20 seconds")
+        const row = yield* waitForRow("777.gpx")
         expect(row.status).toBe("success")
         const activity = (yield* send("GET", `/api/v1/activities/${row.activity_id}`)).json
         expect(activity).toMatchObject({ name: "Tour des Flandres", description: "Cobbles", isCommute: true })
@@ -79,9 +79,9 @@ describe("export metadata", () => {
         expect(gear.find((g) => g.id === activity.gearId)?.name).toBe("Old steel")
         const sql = yield* SqlClient.SqlClient
         expect(yield* sql`SELECT name, brand, model, kind FROM gear`).toEqual([{ name: "Old steel", brand: "Colnago", model: "Master", kind: "bike" }])
-        const legacy = (yield* send("GET", `/api/v1/activities/${(yield* waitForRow("older.gpx", "20 seconds")).activity_id}`)).json
+        const legacy = (yield* send("GET", `/api/v1/activities/${(yield* waitForRow("older.gpx")).activity_id}`)).json
         expect(legacy).toMatchObject({ name: "Ronde van Vlaanderen", gearId: activity.gearId })
-        const strangers = (yield* send("GET", `/api/v1/activities/${(yield* waitForRow("taken.gpx", "20 seconds")).activity_id}`)).json
+        const strangers = (yield* send("GET", `/api/v1/activities/${(yield* waitForRow("taken.gpx")).activity_id}`)).json
         expect(strangers).toMatchObject({ name: "Test track", isCommute: false })
         yield* waitFor("every kept row taken or forgotten", Effect.map(sql`SELECT filename FROM export_metadata`, (rows) => (rows.length === 0 ? true : undefined)))
       }).pipe(Effect.provide(daemonLayer(root)))
@@ -121,7 +121,7 @@ describe("export metadata", () => {
 
       yield* Effect.gen(function*() {
         for (const [name, title] of [["111.gpx", "Morning loop"], ["222.gpx", "Evening loop"]] as const) {
-          const row = yield* waitForRow(name, "20 seconds")
+          const row = yield* waitForRow(name)
           expect(row.status, name).toBe("success")
           expect((yield* send("GET", `/api/v1/activities/${row.activity_id}`)).json.name).toBe(title)
         }
