@@ -39,7 +39,7 @@ describe("watch folder: trouble is said", () => {
         dropFile(watchDir, "after-return.gpx", gpxActivity({ start: dayStart(7), seconds: 900 }))
         expect((yield* waitForRow("after-return.gpx")).status).toBe("success")
         expect((yield* daemonLines).filter((l) => l.message.includes("does not exist"))).toHaveLength(1)
-      }), 60_000)
+      }), 120_000)
 
     it.effect("a watch folder replaced by another (a new folder renamed into place) is logged at error level and the new one is watched, with its .uploads", () =>
       Effect.gen(function*() {
@@ -56,7 +56,7 @@ describe("watch folder: trouble is said", () => {
         dropFile(watchDir, "in-the-new-folder.gpx", gpxActivity({ start: dayStart(27), seconds: 900 }))
         expect((yield* waitForRow("in-the-new-folder.gpx")).status).toBe("success")
         yield* waitFor("/healthz 200", Effect.map(send("GET", "/healthz", { key: null }), (a) => (a.status === 200 ? true : undefined)))
-      }), 60_000)
+      }), 120_000)
   })
 
   describe("an unmounted watch folder", () => {
@@ -115,7 +115,7 @@ describe("watch folder: trouble is said", () => {
           expect((yield* waitForRow("remounted.gpx")).status).toBe("success")
           expect((yield* daemonLines).filter((l) => l.message.includes("is no longer mounted"))).toHaveLength(1)
         }).pipe(Effect.provide(daemonLayer(root)))
-      }), 90_000)
+      }), 120_000)
   })
 
   describe("one daemon per watch folder", () => {
