@@ -321,19 +321,13 @@ export const timeZone = (name: string): Config.Config<string> =>
     }
   })
 
-export interface CronOptions extends Options<string> {
-  /** also a 6-field expression, its first field the seconds (a schedule every few seconds, for tests) */
-  readonly seconds?: boolean
-}
-
-/** A 5-field cron expression (or, with `seconds`, 6 fields, seconds first) that `Cron.parse` accepts. */
-export const cron = (name: string, options: CronOptions = {}): Config.Config<string> =>
+/** A 5-field cron expression that `Cron.parse` accepts. */
+export const cron = (name: string, options: Options<string> = {}): Config.Config<string> =>
   setting(name, options, (raw) => {
     const expression = raw.split(/\s+/).join(" ")
-    const fields = expression.split(" ").length
-    return (fields === 5 || (options.seconds === true && fields === 6)) && Either.isRight(Cron.parse(expression))
+    return expression.split(" ").length === 5 && Either.isRight(Cron.parse(expression))
       ? Either.right(expression)
-      : Either.left(options.seconds === true ? "must be a cron expression of 5 fields (or 6, seconds first)" : "must be a 5-field cron expression")
+      : Either.left("must be a 5-field cron expression")
   })
 
 /** Flattens a ConfigError into one line per problem. */

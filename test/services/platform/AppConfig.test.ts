@@ -83,7 +83,7 @@ describe("AppConfig", () => {
       'TZ must be an IANA time zone such as Europe/Brussels, got "Mars/Olympus"',
       'DEMO_MODE must be true or false, got "perhaps"',
       'UPLOAD_MAX_FILESIZE must be a size such as 20M, 512K or 1048576, got "lots"',
-      'EXTERNAL_IMPORT_CRON must be a cron expression of 5 fields (or 6, seconds first), got "daily"',
+      'EXTERNAL_IMPORT_CRON must be a 5-field cron expression, got "daily"',
       'WEBHOOKS_CHECK_INTERVAL_MINUTES must be a whole number from 1 to 60, got "61"'
     ]))
   })
