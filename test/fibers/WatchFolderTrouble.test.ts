@@ -1,9 +1,9 @@
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { startChildDaemon } from "../support/ChildDaemon.ts"
+import { type ChildDaemon, startChildDaemon } from "../support/ChildDaemon.ts"
 import { freePort } from "../support/freePort.ts"
 import { readChannel, send, TestDaemon } from "../support/TestDaemon.ts"
 import { daemonLayer, dayStart, dropFile, freshDaemon, gpxActivity, importRows, scopedRoot, waitFor, waitForRow } from "../support/ImportHarness.ts"
@@ -39,7 +39,7 @@ describe("watch folder: trouble is said", () => {
         dropFile(watchDir, "after-return.gpx", gpxActivity({ start: dayStart(7), seconds: 900 }))
         expect((yield* waitForRow("after-return.gpx")).status).toBe("success")
         expect((yield* daemonLines).filter((l) => l.message.includes("does not exist"))).toHaveLength(1)
-      }), 60_000)
+      }), 120_000)
 
     it.effect("a watch folder replaced by another (a new folder renamed into place) is logged at error level and the new one is watched, with its .uploads", () =>
       Effect.gen(function*() {
@@ -56,7 +56,7 @@ describe("watch folder: trouble is said", () => {
         dropFile(watchDir, "in-the-new-folder.gpx", gpxActivity({ start: dayStart(27), seconds: 900 }))
         expect((yield* waitForRow("in-the-new-folder.gpx")).status).toBe("success")
         yield* waitFor("/healthz 200", Effect.map(send("GET", "/healthz", { key: null }), (a) => (a.status === 200 ? true : undefined)))
-      }), 60_000)
+      }), 120_000)
   })
 
   describe("an unmounted watch folder", () => {
@@ -115,20 +115,30 @@ describe("watch folder: trouble is said", () => {
           expect((yield* waitForRow("remounted.gpx")).status).toBe("success")
           expect((yield* daemonLines).filter((l) => l.message.includes("is no longer mounted"))).toHaveLength(1)
         }).pipe(Effect.provide(daemonLayer(root)))
-      }), 90_000)
+      }), 120_000)
   })
 
   describe("one daemon per watch folder", () => {
-    {
-      /** Another daemon, with a storage of its own, started on the same watch folder and run until it exits. */
-      const secondDaemonOn = (root: { readonly root: string; readonly env: Readonly<Record<string, string>> }) =>
-        Effect.flatMap(freePort, (port) =>
-          runDaemonToExit({ ...root.env, STORAGE_DIR: path.join(root.root, "other-storage"), PORT: String(port), HOST: "127.0.0.1" }))
+    /** The first daemon, a process of its own on a watch folder, shared by the tests below (one start instead of two). */
+    class FirstDaemon extends Context.Tag("test/WatchFolderTroubleFirstDaemon")<FirstDaemon, {
+      readonly root: Effect.Effect.Success<ReturnType<typeof scopedRoot>>
+      readonly first: ChildDaemon
+    }>() {}
+    const FirstDaemonLive = Layer.scoped(FirstDaemon, Effect.gen(function*() {
+      const root = yield* scopedRoot({ WATCH_SETTLE: "200ms", LOG_LEVEL: "info" })
+      const first = yield* startChildDaemon({ apiKey: root.apiKey, env: root.env })
+      return { root, first }
+    }))
 
-      it.scopedLive("a second daemon on a watch folder already watched refuses to start with one sentence naming the first; the first goes on", () =>
+    /** Another daemon, with a storage of its own, started on the same watch folder and run until it exits. */
+    const secondDaemonOn = (root: { readonly root: string; readonly env: Readonly<Record<string, string>> }) =>
+      Effect.flatMap(freePort, (port) =>
+        runDaemonToExit({ ...root.env, STORAGE_DIR: path.join(root.root, "other-storage"), PORT: String(port), HOST: "127.0.0.1" }))
+
+    layer(FirstDaemonLive, { excludeTestServices: true })((it) => {
+      it.effect("a second daemon on a watch folder already watched refuses to start with one sentence naming the first; the first goes on", () =>
         Effect.gen(function*() {
-          const root = yield* scopedRoot()
-          const first = yield* startChildDaemon({ apiKey: root.apiKey, env: root.env })
+          const { first, root } = yield* FirstDaemon
           expect(fs.existsSync(path.join(root.watchDir, WATCH_LOCK_FILE_NAME))).toBe(true)
           const second = yield* secondDaemonOn(root)
           expect(second.code).toBe(1)
@@ -143,15 +153,11 @@ describe("watch folder: trouble is said", () => {
             a.json.fileImports?.[0]?.status === "success" ? true : undefined), { timeout: "90 seconds" })
           const all = (yield* first.get("/api/v1/file-imports")).json.fileImports as Array<{ filename: string }>
           expect(all.map((f) => f.filename)).toEqual(["beside-the-lock.gpx"])
-          const exit = yield* first.kill("SIGTERM")
-          expect(exit.code).toBe(0)
-          expect(fs.existsSync(path.join(root.watchDir, WATCH_LOCK_FILE_NAME))).toBe(false)
         }), 120_000)
 
-      it.scopedLive("a watch folder removed and made again gets its .uploads and the daemon's lock again: a second daemon is still refused", () =>
+      it.effect("a watch folder removed and made again gets its .uploads and the daemon's lock again: a second daemon is still refused; a clean stop takes the lock away", () =>
         Effect.gen(function*() {
-          const root = yield* scopedRoot({ WATCH_SETTLE: "200ms", LOG_LEVEL: "info" })
-          const first = yield* startChildDaemon({ apiKey: root.apiKey, env: root.env })
+          const { first, root } = yield* FirstDaemon
           const lockFile = path.join(root.watchDir, WATCH_LOCK_FILE_NAME)
           const daemonLog = () => {
             const logs = path.join(root.storageDir, "files", "logs")
@@ -171,7 +177,10 @@ describe("watch folder: trouble is said", () => {
           dropFile(root.watchDir, "after-return.gpx", gpxActivity({ start: dayStart(32), seconds: 900 }))
           yield* waitFor("the import", Effect.map(first.get("/api/v1/file-imports?filters[filename]=after-return.gpx"), (a) =>
             a.json.fileImports?.[0]?.status === "success" ? true : undefined), { timeout: "90 seconds" })
+          const exit = yield* first.kill("SIGTERM")
+          expect(exit.code).toBe(0)
+          expect(fs.existsSync(lockFile)).toBe(false)
         }), 120_000)
-    }
+    })
   })
 })

@@ -66,7 +66,7 @@ const addImage = (daemon: ChildDaemon, root: Root, activityId: string) =>
 const scopedRoot = Effect.acquireRelease(Effect.sync(() => makeRoot()), (r) => Effect.sync(() => fs.rmSync(r.root, { recursive: true, force: true })))
 
 describe("npm run cli -- app:backup <file>", () => {
-  it.scopedLive("copies the database while the daemon runs; restored into a fresh storage folder with the files, a daemon starts on it with every activity, import and image, and imports again what was imported after the backup", () =>
+  it.scopedLive("copies the database while the daemon runs, never over a file; restored into a fresh storage folder with the files, a daemon starts on it with every activity, import and image, and imports again what was imported after the backup", () =>
     Effect.gen(function*() {
       const original = yield* scopedRoot
       const daemon = yield* startChildDaemon({ env: original.env, apiKey: original.apiKey, readyTimeout: "90 seconds" })
@@ -81,6 +81,13 @@ describe("npm run cli -- app:backup <file>", () => {
       assert.include(run.stdout, `Database copied to ${target}`)
       assert.include(run.stdout, "2 activities, 2 file imports")
       assert.include(run.stdout, path.join(original.storageDir, "files", "originals"))
+      // never over a file: an earlier backup stays as it was (a database there, so that only the file refuses it)
+      const existing = path.join(original.root, "existing.sqlite")
+      fs.writeFileSync(existing, "an earlier backup")
+      const refused = yield* backup(original, existing)
+      assert.strictEqual(refused.code, 1)
+      assert.include(refused.stdout + refused.stderr, "already exists")
+      assert.strictEqual(fs.readFileSync(existing, "utf8"), "an earlier backup")
 
       // the daemon goes on working; what it does after the backup is not in the copy
       dropFile(original.watchDir, "later.gpx", gpxActivity({ start: dayStart(3), seconds: 600 }))
@@ -139,20 +146,12 @@ describe("npm run cli -- app:backup <file>", () => {
       assert.include(daemonLog, "1 original files in")
     }), { timeout: 300_000 })
 
-  it.scopedLive("never overwrites a file, and says so when there is no database where STORAGE_DIR points", () =>
+  it.scopedLive("says so when there is no database where STORAGE_DIR points", () =>
     Effect.gen(function*() {
       const root = yield* scopedRoot
       const missing = yield* backup(root, path.join(root.root, "first.sqlite"))
       assert.strictEqual(missing.code, 1)
       assert.include(missing.stdout + missing.stderr, "there is no database at")
-
-      const daemon = yield* startChildDaemon({ env: root.env, apiKey: root.apiKey, readyTimeout: "90 seconds" })
-      const existing = path.join(root.root, "existing.sqlite")
-      fs.writeFileSync(existing, "an earlier backup")
-      const refused = yield* backup(root, existing)
-      assert.strictEqual(refused.code, 1)
-      assert.include(refused.stdout + refused.stderr, "already exists")
-      assert.strictEqual(fs.readFileSync(existing, "utf8"), "an earlier backup")
-      yield* daemon.kill("SIGTERM")
+      assert.isFalse(fs.existsSync(path.join(root.root, "first.sqlite")))
     }), { timeout: 240_000 })
 })

@@ -70,7 +70,7 @@ describe("Polar connector process", () => {
       expect(wrong.output).toContain("Usage: polar <command> [options], one of: login, sync-once, status, webhook")
     }))
 
-  it.scopedLive("a busy port is named with HTTP_ADDR, before any cycle runs; a configured WATCH_DIR, STATE_DIR or POLAR_TOKENS under a missing folder is refused; exit code 1", () =>
+  it.scopedLive("a busy port is named with HTTP_ADDR, before any cycle runs; exit code 1", () =>
     Effect.gen(function*() {
       const fake = yield* scopedFake()
       const dirs = yield* scopedDirs
@@ -85,26 +85,17 @@ describe("Polar connector process", () => {
       expect(busy.output).toContain(`Port ${port} is already in use (127.0.0.1:${port}, EADDRINUSE): stop the program that uses it, or set HTTP_ADDR to a free host:port`)
       expect(busy.output).not.toContain("cycle failed")
       expect(busy.output).not.toContain("An error has occurred")
-
-      const missing = path.join(dirs.root, "no-such-volume")
-      const refused = yield* runEntry([], envFor(fake, dirs, {
-        WATCH_DIR: path.join(missing, "watch"),
-        STATE_DIR: path.join(missing, "state"),
-        POLAR_TOKENS: path.join(missing, "tokens")
-      }))
-      expect(refused.code).toBe(1)
-      expect(refused.output).toContain("invalid configuration (3 problems)")
-      for (const name of ["WATCH_DIR", "STATE_DIR", "POLAR_TOKENS"]) {
-        expect(refused.output).toContain(`${name} must be a folder whose parent exists (${missing} does not)`)
-      }
-      expect(fs.existsSync(missing)).toBe(false)
     }))
 
-  it.scopedLive("reports every configuration problem at once and exits with code 1", () =>
+  // one run for every problem (a program started per case cost as much as the case)
+  it.scopedLive("reports every configuration problem at once, a configured WATCH_DIR, STATE_DIR or POLAR_TOKENS under a missing folder among them, creates nothing and exits with code 1", () =>
     Effect.gen(function*() {
       const dirs = yield* scopedDirs
+      const missing = path.join(dirs.root, "no-such-volume")
       const result = yield* runEntry([], {
-        WATCH_DIR: dirs.watchDir,
+        WATCH_DIR: path.join(missing, "watch"),
+        STATE_DIR: path.join(missing, "state"),
+        POLAR_TOKENS: path.join(missing, "tokens"),
         POLAR_CLIENT_ID: "a",
         PROVIDER_A_CLIENT_ID: "b",
         FALLBACK_FORMAT: "zip",
@@ -113,10 +104,14 @@ describe("Polar connector process", () => {
         SINCE: "yesterday-ish"
       })
       expect(result.code).toBe(1)
+      expect(result.output).toContain("invalid configuration (9 problems)")
       for (const name of ["PROVIDER_A_CLIENT_ID", "POLAR_CLIENT_ID", "PROVIDER_A_CLIENT_SECRET", "FALLBACK_FORMAT", "MAX_ATTEMPTS", "WEBHOOK_URL", "SINCE"]) {
         expect(result.output, name).toContain(name)
       }
-      expect(fs.existsSync(dirs.watchDir)).toBe(false)
+      for (const name of ["WATCH_DIR", "STATE_DIR", "POLAR_TOKENS"]) {
+        expect(result.output).toContain(`${name} must be a folder whose parent exists (${missing} does not)`)
+      }
+      expect(fs.existsSync(missing)).toBe(false)
     }))
 
   it.scopedLive("takes the client id under its Polar name and the secret from a _FILE; sync-once without authorization says what to do", () =>
@@ -253,12 +248,14 @@ describe("Polar connector process", () => {
       expect(child.output()).toMatch(/the Polar connector v\S+ stopped cleanly on SIGINT/)
     }), { timeout: 120_000 })
 
-  it.scopedLive("`login` prints the authorize address and takes the code, or the whole address Polar redirected to, from the terminal", () =>
+  // one running process for both: the login's own answers, then the running process taking it up
+  it.scopedLive("`login` prints the authorize address and takes the whole address Polar redirected to from the terminal; the running process takes it up at its next cycle, without a restart; an address from another login is refused", () =>
     Effect.gen(function*() {
       const fake = yield* scopedFake({ registeredRedirectUri: "http://127.0.0.1:1/callback" })
       const dirs = yield* scopedDirs
-      const env = envFor(fake, dirs)
-      const child = yield* spawnEntry(["login"], env)
+      const connector = yield* startConnector(envFor(fake, dirs, { POLL_INTERVAL: "3600" }))
+      expect((yield* connector.status).authorization).toBe("required")
+      const child = yield* spawnEntry(["login"], connector.env)
       const printed = yield* waitFor("the authorize address", Effect.sync(() => child.output().match(/https?:\/\/\S+oauth2\/authorization\S*/)?.[0]), "60 seconds")
       const polar = yield* Effect.promise(() => fetch(printed, { redirect: "manual" }))
       const back = polar.headers.get("location")!
@@ -270,28 +267,17 @@ describe("Polar connector process", () => {
       expect(fake.registeredMembers()).toHaveLength(1)
       expect(JSON.parse(fs.readFileSync(path.join(dirs.tokensDir, "token.json"), "utf8"))).toMatchObject({ polarUser: String(fake.userId) })
 
-      // an address from another login is refused
-      const other = yield* spawnEntry(["login"], env)
-      yield* waitFor("the second address", Effect.sync(() => (other.output().includes("oauth2/authorization") ? true : undefined)), "60 seconds")
-      other.process.stdin!.end("http://127.0.0.1:1/callback?state=someone-else&code=abc\n")
-      expect((yield* Effect.promise(() => other.exited)).code).toBe(1)
-      expect(other.output()).toContain("another authorization's state")
-    }), { timeout: 120_000 })
-
-  it.scopedLive("a `login` in another process is taken up by the running process at its next cycle, without a restart", () =>
-    Effect.gen(function*() {
-      const fake = yield* scopedFake({ registeredRedirectUri: "http://127.0.0.1:1/callback" })
-      const dirs = yield* scopedDirs
-      const connector = yield* startConnector(envFor(fake, dirs, { POLL_INTERVAL: "3600" }))
-      expect((yield* connector.status).authorization).toBe("required")
-      const child = yield* spawnEntry(["login"], connector.env)
-      const printed = yield* waitFor("the authorize address", Effect.sync(() => child.output().match(/https?:\/\/\S+oauth2\/authorization\S*/)?.[0]), "60 seconds")
-      const polar = yield* Effect.promise(() => fetch(printed, { redirect: "manual" }))
-      child.process.stdin!.end(`${polar.headers.get("location")}\n`)
-      expect((yield* Effect.promise(() => child.exited)).code, child.output()).toBe(0)
+      // the running process, started before the login, delivers with the new token
       fake.addExercise(exercise("L1", 1))
       yield* pollerOf(connector).trigger
       yield* waitFor("the delivery", Effect.sync(() => (listWatch(dirs).includes("L1.fit") ? true : undefined)))
       expect(yield* connector.status).toMatchObject({ authorization: "ok", polarUser: String(fake.userId) })
+
+      // an address from another login is refused
+      const other = yield* spawnEntry(["login"], connector.env)
+      yield* waitFor("the second address", Effect.sync(() => (other.output().includes("oauth2/authorization") ? true : undefined)), "60 seconds")
+      other.process.stdin!.end("http://127.0.0.1:1/callback?state=someone-else&code=abc\n")
+      expect((yield* Effect.promise(() => other.exited)).code).toBe(1)
+      expect(other.output()).toContain("another authorization's state")
     }), { timeout: 120_000 })
 })
