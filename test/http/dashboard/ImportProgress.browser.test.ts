@@ -99,7 +99,9 @@ describe.skipIf(skipReason !== undefined)("the import page's progress in Chromiu
           for (let i = 0; i < FILES; i++) fs.writeFileSync(path.join(staging, `ride-${i}.fit`), fitActivity({ start: dayStart(i), seconds: 1800, step: 2 }))
           for (const name of fs.readdirSync(staging)) fs.renameSync(path.join(staging, name), path.join(root.watchDir, name))
           // the daemon counts the whole batch and a time left: the page looks now rather than at its next poll
+          const deadline = Date.now() + 120_000
           for (let p = await progressNow(); !(p.running && p.total === FILES && p.secondsLeft !== null); p = await progressNow()) {
+            if (Date.now() > deadline) throw new Error(`the batch was never counted whole with a time left: last answered ${JSON.stringify(p)}`)
             await new Promise((resolve) => setTimeout(resolve, 20))
           }
           await ui.redrawn(() => ui.page.reload())
