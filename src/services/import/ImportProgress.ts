@@ -1,4 +1,5 @@
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type { ImportProgress as ImportProgressAnswer } from "../../schema/ImportProgressModels.ts"
@@ -24,6 +25,14 @@ import { durationWords, progressWords } from "./progressWords.ts"
 export const REPORT_EVERY_MS = 5_000
 /** How long an emptied queue keeps its batch open beyond the watch folder's settle time (files still settling belong to it). */
 export const CONTINUES_WITHIN_MS = 5_000
+
+/**
+ * The batch's grace time beyond the watch folder's settle time: `CONTINUES_WITHIN_MS`, shorter
+ * where a test follows a batch to its end and has no waves to wait for.
+ */
+export class ImportBatchGrace extends Context.Reference<ImportBatchGrace>()("services/import/ImportBatchGrace", {
+  defaultValue: (): Duration.Duration => Duration.millis(CONTINUES_WITHIN_MS)
+}) {}
 
 /** What became of a name handled: a row of that status, or `other` (an archive once unpacked, a file gone before it was read). */
 export type Handled = StoredStatus | "other"
@@ -171,13 +180,13 @@ export class ImportBatch {
 
 /**
  * The import worker's batch (it counts the files it handles), and what it is now for the API.
- * The batch stays open for the watch folder's settle time and `CONTINUES_WITHIN_MS` more once
+ * The batch stays open for the watch folder's settle time and `ImportBatchGrace` more once
  * the queue is empty: a file that arrives meanwhile is offered within that time.
  */
 export class ImportProgress extends Effect.Service<ImportProgress>()("services/import/ImportProgress", {
   effect: Effect.gen(function*() {
     const queue = yield* ImportQueue
-    const batch = new ImportBatch(Duration.toMillis((yield* AppConfig).watchSettle) + CONTINUES_WITHIN_MS)
+    const batch = new ImportBatch(Duration.toMillis((yield* AppConfig).watchSettle) + Duration.toMillis(yield* ImportBatchGrace))
     const current = Effect.fn("ImportProgress.current")(function*() {
       return batch.snapshot(yield* Clock.currentTimeMillis, yield* queue.size)
     })

@@ -20,7 +20,9 @@ const ARTIFACTS = path.resolve("test-artifacts/dashboard")
 const skipReason = !chromiumAvailable ? CHROMIUM_MISSING : CORPUS_DIR === undefined ? CORPUS_MISSING_MESSAGE : undefined
 if (skipReason !== undefined) console.warn(`[date unknown browser test] skipped: ${skipReason}`)
 
-const root = makeRoot()
+// one parse worker: a second would start (about 3 s of processor time, its modules loaded
+// through tsx) only to parse a few of the files beside the first
+const root = makeRoot({ IMPORT_PARSE_WORKERS: "1" })
 let browser: Browser
 let page: Page
 let base = ""

@@ -24,7 +24,9 @@ const ARTIFACTS = path.resolve("test-artifacts/latest-period")
 const skipReason = !chromiumAvailable ? CHROMIUM_MISSING : CORPUS_DIR === undefined ? "the activity corpus is missing" : undefined
 if (skipReason !== undefined) console.warn(`[latest period browser test] skipped: ${skipReason}`)
 
-const root = makeRoot()
+// one parse worker: a second would start (about 3 s of processor time, its modules loaded
+// through tsx) only to parse a few of the files beside the first
+const root = makeRoot({ IMPORT_PARSE_WORKERS: "1" })
 let ui: SignedInPage
 let base = ""
 

@@ -36,23 +36,27 @@ const hillRide = (day: string, speed: number) => {
 const ALTITUDE = "#activity-charts .chart[aria-label='Altitude over distance']"
 
 /**
- * The columns of the altitude chart's canvas that differ from `before` (its pixels read by
- * `pixels`), as shares of its width: where a band was drawn or taken away.
+ * The altitude chart's pixels kept in the page, to be compared with later (`changedColumns`):
+ * the canvas's megabytes of pixels never leave the browser.
  */
-const pixels = (page: Page) =>
+const keepPixels = (page: Page) =>
   page.evaluate((selector) => {
     const canvas = (globalThis as any).document.querySelector(`${selector} canvas`)
-    return Array.from(canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data as Uint8ClampedArray)
+    ;(globalThis as any).keptPixels = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data
   }, ALTITUDE)
 
-const changedColumns = async (page: Page, before: ReadonlyArray<number>) => {
-  const after = await pixels(page)
-  const width = await page.evaluate((selector) => (globalThis as any).document.querySelector(`${selector} canvas`).width as number, ALTITUDE)
-  const columns = new Set<number>()
-  for (let i = 0; i < after.length; i++) if (after[i] !== before[i]) columns.add(Math.floor(i / 4) % width)
-  const sorted = [...columns].sort((a, b) => a - b)
-  return { count: sorted.length, first: (sorted[0] ?? 0) / width, last: (sorted[sorted.length - 1] ?? 0) / width }
-}
+/** The columns of the altitude chart's canvas that differ from the pixels kept, as shares of its width: where a band was drawn or taken away. */
+const changedColumns = (page: Page) =>
+  page.evaluate((selector) => {
+    const canvas = (globalThis as any).document.querySelector(`${selector} canvas`)
+    const width: number = canvas.width
+    const before: Uint8ClampedArray = (globalThis as any).keptPixels
+    const after: Uint8ClampedArray = canvas.getContext("2d").getImageData(0, 0, width, canvas.height).data
+    const columns = new Set<number>()
+    for (let i = 0; i < after.length; i++) if (after[i] !== before[i]) columns.add(Math.floor(i / 4) % width)
+    const sorted = [...columns].sort((a, b) => a - b)
+    return { count: sorted.length, first: (sorted[0] ?? 0) / width, last: (sorted[sorted.length - 1] ?? 0) / width }
+  }, ALTITUDE)
 
 const km = async (page: Page, name: string) => Number(await page.locator(`#make-segment input[name=${name}]`).inputValue())
 
@@ -98,12 +102,12 @@ describe.skipIf(!chromiumAvailable)("an activity's stretches on its charts and m
           await nextFrames(page)
 
           // the effort shown: a band over the altitude chart where the segment lies (0.9 to 3.1 of 4 km, the plot inside its axis)
-          let before = await pixels(page)
+          await keepPixels(page)
           const showEffort = page.locator("#activity-efforts button", { hasText: "Show" })
           await showEffort.click()
           await page.locator("#chart-stretch", { hasText: "Shown: Hill road" }).waitFor()
           await page.locator("#activity-map path.segment-highlight").waitFor({ state: "attached" })
-          const band = await changedColumns(page, before)
+          const band = await changedColumns(page)
           expect(band.count).toBeGreaterThan(0)
           expect(band.first).toBeGreaterThan(0.2)
           expect(band.first).toBeLessThan(0.4)
@@ -117,10 +121,10 @@ describe.skipIf(!chromiumAvailable)("an activity's stretches on its charts and m
           await page.locator("#chart-stretch", { hasText: "Shown: Climb 1 (category 4)" }).waitFor()
           expect(await showEffort.getAttribute("aria-pressed")).toBe("false")
           // pressed again, nothing is shown
-          before = await pixels(page)
+          await keepPixels(page)
           await page.locator("#activity-climbs button", { hasText: "Show" }).click()
           await page.locator("#chart-stretch").waitFor({ state: "hidden" })
-          expect((await changedColumns(page, before)).count).toBeGreaterThan(0)
+          expect((await changedColumns(page)).count).toBeGreaterThan(0)
           await page.locator("#activity-map path.segment-highlight").waitFor({ state: "detached" })
 
           // a stretch chosen on the map: its start clicked, then its end (the whole route in view: eastwards, from its left)
