@@ -9,7 +9,7 @@ import type { ActivityDraft } from "../../../src/schema/ActivityDraft.ts"
 import { FileImportRepo } from "../../../src/services/import/FileImportRepo.ts"
 import { daemonLayer, dropFile, gpxActivity, makeRoot, tcxActivity, waitForRow } from "../../support/ImportHarness.ts"
 import { daemonOrigin, seedActivity } from "../../support/TestDaemon.ts"
-import { CHROMIUM_MISSING, chromiumAvailable, DESKTOP, launchChromium, PHONES, screenshot } from "../../support/chromium.ts"
+import { CHROMIUM_MISSING, chromiumAvailable, DESKTOP, PHONES, screenshot, sharedChromium } from "../../support/chromium.ts"
 import { expectReadable, markerColor, readPalette } from "./colourChecks.ts"
 import { canvasTexts, collectProblems, fitsScreen, open, recordCanvasText, redrawn, seriousViolations, shoot } from "./pageTools.ts"
 
@@ -41,11 +41,11 @@ beforeAll(async () => {
   if (skipReason !== undefined) return
   builtDashboard()
   fs.mkdirSync(ARTIFACTS, { recursive: true })
-  browser = await launchChromium()
+  browser = await sharedChromium()
 }, 120_000)
 
 afterAll(async () => {
-  await browser?.close()
+  await context?.close()
   fs.rmSync(root.root, { recursive: true, force: true })
 })
 
