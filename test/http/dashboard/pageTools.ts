@@ -119,19 +119,19 @@ export const collectProblems = (page: Page, problems: Array<string>) => {
 export const mediaConditions = (page: Page): Promise<Array<string>> =>
   page.evaluate(() => {
     const media: Array<string> = []
-    const walk = (rules: any) => {
-      for (const rule of [...rules]) {
-        if (rule.constructor.name === "CSSContainerRule") media.push(`container ${rule.conditionText}`)
-        else if (rule.media !== undefined && rule.cssRules !== undefined) media.push(rule.media.mediaText as string)
-        if (rule.cssRules !== undefined) walk(rule.cssRules)
-      }
-    }
+    const rules: Array<any> = []
     for (const sheet of [...(globalThis as any).document.styleSheets]) {
       try {
-        walk(sheet.cssRules)
+        rules.push(...sheet.cssRules)
       } catch {
         // a sheet of another origin cannot be read; the dashboard serves its own
       }
+    }
+    while (rules.length > 0) {
+      const rule = rules.pop()
+      if (rule.constructor.name === "CSSContainerRule") media.push(`container ${rule.conditionText}`)
+      else if (rule.media !== undefined && rule.cssRules !== undefined) media.push(rule.media.mediaText as string)
+      if (rule.cssRules !== undefined) rules.push(...rule.cssRules)
     }
     return media
   })
