@@ -547,6 +547,7 @@ describe.skipIf(skipReason !== undefined)("the dashboard's finish in Chromium", 
           ["import", "#/import", "#import-log tbody tr", ["dark", "light"]],
           ["stats", "#/stats", "#totals-chart canvas", ["dark", "light"]]
         ] as const
+        // one context a scheme: its pages, then the menu on a phone
         for (const scheme of ["dark", "light"] as const) {
           await newPage(scheme)
           for (const [name, hash, ready, schemes] of pages) {
@@ -555,9 +556,6 @@ describe.skipIf(skipReason !== undefined)("the dashboard's finish in Chromium", 
             await shootAll(name, scheme)
             await expectAccessible(`the ${name} page (${scheme})`)
           }
-        }
-        for (const scheme of ["light", "dark"] as const) {
-          await newPage(scheme)
           await page.setViewportSize(PHONES[0][1])
           await go("#/activities", "#activity-list")
           await page.getByRole("button", { name: "Menu" }).click()
