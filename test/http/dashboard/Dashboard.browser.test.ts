@@ -60,10 +60,10 @@ describe.skipIf(skipReason !== undefined)("the dashboard in Chromium", () => {
         base = yield* daemonOrigin
         for (const file of CORPUS_FILES) dropFile(root.watchDir, path.basename(file), readCorpusFile(file))
         for (const file of CORPUS_FILES) {
-          const row = yield* waitForRow(path.basename(file), "60 seconds")
+          const row = yield* waitForRow(path.basename(file))
           expect(row.status, `${file}: ${row.error_message}`).toBe("success")
         }
-      }), 120_000)
+      }), 300_000)
 
     it.effect("signs in with the key and lists the imported corpus, newest first", () =>
       Effect.promise(async () => {

@@ -144,11 +144,11 @@ describe.skipIf(skipReason !== undefined)("the training pages in Chromium", () =
         dropFile(root.watchDir, path.basename(RIDE), readCorpusFile(RIDE))
         for (const ride of rides) dropFile(root.watchDir, ride.name, ride.bytes)
         for (const name of [path.basename(RIDE), ...rides.map((r) => r.name)]) {
-          const row = yield* waitForRow(name, "60 seconds")
+          const row = yield* waitForRow(name)
           expect(row.status, `${name}: ${row.error_message}`).toBe("success")
         }
         yield* Effect.promise(() => signIn(page, base, root.apiKey))
-      }), 180_000)
+      }), 300_000)
 
     it.effect("the Training entry opens the page; thresholds are added, changed and deleted through its form", () =>
       Effect.promise(async () => {
