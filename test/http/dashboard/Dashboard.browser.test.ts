@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import type { Browser, BrowserContext, Page } from "playwright-core"
+import type { BrowserContext, Page } from "playwright-core"
 import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, readCorpusFile } from "../../support/corpus.ts"
 import { daemonLayer, dropFile, makeRoot, waitForRow } from "../../support/ImportHarness.ts"
 import { daemonOrigin, send } from "../../support/TestDaemon.ts"
@@ -33,7 +33,6 @@ const skipReason = !chromiumAvailable ? CHROMIUM_MISSING : CORPUS_DIR === undefi
 if (skipReason !== undefined) console.warn(`[dashboard browser test] skipped: ${skipReason}`)
 
 const root = makeRoot()
-let browser: Browser
 let context: BrowserContext
 let page: Page
 let base = ""
@@ -41,11 +40,11 @@ const problems: Array<string> = []
 
 beforeAll(async () => {
   if (skipReason !== undefined) return
-  ;({ browser, context, page } = await openDashboardBrowser(ARTIFACTS, problems))
+  ;({ context, page } = await openDashboardBrowser(ARTIFACTS, problems))
 }, 120_000)
 
 afterAll(async () => {
-  await browser?.close()
+  await context?.close()
   fs.rmSync(root.root, { recursive: true, force: true })
 })
 
@@ -61,10 +60,10 @@ describe.skipIf(skipReason !== undefined)("the dashboard in Chromium", () => {
         base = yield* daemonOrigin
         for (const file of CORPUS_FILES) dropFile(root.watchDir, path.basename(file), readCorpusFile(file))
         for (const file of CORPUS_FILES) {
-          const row = yield* waitForRow(path.basename(file), "60 seconds")
+          const row = yield* waitForRow(path.basename(file))
           expect(row.status, `${file}: ${row.error_message}`).toBe("success")
         }
-      }), 120_000)
+      }), 300_000)
 
     it.effect("signs in with the key and lists the imported corpus, newest first", () =>
       Effect.promise(async () => {

@@ -9,7 +9,7 @@ import type { ActivityDraft } from "../../../src/schema/ActivityDraft.ts"
 import { FileImportRepo } from "../../../src/services/import/FileImportRepo.ts"
 import { daemonLayer, dropFile, gpxActivity, makeRoot, tcxActivity, waitForRow } from "../../support/ImportHarness.ts"
 import { daemonOrigin, seedActivity } from "../../support/TestDaemon.ts"
-import { CHROMIUM_MISSING, chromiumAvailable, DESKTOP, launchChromium, PHONES, screenshot } from "../../support/chromium.ts"
+import { CHROMIUM_MISSING, chromiumAvailable, DESKTOP, PHONES, screenshot, sharedChromium } from "../../support/chromium.ts"
 import { expectReadable, markerColor, readPalette } from "./colourChecks.ts"
 import { canvasTexts, collectProblems, fitsScreen, open, recordCanvasText, redrawn, seriousViolations, shoot } from "./pageTools.ts"
 
@@ -41,11 +41,11 @@ beforeAll(async () => {
   if (skipReason !== undefined) return
   builtDashboard()
   fs.mkdirSync(ARTIFACTS, { recursive: true })
-  browser = await launchChromium()
+  browser = await sharedChromium()
 }, 120_000)
 
 afterAll(async () => {
-  await browser?.close()
+  await context?.close()
   fs.rmSync(root.root, { recursive: true, force: true })
 })
 
@@ -203,15 +203,15 @@ describe.skipIf(skipReason !== undefined)("the dashboard's finish in Chromium", 
         // the same ride twice, as GPX then as TCX: the second is skipped as a duplicate of the first
         const start = new Date("2026-11-20T07:00:00Z")
         dropFile(root.watchDir, "morning.gpx", gpxActivity({ start, seconds: 1800, name: "Canal ride", type: "cycling", speed: 7 }))
-        expect((yield* waitForRow("morning.gpx", "60 seconds")).status).toBe("success")
+        expect((yield* waitForRow("morning.gpx")).status).toBe("success")
         dropFile(root.watchDir, "morning.tcx", tcxActivity({ start, seconds: 1800, sport: "Biking", speed: 7 }))
-        const skipped = yield* waitForRow("morning.tcx", "60 seconds")
+        const skipped = yield* waitForRow("morning.tcx")
         expect(skipped.status).toBe("skipped")
         expect(skipped.error_message).toMatch(/\("activity-[\w-]+"\)/)
         dropFile(root.watchDir, "broken-export-from-an-old-watch-with-a-long-name.gpx", "<gpx>not really")
-        expect((yield* waitForRow("broken-export-from-an-old-watch-with-a-long-name.gpx", "60 seconds")).status).toBe("failed")
+        expect((yield* waitForRow("broken-export-from-an-old-watch-with-a-long-name.gpx")).status).toBe("failed")
         yield* Effect.promise(() => newPage())
-      }), 120_000)
+      }), 300_000)
 
     it.effect("import log: pages only where there are some, never a page past the last", () =>
       Effect.promise(async () => {
@@ -547,6 +547,7 @@ describe.skipIf(skipReason !== undefined)("the dashboard's finish in Chromium", 
           ["import", "#/import", "#import-log tbody tr", ["dark", "light"]],
           ["stats", "#/stats", "#totals-chart canvas", ["dark", "light"]]
         ] as const
+        // one context a scheme: its pages, then the menu on a phone
         for (const scheme of ["dark", "light"] as const) {
           await newPage(scheme)
           for (const [name, hash, ready, schemes] of pages) {
@@ -555,9 +556,6 @@ describe.skipIf(skipReason !== undefined)("the dashboard's finish in Chromium", 
             await shootAll(name, scheme)
             await expectAccessible(`the ${name} page (${scheme})`)
           }
-        }
-        for (const scheme of ["light", "dark"] as const) {
-          await newPage(scheme)
           await page.setViewportSize(PHONES[0][1])
           await go("#/activities", "#activity-list")
           await page.getByRole("button", { name: "Menu" }).click()

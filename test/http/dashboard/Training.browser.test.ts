@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import type { Browser, Page } from "playwright-core"
+import type { BrowserContext, Page } from "playwright-core"
 import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, readCorpusFile } from "../../support/corpus.ts"
 import { daemonLayer, dropFile, makeRoot, waitForRow } from "../../support/ImportHarness.ts"
 import { blocksFit } from "../../support/trainingFits.ts"
@@ -28,19 +28,19 @@ const skipReason = !chromiumAvailable ? CHROMIUM_MISSING : CORPUS_DIR === undefi
 if (skipReason !== undefined) console.warn(`[training browser test] skipped: ${skipReason}`)
 
 const root = makeRoot()
-let browser: Browser
+let context: BrowserContext
 let page: Page
 let base = ""
 const problems: Array<string> = []
 
 beforeAll(async () => {
   if (skipReason !== undefined) return
-  ;({ browser, page } = await openDashboardBrowser(ARTIFACTS, problems))
+  ;({ context, page } = await openDashboardBrowser(ARTIFACTS, problems))
   await page.addInitScript(recordCanvasText)
 }, 120_000)
 
 afterAll(async () => {
-  await browser?.close()
+  await context?.close()
   fs.rmSync(root.root, { recursive: true, force: true })
 })
 
@@ -144,11 +144,11 @@ describe.skipIf(skipReason !== undefined)("the training pages in Chromium", () =
         dropFile(root.watchDir, path.basename(RIDE), readCorpusFile(RIDE))
         for (const ride of rides) dropFile(root.watchDir, ride.name, ride.bytes)
         for (const name of [path.basename(RIDE), ...rides.map((r) => r.name)]) {
-          const row = yield* waitForRow(name, "60 seconds")
+          const row = yield* waitForRow(name)
           expect(row.status, `${name}: ${row.error_message}`).toBe("success")
         }
         yield* Effect.promise(() => signIn(page, base, root.apiKey))
-      }), 180_000)
+      }), 300_000)
 
     it.effect("the Training entry opens the page; thresholds are added, changed and deleted through its form", () =>
       Effect.promise(async () => {

@@ -2,7 +2,7 @@ import { expect } from "@effect/vitest"
 import * as fs from "node:fs"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { builtDashboard } from "../../support/programs.ts"
-import { DESKTOP, launchChromium, PHONE } from "../../support/chromium.ts"
+import { DESKTOP, PHONE, sharedChromium } from "../../support/chromium.ts"
 import { collectProblems, redrawn, seriousViolations, shoot as shootAt } from "./pageTools.ts"
 
 /**
@@ -24,13 +24,15 @@ export interface DashboardBrowser {
 }
 
 /**
- * The dashboard built, `artifacts` made, and Chromium with one page at desktop size whose
- * console errors, script errors and script dialogs are collected into `problems`.
+ * The dashboard built, `artifacts` made, and a context of the worker's shared Chromium with one
+ * page at desktop size whose console errors, script errors and script dialogs are collected into
+ * `problems`. A test file closes the context when done, not the browser (the files the worker
+ * runs after it use the same; one closed anyway is launched again at the next ask).
  */
 export const openDashboardBrowser = async (artifacts: string, problems: Array<string>): Promise<DashboardBrowser> => {
   builtDashboard()
   fs.mkdirSync(artifacts, { recursive: true })
-  const browser = await launchChromium()
+  const browser = await sharedChromium()
   const context = await browser.newContext({ viewport: DESKTOP })
   const page = await context.newPage()
   collectProblems(page, problems)

@@ -17,7 +17,8 @@ export interface Violation {
 
 /** axe-core's serious and critical violations on the page as it is. */
 export const seriousViolations = async (page: Page): Promise<Array<Violation>> => {
-  await page.evaluate(AXE_SOURCE)
+  // loaded once per document: half a megabyte of script to compile at every look was not free
+  if (!(await page.evaluate(() => (globalThis as any).axe !== undefined))) await page.evaluate(AXE_SOURCE)
   const found = await page.evaluate(async () => {
     const browser = globalThis as any
     const r: { violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: Array<string> }> }> } = await browser.axe.run(browser.document, { resultTypes: ["violations"] })
@@ -109,4 +110,53 @@ export const collectProblems = (page: Page, problems: Array<string>) => {
     if (m.type() === "error" && !/Failed to load resource/.test(m.text())) problems.push(`console: ${m.text()} at ${JSON.stringify(m.location())} on ${page.url()}`)
   })
   page.on("pageerror", (e) => problems.push(`page error: ${e.message}`))
+}
+
+/**
+ * The conditions of the page's media and container rules ("(max-width: 640px)", a container's
+ * as "container …"), nested ones included.
+ */
+export const mediaConditions = (page: Page): Promise<Array<string>> =>
+  page.evaluate(() => {
+    const media: Array<string> = []
+    const rules: Array<any> = []
+    for (const sheet of [...(globalThis as any).document.styleSheets]) {
+      try {
+        rules.push(...sheet.cssRules)
+      } catch {
+        // a sheet of another origin cannot be read; the dashboard serves its own
+      }
+    }
+    while (rules.length > 0) {
+      const rule = rules.pop()
+      if (rule.constructor.name === "CSSContainerRule") media.push(`container ${rule.conditionText}`)
+      else if (rule.media !== undefined && rule.cssRules !== undefined) media.push(rule.media.mediaText as string)
+      if (rule.cssRules !== undefined) rules.push(...rule.cssRules)
+    }
+    return media
+  })
+
+/**
+ * The sizes among `sizes` whose look axe-core must check: every size, except a phone's that
+ * the style sheets treat as a narrower phone's (no width breakpoint between the two, and no rule
+ * on the height or a container's size), which the narrower one already checks: the same rules apply to the same
+ * elements, and what is wider than its box (a table's scroll hint) is so at the narrower width
+ * first. The layout's own checks (nothing wider than the screen) stay at every size.
+ */
+export const distinctLooks = async <S extends readonly [string, { readonly width: number; readonly height: number }]>(
+  page: Page,
+  sizes: ReadonlyArray<S>
+): Promise<Array<S>> => {
+  const conditions = await mediaConditions(page)
+  if (conditions.some((c) => /^container|height|aspect-ratio|orientation/.test(c))) return [...sizes]
+  const breakpoints = conditions.flatMap((c) =>
+    [...c.matchAll(/(?:min|max)-width\s*:\s*([\d.]+)(px|r?em)/g)].map((m) => Number(m[1]) * (m[2] === "px" ? 1 : 16)))
+  const kept: Array<S> = []
+  for (const size of sizes) {
+    const width = size[1].width
+    // only a narrower size kept before stands for a wider one
+    const same = kept.some((k) => k[1].width <= width && !breakpoints.some((b) => b >= k[1].width && b <= width))
+    if (!same) kept.push(size)
+  }
+  return kept
 }
