@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import type { Browser, Page } from "playwright-core"
+import type { BrowserContext, Page } from "playwright-core"
 import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, readCorpusFile } from "../../support/corpus.ts"
 import { CHROMIUM_MISSING, chromiumAvailable } from "../../support/chromium.ts"
 import { daemonLayer, dropFile, makeRoot, waitForRow } from "../../support/ImportHarness.ts"
@@ -23,7 +23,7 @@ if (skipReason !== undefined) console.warn(`[date unknown browser test] skipped:
 // one parse worker: a second would start (about 3 s of processor time, its modules loaded
 // through tsx) only to parse a few of the files beside the first
 const root = makeRoot({ IMPORT_PARSE_WORKERS: "1" })
-let browser: Browser
+let context: BrowserContext | undefined
 let page: Page
 let base = ""
 const problems: Array<string> = []
@@ -31,11 +31,11 @@ const { axe, shoot } = dashboardHelpers(() => page, ARTIFACTS)
 
 beforeAll(async () => {
   if (skipReason !== undefined) return
-  ;({ browser, page } = await openDashboardBrowser(ARTIFACTS, problems))
+  ;({ context, page } = await openDashboardBrowser(ARTIFACTS, problems))
 }, 120_000)
 
 afterAll(async () => {
-  await browser?.close()
+  await context?.close()
   fs.rmSync(root.root, { recursive: true, force: true })
 })
 

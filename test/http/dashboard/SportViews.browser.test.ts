@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import type { Browser, Page } from "playwright-core"
+import type { BrowserContext, Page } from "playwright-core"
 import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, readCorpusFile } from "../../support/corpus.ts"
 import { daemonLayer, dropFile, makeRoot, waitForRow } from "../../support/ImportHarness.ts"
 import { daemonOrigin, send } from "../../support/TestDaemon.ts"
@@ -59,7 +59,7 @@ if (skipReason !== undefined) console.warn(`[sport views browser test] skipped: 
 // one parse worker: a second would start (about 3 s of processor time, its modules loaded
 // through tsx) only to parse a few of the files beside the first
 const root = makeRoot({ IMPORT_PARSE_WORKERS: "1" })
-let browser: Browser
+let context: BrowserContext | undefined
 let page: Page
 let base = ""
 const problems: Array<string> = []
@@ -68,11 +68,11 @@ const ids = new Map<string, ReadonlyArray<string>>()
 
 beforeAll(async () => {
   if (skipReason !== undefined) return
-  ;({ browser, page } = await openDashboardBrowser(ARTIFACTS, problems))
+  ;({ context, page } = await openDashboardBrowser(ARTIFACTS, problems))
 }, 120_000)
 
 afterAll(async () => {
-  await browser?.close()
+  await context?.close()
   fs.rmSync(root.root, { recursive: true, force: true })
 })
 
