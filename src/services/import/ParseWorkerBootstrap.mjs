@@ -82,6 +82,18 @@ const build = async () => {
   const bundle = `${base}-${crypto.createHash("sha1").update(contents).digest("hex").slice(0, 16)}.mjs`
   if (!fs.existsSync(bundle)) writeWhole(bundle, contents)
   writeWhole(currentFile, JSON.stringify({ bundle, inputs }))
+  // the bundles of earlier sources, once no worker can still be about to load one
+  const folder = path.dirname(base)
+  for (const name of fs.readdirSync(folder)) {
+    const file = path.join(folder, name)
+    if (file !== bundle && name.startsWith(path.basename(base) + "-") && name.endsWith(".mjs")) {
+      try {
+        if (Date.now() - fs.statSync(file).mtimeMs > 600_000) fs.rmSync(file, { force: true })
+      } catch {
+        // another process removed it first
+      }
+    }
+  }
   return bundle
 }
 
