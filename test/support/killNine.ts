@@ -14,30 +14,74 @@ import { listFiles, type Root } from "./ImportHarness.ts"
 
 export const databaseFile = (root: Root) => path.join(root.storageDir, "database", "waymark.sqlite")
 
+/**
+ * The connection `count` reads through while `until` polls: opening the database for each
+ * poll cost ten times the query (about 0.4 ms every 2 ms, a fifth of a core taken from the
+ * daemon under test). Kept for one database file (the same file: a database replaced under its
+ * name is opened again), closed when the last wait ends; outside a wait each count opens its own.
+ */
+interface Reader {
+  readonly file: string
+  readonly ino: number
+  readonly db: Database.Database
+  readonly statements: Map<string, Database.Statement>
+}
+let waits = 0
+let reader: Reader | null = null
+const closeReader = () => {
+  const open = reader
+  reader = null
+  open?.db.close()
+}
+const readerOf = (file: string): Reader => {
+  const ino = fs.statSync(file).ino
+  if (reader !== null && (reader.file !== file || reader.ino !== ino)) closeReader()
+  return reader ??= { file, ino, db: new Database(file, { readonly: true, fileMustExist: true }), statements: new Map() }
+}
+
 /** The `n` a query answers, read from the daemon's database; 0 while it is being created. */
 export const count = (root: Root, query: string): number => {
-  try {
-    const db = new Database(databaseFile(root), { readonly: true, fileMustExist: true })
+  if (waits === 0) {
     try {
-      return (db.prepare(query).get() as { n: number }).n
-    } finally {
-      db.close()
+      const db = new Database(databaseFile(root), { readonly: true, fileMustExist: true })
+      try {
+        return (db.prepare(query).get() as { n: number }).n
+      } finally {
+        db.close()
+      }
+    } catch {
+      return 0 // the database is being created
     }
+  }
+  try {
+    const kept = readerOf(databaseFile(root))
+    let statement = kept.statements.get(query)
+    if (statement === undefined) kept.statements.set(query, statement = kept.db.prepare(query))
+    return (statement.get() as { n: number }).n
   } catch {
+    closeReader()
     return 0 // the database is being created
   }
 }
 
 /** Polls `condition` every 2 ms (a kill must land between two steps); dies with the daemon's output if it exits or time runs out. */
 export const until = (what: string, daemon: ChildDaemon, condition: () => boolean, timeoutMs = 120_000) =>
-  Effect.gen(function*() {
-    const deadline = Date.now() + timeoutMs
-    while (!condition()) {
-      if (daemon.hasExited()) return yield* Effect.dieMessage(`the daemon exited while waiting for ${what}:\n${daemon.output()}`)
-      if (Date.now() > deadline) return yield* Effect.dieMessage(`timed out waiting for ${what}:\n${daemon.output()}`)
-      yield* Effect.sleep("2 millis")
-    }
-  })
+  Effect.acquireUseRelease(
+    Effect.sync(() => waits++),
+    () =>
+      Effect.gen(function*() {
+        const deadline = Date.now() + timeoutMs
+        while (!condition()) {
+          if (daemon.hasExited()) return yield* Effect.dieMessage(`the daemon exited while waiting for ${what}:\n${daemon.output()}`)
+          if (Date.now() > deadline) return yield* Effect.dieMessage(`timed out waiting for ${what}:\n${daemon.output()}`)
+          yield* Effect.sleep("2 millis")
+        }
+      }),
+    () =>
+      Effect.sync(() => {
+        if (--waits === 0) closeReader()
+      })
+  )
 
 /** The files waiting at the top of the watch folder. */
 export const waiting = (root: Root) => listFiles(root.watchDir).filter(isCandidateName)

@@ -52,7 +52,7 @@ const CLOCK_CEILING_FACTOR = 30
 
 /**
  * Built (dist/, `npm start`), the worker runs its compiled entry directly; from source (tests,
- * tsx), a bootstrap registers tsx in the worker first.
+ * tsx), a bootstrap loads the entry bundled into one module (ParseWorkerBootstrap.mjs).
  */
 const fromSource = import.meta.url.endsWith(".ts")
 const workerUrl = fromSource ? new URL("./ParseWorkerBootstrap.mjs", import.meta.url) : new URL("./ParseWorkerThread.js", import.meta.url)

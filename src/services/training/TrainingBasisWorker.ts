@@ -14,7 +14,7 @@ import type { BasisRequest, BasisResponse } from "./TrainingBasisThread.ts"
  * Should the thread fail, the rest is analysed on the event loop, one activity at a time.
  *
  * Built (dist/), the worker runs its compiled entry; from source (tests, tsx), the parse
- * worker's bootstrap registers tsx in the worker first.
+ * worker's bootstrap loads the entry bundled into one module.
  */
 const fromSource = import.meta.url.endsWith(".ts")
 const workerUrl = fromSource ? new URL("../import/ParseWorkerBootstrap.mjs", import.meta.url) : new URL("./TrainingBasisThread.js", import.meta.url)
