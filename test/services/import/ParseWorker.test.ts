@@ -135,7 +135,7 @@ describe("ParseWorker (the parse worker)", () => {
       }).pipe(
         Effect.provide(servicesLayer(root)),
         // the worker the service starts with gets the small heap
-        Effect.provideService(ParseLimits, { ...DEFAULTS, heapMb: 24 })
+        Effect.provideService(ParseLimits, { ...DEFAULTS, heapMb: 48 })
       )
     }), { timeout: 60_000 })
 
