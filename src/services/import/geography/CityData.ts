@@ -1,8 +1,5 @@
 import KDBush from "kdbush"
-import * as crypto from "node:crypto"
 import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
 import { createRequire } from "node:module"
 
 /**
@@ -132,41 +129,13 @@ export const readCityData = (bytes: Uint8Array): CityData => {
 /** Where `npm run build` puts the binary form: dist/data/cities.bin. */
 const CITY_DATA_URL = new URL("../../../data/cities.bin", import.meta.url)
 
-/**
- * Where a daemon running from source (tests, tsx) keeps the form it built: in the system's
- * temporary folder, named after the JSON it was built from (path, size, time), so that each
- * parse worker the tests start reads it (a few milliseconds) instead of building it again from
- * the JSON (about 2 s of processor time per worker).
- */
-const builtFromSource = (): string => {
-  const key = [MAGIC, ...["state", "city"].map((name) => {
-    const file = require.resolve(`country-state-city/lib/assets/${name}.json`)
-    const stat = fs.statSync(file)
-    return `${file}:${stat.size}:${stat.mtimeMs}`
-  })].join("|")
-  return path.join(os.tmpdir(), `waymark-cities-${crypto.createHash("sha1").update(key).digest("hex").slice(0, 16)}.bin`)
-}
-
-/** The built file when present, else the same form built from the JSON (once, kept). */
+/** The built file when present, else the same form built from the JSON now. */
 export const loadCityData = (): CityData => {
   let bytes: Uint8Array
   try {
     bytes = fs.readFileSync(CITY_DATA_URL)
   } catch {
-    const kept = builtFromSource()
-    try {
-      bytes = fs.readFileSync(kept)
-    } catch {
-      bytes = buildCityData()
-      // written whole under another name first: workers of several processes may build it at once
-      const part = `${kept}.${process.pid}.${crypto.randomUUID()}.part`
-      try {
-        fs.writeFileSync(part, bytes)
-        fs.renameSync(part, kept)
-      } catch {
-        fs.rmSync(part, { force: true })
-      }
-    }
+    bytes = buildCityData()
   }
   return readCityData(bytes)
 }
