@@ -2,22 +2,19 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { defineConfig } from "vitest/config"
-import { BaseSequencer, type TestSpecification } from "vitest/node"
 
 /**
- * The suite's files sorted into three kinds by what a file does (read from its text and from the
- * helpers it imports from outside test/support), so that a new file is sorted by itself:
- * - `unit`: no daemon, no database, no corpus, no child process, no browser (`npm run test:unit`
- *   runs only these: WAYMARK_TESTS=unit);
+ * The suite as three projects, told apart by what a test file does (read from its text and from
+ * the helpers it imports from outside test/support), so that a new file lands in the right one
+ * by itself:
+ * - `unit`: no daemon, no database, no corpus, no child process, no browser (`npm run test:unit`);
  * - `daemon`: the daemon, its services over a database, or a connector, built in-process, and
  *   the corpora of real files;
  * - `programs`: spawns a program (`node dist/main.js`, the command line, the connectors),
- *   a shell or Chromium; the global setup builds dist/ for them once (test/support/buildOnce.ts).
- * The kinds are not vitest projects: with `isolate: false` vitest runs one project's files to the
- * end before it starts the next project's, so that the workers wait at each change-over on the
- * project's longest file. One pool runs every file, the longest first (see `LongestFirst`), one
- * file per worker at a time: every file makes its own temporary folders and takes free loopback
- * ports, so that files share nothing but dist/, which is built before any of them starts.
+ *   a shell or Chromium; its global setup builds dist/ once (test/support/buildOnce.ts).
+ * All three run side by side, one file per worker: every file makes its own temporary folders
+ * and takes free loopback ports, so that files share nothing but dist/, which is built before
+ * any of them starts.
  */
 
 const ROOT = import.meta.dirname
@@ -50,38 +47,6 @@ const kindOf = (file: string): "unit" | "daemon" | "programs" => {
 const kinds = new Map(testFiles.map((file) => [file, kindOf(file)]))
 const filesOf = (kind: "unit" | "daemon" | "programs") => testFiles.filter((file) => kinds.get(file) === kind)
 
-/**
- * The order files start in: the slowest first, so that the run does not end on one worker still
- * busy with a long file while the others are idle. A file's time from the last run when vitest
- * kept it (failed files first, as vitest's own order does); on a fresh checkout, programs before
- * the daemon's files before unit files, larger files first within a kind.
- */
-const RANK = { programs: 0, daemon: 1, unit: 2 } as const
-class LongestFirst extends BaseSequencer {
-  override async sort(files: Array<TestSpecification>): Promise<Array<TestSpecification>> {
-    const cache = this.ctx.cache
-    const facts = (spec: TestSpecification) => {
-      const file = path.relative(ROOT, spec.moduleId).split(path.sep).join("/")
-      const key = `${spec.project.name}:${path.relative(this.ctx.config.root, spec.moduleId)}`
-      return {
-        last: cache.getFileTestResults(key),
-        rank: RANK[kinds.get(file) ?? "unit"],
-        size: fs.statSync(spec.moduleId, { throwIfNoEntry: false })?.size ?? 0
-      }
-    }
-    const known = new Map(files.map((spec) => [spec, facts(spec)]))
-    return [...files].sort((a, b) => {
-      const x = known.get(a)!
-      const y = known.get(b)!
-      if (x.last !== undefined && y.last !== undefined) {
-        if (x.last.failed !== y.last.failed) return x.last.failed ? -1 : 1
-        return y.last.duration - x.last.duration
-      }
-      return x.rank !== y.rank ? x.rank - y.rank : y.size - x.size
-    })
-  }
-}
-
 // Workers: one per core and one more, unless WAYMARK_TEST_WORKERS says otherwise: much of a
 // file's time is spent waiting on a child process, a browser or a settle time, which a third
 // worker fills on two cores. A worker runs its files one after another in one process (not
@@ -89,20 +54,22 @@ class LongestFirst extends BaseSequencer {
 // per file, which was most of the suite's time. What a process keeps between files (Effect's
 // metrics) is read by the tests as what their own steps added.
 const workers = Number(process.env["WAYMARK_TEST_WORKERS"] ?? os.availableParallelism() + 1)
-const only = process.env["WAYMARK_TESTS"] === "unit" ? "unit" : undefined
 
 export default defineConfig({
   test: {
-    include: only === undefined ? testFiles : filesOf(only),
-    globalSetup: only === undefined ? ["test/support/buildOnce.ts"] : [],
-    sequence: { sequencer: LongestFirst },
     // a test waits on conditions, never on a fixed time: these limits only stop a hung test,
     // and stay far above what a busy machine needs
     testTimeout: 120_000,
     hookTimeout: 180_000,
     pool: "forks",
     isolate: false,
-    // as many forks from start to end
-    poolOptions: { forks: { maxForks: workers, minForks: workers } }
+    // as many forks from start to end: a fork let go while the projects change over (minForks
+    // below maxForks) was terminated with its file still running, which ended the whole run
+    poolOptions: { forks: { maxForks: workers, minForks: workers } },
+    projects: [
+      { extends: true, test: { name: "unit", include: filesOf("unit") } },
+      { extends: true, test: { name: "daemon", include: filesOf("daemon") } },
+      { extends: true, test: { name: "programs", include: filesOf("programs"), globalSetup: ["test/support/buildOnce.ts"] } }
+    ]
   }
 })
