@@ -26,7 +26,8 @@
  *   BENCH_ACTIVITIES=n     files imported (default 10000)
  *   BENCH_PROFILE_DIR=dir  write a CPU profile of each daemon's main thread there (bench/cpuProfile.mjs)
  *   BENCH_BASELINE_REF=ref the daemon of another commit (built once into a temporary folder) driven
- *                          beside this build on each row, untraced and traced, over copies of the storage
+ *                          beside this build on each row, untraced and traced, over copies of the storage,
+ *                          in BENCH_ROUNDS rounds (default 5) of BENCH_SLICE seconds (default 3) each
  *   BENCH_DAEMON_NODE_OPTIONS="..."   NODE_OPTIONS of the daemon (flags NODE_OPTIONS allows)
  *
  * The statistics (totals by week, records, heatmap, Eddington) and the streams of a one-hour
@@ -246,8 +247,54 @@ interface RowFigures {
   readonly traced: Load
   readonly again: Load
   readonly bytes: number
-  /** the baseline's daemon, untraced and traced, driven beside this build's */
-  readonly baseline?: { readonly waymark: Load; readonly traced: Load }
+  /** the baseline's daemon, untraced and traced, driven beside this build's in paired rounds */
+  readonly baseline?: { readonly waymark: Paired; readonly traced: Paired }
+}
+
+/**
+ * The baseline and this build driven in turn over `ROUNDS` rounds of `SLICE` seconds each, the
+ * order swapped every round, so that a change in the machine's load meets both alike: the
+ * figure is the median of the rounds' ratios (this build's req/s over the baseline's), its
+ * spread the lowest and highest ratio. One long drive of each, one after the other, swung
+ * by -16 % to +32 % between runs on the 2-core machine: more than the difference it measures.
+ */
+interface Paired {
+  readonly before: Load
+  readonly after: Load
+  readonly ratio: number
+  readonly lowest: number
+  readonly highest: number
+}
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
+const SLICE = Number(process.env.BENCH_SLICE ?? 3)
+
+const median = (values: ReadonlyArray<number>) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+
+/** The load whose req/s is the median of the rounds' (its latencies with it). */
+const medianLoad = (loads: ReadonlyArray<Load>): Load => {
+  const sorted = [...loads].sort((a, b) => a.reqPerSec - b.reqPerSec)
+  return sorted[(sorted.length - 1) >> 1]!
+}
+
+const pairedRounds = async (run: (base: string, seconds: number) => Promise<Load>, beforeBase: string, afterBase: string): Promise<Paired> => {
+  const befores: Array<Load> = []
+  const afters: Array<Load> = []
+  for (let round = 0; round < ROUNDS; round++) {
+    if (round % 2 === 0) {
+      befores.push(await run(beforeBase, SLICE))
+      afters.push(await run(afterBase, SLICE))
+    } else {
+      afters.push(await run(afterBase, SLICE))
+      befores.push(await run(beforeBase, SLICE))
+    }
+  }
+  const ratios = afters.map((after, i) => after.reqPerSec / befores[i]!.reqPerSec)
+  return { before: medianLoad(befores), after: medianLoad(afters), ratio: median(ratios), lowest: Math.min(...ratios), highest: Math.max(...ratios) }
 }
 
 interface LoadFigures {
@@ -393,12 +440,15 @@ const loadAll = async (root: Root): Promise<LoadFigures> => {
     for (const row of rows) {
       process.stdout.write(`  ${row.paths === undefined ? row.path : row.label.trim()} ...\n`)
       const plainLoad = await drive(plain.base, row, root.apiKey, DURATION)
-      // the baseline and this build in turn, each right after the other
-      const before = baseline.length > 0 ? await drive(baseline[0]!.daemon.baseUrl, row, root.apiKey, DURATION) : undefined
       const waymark = await drive(daemon.baseUrl, row, root.apiKey, DURATION)
-      const tracedBefore = baseline.length > 0 ? await driveTraced(baseline[1]!.daemon.baseUrl, row, DURATION) : undefined
       const tracedLoad = await driveTraced(traced.daemon.baseUrl, row, DURATION)
-      firstPass.push({ row, plain: plainLoad, waymark, traced: tracedLoad, ...(before === undefined ? {} : { baseline: { waymark: before, traced: tracedBefore! } }) })
+      const paired = baseline.length > 0
+        ? {
+          waymark: await pairedRounds((base, seconds) => drive(base, row, root.apiKey, seconds), baseline[0]!.daemon.baseUrl, daemon.baseUrl),
+          traced: await pairedRounds((base, seconds) => driveTraced(base, row, seconds), baseline[1]!.daemon.baseUrl, traced.daemon.baseUrl)
+        }
+        : undefined
+      firstPass.push({ row, plain: plainLoad, waymark, traced: tracedLoad, ...(paired === undefined ? {} : { baseline: paired }) })
     }
     await sleep(2000)
     const rssAfterFirst = rssNow(daemon.pid)
@@ -546,14 +596,19 @@ const main = async () => {
       )
       console.log("")
       if (load.baselineRef !== null) {
-        const pair = (l: Load, plainLoad: Load) => `${num(l.reqPerSec)} (${pct(l.reqPerSec / plainLoad.reqPerSec)}, p99 ${msOf(l.p99)})`
-        console.log(`The baseline (${load.baselineRef}) beside this build, each row driven on both in turn, as req/s (share of the plain server, p99 ms):\n`)
+        const pair = (l: Load) => `${num(l.reqPerSec)} (p99 ${msOf(l.p99)})`
+        const change = (p: Paired) => `${p.ratio >= 1 ? "+" : ""}${(100 * (p.ratio - 1)).toFixed(1)}% (${(100 * (p.lowest - 1)).toFixed(0)}..${(100 * (p.highest - 1)).toFixed(0)})`
+        const within = (p: Paired) => (p.ratio >= 0.95 ? "yes" : "NO")
+        console.log(
+          `The baseline (${load.baselineRef}) beside this build: each row driven on both in turn, ${ROUNDS} rounds of ${SLICE} s, the order swapped every round;\n` +
+            "median req/s (p99 ms), and this build's change as the median of the rounds' ratios (lowest..highest); target: not more than 5 % slower.\n"
+        )
         printTable(
-          ["request", "plain req/s", "baseline untraced", "this build untraced", "baseline traced", "this build traced"],
+          ["request", "baseline untraced", "this build untraced", "change", "within 5 %", "baseline traced", "this build traced", "change", "within 5 %"],
           load.rows.map((r) => [
-            r.row.label, num(r.plain.reqPerSec),
-            pair(r.baseline!.waymark, r.plain), pair(r.waymark, r.plain),
-            pair(r.baseline!.traced, r.plain), pair(r.traced, r.plain)
+            r.row.label,
+            pair(r.baseline!.waymark.before), pair(r.baseline!.waymark.after), change(r.baseline!.waymark), within(r.baseline!.waymark),
+            pair(r.baseline!.traced.before), pair(r.baseline!.traced.after), change(r.baseline!.traced), within(r.baseline!.traced)
           ])
         )
         console.log("")
