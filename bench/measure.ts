@@ -117,6 +117,12 @@ export const baselineBuild = (ref: string): { readonly main: string; readonly re
       fs.symlinkSync(path.join(REPO, "node_modules"), path.join(dir, "node_modules"))
       execFileSync("npm", ["run", "build"], { cwd: dir, stdio: "ignore" })
     }
+    // a baseline built from another checkout links to that checkout's packages, gone with it
+    const modules = path.join(dir, "node_modules")
+    if (!fs.existsSync(modules)) {
+      fs.rmSync(modules, { force: true })
+      fs.symlinkSync(path.join(REPO, "node_modules"), modules)
+    }
     return { main, ref: `${ref} ${commit.slice(0, 12)}` }
   } catch (e) {
     console.log(`the baseline ${ref} could not be built (${(e as Error).message}); only this build is measured`)
