@@ -19,6 +19,8 @@
  *   npm run bench:api                      builds first; about 5 minutes
  *   npm run bench:api -- --seed-only       the import phase only
  *   npm run bench:api -- --tiles           the map tiles only (3. below), in seconds
+ *   npm run bench:api -- --compare         with BENCH_BASELINE_REF: only the paired rounds of the
+ *                                          baseline and this build, on the rows of 16 connections
  *
  * Environment:
  *   BENCH_SEED_DIR=dir     keep the seeded storage in `dir` and reuse it on later runs (skips the import)
@@ -52,6 +54,8 @@ import { baselineBuild, daemonDiagnostics, mb, memoryOf, printTable, sleep, star
 const DIST_MAIN = path.join(import.meta.dirname, "..", "dist", "main.js")
 const SEED_ONLY = process.argv.includes("--seed-only")
 const TILES_ONLY = process.argv.includes("--tiles")
+/** only the baseline beside this build, on the rows of 16 connections (the kept answers' path) */
+const COMPARE_ONLY = process.argv.includes("--compare")
 const SEED_DIR = process.env.BENCH_SEED_DIR
 const DURATION = Number(process.env.BENCH_DURATION ?? 8)
 const COUNT = Number(process.env.BENCH_ACTIVITIES ?? 10_000)
@@ -266,6 +270,9 @@ interface Paired {
   readonly highest: number
 }
 
+/** a figure not measured (`--compare` measures only the paired rounds) */
+const NO_LOAD: Load = { sent: 0, reqPerSec: NaN, p50: NaN, p99: NaN, failures: 0 }
+
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const SLICE = Number(process.env.BENCH_SLICE ?? 3)
 
@@ -425,6 +432,7 @@ const loadAll = async (root: Root): Promise<LoadFigures> => {
     }
     // warm them all up (JIT, SQLite page cache) before anything is measured
     for (const row of rows) {
+      if (COMPARE_ONLY && row.connections !== undefined) continue
       await drive(daemon.baseUrl, row, root.apiKey, 2)
       await driveTraced(traced.daemon.baseUrl, row, 2)
       if (baseline.length > 0) {
@@ -438,10 +446,12 @@ const loadAll = async (root: Root): Promise<LoadFigures> => {
     for (const path of FIRST_ANSWERS) firstAnswers.push({ path, ms: await timedGet(daemon.baseUrl, path, root.apiKey) })
     const firstPass: Array<Omit<RowFigures, "again" | "bytes">> = []
     for (const row of rows) {
+      if (COMPARE_ONLY && row.connections !== undefined) continue
       process.stdout.write(`  ${row.paths === undefined ? row.path : row.label.trim()} ...\n`)
-      const plainLoad = await drive(plain.base, row, root.apiKey, DURATION)
-      const waymark = await drive(daemon.baseUrl, row, root.apiKey, DURATION)
-      const tracedLoad = await driveTraced(traced.daemon.baseUrl, row, DURATION)
+      const single = (run: () => Promise<Load>) => (COMPARE_ONLY ? Promise.resolve(NO_LOAD) : run())
+      const plainLoad = await single(() => drive(plain!.base, row, root.apiKey, DURATION))
+      const waymark = await single(() => drive(daemon.baseUrl, row, root.apiKey, DURATION))
+      const tracedLoad = await single(() => driveTraced(traced!.daemon.baseUrl, row, DURATION))
       const paired = baseline.length > 0
         ? {
           waymark: await pairedRounds((base, seconds) => drive(base, row, root.apiKey, seconds), baseline[0]!.daemon.baseUrl, daemon.baseUrl),
@@ -453,7 +463,7 @@ const loadAll = async (root: Root): Promise<LoadFigures> => {
     await sleep(2000)
     const rssAfterFirst = rssNow(daemon.pid)
     const again: Array<Load> = []
-    for (const row of rows) again.push(await drive(daemon.baseUrl, row, root.apiKey, DURATION))
+    for (const { row } of firstPass) again.push(COMPARE_ONLY ? NO_LOAD : await drive(daemon.baseUrl, row, root.apiKey, DURATION))
     await sleep(2000)
     const rssAfterSecond = rssNow(daemon.pid)
     const tracedPeakRss = rssPeak(traced.daemon.pid)
@@ -539,6 +549,10 @@ const main = async () => {
     printTiles(figures)
     return
   }
+  if (COMPARE_ONLY && process.env.BENCH_BASELINE_REF === undefined) {
+    console.log("--compare measures the baseline beside this build: set BENCH_BASELINE_REF")
+    return
+  }
   const root = makeRoot()
   try {
     let imported: ImportFigures | null = null
@@ -579,7 +593,7 @@ const main = async () => {
         return [`>= ${pct(min)}, p99 < 10 ms`, share >= min && load.p99 < 10]
       }
       const okOf = (ok: boolean, failures: number) => (ok && failures === 0 ? "yes" : "NO") + (failures > 0 ? ` (${failures} failed)` : "")
-      printTable(
+      if (!COMPARE_ONLY) printTable(
         ["request", "bytes", "plain req/s", "p99 ms", "untraced req/s", "p50", "p99", "share", "2nd run", "target", "ok", "traced req/s", "p50", "p99", "share", "target", "ok"],
         load.rows.map((r) => {
           const [target, ok] = targetOf(r.row, r.waymark, r.plain, load.rows[0]!.waymark, UNTRACED)
@@ -625,7 +639,7 @@ const main = async () => {
         ["  peak RSS during the import (VmHWM)", "< 350 MB", mb(imported.peakRss), imported.peakRss < 350 * MB ? "yes" : "NO"]
       )
     }
-    if (load !== null) {
+    if (load !== null && !COMPARE_ONLY) {
       const growth = load.rssAfterSecond - load.rssAfterFirst
       memoryRows.push(
         [`idle RSS after start (${COUNT} activities)`, "< 120 MB", mb(load.idleRss), load.idleRss < 120 * MB ? "yes" : "NO"],
@@ -641,8 +655,8 @@ const main = async () => {
         ...load.firstAnswers.map(({ path, ms }) => [`uncached first answer: ${path}`, "< 20 ms", `${ms.toFixed(1)} ms`, ms < 20 ? "yes" : "NO"])
       )
     }
-    printTable(["measure", "target", "measured", "ok"], memoryRows)
-    if (!SEED_ONLY) printTiles(await tileLoad())
+    if (memoryRows.length > 0) printTable(["measure", "target", "measured", "ok"], memoryRows)
+    if (!SEED_ONLY && !COMPARE_ONLY) printTiles(await tileLoad())
   } finally {
     fs.rmSync(root.root, { recursive: true, force: true })
   }
