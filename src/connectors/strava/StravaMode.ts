@@ -1,6 +1,7 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Layer from "effect/Layer"
 import { StravaClient } from "./StravaClient.ts"
+import { StravaFirstDrain } from "./StravaFirstDrain.ts"
 import { StravaImport } from "./StravaImport.ts"
 import { StravaWebhookEventRepo } from "./StravaWebhookEventRepo.ts"
 import { StravaScheduledImportLive } from "./StravaScheduledImport.ts"
@@ -19,8 +20,9 @@ export const StravaServicesLive = Layer.mergeAll(StravaImport.Default, StravaWeb
 
 /**
  * Both loops of externalApi mode (each does nothing in files mode / with webhooks off):
- * the scheduled full import and the webhook drain, sharing one StravaImport (one lock).
+ * the scheduled full import and the webhook drain, sharing one StravaImport (one lock) and the
+ * drain's first pass, which the scheduled import waits for.
  */
 export const StravaModeLive = Layer.mergeAll(StravaScheduledImportLive, StravaWebhookDrainLive).pipe(
-  Layer.provide(StravaServicesLive)
+  Layer.provide(Layer.merge(StravaServicesLive, StravaFirstDrain.Default))
 )

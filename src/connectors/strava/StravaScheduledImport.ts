@@ -8,10 +8,12 @@ import { inChannel } from "../../services/platform/Logs.ts"
 import { StravaImport } from "./StravaImport.ts"
 import { supervise } from "../../services/platform/supervise.ts"
 import { countStravaCycle, cycleResultOf } from "./StravaCycle.ts"
+import { StravaFirstDrain } from "./StravaFirstDrain.ts"
 
 /**
  * The scheduled full import of externalApi mode, on EXTERNAL_IMPORT_CRON (in TZ). It takes the
- * import lock, so it never overlaps with the webhook drain or another run. A run never fails
+ * import lock, so it never overlaps with the webhook drain or another run; with webhooks on, its
+ * schedule begins once the drain's first pass, made at start, is over (StravaFirstDrain). A run never fails
  * (rate limits and refused tokens end it with a logged reason), so the schedule keeps going.
  * Each run counts as one of the connector's cycles in the metrics (connector="strava").
  */
@@ -19,6 +21,7 @@ export const StravaScheduledImportLive = Layer.scopedDiscard(Effect.gen(function
   const config = yield* AppConfig
   if (config.importMode !== "externalApi") return
   const strava = yield* StravaImport
+  const firstDrain = yield* StravaFirstDrain
   const parsed = Cron.parse(config.externalImportCron, config.timeZone)
   if (Either.isLeft(parsed)) {
     return yield* Effect.logError(
@@ -28,9 +31,12 @@ export const StravaScheduledImportLive = Layer.scopedDiscard(Effect.gen(function
   yield* Effect.logInfo(`scheduled Strava import: "${config.externalImportCron}" (${config.timeZone})`).pipe(inChannel("daemon"))
   yield* supervise(
     "StravaScheduledImport",
-    strava.run({ full: true }).pipe(
-      countStravaCycle((report) => cycleResultOf(report.outcome)),
-      Effect.schedule(Schedule.cron(parsed.right))
+    Effect.zipRight(
+      config.webhooksEnabled ? firstDrain.awaitPassed : Effect.void,
+      strava.run({ full: true }).pipe(
+        countStravaCycle((report) => cycleResultOf(report.outcome)),
+        Effect.schedule(Schedule.cron(parsed.right))
+      )
     )
   )
 }))

@@ -9,13 +9,15 @@ import { type WebhookEvent, StravaWebhookEventRepo } from "./StravaWebhookEventR
 import { supervise } from "../../services/platform/supervise.ts"
 import type { CycleResult } from "../kit/Poller.ts"
 import { countStravaCycle, cycleResultOf } from "./StravaCycle.ts"
+import { StravaFirstDrain } from "./StravaFirstDrain.ts"
 
 /**
  * Processes the queued webhook events every WEBHOOKS_CHECK_INTERVAL_MINUTES (externalApi mode
  * with webhooks enabled only), under the import lock: deleted activities are deleted, created
  * and updated ones go through one partial import. While Strava access is blocked (401 /
  * inactive) or a run is in progress, the events stay queued. Events of a run cut short by a
- * rate limit are queued again. Each pass counts as one of the connector's cycles in the metrics
+ * rate limit are queued again. The first pass is made at start, before the scheduled import's
+ * first run (StravaFirstDrain). Each pass counts as one of the connector's cycles in the metrics
  * (connector="strava"), unless the import held the lock.
  */
 
@@ -82,8 +84,11 @@ export const StravaWebhookDrainLive = Layer.scopedDiscard(Effect.gen(function*()
   const config = yield* AppConfig
   if (config.importMode !== "externalApi" || !config.webhooksEnabled) return
   const lastBlocked = yield* Ref.make<string | null>(null)
+  const firstDrain = yield* StravaFirstDrain
   const tick = drainWebhookEvents.pipe(
     countStravaCycle(drainResultOf),
+    // the scheduled import starts its schedule once the first pass is over
+    Effect.ensuring(firstDrain.passed),
     Effect.tap((result) =>
       Effect.gen(function*() {
         const previous = yield* Ref.getAndSet(lastBlocked, result._tag === "Blocked" ? result.message : null)

@@ -34,7 +34,9 @@ describe("Strava connector metrics", () => {
         WEBHOOKS_ENABLED: "true",
         WEBHOOKS_VERIFY_TOKEN: "verify-token-0123",
         WEBHOOKS_CHECK_INTERVAL_MINUTES: "60",
-        EXTERNAL_IMPORT_CRON: "* * * * *"
+        // every 5 s rather than at the next minute (a 5-field cron has no seconds): the daemon
+        // begins its schedule only once the drain's first pass is over, however long it starts
+        EXTERNAL_IMPORT_CRON: "*/5 * * * * *"
       })
       const daemon = yield* startChildDaemon({ env: root.env, apiKey: root.apiKey })
       const completed = 'waymark_connector_cycles_total{connector="strava",result="completed"}'
@@ -44,19 +46,21 @@ describe("Strava connector metrics", () => {
       // the drain's first pass, at start: nothing queued, a completed cycle
       let text = ""
       for (const deadline = Date.now() + 120_000; valueOf(text, completed) === 0 && Date.now() < deadline;) {
-        yield* Effect.sleep("250 millis")
+        yield* Effect.sleep("100 millis")
         text = yield* metricsOf(daemon.baseUrl, root.apiKey)
       }
       expect(valueOf(text, completed), text).toBe(1)
-      expect(valueOf(text, errors)).toBe(0)
+      // no error of its own: those counted are the scheduled run's, if it came before this read
+      expect(valueOf(text, errors)).toBe(valueOf(text, failed))
 
-      // the scheduled run at the next minute: the refresh token is refused, a failed cycle
+      // the scheduled runs: the refresh token is refused, a failed cycle each
       for (const deadline = Date.now() + 150_000; valueOf(text, failed) === 0 && Date.now() < deadline;) {
         yield* Effect.sleep("500 millis")
         text = yield* metricsOf(daemon.baseUrl, root.apiKey)
       }
-      expect(valueOf(text, failed), daemon.output()).toBe(1)
-      expect(valueOf(text, errors)).toBe(1)
+      // one error per refused run (a second run may have come before this read)
+      expect(valueOf(text, failed), daemon.output()).toBeGreaterThanOrEqual(1)
+      expect(valueOf(text, errors)).toBe(valueOf(text, failed))
       expect(valueOf(text, completed)).toBe(1)
       expect(fake.requests.some((r) => r.path === "/oauth/token")).toBe(true)
     }), { timeout: 300_000 })
