@@ -360,6 +360,13 @@ describe.skipIf(skipReason !== undefined)("the dashboard's finish in Chromium", 
           expectReadable(scheme, panel, [["metrics", groups["metric"]!, 10], ["sports", groups["sport"]!, 7]])
         }
         await page.emulateMedia({ colorScheme: "light" })
+        // the dark scheme swaps colours and nothing else (what lets the browser tests check it
+        // in place, by axe-core's rules about colours); a rule of it that hid something would not
+        expect(await schemesDifferInColoursOnly(page)).toBe(true)
+        const hiding = await page.addStyleTag({ content: "@media (prefers-color-scheme: dark) { #totals { display: none } }" })
+        expect(await schemesDifferInColoursOnly(page)).toBe(false)
+        await hiding.evaluate((tag) => tag.remove())
+        expect(await schemesDifferInColoursOnly(page)).toBe(true)
       }), 60_000)
 
     it.effect("charts: ticks at round values (time at 5, 10, 15, 30 min…, pace at whole minutes) and the values under the cursor", () =>
