@@ -6,7 +6,7 @@ import { ImportBatchGrace } from "../../../src/services/import/ImportProgress.ts
 import { builtDashboard } from "../../support/programs.ts"
 import { daemonLayer, dayStart, fitActivity, makeRoot } from "../../support/ImportHarness.ts"
 import { CHROMIUM_MISSING, chromiumAvailable, DESKTOP, PHONES, screenshot, SCREENSHOTS } from "../../support/chromium.ts"
-import { seriousViolations } from "./pageTools.ts"
+import { COLOUR_RULES, distinctLooks, schemesDifferInColoursOnly, seriousViolations } from "./pageTools.ts"
 import { openSignedIn, type SignedInPage } from "./signedInPage.ts"
 import { daemonOrigin } from "../../support/TestDaemon.ts"
 
@@ -69,12 +69,18 @@ const seen = (says: RegExp): Promise<{ text: string; max: number; value: number 
 const eachLookAsDrawn = async (name: string) => {
   const { page } = ui
   await page.evaluate(() => Object.defineProperty((globalThis as any).document, "visibilityState", { value: "hidden", configurable: true }))
+  // the 390 px phone where a style rule tells it from 360 px, the dark scheme by the rules about
+  // colours where it changes nothing else (as SignedInPage's axe)
+  const sizes = await distinctLooks(page, [["desktop", DESKTOP], ...PHONES] as const)
+  const darkRules = (await schemesDifferInColoursOnly(page)) ? COLOUR_RULES : undefined
   for (const scheme of ["light", "dark"] as const) {
     await page.emulateMedia({ colorScheme: scheme })
-    for (const [size, viewport] of [["desktop", DESKTOP], ...PHONES] as const) {
+    for (const [size, viewport] of SCREENSHOTS ? [["desktop", DESKTOP], ...PHONES] as const : sizes) {
       await page.setViewportSize(viewport)
       await screenshot(page, { path: path.join(ARTIFACTS, `${name}-${size}-${scheme}.png`), fullPage: true })
-      expect(await seriousViolations(page), `axe on the ${name} page, ${size}, ${scheme}`).toEqual([])
+      if (sizes.some(([look]) => look === size)) {
+        expect(await seriousViolations(page, scheme === "dark" ? darkRules : undefined), `axe on the ${name} page, ${size}, ${scheme}`).toEqual([])
+      }
     }
   }
   await page.setViewportSize(DESKTOP)

@@ -8,7 +8,7 @@ import { daemonLayer, dropFile, makeRoot, waitForRow } from "../../support/Impor
 import { daemonOrigin, send } from "../../support/TestDaemon.ts"
 import { at, encodeFit, Mesg, semicircles } from "../../services/import/parsers/fitFixtures.ts"
 import { openDashboardBrowser } from "./browser.ts"
-import { CHROMIUM_MISSING, chromiumAvailable, DESKTOP, PHONE, screenshot } from "../../support/chromium.ts"
+import { CHROMIUM_MISSING, chromiumAvailable, DESKTOP, PHONE, SCREENSHOTS, screenshot } from "../../support/chromium.ts"
 import { redrawn as redrawnOn, signIn } from "./pageTools.ts"
 
 /**
@@ -79,15 +79,19 @@ afterAll(async () => {
 const redrawn = (action: () => Promise<unknown>) => redrawnOn(page, action)
 
 /**
- * Screenshots at desktop and phone width, in light and dark (the page drawn again in each, so
- * that its charts take the scheme's colours; `ready` is what it waits for then), none wider
- * than its viewport.
+ * Screenshots at desktop and phone width, in light and dark, none wider than its viewport. The
+ * layout does not depend on the scheme (only colours do, through the style sheets' custom
+ * properties, which follow it at once): the scheme is switched in place, and the page is drawn
+ * again in each only for the screenshots, so that its charts take the scheme's colours
+ * (`ready` is what it waits for then).
  */
 const shoot = async (name: string, ready: string) => {
   for (const scheme of ["light", "dark"] as const) {
     await page.emulateMedia({ colorScheme: scheme })
-    await redrawn(() => page.reload())
-    await page.locator(ready).first().waitFor({ timeout: 15_000 })
+    if (SCREENSHOTS) {
+      await redrawn(() => page.reload())
+      await page.locator(ready).first().waitFor({ timeout: 15_000 })
+    }
     for (const [size, viewport] of [["desktop", DESKTOP], ["phone", PHONE]] as const) {
       await page.setViewportSize(viewport)
       await page.evaluate(() => (globalThis as any).scrollTo(0, 0))

@@ -15,17 +15,64 @@ export interface Violation {
   readonly targets: ReadonlyArray<string>
 }
 
-/** axe-core's serious and critical violations on the page as it is. */
-export const seriousViolations = async (page: Page): Promise<Array<Violation>> => {
+/**
+ * axe-core's serious and critical violations on the page as it is: of every rule axe-core runs
+ * by default, or with `only`, of those rules (`COLOUR_RULES`).
+ */
+export const seriousViolations = async (page: Page, only?: ReadonlyArray<string>): Promise<Array<Violation>> => {
   // loaded once per document: half a megabyte of script to compile at every look was not free
   if (!(await page.evaluate(() => (globalThis as any).axe !== undefined))) await page.evaluate(AXE_SOURCE)
-  const found = await page.evaluate(async () => {
+  const found = await page.evaluate(async (only) => {
     const browser = globalThis as any
-    const r: { violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: Array<string> }> }> } = await browser.axe.run(browser.document, { resultTypes: ["violations"] })
+    const options = only === null ? { resultTypes: ["violations"] } : { resultTypes: ["violations"], runOnly: { type: "rule", values: only } }
+    const r: { violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: Array<string> }> }> } = await browser.axe.run(browser.document, options)
     return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }))
-  })
+  }, only === undefined ? null : [...only])
   return found.filter((v) => v.impact === "serious" || v.impact === "critical")
 }
+
+/**
+ * The rules axe-core runs by default whose outcome depends on the colours shown (the contrast of
+ * text, and links told from their text by colour): the others read the document, the roles and
+ * names, the layout and what is shown, none of which a colour changes.
+ */
+export const COLOUR_RULES = ["color-contrast", "link-in-text-block"] as const
+
+/**
+ * Whether the page's style rules for a colour scheme set nothing but colours (custom
+ * properties whose values are colours): then the page in another scheme differs from the page
+ * already checked only in its colours, and axe-core's `COLOUR_RULES` are all that can find
+ * anything new there. A rule that sets anything else (a size, what is shown) makes it false.
+ */
+export const schemesDifferInColoursOnly = (page: Page): Promise<boolean> =>
+  page.evaluate(() => {
+    const w = globalThis as any
+    const rules: Array<any> = []
+    for (const sheet of [...w.document.styleSheets]) {
+      try {
+        rules.push(...sheet.cssRules)
+      } catch {
+        // a sheet of another origin cannot be read; the dashboard serves its own
+      }
+    }
+    const colourOnly = (rule: any): boolean => {
+      if (rule.cssRules !== undefined && rule.style === undefined) return [...rule.cssRules].every(colourOnly)
+      if (rule.style === undefined) return false
+      for (let i = 0; i < rule.style.length; i++) {
+        const property: string = rule.style[i]
+        if (!property.startsWith("--") || !w.CSS.supports("color", rule.style.getPropertyValue(property).trim())) return false
+      }
+      return rule.cssRules === undefined || [...rule.cssRules].every(colourOnly)
+    }
+    while (rules.length > 0) {
+      const rule = rules.pop()
+      if (rule.media !== undefined && /prefers-color-scheme/.test(rule.media.mediaText)) {
+        // an imported sheet of its own for a scheme is not looked into
+        if (rule.cssRules === undefined || ![...rule.cssRules].every(colourOnly)) return false
+      } else if (rule.cssRules !== undefined) rules.push(...rule.cssRules)
+    }
+    return true
+  })
 
 /**
  * Runs an action that leads to a page being drawn (a navigation, a submitted filter, a change

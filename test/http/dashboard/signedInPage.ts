@@ -3,7 +3,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { DESKTOP, PHONES, SCREENSHOTS, screenshot, sharedChromium } from "../../support/chromium.ts"
-import { collectProblems, distinctLooks, nextFrames, redrawn as redrawnOn, seriousViolations } from "./pageTools.ts"
+import { collectProblems, COLOUR_RULES, distinctLooks, nextFrames, redrawn as redrawnOn, schemesDifferInColoursOnly, seriousViolations } from "./pageTools.ts"
 
 /**
  * A dashboard page in Chromium, signed in with the key as a person is (the session cookie), for
@@ -30,7 +30,8 @@ export interface SignedInPage {
   /**
    * no serious or critical axe-core violation on the page as it is, in both schemes, on a
    * desktop and on the phones (the 390 px phone's look checked by the 360 px one's when no
-   * style rule tells them apart: `distinctLooks`)
+   * style rule tells them apart: `distinctLooks`; the dark scheme by the rules about colours
+   * when it changes nothing else: `schemesDifferInColoursOnly`)
    */
   readonly axe: (name: string) => Promise<void>
   readonly close: () => Promise<void>
@@ -99,15 +100,20 @@ export const openSignedIn = async (base: string, apiKey: string, artifacts: stri
     // colours from the style sheets' custom properties, which follow the scheme at once (only
     // the charts' canvases and the maps' lines keep the colours read when drawn, and axe-core
     // reads neither); the page stays as the test left it, its open panels checked too.
+    // Where the scheme changes nothing but colours (`schemesDifferInColoursOnly`), the dark one
+    // is checked by the rules whose outcome colours decide, the light one having been checked
+    // by all of them at the same size.
     axe: async (name) => {
       const looks = await distinctLooks(page, VIEWPORTS)
+      const darkInColoursOnly = await schemesDifferInColoursOnly(page)
       for (const scheme of SCHEMES) {
         await page.emulateMedia({ colorScheme: scheme })
         for (const [size, viewport] of looks) {
           await page.setViewportSize(viewport)
           // what follows its box's width (a table's scroll hint) has followed it
           await nextFrames(page)
-          expect(await seriousViolations(page), `axe on the ${name} page, ${size}, ${scheme}`).toEqual([])
+          const rules = scheme === "dark" && darkInColoursOnly ? COLOUR_RULES : undefined
+          expect(await seriousViolations(page, rules), `axe on the ${name} page, ${size}, ${scheme}`).toEqual([])
         }
       }
       await page.setViewportSize(DESKTOP)
