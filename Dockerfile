@@ -24,7 +24,7 @@ RUN npm ci --ignore-scripts --no-audit --no-fund --no-update-notifier \
  && npm run --prefix node_modules/better-sqlite3 --no-update-notifier build-release
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-COPY scripts/buildCityData.ts scripts/buildDashboard.ts scripts/bundleDaemon.ts ./scripts/
+COPY scripts/buildCityData.ts scripts/buildDashboard.ts scripts/bundlePrograms.ts ./scripts/
 # the compiled programs, the dashboard's bundle and the compact city data in dist/, then only
 # what running them needs: the production packages without the compiler, tsx and its esbuild;
 # better-sqlite3's addon without its C sources and object files; no country-state-city JSON

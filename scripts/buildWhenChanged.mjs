@@ -1,8 +1,10 @@
 // Builds dist/ (`npm run build`) only when what it is built from changed since the last build:
-// what `npm start` (and `npm run polar`, `npm run wahoo`) runs first. A start whose settings are
-// wrong then says so in a second instead of after compiling the daemon and the dashboard again;
-// a fresh clone, or any change to the sources, the build scripts, the TypeScript settings or the
-// installed packages, still builds first. Plain JavaScript run by node: nothing to compile.
+// what `npm start` (and `npm run polar`, `npm run wahoo`, `npm run cli`) runs first. A start whose
+// settings are wrong then says so in a second instead of after compiling the daemon and the
+// dashboard again; a fresh clone, or any change to the sources, the build scripts, the TypeScript
+// settings or the installed packages, still builds first. Its lines and the build's go to stderr,
+// so that what a command prints stays alone on stdout (`npm run -s cli -- app:api-key:generate`).
+// Plain JavaScript run by node: nothing to compile.
 import { spawnSync } from "node:child_process"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
@@ -14,7 +16,7 @@ export const BUILD_INPUTS = [
   "src",
   "scripts/buildDashboard.ts",
   "scripts/buildCityData.ts",
-  "scripts/bundleDaemon.ts",
+  "scripts/bundlePrograms.ts",
   "package.json",
   "package-lock.json",
   "tsconfig.json",
@@ -24,7 +26,7 @@ export const BUILD_INPUTS = [
 ]
 
 /** What a build leaves, all of which must be there for it to count. */
-export const BUILD_OUTPUTS = ["dist/main.js", "dist/polar.js", "dist/wahoo.js", "dist/data/cities.bin", "dist/dashboard"]
+export const BUILD_OUTPUTS = ["dist/main.js", "dist/cli.js", "dist/polar.js", "dist/wahoo.js", "dist/data/cities.bin", "dist/dashboard"]
 
 /** Where the last build notes the digest of its inputs. */
 export const STAMP = "dist/.build-inputs"
@@ -71,7 +73,7 @@ export const builtAsIs = (root) => {
  * noted only once a build succeeded (one cut short leaves none, and the next start builds).
  * Answers the build's exit code (0 when skipped).
  */
-export const buildWhenChanged = (root, build, say = (line) => process.stdout.write(`${line}\n`)) => {
+export const buildWhenChanged = (root, build, say = (line) => process.stderr.write(`${line}\n`)) => {
   if (builtAsIs(root)) {
     say("dist/ is built from the sources as they are: no build needed")
     return 0
@@ -89,8 +91,8 @@ if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === path.res
   const npm = process.env.npm_execpath
   const build = () => {
     const run = npm !== undefined && npm.endsWith(".js")
-      ? spawnSync(process.execPath, [npm, "run", "build"], { cwd: root, stdio: "inherit" })
-      : spawnSync("npm", ["run", "build"], { cwd: root, stdio: "inherit" })
+      ? spawnSync(process.execPath, [npm, "run", "build"], { cwd: root, stdio: ["inherit", 2, "inherit"] })
+      : spawnSync("npm", ["run", "build"], { cwd: root, stdio: ["inherit", 2, "inherit"] })
     return run.status ?? 1
   }
   process.exitCode = buildWhenChanged(root, build)

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # npm run test:image — builds the Dockerfile with buildah (chroot isolation, the base image
 # pulled or assembled by scripts/image/base.sh), prints the build time and the image size,
-# then runs the image's three programs and checks them from outside:
+# then runs the image's three programs and its command line and checks them from outside:
 #   - the daemon (the default command) answers /healthz and /metrics, and imports a GPX file
 #     dropped into its watch volume;
 #   - the Polar connector (`node dist/polar.js`) and the Wahoo connector (`node dist/wahoo.js`)
 #     answer /healthz as documented before anyone authorized (503, `healthy: false` and why)
-#     and /metrics in the Prometheus text format (scripts/image/checkAnswer.mjs reads both).
+#     and /metrics in the Prometheus text format (scripts/image/checkAnswer.mjs reads both);
+#   - the command line (`waymark-cli app:backup`) copies the running daemon's database.
 # Needs root (debootstrap, chroot), buildah, debootstrap, curl and the project's packages
 # (npm ci: the Prometheus text parser); exits 1 on the first failure.
 set -euo pipefail
@@ -45,6 +46,19 @@ say "image size: $(buildah images --format '{{.Size}}' "$IMAGE" | head -1)"
 
 free_port() { node -e 'const s = require("node:net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close() })'; }
 
+# `container name`: a fresh working container of the image, its id in $ctr. buildah run mounts a
+# fresh volume over each VOLUME of the image, and with two of them it does so over the folders
+# bound with -v too: this working container declares none (the image is unchanged), so that the
+# folders bound by `buildah run -v` are the ones the program sees.
+container() {
+  ctr=$(buildah from --pull=never --name "waymark-test-$1-$$" "$IMAGE")
+  containers+=("$ctr")
+  local volume
+  for volume in $(buildah inspect --format '{{range $v, $_ := .OCIv1.Config.Volumes}}{{$v}} {{end}}' "$ctr"); do
+    buildah config --volume "$volume-" "$ctr"
+  done
+}
+
 # `start name [buildah run options] -- command...`: runs the command in a fresh working
 # container of the image, in its own process group (so that the cleanup stops it and its
 # children), its output in $work/<name>.log.
@@ -54,16 +68,7 @@ start() {
   local options=()
   while [ "$1" != -- ]; do options+=("$1"); shift; done
   shift
-  local ctr
-  ctr=$(buildah from --pull=never --name "waymark-test-$name-$$" "$IMAGE")
-  containers+=("$ctr")
-  # buildah run mounts a fresh volume over each VOLUME of the image, and with two of them it
-  # does so over the folders bound with -v too: this working container declares none (the
-  # image is unchanged), so that the folders bound below are the ones the program sees
-  local volume
-  for volume in $(buildah inspect --format '{{range $v, $_ := .OCIv1.Config.Volumes}}{{$v}} {{end}}' "$ctr"); do
-    buildah config --volume "$volume-" "$ctr"
-  done
+  container "$name"
   setsid buildah run --isolation chroot "${options[@]}" "$ctr" -- "$@" >"$work/$name.log" 2>&1 &
   groups+=("$!")
 }
@@ -158,5 +163,15 @@ say "wahoo: /healthz 503 until authorized: $(node -p 'JSON.parse(require("fs").r
 check expect_status 200 "https://127.0.0.1:$wahoo_port/metrics" 5
 check check_answer metrics waymark-wahoo
 say "wahoo: /metrics in the Prometheus text format"
+
+# the command line (`waymark-cli`, the short form of `node dist/cli.js`) beside the running
+# daemon: a consistent copy of its database, holding the imported ride
+container cli
+buildah run --isolation chroot -v "$work/storage:/app/storage" "$ctr" -- waymark-cli app:backup /app/storage/image-test-backup.sqlite \
+  >"$work/cli.log" 2>&1 || { show_logs; fail "waymark-cli app:backup failed"; }
+[ "$(head -c 15 "$work/storage/image-test-backup.sqlite" 2>/dev/null)" = "SQLite format 3" ] ||
+  { show_logs; fail "waymark-cli app:backup wrote no SQLite database"; }
+grep -aq 'Image test ride' "$work/storage/image-test-backup.sqlite" || { show_logs; fail "the backup does not hold the imported ride"; }
+say "cli: app:backup copied the running daemon's database, the imported ride in it"
 
 say "passed in $(($(date +%s) - started)) s"

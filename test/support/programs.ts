@@ -1,11 +1,12 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import type { PROGRAMS } from "../../scripts/bundlePrograms.ts"
 
 export const REPO_DIR = fileURLToPath(new URL("../..", import.meta.url))
 
-/** The programs `npm run build` compiles into dist/ (the daemon, the command line, the connectors). */
-export type Program = "main" | "cli" | "polar" | "wahoo"
+/** The programs `npm run build` bundles into dist/ (the daemon, the command line, the connectors). */
+export type Program = (typeof PROGRAMS)[number]
 
 /**
  * A program as `npm start` (and the image) runs it: `node dist/<program>.js`. The suite's global

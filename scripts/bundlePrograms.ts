@@ -4,13 +4,17 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 
 /**
- * Compiles the daemon (src/main.ts) into dist/main.js and the files it loads when first needed
- * (dist/daemon-*.js: each `import()` of the sources, a file of its own), beside the compiled
- * modules of `tsc`, which the other programs, the parse and training workers and the tests
- * still run. One file holds what a thousand modules held: the daemon loads, parses and keeps in
- * memory the code it runs without the libraries' comments and documentation (V8 keeps every
- * module's source as long as the process lives, and a source with a single character beyond
- * Latin-1 twice over).
+ * Compiles each program (src/<program>.ts: the daemon, the command line, the two connectors)
+ * into dist/<program>.js and the files they share or load when first needed (dist/chunk-*.js:
+ * each `import()` of the sources, a file of its own), beside the compiled modules of `tsc`,
+ * which the parse and training workers and the tests still run. One esbuild run for all of
+ * them: a chunk holds the modules reached from the same programs, so each program loads at
+ * start only the code it imports (the command line none of the daemon's HTTP server, a
+ * connector none of the import pipeline). A few dozen files hold what a thousand modules held:
+ * a program loads, parses and keeps in memory the code it runs without the libraries' comments
+ * and documentation (V8 keeps every module's source as long as the process lives, and a source
+ * with a single character beyond Latin-1 twice over), and a command that starts, prints and
+ * ends costs a third of the processor time it did.
  *
  * - The output files lie in dist/ itself, so that a module's `import.meta.url` can stand for
  *   the compiled module it replaces (`./services/import/ParseWorker.js` beside them): the
@@ -21,8 +25,8 @@ import { fileURLToPath } from "node:url"
  *   library the sources load by `import()` at first use (the YAML writer, the zip reader, the
  *   metadata and XML parsers: in a bundle a CommonJS one would lose its named exports), and
  *   OpenTelemetry's packages (loaded with an exporter; one copy of their global API). None of
- *   them imports Effect: the daemon has one copy of it, in the bundle.
- * - Three libraries that Effect's modules import when they load and the daemon does not use
+ *   them imports Effect: each program has one copy of it, in the bundle.
+ * - Three libraries that Effect's modules import when they load and the programs do not use
  *   at rest are loaded from node_modules on their first use instead: fast-check (Effect's
  *   Schema imports it for its arbitraries: 240 modules), undici (the Node HTTP server's
  *   module imports its HTTP client: 110) and ws (the server's WebSockets). Each stands behind
@@ -30,6 +34,9 @@ import { fileURLToPath } from "node:url"
  * - Identifiers keep their names (`keepNames`): errors and logs that name a class or a
  *   function read as they did. Not minified into one line: a stack trace still has lines.
  */
+
+/** The programs, each bundled from src/<program>.ts into dist/<program>.js. */
+export const PROGRAMS = ["main", "cli", "polar", "wahoo"] as const
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url))
 const SRC = path.join(ROOT, "src")
@@ -96,12 +103,25 @@ const moduleUrls: esbuild.Plugin = {
   }
 }
 
-export const bundleDaemon = async () => {
-  for (const name of fs.readdirSync(DIST)) if (/^daemon-.*\.js$/.test(name)) fs.rmSync(path.join(DIST, name))
+/** The output files `entry` loads at start (itself and the chunks it imports, not those it loads by `import()`). */
+const loadedAtStart = (outputs: esbuild.Metafile["outputs"], entry: string): ReadonlySet<string> => {
+  const loaded = new Set<string>()
+  const visit = (file: string) => {
+    if (loaded.has(file)) return
+    loaded.add(file)
+    for (const imported of outputs[file]?.imports ?? []) if (imported.kind === "import-statement" && !imported.external) visit(imported.path)
+  }
+  visit(entry)
+  return loaded
+}
+
+export const bundlePrograms = async () => {
+  for (const name of fs.readdirSync(DIST)) if (/^chunk-.*\.js$/.test(name)) fs.rmSync(path.join(DIST, name))
   const result = await esbuild.build({
-    entryPoints: { main: path.join(SRC, "main.ts") },
+    entryPoints: Object.fromEntries(PROGRAMS.map((program) => [program, path.join(SRC, `${program}.ts`)])),
+    absWorkingDir: ROOT,
     outdir: DIST,
-    chunkNames: "daemon-[hash]",
+    chunkNames: "chunk-[hash]",
     bundle: true,
     splitting: true,
     format: "esm",
@@ -113,14 +133,19 @@ export const bundleDaemon = async () => {
     legalComments: "none",
     charset: "ascii",
     // the libraries written as CommonJS require Node's modules
-    banner: { js: `import { createRequire as __daemonRequire } from "node:module"; const require = __daemonRequire(import.meta.url);` },
+    banner: { js: `import { createRequire as __bundleRequire } from "node:module"; const require = __bundleRequire(import.meta.url);` },
     plugins: [lazyLibraries, fromNodeModules, moduleUrls],
     metafile: true,
     logLevel: "warning"
   })
-  const outputs = Object.values(result.metafile.outputs)
-  const bytes = outputs.reduce((sum, o) => sum + o.bytes, 0)
-  console.log(`daemon: dist/main.js and ${outputs.length - 1} files loaded on first use, ${(bytes / 1048576).toFixed(1)} MB`)
+  const outputs = result.metafile.outputs
+  const megabytes = (files: Iterable<string>) => ([...files].reduce((sum, file) => sum + outputs[file]!.bytes, 0) / 1048576).toFixed(1)
+  for (const program of PROGRAMS) {
+    const entry = path.relative(ROOT, path.join(DIST, `${program}.js`)).split(path.sep).join("/")
+    const atStart = loadedAtStart(outputs, entry)
+    console.log(`${program}: ${entry}, ${atStart.size} files loaded at start (${megabytes(atStart)} MB)`)
+  }
+  console.log(`${Object.keys(outputs).length} files in all, ${megabytes(Object.keys(outputs))} MB`)
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await bundleDaemon()
+if (import.meta.url === `file://${process.argv[1]}`) await bundlePrograms()
