@@ -1,5 +1,5 @@
-import { describe, expect, it, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect, Layer } from "effect"
 import * as zlib from "node:zlib"
 import { MAX_STORED_SAMPLES } from "../../../src/schema/ActivityLimits.ts"
 import { decodeStreams } from "../../../src/services/activities/StreamsCodec.ts"
@@ -224,10 +224,14 @@ describe("real rides through the import", () => {
   })
 })
 
-describe("long recordings", () => {
-  it.scopedLive("a 5-day FIT of 450,000 records (beyond the former cap of 400,000) imports: totals and best efforts from every sample, streams thinned keeping their peaks", () =>
+/**
+ * One parse worker for both long recordings (its start and first file cost about a second of
+ * processor time): each file is parsed within its heap and its processor-time budget as the
+ * daemon sets them, as a fresh worker's would be, the first file's garbage being collected.
+ */
+layer(Layer.unwrapScoped(Effect.map(scopedRoot(), servicesLayer)), { excludeTestServices: true })("long recordings", (it) => {
+  it.scoped("a 5-day FIT of 450,000 records (beyond the former cap of 400,000) imports: totals and best efforts from every sample, streams thinned keeping their peaks", () =>
     Effect.gen(function*() {
-      const root = yield* scopedRoot()
       const records = 450_000
       const bytes = longFitRide({
         start: dayStart(50), records, speed: 2.5,
@@ -238,7 +242,7 @@ describe("long recordings", () => {
         const worker = yield* ParseWorker
         // within the worker's heap and its processor-time budget, as the daemon sets them, however busy the machine
         return yield* worker.parse(bytes, "fit", "five-days.fit")
-      }).pipe(Effect.provide(servicesLayer(root)))
+      })
       expect(rest).toHaveLength(0)
       expect([draft!.elapsedTimeInSeconds, draft!.distanceInMeter]).toEqual([records - 1, Math.trunc((records - 1) * 2.5)])
       // best efforts over the whole ride, up to 100 miles
@@ -250,9 +254,8 @@ describe("long recordings", () => {
       expect(Math.max(...streams.heartrate!)).toBe(199)
     }), { timeout: 240_000 })
 
-  it.scopedLive("a GPX of 420,000 track points (4.9 days at one per second, 58 MB) imports within the worker's 512 MB: totals from every point, streams thinned", () =>
+  it.scoped("a GPX of 420,000 track points (4.9 days at one per second, 58 MB) imports within the worker's 512 MB: totals from every point, streams thinned", () =>
     Effect.gen(function*() {
-      const root = yield* scopedRoot()
       const points = 420_000
       const start = dayStart(51).getTime()
       // north along the 8.54° meridian at 2.5 m/s, one point a second, with heart rate
@@ -269,7 +272,7 @@ describe("long recordings", () => {
         const worker = yield* ParseWorker
         // within the worker's heap and its processor-time budget, as the daemon sets them, however busy the machine
         return yield* worker.parse(bytes, "gpx", "five-days.gpx")
-      }).pipe(Effect.provide(servicesLayer(root)))
+      })
       expect(rest).toHaveLength(0)
       expect(draft!.elapsedTimeInSeconds).toBe(points - 1)
       // measured on the ellipsoid along the meridian: within a metre a kilometre of the 2.5 m/s written
