@@ -8,7 +8,6 @@ import { spawnSync } from "node:child_process"
 import { ImportQueue } from "../../src/services/import/ImportQueue.ts"
 import { WatchDirectory } from "../../src/services/import/WatchDirectory.ts"
 import { type Root, scopedRoot, servicesLayer } from "../support/ImportHarness.ts"
-import { FrequentFolderChecks } from "../support/TestDaemon.ts"
 
 /**
  * The watcher alone (no import worker): what it offers to the ImportQueue, and when. A name
@@ -20,8 +19,7 @@ const SETTLE_MS = 300
 
 const rootSettling = () => scopedRoot({ WATCH_SETTLE: `${SETTLE_MS}ms` })
 
-/** The watcher over `root`, looking at the folder itself every 200 ms (a replaced folder is seen at once, not in 5 s). */
-const watching = (root: Root) => WatchFolderLive.pipe(Layer.provide(FrequentFolderChecks), Layer.provideMerge(servicesLayer(root)))
+const watching = (root: Root) => WatchFolderLive.pipe(Layer.provideMerge(servicesLayer(root)))
 
 /** Waits until the watcher's watches are set: its first scan of the folder is done. */
 const watched = Effect.flatMap(WatchDirectory, (watch) => watch.scanned())
