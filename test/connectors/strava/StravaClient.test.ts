@@ -610,7 +610,8 @@ describe("StravaClient", () => {
           assert.strictEqual(next.window, "daily")
           assert.strictEqual(fake.apiRequests.length, sent)
         })
-      ))
+        // at midday: minutes before midnight UTC the daily window is waited out, not failed
+      ).pipe(Effect.withClock(middayClock())))
   })
 
   describe("errors", () => {
