@@ -96,6 +96,15 @@ export const waiting = (root: Root) => listFiles(root.watchDir).filter(isCandida
  * kills landed before the last of `total` activities: the caller wants several, or it proved
  * nothing.
  */
+/**
+ * Whether the daemon over `root` is reading an archive: a whole poison-pill mark is in
+ * `files/reading/` (one still being written, `.part`, is dropped at the next start).
+ */
+export const archiveBeingRead = (root: Root): boolean => {
+  const dir = path.join(root.storageDir, "files", "reading")
+  return fs.existsSync(dir) && fs.readdirSync(dir).some((name) => !name.endsWith(".part"))
+}
+
 export const killWhileImporting = <E>(options: {
   readonly root: Root
   readonly start: () => Effect.Effect<ChildDaemon, E, Scope.Scope>
@@ -118,12 +127,11 @@ export const killWhileImporting = <E>(options: {
     // while the archive is read again to let in the entries the first kill kept out: a kill
     // then is a kill amid a read, which sets the archive aside as a poison pill (its own test)
     let killedBetween = 0
-    const reading = () => fs.readdirSync(path.join(root.storageDir, "files", "reading")).filter((name) => !name.endsWith(".part")).length > 0
     for (const [n, delayMs] of [[1, 0], [1, 5], [2, 0]] as const) {
       daemon = yield* start()
       const from = activitiesNow()
       if (from >= total) break
-      yield* until(`${n} more activities, no archive being read`, daemon, () => activitiesNow() >= Math.min(total, from + n) && !reading())
+      yield* until(`${n} more activities, no archive being read`, daemon, () => activitiesNow() >= Math.min(total, from + n) && !archiveBeingRead(root))
       if (delayMs > 0) yield* Effect.sleep(delayMs)
       expect(yield* daemon.kill("SIGKILL")).toEqual({ code: null, signal: "SIGKILL" })
       if (options.check(`${delayMs} ms after ${n} more activities (from ${from})`) < total) killedBetween++

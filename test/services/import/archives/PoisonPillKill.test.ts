@@ -5,7 +5,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { startChildDaemon } from "../../../support/ChildDaemon.ts"
 import { dayStart, gpxActivity, scopedRoot } from "../../../support/ImportHarness.ts"
-import { count, databaseFile, until } from "../../../support/killNine.ts"
+import { archiveBeingRead, count, databaseFile, until } from "../../../support/killNine.ts"
 import { zipOf } from "../../../support/zipOf.ts"
 
 /**
@@ -21,16 +21,14 @@ describe("a file that stopped the daemon", () => {
   it.scopedLive("an archive being read when the daemon was killed is set aside at the next start with a failed row, never read again", () =>
     Effect.gen(function*() {
       const root = yield* scopedRoot({ LOG_LEVEL: "warning" })
-      const readingDir = path.join(root.storageDir, "files", "reading")
       const start = () => startChildDaemon({ env: root.env, apiKey: root.apiKey, readyTimeout: "120 seconds" })
       const track = gpxActivity({ start: dayStart(1), seconds: 60 })
       const zip = zipOf(Array.from({ length: ENTRIES }, (_, i) => ({ name: `rides/${i}.gpx`, data: track })), { deflate: true })
       const first = yield* start()
       fs.writeFileSync(path.join(root.watchDir, ".pill.zip.part"), zip)
       fs.renameSync(path.join(root.watchDir, ".pill.zip.part"), path.join(root.watchDir, "pill.zip"))
-      // killed while its poison-pill mark is there: in the middle of its read (a mark still
-      // being written, `.part`, is dropped at the next start, and the archive read again)
-      yield* until("the archive being read", first, () => fs.existsSync(readingDir) && fs.readdirSync(readingDir).some((name) => !name.endsWith(".part")))
+      // killed while its poison-pill mark is there: in the middle of its read
+      yield* until("the archive being read", first, () => archiveBeingRead(root))
       expect(yield* first.kill("SIGKILL")).toEqual({ code: null, signal: "SIGKILL" })
 
       const second = yield* start()
