@@ -167,7 +167,7 @@ export const folderEvents = (dir: string, handlers: WatcherHandlers): FolderWatc
  * timer), no merging of an unlink and an add into a change (`atomic: false`: both are looked
  * at anyway), no initial events (the scan offers the files already there), links not followed,
  * dot-files and dot-folders (`.uploads`) not entered. The scan follows chokidar's first read
- * of the folder.
+ * of the folder (when it polls, the polls' first looks).
  */
 export const chokidarWatcher = (chokidar: Chokidar, dir: string, handlers: WatcherHandlers, pollEvery: number | null): FolderWatcher => {
   const relativeOf = (full: string) => path.relative(dir, full).split(path.sep).join("/")
@@ -209,8 +209,30 @@ export const chokidarWatcher = (chokidar: Chokidar, dir: string, handlers: Watch
       if (depth === MAX_FOLDER_DEPTH) for (const sub of subfoldersOf(full)) handlers.notices.tooDeep?.(`${relative}/${sub}`)
     })
     .on("error", (e) => handlers.warn(`the watch folder's watcher reported a problem (${e instanceof Error ? e.message : String(e)}); the scan every minute still finds new files`))
-    .on("ready", handlers.scan)
-  return { close: () => watcher.close() }
+  if (pollEvery === null) {
+    watcher.on("ready", handlers.scan)
+    return { close: () => watcher.close() }
+  }
+  // A poll compares each folder with what its first look saw, and that look runs on the
+  // thread pool after chokidar's "ready": a file arriving in between is in that first look
+  // and never makes a change (it waited for the scan every minute). What is there at "ready"
+  // is looked at once; the scan that says the watches are set comes once a look of the
+  // folder queued behind the polls' first looks is back, and a poll's interval more.
+  let baseline: NodeJS.Timeout | null = null
+  let closed = false
+  watcher.on("ready", () => {
+    walkFolder(dir, handlers.look, handlers.notices)
+    fs.stat(dir, () => {
+      if (!closed) baseline = setTimeout(handlers.scan, pollEvery)
+    })
+  })
+  return {
+    close: () => {
+      closed = true
+      if (baseline !== null) clearTimeout(baseline)
+      return watcher.close()
+    }
+  }
 }
 
 /** The names of the folders in `full` (none when it cannot be read). */

@@ -60,4 +60,34 @@ describe("FolderWatcher", () => {
       }
     })
   }
+
+  // a poll compares a folder with its first look, taken on the thread pool: a file dropped
+  // before that look would make no change, and wait for the scan every minute
+  it("chokidar 5 polling: a file dropped the moment the watches are said set, at the top or in a subfolder there from the start, is looked at from a poll, round after round", async () => {
+    for (let round = 0; round < 8; round++) {
+      const wanted = new Set(["top.gpx", "sub/inside.gpx"])
+      const seen = new Set<string>()
+      let allSeen!: () => void
+      const done = new Promise<void>((resolve) => (allSeen = resolve))
+      const watch = watchFresh(
+        (dir, handlers) => {
+          fs.mkdirSync(path.join(dir, "sub"))
+          return chokidarWatcher(chokidar5, dir, handlers, 100)
+        },
+        (relative) => {
+          if (wanted.has(relative)) seen.add(relative)
+          if (seen.size === wanted.size) allSeen()
+          return false
+        }
+      )
+      try {
+        await watch.scanned
+        for (const name of wanted) fs.writeFileSync(path.join(watch.dir, name), "<gpx/>")
+        const missed = await Promise.race([done.then(() => null), new Promise<string>((resolve) => setTimeout(() => resolve([...wanted].filter((n) => !seen.has(n)).join(", ")), 5000))])
+        expect(missed, `round ${round}: not looked at within 5 s`).toBeNull()
+      } finally {
+        await watch.close()
+      }
+    }
+  }, 60_000)
 })
