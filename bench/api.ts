@@ -49,7 +49,7 @@ import * as path from "node:path"
 import { type ChildDaemon, startChildDaemon } from "../test/support/ChildDaemon.ts"
 import { gpxActivity, makeRoot, type Root } from "../test/support/ImportHarness.ts"
 import { pngTile, tilesAround, writePmtiles } from "../test/support/pmtilesWriter.ts"
-import { baselineBuild, daemonDiagnostics, mb, memoryOf, printTable, sleep, startPlainServer } from "./measure.ts"
+import { baselineBuild, cpuMillisOf, daemonDiagnostics, mb, memoryOf, printTable, sleep, startPlainServer } from "./measure.ts"
 
 const DIST_MAIN = path.join(import.meta.dirname, "..", "dist", "main.js")
 const SEED_ONLY = process.argv.includes("--seed-only")
@@ -75,10 +75,14 @@ interface Running {
   readonly stop: () => Promise<void>
 }
 
+/** The process of each daemon started, by its base URL: its processor time per request is read from it. */
+const daemonPids = new Map<string, number>()
+
 const startDaemon = async (root: Root, main?: string): Promise<Running> => {
   const scope = Effect.runSync(Scope.make())
   const env = { ...root.env, LOG_LEVEL: "info", ...daemonDiagnostics() }
   const daemon = await Effect.runPromise(startChildDaemon({ env, apiKey: root.apiKey, built: true, ...(main === undefined ? {} : { main }) }).pipe(Scope.extend(scope)))
+  daemonPids.set(daemon.baseUrl, daemon.pid)
   return {
     daemon,
     stop: async () => {
@@ -183,11 +187,15 @@ interface Load {
   readonly p50: number
   readonly p99: number
   readonly failures: number
+  /** the daemon's processor time (all its threads) per request answered, in µs; NaN for a server not ours */
+  readonly cpuMicros: number
 }
 
 const drive = async (base: string, row: Row, apiKey: string, seconds: number): Promise<Load> => {
   let next = 0
   const paths = row.paths
+  const pid = daemonPids.get(base)
+  const cpuBefore = pid === undefined ? NaN : cpuMillisOf(pid)
   const result = await autocannon({
     url: base + row.path,
     connections: row.connections ?? CONNECTIONS,
@@ -195,7 +203,8 @@ const drive = async (base: string, row: Row, apiKey: string, seconds: number): P
     headers: { authorization: `Bearer ${apiKey}` },
     ...(paths === undefined ? {} : { requests: [{ setupRequest: (request: any) => ({ ...request, path: paths[next++ % paths.length] }) }] })
   })
-  return { sent: result.requests.sent, reqPerSec: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, failures: result.errors + result.timeouts + result.non2xx }
+  const cpuMicros = pid === undefined ? NaN : ((cpuMillisOf(pid) - cpuBefore) * 1000) / Math.max(1, result["2xx"] + result.non2xx)
+  return { sent: result.requests.sent, reqPerSec: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, failures: result.errors + result.timeouts + result.non2xx, cpuMicros }
 }
 
 /**
@@ -261,6 +270,9 @@ interface RowFigures {
  * figure is the median of the rounds' ratios (this build's req/s over the baseline's), its
  * spread the lowest and highest ratio. One long drive of each, one after the other, swung
  * by -16 % to +32 % between runs on the 2-core machine: more than the difference it measures.
+ * Beside it, each daemon's processor time per request (this build's over the baseline's, the
+ * median of the rounds'): the work a request costs, which the bench's own share of the two
+ * cores moves far less than the rate.
  */
 interface Paired {
   readonly before: Load
@@ -268,10 +280,13 @@ interface Paired {
   readonly ratio: number
   readonly lowest: number
   readonly highest: number
+  readonly cpuRatio: number
+  readonly cpuLowest: number
+  readonly cpuHighest: number
 }
 
 /** a figure not measured (`--compare` measures only the paired rounds) */
-const NO_LOAD: Load = { sent: 0, reqPerSec: NaN, p50: NaN, p99: NaN, failures: 0 }
+const NO_LOAD: Load = { sent: 0, reqPerSec: NaN, p50: NaN, p99: NaN, failures: 0, cpuMicros: NaN }
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const SLICE = Number(process.env.BENCH_SLICE ?? 3)
@@ -301,7 +316,17 @@ const pairedRounds = async (run: (base: string, seconds: number) => Promise<Load
     }
   }
   const ratios = afters.map((after, i) => after.reqPerSec / befores[i]!.reqPerSec)
-  return { before: medianLoad(befores), after: medianLoad(afters), ratio: median(ratios), lowest: Math.min(...ratios), highest: Math.max(...ratios) }
+  const cpuRatios = afters.map((after, i) => after.cpuMicros / befores[i]!.cpuMicros)
+  return {
+    before: medianLoad(befores),
+    after: medianLoad(afters),
+    ratio: median(ratios),
+    lowest: Math.min(...ratios),
+    highest: Math.max(...ratios),
+    cpuRatio: median(cpuRatios),
+    cpuLowest: Math.min(...cpuRatios),
+    cpuHighest: Math.max(...cpuRatios)
+  }
 }
 
 interface LoadFigures {
@@ -623,6 +648,23 @@ const main = async () => {
             r.row.label,
             pair(r.baseline!.waymark.before), pair(r.baseline!.waymark.after), change(r.baseline!.waymark), within(r.baseline!.waymark),
             pair(r.baseline!.traced.before), pair(r.baseline!.traced.after), change(r.baseline!.traced), within(r.baseline!.traced)
+          ])
+        )
+        console.log("")
+        const micros = (p: Paired, of: "before" | "after") => p[of].cpuMicros.toFixed(0)
+        const cpuChange = (p: Paired) =>
+          `${p.cpuRatio >= 1 ? "+" : ""}${(100 * (p.cpuRatio - 1)).toFixed(1)}% (${(100 * (p.cpuLowest - 1)).toFixed(0)}..${(100 * (p.cpuHighest - 1)).toFixed(0)})`
+        const cpuWithin = (p: Paired) => (p.cpuRatio <= 1.05 ? "yes" : "NO")
+        console.log(
+          "The same rounds: each daemon's processor time per request answered (µs, of the round of median req/s), and this build's change as the median\n" +
+            "of the rounds' ratios (lowest..highest); target: not more than 5 % more.\n"
+        )
+        printTable(
+          ["request", "baseline untraced", "this build untraced", "change", "within 5 %", "baseline traced", "this build traced", "change", "within 5 %"],
+          load.rows.map((r) => [
+            r.row.label,
+            micros(r.baseline!.waymark, "before"), micros(r.baseline!.waymark, "after"), cpuChange(r.baseline!.waymark), cpuWithin(r.baseline!.waymark),
+            micros(r.baseline!.traced, "before"), micros(r.baseline!.traced, "after"), cpuChange(r.baseline!.traced), cpuWithin(r.baseline!.traced)
           ])
         )
         console.log("")
