@@ -68,9 +68,14 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
       yield* logLines(progress.taken(yield* Clock.currentTimeMillis, yield* queue.size))
     }))
 
-  /** The batch closes once nothing has waited for its grace time: its summary, unless files arrived meanwhile. */
+  /**
+   * The batch closes once nothing has waited for its grace time: its summary, unless files arrived
+   * meanwhile. Forked from `handled`, a finalizer (uninterruptible): made interruptible again, or
+   * a stop of the daemon would wait out the grace time (5 s) after the last file of a batch.
+   */
   const closeLater = Effect.sleep(Duration.millis(progress.graceMs)).pipe(
     Effect.zipRight(Effect.flatMap(Clock.currentTimeMillis, (now) => logLines(progress.close(now)))),
+    Effect.interruptible,
     Effect.forkIn(scope),
     Effect.asVoid
   )
