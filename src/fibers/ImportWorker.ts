@@ -68,9 +68,14 @@ export const ImportWorkerLive = Layer.scopedDiscard(Effect.gen(function*() {
       yield* logLines(progress.taken(yield* Clock.currentTimeMillis, yield* queue.size))
     }))
 
-  /** The batch closes once nothing has waited for its grace time: its summary, unless files arrived meanwhile. */
+  /**
+   * The batch closes once nothing has waited for its grace time: its summary, unless files arrived
+   * meanwhile. Forked from a commit's finalizer, the fiber would inherit its uninterruptibility:
+   * a stop within the grace time would wait it out (5 s and more after every import).
+   */
   const closeLater = Effect.sleep(Duration.millis(progress.graceMs)).pipe(
     Effect.zipRight(Effect.flatMap(Clock.currentTimeMillis, (now) => logLines(progress.close(now)))),
+    Effect.interruptible,
     Effect.forkIn(scope),
     Effect.asVoid
   )
