@@ -171,12 +171,15 @@ describe("watch folder: trouble is said", () => {
           yield* waitFor("the folder back", Effect.sync(() => daemonLog().find((l) => l.message.endsWith("is back: watching it again"))), { timeout: "90 seconds" })
           expect(fs.statSync(path.join(root.watchDir, ".uploads")).isDirectory()).toBe(true)
           expect(JSON.parse(fs.readFileSync(lockFile, "utf8")).pid).toBe(first.pid)
-          const second = yield* secondDaemonOn(root)
+          // the second daemon's refusal and an import into the folder back, side by side
+          dropFile(root.watchDir, "after-return.gpx", gpxActivity({ start: dayStart(32), seconds: 900 }))
+          const [second] = yield* Effect.all([
+            secondDaemonOn(root),
+            waitFor("the import", Effect.map(first.get("/api/v1/file-imports?filters[filename]=after-return.gpx"), (a) =>
+              a.json.fileImports?.[0]?.status === "success" ? true : undefined), { timeout: "90 seconds" })
+          ], { concurrency: 2 })
           expect(second.code).toBe(1)
           expect(second.stderr).toContain(`another Waymark daemon (pid ${first.pid}`)
-          dropFile(root.watchDir, "after-return.gpx", gpxActivity({ start: dayStart(32), seconds: 900 }))
-          yield* waitFor("the import", Effect.map(first.get("/api/v1/file-imports?filters[filename]=after-return.gpx"), (a) =>
-            a.json.fileImports?.[0]?.status === "success" ? true : undefined), { timeout: "90 seconds" })
           const exit = yield* first.kill("SIGTERM")
           expect(exit.code).toBe(0)
           expect(fs.existsSync(lockFile)).toBe(false)

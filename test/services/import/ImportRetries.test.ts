@@ -5,10 +5,10 @@ import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { ImportRetryPolicy } from "../../../src/services/import/ImportRetryPolicy.ts"
-import { OriginalsDisk } from "../../../src/services/import/OriginalsDisk.ts"
+import { compressRegularFile, copyRegularFile, OriginalsDisk } from "../../../src/services/import/OriginalsDisk.ts"
 import { readChannel, send, TestDaemon } from "../../support/TestDaemon.ts"
 import {
-  daemonLayer, dayStart, dropFile, fitActivity, freshDaemon, gpxActivity, importRows, listFiles, scopedRoot, waitFor, waitForRow
+  daemonLayer, dayStart, dropFile, fitActivity, gpxActivity, importRows, listFiles, scopedRoot, waitFor, waitForRow
 } from "../../support/ImportHarness.ts"
 
 /**
@@ -23,12 +23,17 @@ const FAST = {
   storageFullDelay: Duration.millis(150)
 }
 
-/** The disk under files/originals, as a test drives it: full, failing, or fine. */
+/**
+ * The disk under files/originals, as a test drives it: full, failing, or fine; or, for the
+ * real full disk (`real`), the daemon's own calls.
+ */
 const disk = {
   copies: 0,
   fault: null as null | "ENOSPC" | "EDQUOT" | "EIO" | "EACCES",
   faultsLeft: Infinity,
+  real: false,
   copyFile(from: string, to: string) {
+    if (disk.real) return copyRegularFile(from, to)
     disk.copies++
     if (disk.fault !== null && disk.faultsLeft > 0) {
       disk.faultsLeft--
@@ -38,6 +43,7 @@ const disk = {
   },
   // a failure's original, kept compressed: the same faults
   async compressFile(from: string, to: string) {
+    if (disk.real) return compressRegularFile(from, to)
     disk.copyFile(from, to)
   },
   reset() {
@@ -57,11 +63,80 @@ const sql = <A extends object = Record<string, unknown>>(statement: string) =>
 const logLines = (channel: string, pattern: RegExp) =>
   Effect.map(readChannel(channel), (lines) => lines.filter((l) => pattern.test(l.message)))
 
+// ---------------------------------------------------------------------------------------
+// A real full file system: a small tmpfs under the originals and under the database
+
+const tryMount = (dir: string, size: string): boolean => {
+  try {
+    execFileSync("mount", ["-t", "tmpfs", "-o", `size=${size}`, "tmpfs", dir], { stdio: "ignore" })
+    return true
+  } catch {
+    return false
+  }
+}
+const unmount = (dir: string) => {
+  try {
+    execFileSync("umount", ["-l", dir], { stdio: "ignore" })
+  } catch {
+    // already gone
+  }
+}
+
+const MOUNT_PERMITTED = (() => {
+  const probe = fs.mkdtempSync(path.join(fs.realpathSync("/tmp"), "waymark-mount-probe-"))
+  const ok = tryMount(probe, "64k")
+  if (ok) unmount(probe)
+  fs.rmSync(probe, { recursive: true, force: true })
+  return ok
+})()
+if (!MOUNT_PERMITTED) console.log("mount is not permitted here (needs root or CAP_SYS_ADMIN): the tmpfs full-disk test is skipped")
+
+/** Fills the file system holding `dir` with one file; returns it. */
+const fill = (dir: string): string => {
+  const filler = path.join(dir, ".filler")
+  const fd = fs.openSync(filler, "w")
+  const chunk = Buffer.alloc(64 * 1024, 1)
+  try {
+    while (true) fs.writeSync(fd, chunk)
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOSPC") throw e
+  } finally {
+    fs.closeSync(fd)
+  }
+  // a few bytes may still fit in the last block: take them too
+  try {
+    fs.appendFileSync(filler, Buffer.alloc(4096, 1))
+  } catch {
+    // full
+  }
+  return filler
+}
+
+
+/**
+ * One daemon for every test: the FAST policy, the simulated disk under the originals (a real
+ * copy while no fault is set) and, where mounting is permitted, a small tmpfs under the
+ * originals and another under the database, which the last test fills for real.
+ */
+const daemon = Layer.unwrapScoped(Effect.gen(function*() {
+  const root = yield* scopedRoot()
+  if (MOUNT_PERMITTED) {
+    const database = path.join(root.storageDir, "database")
+    for (const dir of [root.originalsDir, database]) {
+      fs.mkdirSync(dir, { recursive: true })
+      yield* Effect.acquireRelease(
+        Effect.sync(() => {
+          if (!tryMount(dir, "8m")) throw new Error(`mount of a tmpfs at ${dir} failed`)
+        }),
+        () => Effect.sync(() => unmount(dir))
+      )
+    }
+  }
+  return daemonLayer(root)
+})).pipe(Layer.provide(Layer.mergeAll(Layer.succeed(ImportRetryPolicy, FAST), Layer.succeed(OriginalsDisk, disk))))
+
 describe("retries of a file that cannot be stored", () => {
-  layer(
-    freshDaemon().pipe(Layer.provide(Layer.mergeAll(Layer.succeed(ImportRetryPolicy, FAST), Layer.succeed(OriginalsDisk, disk)))),
-    { excludeTestServices: true }
-  )((it) => {
+  layer(daemon, { excludeTestServices: true })((it) => {
     it.effect("a commit that keeps failing is tried 3 times, then ends failed with a reference the errors log repeats; the file behind it imports meanwhile", () =>
       Effect.gen(function*() {
         const { watchDir } = yield* TestDaemon
@@ -168,106 +243,38 @@ describe("retries of a file that cannot be stored", () => {
         expect(fs.readFileSync(path.join(originalsDir, refused.original_file!))).toEqual(zip)
         yield* waitFor("both out of the folder", Effect.sync(() => (listFiles(watchDir).some((f) => ["broken.zip", "no-room.fit"].includes(f)) ? undefined : true)))
       }))
+
+    // last: it leaves the disks as it found them, but fills them to the last byte meanwhile
+    it.effect.skipIf(!MOUNT_PERMITTED)("a real full disk (tmpfs): ENOSPC under the originals and SQLITE_FULL in the database keep a file queued; it imports once there is room", () =>
+      Effect.gen(function*() {
+        const { watchDir, originalsDir, databaseFile } = yield* TestDaemon
+        disk.real = true
+        dropFile(watchDir, "tmpfs-first.fit", fitActivity({ start: dayStart(20), seconds: 600 }))
+        expect((yield* waitForRow("tmpfs-first.fit")).status).toBe("success")
+
+        // no room for the original
+        const filler = fill(originalsDir)
+        dropFile(watchDir, "tmpfs-no-room.fit", fitActivity({ start: dayStart(21), seconds: 1800 }))
+        yield* waitFor("three refusals", Effect.map(logLines("daemon", /"tmpfs-no-room\.fit" could not be stored: the disk is full/), (l) => (l.length >= 3 ? true : undefined)))
+        expect(yield* importRows("tmpfs-no-room.fit")).toEqual([])
+        expect(yield* queuedNames).toContain("tmpfs-no-room.fit")
+        fs.rmSync(filler)
+        expect((yield* waitForRow("tmpfs-no-room.fit")).status).toBe("success")
+
+        // no room for the database to grow: its write-ahead log emptied first (the frames it
+        // holds would be written over again, room enough for a small activity), so that any
+        // activity needs room the disk has not: an hour of points rather than four hours
+        const [checkpoint] = yield* sql<{ busy: number }>("PRAGMA wal_checkpoint(TRUNCATE)")
+        expect(checkpoint!.busy).toBe(0)
+        const dbFiller = fill(path.dirname(databaseFile))
+        dropFile(watchDir, "tmpfs-no-room-db.fit", fitActivity({ start: dayStart(22), seconds: 3600, step: 2 }))
+        yield* waitFor("three refusals", Effect.map(logLines("daemon", /"tmpfs-no-room-db\.fit" could not be stored: the disk is full/), (l) => (l.length >= 3 ? true : undefined)))
+        expect(yield* importRows("tmpfs-no-room-db.fit")).toEqual([])
+        expect(yield* queuedNames).toContain("tmpfs-no-room-db.fit")
+        fs.rmSync(dbFiller)
+        expect((yield* waitForRow("tmpfs-no-room-db.fit")).status).toBe("success")
+        expect(yield* logLines("errors", /tmpfs-no-room/)).toEqual([])
+      }).pipe(Effect.ensuring(Effect.sync(() => void (disk.real = false)))), { timeout: 60_000 })
   })
 })
 
-// ---------------------------------------------------------------------------------------
-// A real full file system: a tiny tmpfs under the originals and under the database
-
-const tryMount = (dir: string, size: string): boolean => {
-  try {
-    execFileSync("mount", ["-t", "tmpfs", "-o", `size=${size}`, "tmpfs", dir], { stdio: "ignore" })
-    return true
-  } catch {
-    return false
-  }
-}
-const unmount = (dir: string) => {
-  try {
-    execFileSync("umount", ["-l", dir], { stdio: "ignore" })
-  } catch {
-    // already gone
-  }
-}
-
-const MOUNT_PERMITTED = (() => {
-  const probe = fs.mkdtempSync(path.join(fs.realpathSync("/tmp"), "waymark-mount-probe-"))
-  const ok = tryMount(probe, "64k")
-  if (ok) unmount(probe)
-  fs.rmSync(probe, { recursive: true, force: true })
-  return ok
-})()
-if (!MOUNT_PERMITTED) console.log("mount is not permitted here (needs root or CAP_SYS_ADMIN): the tmpfs full-disk test is skipped")
-
-/** Fills the file system holding `dir` with one file; returns it. */
-const fill = (dir: string): string => {
-  const filler = path.join(dir, ".filler")
-  const fd = fs.openSync(filler, "w")
-  const chunk = Buffer.alloc(64 * 1024, 1)
-  try {
-    while (true) fs.writeSync(fd, chunk)
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "ENOSPC") throw e
-  } finally {
-    fs.closeSync(fd)
-  }
-  // a few bytes may still fit in the last block: take them too
-  try {
-    fs.appendFileSync(filler, Buffer.alloc(4096, 1))
-  } catch {
-    // full
-  }
-  return filler
-}
-
-describe("a real full disk (tmpfs)", () => {
-  const mounted = Layer.unwrapScoped(Effect.gen(function*() {
-    const root = yield* scopedRoot()
-    const originals = root.originalsDir
-    const database = path.join(root.storageDir, "database")
-    for (const [dir, size] of [[originals, "1m"], [database, "4m"]] as const) {
-      fs.mkdirSync(dir, { recursive: true })
-      yield* Effect.acquireRelease(
-        Effect.sync(() => {
-          if (!tryMount(dir, size)) throw new Error(`mount of a tmpfs at ${dir} failed`)
-        }),
-        () => Effect.sync(() => unmount(dir))
-      )
-    }
-    return daemonLayer(root)
-  })).pipe(Layer.provide(Layer.succeed(ImportRetryPolicy, FAST)))
-
-  describe.skipIf(!MOUNT_PERMITTED)("tmpfs", () => {
-    layer(mounted, { excludeTestServices: true })((it) => {
-      it.effect("ENOSPC under the originals and SQLITE_FULL in the database keep a file queued; it imports once there is room", () =>
-        Effect.gen(function*() {
-          const { watchDir, originalsDir, databaseFile } = yield* TestDaemon
-          dropFile(watchDir, "first.fit", fitActivity({ start: dayStart(20), seconds: 600 }))
-          expect((yield* waitForRow("first.fit")).status).toBe("success")
-
-          // no room for the original
-          const filler = fill(originalsDir)
-          dropFile(watchDir, "no-room.fit", fitActivity({ start: dayStart(21), seconds: 1800 }))
-          yield* waitFor("three refusals", Effect.map(logLines("daemon", /"no-room\.fit" could not be stored: the disk is full/), (l) => (l.length >= 3 ? true : undefined)))
-          expect(yield* importRows("no-room.fit")).toEqual([])
-          expect(yield* queuedNames).toContain("no-room.fit")
-          fs.rmSync(filler)
-          expect((yield* waitForRow("no-room.fit")).status).toBe("success")
-
-          // no room for the database to grow: its write-ahead log emptied first (the frames it
-          // holds would be written over again, room enough for a small activity), so that any
-          // activity needs room the disk has not: an hour of points rather than four hours
-          const [checkpoint] = yield* sql<{ busy: number }>("PRAGMA wal_checkpoint(TRUNCATE)")
-          expect(checkpoint!.busy).toBe(0)
-          const dbFiller = fill(path.dirname(databaseFile))
-          dropFile(watchDir, "no-room-db.fit", fitActivity({ start: dayStart(22), seconds: 3600, step: 2 }))
-          yield* waitFor("three refusals", Effect.map(logLines("daemon", /"no-room-db\.fit" could not be stored: the disk is full/), (l) => (l.length >= 3 ? true : undefined)))
-          expect(yield* importRows("no-room-db.fit")).toEqual([])
-          expect(yield* queuedNames).toContain("no-room-db.fit")
-          fs.rmSync(dbFiller)
-          expect((yield* waitForRow("no-room-db.fit")).status).toBe("success")
-          expect(yield* logLines("errors", /no-room/)).toEqual([])
-        }), { timeout: 60_000 })
-    })
-  })
-})
