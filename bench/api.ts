@@ -277,12 +277,17 @@ interface RowFigures {
 interface Paired {
   readonly before: Load
   readonly after: Load
-  readonly ratio: number
+  /** the rounds' ratios of req/s, this build's over the baseline's */
+  readonly rate: Spread
+  /** the rounds' ratios of processor time per request, this build's over the baseline's */
+  readonly cpu: Spread
+}
+
+/** The median of the rounds' ratios, and the lowest and highest of them. */
+interface Spread {
+  readonly median: number
   readonly lowest: number
   readonly highest: number
-  readonly cpuRatio: number
-  readonly cpuLowest: number
-  readonly cpuHighest: number
 }
 
 /** a figure not measured (`--compare` measures only the paired rounds) */
@@ -315,18 +320,11 @@ const pairedRounds = async (run: (base: string, seconds: number) => Promise<Load
       befores.push(await run(beforeBase, SLICE))
     }
   }
-  const ratios = afters.map((after, i) => after.reqPerSec / befores[i]!.reqPerSec)
-  const cpuRatios = afters.map((after, i) => after.cpuMicros / befores[i]!.cpuMicros)
-  return {
-    before: medianLoad(befores),
-    after: medianLoad(afters),
-    ratio: median(ratios),
-    lowest: Math.min(...ratios),
-    highest: Math.max(...ratios),
-    cpuRatio: median(cpuRatios),
-    cpuLowest: Math.min(...cpuRatios),
-    cpuHighest: Math.max(...cpuRatios)
+  const spreadOf = (figure: (load: Load) => number): Spread => {
+    const ratios = afters.map((after, i) => figure(after) / figure(befores[i]!))
+    return { median: median(ratios), lowest: Math.min(...ratios), highest: Math.max(...ratios) }
   }
+  return { before: medianLoad(befores), after: medianLoad(afters), rate: spreadOf((l) => l.reqPerSec), cpu: spreadOf((l) => l.cpuMicros) }
 }
 
 interface LoadFigures {
@@ -635,39 +633,32 @@ const main = async () => {
       )
       console.log("")
       if (load.baselineRef !== null) {
-        const pair = (l: Load) => `${num(l.reqPerSec)} (p99 ${msOf(l.p99)})`
-        const change = (p: Paired) => `${p.ratio >= 1 ? "+" : ""}${(100 * (p.ratio - 1)).toFixed(1)}% (${(100 * (p.lowest - 1)).toFixed(0)}..${(100 * (p.highest - 1)).toFixed(0)})`
-        const within = (p: Paired) => (p.ratio >= 0.95 ? "yes" : "NO")
-        console.log(
+        const percent = (ratio: number, digits: number) => `${ratio >= 1 ? "+" : ""}${(100 * (ratio - 1)).toFixed(digits)}`
+        const change = (s: Spread) => `${percent(s.median, 1)}% (${percent(s.lowest, 0)}..${percent(s.highest, 0)})`
+        /** One table of the paired rounds: each side's figure, and the change of `spread` with whether `within` holds. */
+        const pairedTable = (title: string, figure: (l: Load) => string, spread: (p: Paired) => Spread, within: (s: Spread) => boolean) => {
+          console.log(title)
+          const cells = (p: Paired) => [figure(p.before), figure(p.after), change(spread(p)), within(spread(p)) ? "yes" : "NO"]
+          printTable(
+            ["request", "baseline untraced", "this build untraced", "change", "within 5 %", "baseline traced", "this build traced", "change", "within 5 %"],
+            load.rows.map((r) => [r.row.label, ...cells(r.baseline!.waymark), ...cells(r.baseline!.traced)])
+          )
+          console.log("")
+        }
+        pairedTable(
           `The baseline (${load.baselineRef}) beside this build: each row driven on both in turn, ${ROUNDS} rounds of ${SLICE} s, the order swapped every round;\n` +
-            "median req/s (p99 ms), and this build's change as the median of the rounds' ratios (lowest..highest); target: not more than 5 % slower.\n"
+            "median req/s (p99 ms), and this build's change as the median of the rounds' ratios (lowest..highest); target: not more than 5 % slower.\n",
+          (l) => `${num(l.reqPerSec)} (p99 ${msOf(l.p99)})`,
+          (p) => p.rate,
+          (s) => s.median >= 0.95
         )
-        printTable(
-          ["request", "baseline untraced", "this build untraced", "change", "within 5 %", "baseline traced", "this build traced", "change", "within 5 %"],
-          load.rows.map((r) => [
-            r.row.label,
-            pair(r.baseline!.waymark.before), pair(r.baseline!.waymark.after), change(r.baseline!.waymark), within(r.baseline!.waymark),
-            pair(r.baseline!.traced.before), pair(r.baseline!.traced.after), change(r.baseline!.traced), within(r.baseline!.traced)
-          ])
-        )
-        console.log("")
-        const micros = (p: Paired, of: "before" | "after") => p[of].cpuMicros.toFixed(0)
-        const cpuChange = (p: Paired) =>
-          `${p.cpuRatio >= 1 ? "+" : ""}${(100 * (p.cpuRatio - 1)).toFixed(1)}% (${(100 * (p.cpuLowest - 1)).toFixed(0)}..${(100 * (p.cpuHighest - 1)).toFixed(0)})`
-        const cpuWithin = (p: Paired) => (p.cpuRatio <= 1.05 ? "yes" : "NO")
-        console.log(
+        pairedTable(
           "The same rounds: each daemon's processor time per request answered (µs, of the round of median req/s), and this build's change as the median\n" +
-            "of the rounds' ratios (lowest..highest); target: not more than 5 % more.\n"
+            "of the rounds' ratios (lowest..highest); target: not more than 5 % more.\n",
+          (l) => l.cpuMicros.toFixed(0),
+          (p) => p.cpu,
+          (s) => s.median <= 1.05
         )
-        printTable(
-          ["request", "baseline untraced", "this build untraced", "change", "within 5 %", "baseline traced", "this build traced", "change", "within 5 %"],
-          load.rows.map((r) => [
-            r.row.label,
-            micros(r.baseline!.waymark, "before"), micros(r.baseline!.waymark, "after"), cpuChange(r.baseline!.waymark), cpuWithin(r.baseline!.waymark),
-            micros(r.baseline!.traced, "before"), micros(r.baseline!.traced, "after"), cpuChange(r.baseline!.traced), cpuWithin(r.baseline!.traced)
-          ])
-        )
-        console.log("")
       }
     }
     const memoryRows: Array<Array<string>> = []
