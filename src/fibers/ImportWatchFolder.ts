@@ -244,8 +244,6 @@ export const WatchFolderLive = Layer.scopedDiscard(Effect.gen(function*() {
     }
   })
 
-  // what a stop left behind: unfinished uploads, half-unpacked zips, files half removed
-  yield* watchDir.tidyAfterStop
   yield* supervise("WatchFolder", loop)
   const every = config.watchPolling ? ` every ${Duration.format(config.watchPollingInterval)}` : ""
   yield* Effect.logInfo(`watching ${dir} (${watcherChoice.name}${every})`).pipe(inChannel("daemon"))

@@ -27,6 +27,7 @@ import { AppConfig } from "../services/platform/AppConfig.ts"
 import { inChannel } from "../services/platform/Logs.ts"
 import { TelemetryLive } from "../services/platform/Telemetry.ts"
 import { VERSION } from "../services/platform/version.ts"
+import { TidyAfterStopLive } from "../services/import/WatchDirectory.ts"
 import { LoggingLive, ServicesLive } from "./Services.ts"
 
 /**
@@ -76,6 +77,8 @@ export const makeDaemon = <E, R>(server: Layer.Layer<ServerServices, E, R>) =>
     SegmentUpkeepLive,
     StravaModeLive
   ).pipe(
+    // before any part: what a stop left in the watch folder (unfinished uploads, half-unpacked zips, files half removed)
+    Layer.provide(TidyAfterStopLive),
     Layer.provide(RouteTableLive),
     Layer.provide(DaemonMetricsLive),
     Layer.provide(TelemetryLive),

@@ -1,4 +1,5 @@
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
@@ -464,3 +465,11 @@ export class WatchDirectory extends Effect.Service<WatchDirectory>()("services/i
   }),
   dependencies: [StoragePaths.Default]
 }) {}
+
+/**
+ * What a stop left in the watch folder put right (WatchDirectory.tidyAfterStop), as a step of
+ * the daemon's start that comes before all its parts: the recovery of kept originals and the
+ * uploads pass their files through `.uploads`, which the tidy empties, so neither may start
+ * beside it; and the folder is watched only once it is tidy.
+ */
+export const TidyAfterStopLive = Layer.effectDiscard(Effect.flatMap(WatchDirectory, (watch) => watch.tidyAfterStop))

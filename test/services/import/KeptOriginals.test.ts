@@ -30,13 +30,19 @@ const waitingFiles = (root: Root): Array<string> =>
   (fs.readdirSync(root.watchDir, { recursive: true }) as Array<string>)
     .filter((name) => !name.split(path.sep).some((part) => part.startsWith(".")) && fs.statSync(path.join(root.watchDir, name)).isFile())
 
-/** Waits until the import log lists `count` rows, none queued, and no file waits in the watch folder. */
-const settledRows = (root: Root, count: number) =>
-  waitFor(
+/** Waits until the import log lists `count` rows, none queued, and no file waits in the watch folder; on a timeout, says what was last seen. */
+const settledRows = (root: Root, count: number) => {
+  let seen = ""
+  return waitFor(
     `${count} settled rows`,
-    Effect.map(rowsOf, (rows) => (rows.length >= count && rows.every((r) => r.status !== "queued") && waitingFiles(root).length === 0 ? rows : undefined)),
+    Effect.map(rowsOf, (rows) => {
+      const waiting = waitingFiles(root)
+      seen = `rows ${JSON.stringify(rows.map((r) => [r.filename, r.status]))}, waiting ${JSON.stringify(waiting)}`
+      return rows.length >= count && rows.every((r) => r.status !== "queued") && waiting.length === 0 ? rows : undefined
+    }),
     { timeout: PATIENCE, interval: "100 millis" }
-  )
+  ).pipe(Effect.catchAllDefect(() => Effect.dieMessage(`timed out waiting for ${count} settled rows; last seen: ${seen}`)))
+}
 
 const daemonLog = (root: Root) => {
   const dir = path.join(root.storageDir, "files", "logs")
