@@ -55,14 +55,16 @@ describe.skipIf(!chromiumAvailable)("sharing on the dashboard", () => {
           await page.locator("#activity-share summary").click()
           await page.locator("#share-list li").first().waitFor()
           expect(await page.locator("#share-list").textContent()).toContain("No link yet.")
+          await page.route(/\/shares$/, async (r) => { if (r.request().method() === "GET") await new Promise((res) => setTimeout(res, 700)); await r.continue() })
           await page.locator("#activity-share input[name=heartRate]").check()
           await page.locator("#activity-share button[type=submit]").click()
           const url = await page.locator("#share-url").inputValue()
           expect(url).toMatch(/^http:\/\/waymark\.test\/s\/[A-Za-z0-9_-]{43}$/)
           await page.locator("#activity-share button", { hasText: "Copy link" }).click()
           expect(await page.evaluate(() => (globalThis as any).navigator.clipboard.readText())).toBe(url)
+          // the list is drawn again after the link is shown: wait for the new row, not for the link
+          await page.locator("#share-list li", { hasText: "heart rate" }).waitFor()
           expect(await page.locator("#share-list li").count()).toBe(1)
-          expect(await page.locator("#share-list").textContent()).toContain("heart rate")
           // the card loaded: the owner's picture of what links show
           await page.locator("#activity-share img.share-card").scrollIntoViewIfNeeded()
           await page.waitForFunction(() => (globalThis as any).document.querySelector("#activity-share img.share-card")?.naturalWidth === 1200)
