@@ -168,7 +168,8 @@ describe.skipIf(skipReason !== undefined)("each sport in the dashboard", () => {
     it.effect("a pool swim: pool, lengths, strokes, SWOLF; pace per 100 m in the figures, laps, splits and lengths; no elevation", () =>
       Effect.promise(async () => {
         await open(ids.get("pool-25m.fit")![0]!)
-        await page.locator("#lengths tbody tr").first().waitFor({ timeout: 15_000 })
+        // the laps and splits, and the lengths, are drawn each when its own answer comes
+        for (const table of ["#lengths", "#laps", "#splits"]) await page.locator(`${table} tbody tr`).first().waitFor({ timeout: 15_000 })
         expect(await figure("Pool").textContent()).toBe("25 m")
         expect(await figure("Lengths").textContent()).toBe("80")
         expect(await figure("Strokes").textContent()).toBe("984")
