@@ -7,8 +7,32 @@ export const CHROMIUM = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium"
 export const chromiumAvailable = fs.existsSync(CHROMIUM)
 export const CHROMIUM_MISSING = `no Chromium at ${CHROMIUM} (install the chromium package or set CHROMIUM_PATH)`
 
-export const launchChromium = (options: { readonly handleSIGTERM?: boolean } = {}): Promise<Browser> =>
-  chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-dev-shm-usage"], ...options })
+/**
+ * `WAYMARK_TEST_SLOW_API=<ms>`: every answer of an `/api/` path reaches the page after a random
+ * pause of up to that many milliseconds, in every context of the browser. A page draws its
+ * sections each when its own answer comes, in no fixed order; a test that reads one without
+ * waiting for it passes on a quiet machine and fails on a busy one. This finds such a test.
+ */
+const SLOW_API_MS = Number(process.env["WAYMARK_TEST_SLOW_API"] ?? 0)
+
+const slowingApi = (browser: Browser): Browser => {
+  const newContext = browser.newContext.bind(browser)
+  browser.newContext = async (options) => {
+    const context = await newContext(options)
+    await context.route(/\/api\//, async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * SLOW_API_MS))
+      // the page may have gone meanwhile: nothing then waits for the answer
+      await route.continue().catch(() => undefined)
+    })
+    return context
+  }
+  return browser
+}
+
+export const launchChromium = async (options: { readonly handleSIGTERM?: boolean } = {}): Promise<Browser> => {
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-dev-shm-usage"], ...options })
+  return SLOW_API_MS > 0 ? slowingApi(browser) : browser
+}
 
 const SHARED = Symbol.for("waymark.test.sharedChromium")
 
