@@ -7,7 +7,7 @@ import * as path from "node:path"
 import * as zlib from "node:zlib"
 import { readChannel, send, TestDaemon } from "../support/TestDaemon.ts"
 import {
-  dayStart, dropFile, fitActivity, freshDaemon, gpxActivity, importRows, listFiles, tcxActivity, waitFor, waitForRow
+  dayStart, dropFile, fitActivity, freshDaemon, gpxActivity, importRows, listFiles, tcxActivity, waitFor, waitForGone, waitForRow
 } from "../support/ImportHarness.ts"
 import { zipOf } from "../support/zipOf.ts"
 import { ImportQueue } from "../../src/services/import/ImportQueue.ts"
@@ -80,7 +80,7 @@ describe("watch folder: a file that changes while it is read", () => {
         expect(grown).toBe(true)
         expect(row.status).toBe("success")
         expect(keptBytes(originalsDir, row).toString("utf8")).toBe(text)
-        yield* waitFor("the file to leave the watch folder", Effect.sync(() => (fs.existsSync(path.join(watchDir, "written-on.gpx")) ? undefined : true)))
+        yield* waitForGone(path.join(watchDir, "written-on.gpx"))
         yield* allHandled
         expect(yield* importRows("written-on.gpx")).toHaveLength(1)
         expect(listFiles(watchDir).filter((f) => !f.startsWith("."))).toEqual([])
@@ -119,7 +119,7 @@ describe("watch folder: the files people drop", () => {
             if (stretched) {
               // whatever the daemon made of the part, the whole file ends imported and out of the folder
               yield* waitFor("the stretched copy imported", Effect.map(importRows(name), (rows) => (rows.some((r) => r.status === "success") ? true : undefined)))
-              yield* waitFor("the stretched copy out of the folder", Effect.sync(() => (fs.existsSync(file) ? undefined : true)))
+              yield* waitForGone(file)
               return undefined
             }
             const row = yield* waitForRow(name)
@@ -146,7 +146,7 @@ describe("watch folder: the files people drop", () => {
           const rows = yield* rowsOf("paused-copy.gpx", 2)
           expect(rows[1]!.status).toBe("success")
           expect(keptBytes(originalsDir, rows[1]!).toString("utf8")).toBe(text)
-          yield* waitFor("the file to leave the watch folder", Effect.sync(() => (fs.existsSync(file) ? undefined : true)))
+          yield* waitForGone(file)
         }), 60_000)
 
       it.effect("files of a subfolder are listed as queued while they settle, then imported; the emptied subfolder is removed", () =>
@@ -156,7 +156,7 @@ describe("watch folder: the files people drop", () => {
           fs.writeFileSync(path.join(watchDir, "2023-rides", "a.tcx"), tcxActivity({ start: dayStart(3), seconds: 900 }))
           expect(yield* queuedNames).toContain("2023-rides/a.tcx")
           expect((yield* waitForRow("2023-rides/a.tcx")).status).toBe("success")
-          yield* waitFor("the subfolder removed", Effect.sync(() => (fs.existsSync(path.join(watchDir, "2023-rides")) ? undefined : true)))
+          yield* waitForGone(path.join(watchDir, "2023-rides"))
           expect(yield* queuedNames).toEqual([])
         }))
 
@@ -188,12 +188,12 @@ describe("watch folder: the files people drop", () => {
             if (Date.now() - seenAt >= SETTLE_MS * 4) {
               // the load stretched the pause past four settle times: the folder could rightly be gone
               if (written) yield* waitForRow(`slow-copy-${n}/b.tcx`)
-              yield* waitFor("the subfolder removed", Effect.sync(() => (fs.existsSync(folder) ? undefined : true)))
+              yield* waitForGone(folder)
               return undefined
             }
             expect(written, "the folder is still there to write into").toBe(true)
             expect((yield* waitForRow(`slow-copy-${n}/b.tcx`)).status).toBe("success")
-            yield* waitFor("the subfolder removed", Effect.sync(() => (fs.existsSync(folder) ? undefined : true)))
+            yield* waitForGone(folder)
             return true
           })))
 
@@ -216,7 +216,7 @@ describe("watch folder: the files people drop", () => {
           fs.appendFileSync(file, zip.subarray(half))
           expect((yield* waitForRow("p1.gpx")).status).toBe("success")
           expect((yield* waitForRow("p2.fit.gz")).status).toBe("success")
-          yield* waitFor("the zip out of the folder", Effect.sync(() => (fs.existsSync(file) ? undefined : true)))
+          yield* waitForGone(file)
           expect(yield* importRows("copying.zip")).toHaveLength(1)
         }), 60_000)
     })

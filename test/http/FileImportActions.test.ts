@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, readCorpusFile } from "../support/corpus.ts"
-import { dayStart, dropFile, fitActivity, gpxActivity, importRows, waitFor, waitForRow } from "../support/ImportHarness.ts"
+import { dayStart, dropFile, fitActivity, gpxActivity, importRows, waitFor, waitForGone, waitForRow } from "../support/ImportHarness.ts"
 import { send, TestDaemon } from "../support/TestDaemon.ts"
 import { expectError } from "./helpers.ts"
 
@@ -66,7 +66,7 @@ layer(TestDaemon.layer(), { excludeTestServices: true })("retrying and removing 
       expect(skipped.status).toBe("skipped")
       const original = path.join(daemon.originalsDir, skipped.original_file!)
       expect(fs.readFileSync(original, "utf8")).toBe(gpx)
-      expect(fs.existsSync(path.join(daemon.watchDir, "ride-phone.gpx"))).toBe(false)
+      yield* waitForGone(path.join(daemon.watchDir, "ride-phone.gpx"))
       expect((yield* send("DELETE", `/api/v1/file-imports/${skipped.id}`)).status).toBe(204)
       expect(yield* importRows("ride-phone.gpx")).toEqual([])
       expect(fs.existsSync(original)).toBe(false)

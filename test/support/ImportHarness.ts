@@ -150,6 +150,17 @@ export const dropFile = (watchDir: string, name: string, bytes: Uint8Array | str
 
 export const listFiles = (dir: string): Array<string> => (fs.existsSync(dir) ? fs.readdirSync(dir).sort() : [])
 
+/**
+ * Waits until none of `files` is there. A file leaves the watch folder only after its row is
+ * committed, so a row seen does not yet mean the file gone: the two are a moment apart.
+ */
+export const waitForGone = (...files: ReadonlyArray<string>) =>
+  waitFor(`${files.map((f) => path.basename(f)).join(", ")} gone`, Effect.sync(() => (files.some((f) => fs.existsSync(f)) ? undefined : true)))
+
+/** Waits until the watch folder holds nothing but dot-entries (its staging and uploads folders). */
+export const waitForDrained = (watchDir: string) =>
+  waitFor("the watch folder drained", Effect.sync(() => (listFiles(watchDir).some((f) => !f.startsWith(".")) ? undefined : true)))
+
 // ---------------------------------------------------------------------------------------
 // Fixtures built in code
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { CORPUS_DIR, CORPUS_MISSING_MESSAGE, type CorpusEntry, corpusDrafts, loadManifest, readCorpusFile } from "../../support/corpus.ts"
-import { daemonLayer, dayStart, dropFile, fitActivity, importRows, listFiles, scopedRoot, waitFor, waitForRow } from "../../support/ImportHarness.ts"
+import { daemonLayer, dayStart, dropFile, fitActivity, importRows, scopedRoot, waitFor, waitForDrained, waitForRow } from "../../support/ImportHarness.ts"
 import { send } from "../../support/TestDaemon.ts"
 
 /**
@@ -95,7 +95,7 @@ describe.skipIf(!CORPUS_DIR)("corpus through the daemon", () => {
         const rows = yield* importRows()
         const byName = new Map(rows.map((r) => [r.filename, r]))
         expect(rows).toHaveLength(files.length)
-        expect(listFiles(root.watchDir).filter((f) => !f.startsWith("."))).toEqual([])
+        yield* waitForDrained(root.watchDir)
         const queued = yield* send("GET", "/api/v1/file-imports?filters[status]=queued")
         expect(queued.json.fileImports).toEqual([])
 

@@ -5,7 +5,7 @@ import * as path from "node:path"
 import * as zlib from "node:zlib"
 import { fileForm, send, TestDaemon } from "../../support/TestDaemon.ts"
 import {
-  dayStart, dropFile, fitActivity, freshDaemon, gpxActivity, importRows, listFiles, tcxActivity, waitFor, waitForRow
+  dayStart, dropFile, fitActivity, freshDaemon, gpxActivity, importRows, listFiles, tcxActivity, waitFor, waitForGone, waitForRow
 } from "../../support/ImportHarness.ts"
 import { zipOf } from "../../support/zipOf.ts"
 import { keptBytes } from "../../support/keptBytes.ts"
@@ -32,7 +32,7 @@ describe("watch folder", () => {
         const movedAt = dropFile(watchDir, "moved.gpx", gpxActivity({ start: dayStart(2), seconds: 1200 }), "dotdir")
         expect((yield* waitForRow("moved.gpx", "2 seconds")).status).toBe("success")
         expect(Date.now() - movedAt).toBeLessThan(2000)
-        expect(fs.existsSync(path.join(watchDir, "moved.gpx"))).toBe(false)
+        yield* waitForGone(path.join(watchDir, "moved.gpx"))
       }))
 
     it.effect("imports a gzipped file dropped into the folder (a Strava export's activities/*.fit.gz)", () =>
@@ -40,7 +40,7 @@ describe("watch folder", () => {
         const { watchDir } = yield* TestDaemon
         dropFile(watchDir, "1234567.fit.gz", zlib.gzipSync(fitActivity({ start: dayStart(5), seconds: 900 })), "part")
         expect((yield* waitForRow("1234567.fit.gz", "20 seconds")).status).toBe("success")
-        expect(fs.existsSync(path.join(watchDir, "1234567.fit.gz"))).toBe(false)
+        yield* waitForGone(path.join(watchDir, "1234567.fit.gz"))
       }))
 
     it.effect("unpacks a dropped Strava export (gzipped files in folders flattened, other entries left out), each file with its own row and its activities.csv name, description, commute flag and gear", () =>
@@ -63,7 +63,7 @@ describe("watch folder", () => {
         for (const name of ["111.fit.gz", "222.gpx", "333.tcx"]) {
           expect((yield* waitForRow(name, "20 seconds")).status, name).toBe("success")
         }
-        expect(fs.existsSync(path.join(watchDir, "export_123.zip"))).toBe(false)
+        yield* waitForGone(path.join(watchDir, "export_123.zip"))
         const ride = (yield* send("GET", `/api/v1/activities/${(yield* waitForRow("111.fit.gz")).activity_id}`)).json
         expect(ride).toMatchObject({ name: "Col de la Croix", description: "Windy, then \"sunny\"\nat the top", isCommute: true })
         const gear = (yield* send("GET", "/api/v1/gear")).json.gear as Array<{ id: string; name: string }>
@@ -90,7 +90,7 @@ describe("watch folder", () => {
             "nothing was unpacked. Unpack it and drop its activity files (or that archive on its own) into the watch folder, then drop this zip again without it."
         )
         expect(keptBytes(originalsDir, row)).toEqual(zip)
-        yield* waitFor("the zip out of the watch folder", Effect.sync(() => (fs.existsSync(path.join(watchDir, "with-archive.zip")) ? undefined : true)))
+        yield* waitForGone(path.join(watchDir, "with-archive.zip"))
         expect(listFiles(watchDir).filter((f) => !f.startsWith("."))).toEqual([])
         expect((yield* importRows()).filter((r) => ["444.fit.gz", "555.gpx", "more.zip", "666.fit"].includes(r.filename))).toEqual([])
       }))
@@ -118,8 +118,7 @@ describe("watch folder", () => {
         // kept in storage like every failed original, out of the watch folder: not tried again
         expect(keptBytes(originalsDir, escapingRow)).toEqual(escaping)
         expect(keptBytes(originalsDir, damagedRow)).toEqual(damaged)
-        expect(fs.existsSync(path.join(watchDir, "escaping.zip"))).toBe(false)
-        expect(fs.existsSync(path.join(watchDir, "damaged.zip"))).toBe(false)
+        yield* waitForGone(path.join(watchDir, "escaping.zip"), path.join(watchDir, "damaged.zip"))
         expect(fs.existsSync(path.join(path.dirname(watchDir), "escape.tcx"))).toBe(false)
         expect(fs.readdirSync(watchDir).filter((f) => /\.(fit|tcx)$/.test(f))).toEqual([])
         expect((yield* importRows()).some((r) => ["a.fit", "b.fit", "escape.tcx"].includes(r.filename))).toBe(false)
@@ -142,7 +141,7 @@ describe("watch folder", () => {
         expect(keptBytes(originalsDir, nested)).toEqual(Buffer.from(bytes))
         expect((yield* waitForRow("2023-rides/flat.gpx")).status).toBe("success")
         // the folders the import emptied are gone
-        yield* waitFor("the emptied subfolder removed", Effect.sync(() => (fs.existsSync(path.join(watchDir, "2023-rides")) ? undefined : true)))
+        yield* waitForGone(path.join(watchDir, "2023-rides"))
         dropFile(watchDir, "sentinel.tcx", tcxActivity({ start: dayStart(4), seconds: 600 }))
         // dropped after the others: its import comes after any of theirs
         yield* waitForRow("sentinel.tcx")

@@ -32,14 +32,15 @@ describe("a file that stopped the daemon", () => {
       expect(yield* first.kill("SIGKILL")).toEqual({ code: null, signal: "SIGKILL" })
 
       const second = yield* start()
-      yield* until("the archive set aside", second, () => count(root, "SELECT COUNT(*) AS n FROM file_imports WHERE filename = 'pill.zip'") > 0)
+      // its row is written before it leaves the folder: both waited for
+      const outOfFolder = () => fs.readdirSync(root.watchDir).filter((n) => !n.startsWith(".")).length === 0
+      yield* until("the archive set aside, out of the folder", second, () => count(root, "SELECT COUNT(*) AS n FROM file_imports WHERE filename = 'pill.zip'") > 0 && outOfFolder())
       const db = new Database(databaseFile(root), { readonly: true, fileMustExist: true })
       const row = db.prepare("SELECT status, error_message AS errorMessage FROM file_imports WHERE filename = 'pill.zip'").get() as { status: string; errorMessage: string }
       db.close()
       expect(row.status).toBe("failed")
       expect(row.errorMessage).toMatch(/^"pill\.zip" was being read when the daemon stopped .*: it is set aside unread/)
-      // not read again: none of its entries entered the folder, it left the folder, and the daemon is up
-      expect(fs.readdirSync(root.watchDir).filter((n) => !n.startsWith("."))).toEqual([])
+      // not read again: none of its entries entered the folder (it was drained above), and the daemon is up
       expect(count(root, "SELECT COUNT(*) AS n FROM file_imports")).toBe(1)
       expect((yield* second.get("/api/v1/status")).status).toBe(200)
       expect(second.hasExited()).toBe(false)
