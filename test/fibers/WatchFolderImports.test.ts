@@ -125,7 +125,7 @@ describe("watch folder: the files people drop", () => {
             const row = yield* waitForRow(name)
             expect(row.status).toBe("success")
             expect(keptBytes(originalsDir, row)).toEqual(bytes)
-            expect(fs.existsSync(file)).toBe(false)
+            yield* waitForGone(file)
             expect(yield* importRows(name)).toHaveLength(1)
             return true
           })), 90_000)
