@@ -25,7 +25,8 @@ const gpx = (points: number) => {
   return `<?xml version="1.0" encoding="UTF-8"?>\n<gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1"><trk><name>Seed</name><type>cycling</type><trkseg>${pts.join("")}</trkseg></trk></gpx>\n`
 }
 
-const listFiles = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir).filter((n) => fs.statSync(path.join(dir, n)).isFile()) : [])
+/** The files of `dir`, typed by the listing itself: a stat of each after it would race the daemon's removals. */
+const listFiles = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name) : [])
 
 describe("aborted uploads", () => {
   it.live("60 uploads broken off at random points never stop the daemon and leave no partial file", () =>

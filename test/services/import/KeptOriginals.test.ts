@@ -25,10 +25,23 @@ interface Row {
 
 const rowsOf = Effect.map(send("GET", "/api/v1/file-imports?pagination[size]=100"), (a) => (a.json?.fileImports ?? []) as Array<Row>)
 
-/** The files still waiting anywhere under the watch folder (a file's row is written before it leaves); the daemon's own are dot-named. */
-const waitingFiles = (root: Root): Array<string> =>
-  (fs.readdirSync(root.watchDir, { recursive: true }) as Array<string>)
-    .filter((name) => !name.split(path.sep).some((part) => part.startsWith(".")) && fs.statSync(path.join(root.watchDir, name)).isFile())
+/**
+ * The files still waiting anywhere under the watch folder (a file's row is written before it
+ * leaves); the daemon's own are dot-named. Typed by the listing, not by a stat after it: the
+ * daemon removes files and folders while this looks, and a folder gone meanwhile holds none.
+ */
+const waitingFiles = (dir: string, under = ""): Array<string> => {
+  let entries: Array<fs.Dirent>
+  try {
+    entries = fs.readdirSync(path.join(dir, under), { withFileTypes: true })
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return []
+    throw e
+  }
+  return entries.filter((e) => !e.name.startsWith(".")).flatMap((e) =>
+    e.isDirectory() ? waitingFiles(dir, path.join(under, e.name)) : e.isFile() ? [path.join(under, e.name)] : []
+  )
+}
 
 /** Waits until the import log lists `count` rows, none queued, and no file waits in the watch folder; on a timeout, says what was last seen. */
 const settledRows = (root: Root, count: number) => {
@@ -36,7 +49,7 @@ const settledRows = (root: Root, count: number) => {
   return waitFor(
     `${count} settled rows`,
     Effect.map(rowsOf, (rows) => {
-      const waiting = waitingFiles(root)
+      const waiting = waitingFiles(root.watchDir)
       seen = `rows ${JSON.stringify(rows.map((r) => [r.filename, r.status]))}, waiting ${JSON.stringify(waiting)}`
       return rows.length >= count && rows.every((r) => r.status !== "queued") && waiting.length === 0 ? rows : undefined
     }),
