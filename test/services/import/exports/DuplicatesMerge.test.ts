@@ -143,6 +143,7 @@ describe.skipIf(!CORPUS_DIR)("the same ride from a Garmin and a Strava export", 
       }), 120_000)
   })
 })
+
 describe("what a duplicate brings", () => {
   it("names nobody wrote: a time of day and a sport, Garmin's place and type", () => {
     expect(["Morning Ride", "lunch run", "Night Open Water Swim", "Porto Road Cycling", "Lisbon Running", "Indoor Cycling", "Evening Weight Training"].filter(isAutomaticName))
